@@ -1,0 +1,152 @@
+/**
+ * The narrow ports the agent's tools receive. Each is already bound to one worktree and one issue
+ * when it is built; a tool never builds a client of its own. `src/workspace/` implements the disk,
+ * process and git ports; `src/worker/` builds the issue and pulls ports over the GitHub client (or the
+ * local-run stand-ins).
+ */
+
+/** File access inside one worktree. Every path goes through the path guard. */
+export interface FsPort {
+  /** Absolute path of the worktree root (realpath). */
+  readonly root: string;
+  /**
+   * Resolve a `file_path` as models send it (relative to the root, or absolute inside it) to an
+   * absolute real path inside the worktree. Throws TackleError("path_outside_worktree") with a
+   * message the model can act on for `..` escapes, symlinks that leave the tree, `.git` internals,
+   * `/proc` and devices.
+   */
+  resolve(filePath: string, intent: "read" | "write"): Promise<string>;
+  /** Path relative to the root, with forward slashes, for display and policy globs. */
+  relative(absolutePath: string): string;
+}
+
+export interface ExecOptions {
+  /** Hard time limit; the process group is killed when it passes. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /**
+   * Combined stdout+stderr kept; the rest is counted and dropped while the process runs.
+   * @defaultValue 1_000_000
+   */
+  maxOutputBytes?: number;
+  /** Extra environment for this command only (never secrets). */
+  env?: Record<string, string>;
+  /** Allow outbound network (setup steps only). @defaultValue false */
+  network?: boolean;
+}
+
+export interface ExecResult {
+  /** Interleaved stdout and stderr, capped at maxOutputBytes. */
+  output: string;
+  /** null when killed by a signal or the timeout. */
+  exitCode: number | null;
+  timedOut: boolean;
+  /** Bytes dropped past the cap (0 when nothing was cut). */
+  droppedBytes: number;
+  durationMs: number;
+}
+
+/** Runs shell commands for the agent, sandboxed where bubblewrap is available. */
+export interface ExecPort {
+  readonly sandboxed: boolean;
+  run(command: string, options: ExecOptions): Promise<ExecResult>;
+}
+
+/** Runs ripgrep on the host, read-only, over the worktree (Grep and Glob). */
+export interface SearchPort {
+  /** Runs `rg` with these arguments, cwd = worktree root. Exit code 1 (no match) is not an error. */
+  ripgrep(args: readonly string[], options: { signal?: AbortSignal; maxOutputBytes?: number }): Promise<{
+    stdout: string;
+    exitCode: number;
+    truncated: boolean;
+  }>;
+}
+
+export interface GitStatusEntry {
+  path: string;
+  /** Two-letter porcelain code, e.g. " M", "??", "A ". */
+  code: string;
+}
+
+/** Git inside the worktree, as the agent may use it. It never holds a credential and never pushes. */
+export interface GitPort {
+  currentBranch(): Promise<string>;
+  status(): Promise<GitStatusEntry[]>;
+  diff(options: { staged?: boolean; base?: string }): Promise<string>;
+  log(count: number): Promise<Array<{ sha: string; subject: string; author: string; date: string }>>;
+  /** Stages `files` (default all changes) and commits; returns the new sha, or null when nothing to commit. */
+  commit(message: string, files?: readonly string[]): Promise<string | null>;
+  listBranches(): Promise<string[]>;
+  createBranch(name: string): Promise<void>;
+  switchBranch(name: string): Promise<void>;
+  /** Files and added+deleted line count of HEAD plus the working tree against `base`. */
+  diffStat(base: string): Promise<{ files: string[]; lines: number }>;
+}
+
+export interface IssueComment {
+  author: string;
+  /** "User", "Bot", or "Organization", as GitHub says. */
+  authorType: string;
+  /** Whether the author had write access when the thread was frozen. */
+  trusted: boolean;
+  body: string;
+  createdAt: string;
+}
+
+export interface IssueSnapshot {
+  number: number;
+  title: string;
+  body: string;
+  state: string;
+  labels: string[];
+  isPullRequest: boolean;
+  comments: IssueComment[];
+  /** Older comments left out of `comments`. */
+  omittedComments: number;
+  reviewComments?: Array<{ author: string; path: string; line: number | null; body: string }>;
+}
+
+/** The one issue (or PR) this job works on; there is no way to name another. */
+export interface IssuePort {
+  get(signal?: AbortSignal): Promise<IssueSnapshot>;
+  /** Posts one comment (redacted by the caller); returns its URL, or "printed" in local runs. */
+  report(body: string, signal?: AbortSignal): Promise<{ url: string }>;
+}
+
+export interface PullRequestRequest {
+  title: string;
+  body: string;
+  draft: boolean;
+  base?: string;
+}
+
+export interface PullRequestResult {
+  number: number | null;
+  url: string | null;
+  created: boolean;
+  /** What to tell the model, e.g. "no remote in a local run; the branch tackle/local-x holds the work". */
+  message: string;
+}
+
+/**
+ * Publishing: the host checks the branch's diff against policy, pushes with a short-lived
+ * credential, and creates or updates the pull request.
+ */
+export interface PullsPort {
+  createOrUpdate(request: PullRequestRequest, signal?: AbortSignal): Promise<PullRequestResult>;
+}
+
+export interface Todo {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+}
+
+/** Durable session state, rendered into every model call and kept across compaction. */
+export interface SessionState {
+  todos: Todo[];
+  notes: string[];
+  /** Set by task_done. */
+  done?: { summary: string; filesChanged: string[] };
+  /** Set by create_pull_request. */
+  pullRequest?: PullRequestResult;
+}

@@ -1,0 +1,1 @@
+export { TackleError, isTackleError, errorMessage, type TackleErrorCode } from "./tackle-error.js";

@@ -1,0 +1,46 @@
+/**
+ * Every error Tackle raises on purpose. `code` is stable and machine-readable; `retryable` tells
+ * the job engine whether another attempt could succeed (the worker maps non-retryable ones to
+ * BullMQ's UnrecoverableError).
+ */
+export type TackleErrorCode =
+  | "config_invalid"
+  | "env_invalid"
+  | "permission_denied"
+  | "auth_failed"
+  | "github_api"
+  | "model_api"
+  | "model_misbehaved"
+  | "replay_exhausted"
+  | "workspace"
+  | "git"
+  | "sandbox_unavailable"
+  | "path_outside_worktree"
+  | "policy_denied"
+  | "push_refused"
+  | "budget_exhausted"
+  | "aborted"
+  | "payload_invalid"
+  | "not_found";
+
+export class TackleError extends Error {
+  readonly code: TackleErrorCode;
+  readonly retryable: boolean;
+
+  constructor(code: TackleErrorCode, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "TackleError";
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+  }
+}
+
+export function isTackleError(error: unknown, code?: TackleErrorCode): error is TackleError {
+  return error instanceof TackleError && (code === undefined || error.code === code);
+}
+
+/** The message of anything thrown, for logs and tool results. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
