@@ -45,3 +45,33 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
 export function defineTool<Schema extends z.ZodType>(tool: Tool<Schema>): Tool {
   return tool as unknown as Tool;
 }
+
+/** One tool_use block as the model sent it; `input` is untrusted until the schema parses it. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export interface ToolCallResult {
+  tool_use_id: string;
+  content: string;
+  is_error: boolean;
+}
+
+/** The tool definition as the Messages API takes it. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  input_schema: { type: "object"; [key: string]: unknown };
+}
+
+/**
+ * What the agent loop sees of the registry: the definitions to offer (byte-stable order), and a
+ * runner for one turn's calls that never throws for a tool's failure (it becomes is_error), runs
+ * read-only calls in parallel, and returns results in the calls' order.
+ */
+export interface ToolRunner {
+  definitions(): ToolDefinition[];
+  runCalls(calls: readonly ToolCall[], ctx: ToolContext): Promise<ToolCallResult[]>;
+}
