@@ -16,6 +16,11 @@ export interface Queue {
   enqueue(data: JobData): Promise<EnqueueOutcome>;
   /** Starts consuming with `processor`; no-op for a queue that only enqueues. */
   start(processor: JobProcessor): Promise<void>;
+  /**
+   * Aborts the running job of this issue or PR (through its AbortSignal, in whichever process runs it)
+   * and drops its pending one; resolves whether there was anything to stop.
+   */
+  cancel(repo: { owner: string; name: string }, number: number): Promise<boolean>;
   /** Resolves when nothing is queued or running (tests, drain). */
   idle(): Promise<void>;
   /** Stops taking jobs; waits up to `drainMs` for running ones, then aborts them. */

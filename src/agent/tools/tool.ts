@@ -7,7 +7,15 @@ export type ToolAccess = "read" | "write" | "exec" | "network" | "state";
 
 export type PolicyDecision =
   | { action: "allow" }
-  | { action: "ask"; reason: string }
+  | {
+      action: "ask";
+      reason: string;
+      /**
+       * Questions with the same key are asked once per registry: after one approval, later calls
+       * with this key run without asking again (e.g. "diff-size" once a large diff is approved).
+       */
+      approvalKey?: string;
+    }
   | { action: "deny"; reason: string };
 
 /** Everything a tool may touch, bound to one worktree and one issue. */
@@ -23,6 +31,11 @@ export interface ToolContext {
   baseBranch: string;
   signal: AbortSignal;
   logger: Logger;
+  /**
+   * Masks secrets in text a tool sends to GitHub (comments, PR bodies). The registry sets it for
+   * every call; tools fall back to masking known token formats when it is absent.
+   */
+  redact?: (text: string) => string;
 }
 
 export interface ToolResult {
@@ -36,6 +49,14 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   description: string;
   inputSchema: Schema;
   access: ToolAccess;
+  /**
+   * The registry may serve a repeated call from cache until a non-read call runs. Only for tools
+   * whose result depends on nothing but the worktree.
+   * @defaultValue false
+   */
+  cacheable?: boolean;
+  /** Said after a result cut to size, e.g. "use Read with offset and limit to see the rest". */
+  truncationHint?: string;
   /** Tool-specific argument checks (range limits, own-policy); the policy engine runs first. */
   checkArgs?(input: z.infer<Schema>, ctx: ToolContext): PolicyDecision | Promise<PolicyDecision>;
   execute(input: z.infer<Schema>, ctx: ToolContext): Promise<ToolResult>;

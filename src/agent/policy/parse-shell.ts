@@ -1,0 +1,333 @@
+/**
+ * A best-effort shell lexer for policy checks: splits a command line into simple commands (words
+ * with quotes removed, plus redirections), following `;`, `&&`, `||`, `|`, `&`, newlines,
+ * subshells, `$(...)`, backticks, process substitution, and `bash -c` strings. It is not a shell:
+ * it only has to see what a command would run and write, without false alarms on quoted text such
+ * as a commit message that says "reboot". The host re-checks the diff before every push anyway.
+ */
+export interface Redirect {
+  op: string;
+  target: string;
+}
+
+export interface SimpleCommand {
+  words: string[];
+  redirects: Redirect[];
+  /** The operator after this command: "|", "&&", "||", ";", "&", or "" at the end. */
+  next: string;
+}
+
+/** Nested shells beyond this depth are not unpacked (`bash -c "bash -c '...'"`). */
+const MAX_DEPTH = 4;
+
+export function parseShell(command: string): SimpleCommand[] {
+  return parseAt(command, 0);
+}
+
+function parseAt(command: string, depth: number): SimpleCommand[] {
+  const lexer = new Lexer(command, depth);
+  lexer.run();
+  const commands = lexer.commands;
+  if (depth >= MAX_DEPTH) return commands;
+  const nested: SimpleCommand[] = [];
+  for (const simple of commands) {
+    const script = shellScriptArgument(simple.words);
+    if (script !== undefined) nested.push(...parseAt(script, depth + 1));
+  }
+  return [...commands, ...nested];
+}
+
+const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "fish"]);
+
+/** The script of `bash -c '...'` or `eval ...`, if this is one. */
+function shellScriptArgument(words: readonly string[]): string | undefined {
+  const { name, args } = commandName(words);
+  if (name === "eval") return args.join(" ");
+  if (!SHELLS.has(name)) return undefined;
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] as string;
+    if (arg === "--") return undefined;
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg)) return args[i + 1];
+    if (!arg.startsWith("-")) return undefined;
+  }
+  return undefined;
+}
+
+/** Words that come before the real command name. */
+const KEYWORDS = new Set(["{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "time", "(", ")"]);
+/** Commands that run their arguments as a command; `value` lists the flags that take a value. */
+const WRAPPERS: Record<string, { valueFlags: ReadonlySet<string>; positional?: number }> = {
+  sudo: { valueFlags: new Set(["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U"]) },
+  doas: { valueFlags: new Set(["-u", "-C"]) },
+  env: { valueFlags: new Set(["-u", "-C", "-S"]) },
+  nohup: { valueFlags: new Set() },
+  nice: { valueFlags: new Set(["-n"]) },
+  ionice: { valueFlags: new Set(["-c", "-n", "-p"]) },
+  stdbuf: { valueFlags: new Set(["-i", "-o", "-e"]) },
+  timeout: { valueFlags: new Set(["-s", "-k", "--signal", "--kill-after"]), positional: 1 },
+  command: { valueFlags: new Set() },
+  builtin: { valueFlags: new Set() },
+  exec: { valueFlags: new Set(["-a"]) },
+  xargs: { valueFlags: new Set(["-I", "-n", "-P", "-d", "-E", "-L", "-s", "-a"]) },
+};
+
+export interface CommandName {
+  /** Base name of the program run (`/usr/bin/rm` -> `rm`), "" when there is none. */
+  name: string;
+  args: string[];
+  /** Wrappers skipped on the way, e.g. ["sudo"]. */
+  wrappers: string[];
+}
+
+/** Finds the program a simple command runs, past assignments, keywords and wrappers like sudo. */
+export function commandName(words: readonly string[]): CommandName {
+  const wrappers: string[] = [];
+  let i = 0;
+  while (i < words.length) {
+    const word = words[i] as string;
+    if (KEYWORDS.has(word) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) {
+      i += 1;
+      continue;
+    }
+    const base = word.slice(word.lastIndexOf("/") + 1);
+    const wrapper = WRAPPERS[base];
+    if (wrapper === undefined) return { name: base, args: words.slice(i + 1), wrappers };
+    wrappers.push(base);
+    i += 1;
+    let positional = wrapper.positional ?? 0;
+    while (i < words.length) {
+      const arg = words[i] as string;
+      if (arg === "--") {
+        i += 1;
+        break;
+      }
+      if (arg.startsWith("-")) {
+        i += wrapper.valueFlags.has(arg) ? 2 : 1;
+        continue;
+      }
+      if (base === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(arg)) {
+        i += 1;
+        continue;
+      }
+      if (positional > 0) {
+        positional -= 1;
+        i += 1;
+        continue;
+      }
+      break;
+    }
+  }
+  return { name: "", args: [], wrappers };
+}
+
+/** Splits arguments into flags and operands (everything after `--` is an operand). */
+export function splitArgs(args: readonly string[]): { flags: string[]; operands: string[] } {
+  const flags: string[] = [];
+  const operands: string[] = [];
+  let afterDashes = false;
+  for (const arg of args) {
+    if (!afterDashes && arg === "--") afterDashes = true;
+    else if (!afterDashes && arg.startsWith("-") && arg.length > 1) flags.push(arg);
+    else operands.push(arg);
+  }
+  return { flags, operands };
+}
+
+class Lexer {
+  readonly commands: SimpleCommand[] = [];
+  private readonly nested: SimpleCommand[] = [];
+  private words: string[] = [];
+  private redirects: Redirect[] = [];
+  private word: string | undefined;
+  private pendingRedirect: string | undefined;
+  private heredocs: Array<{ delimiter: string; stripTabs: boolean }> = [];
+  private i = 0;
+
+  constructor(
+    private readonly text: string,
+    private readonly depth: number,
+  ) {}
+
+  run(): void {
+    this.lex(undefined);
+    this.endCommand("");
+    this.commands.push(...this.nested);
+  }
+
+  /** Lexes until `terminator` (")" or "`") at this level, or the end of the text. */
+  private lex(terminator: string | undefined): void {
+    const text = this.text;
+    while (this.i < text.length) {
+      const char = text[this.i] as string;
+      const next = text[this.i + 1];
+      if (terminator !== undefined && char === terminator) {
+        this.i += 1;
+        return;
+      }
+      if (char === " " || char === "\t") {
+        this.endWord();
+        this.i += 1;
+      } else if (char === "\n") {
+        this.endCommand(";");
+        this.i += 1;
+        this.skipHeredocBodies();
+      } else if (char === "#" && this.word === undefined) {
+        while (this.i < text.length && text[this.i] !== "\n") this.i += 1;
+      } else if (char === ";") {
+        this.endCommand(";");
+        this.i += next === ";" ? 2 : 1;
+      } else if (char === "&" && next === ">") {
+        this.startRedirect(text[this.i + 2] === ">" ? "&>>" : "&>");
+      } else if (char === "&" || char === "|") {
+        const op = next === char ? char + char : char;
+        this.endCommand(op);
+        this.i += op.length + (op === "|" && next === "&" ? 1 : 0);
+      } else if (char === ">") {
+        if (next === "(") this.substitution(2, ")");
+        else this.startRedirect(next === ">" ? ">>" : next === "|" ? ">|" : next === "&" ? ">&" : ">");
+      } else if (char === "<") {
+        if (next === "(") this.substitution(2, ")");
+        else this.inputRedirect();
+      } else if (char === "(" || char === ")") {
+        this.endCommand(";");
+        this.i += 1;
+      } else if (char === "'") {
+        const end = text.indexOf("'", this.i + 1);
+        const stop = end === -1 ? text.length : end;
+        this.append(text.slice(this.i + 1, stop));
+        this.i = stop + 1;
+      } else if (char === '"') {
+        this.doubleQuoted();
+      } else if (char === "\\") {
+        if (next !== undefined && next !== "\n") this.append(next);
+        this.i += 2;
+      } else if (char === "$" && next === "(") {
+        if (text[this.i + 2] === "(") this.arithmetic();
+        else this.substitution(2, ")");
+      } else if (char === "`") {
+        this.substitution(1, "`");
+      } else {
+        this.append(char);
+        this.i += 1;
+      }
+    }
+  }
+
+  private append(text: string): void {
+    this.word = (this.word ?? "") + text;
+  }
+
+  private endWord(): void {
+    if (this.word === undefined) return;
+    const word = this.word;
+    this.word = undefined;
+    if (this.pendingRedirect !== undefined) {
+      if (this.pendingRedirect.startsWith("<<")) {
+        if (this.pendingRedirect !== "<<<") {
+          this.heredocs.push({ delimiter: word, stripTabs: this.pendingRedirect === "<<-" });
+        }
+      } else if (this.pendingRedirect !== "<") {
+        this.redirects.push({ op: this.pendingRedirect, target: word });
+      }
+      this.pendingRedirect = undefined;
+      return;
+    }
+    this.words.push(word);
+  }
+
+  private endCommand(next: string): void {
+    this.endWord();
+    this.pendingRedirect = undefined;
+    if (this.words.length > 0 || this.redirects.length > 0) {
+      this.commands.push({ words: this.words, redirects: this.redirects, next });
+    } else if (next !== ";" && next !== "" && this.commands.length > 0) {
+      // `a | (b)`: keep the pipe on the command before the subshell.
+      const last = this.commands[this.commands.length - 1] as SimpleCommand;
+      if (last.next === ";" || last.next === "") last.next = next;
+    }
+    this.words = [];
+    this.redirects = [];
+  }
+
+  private startRedirect(op: string): void {
+    // `2>file`: the digits before the operator are a file descriptor, not a word.
+    if (this.word !== undefined && /^\d+$/.test(this.word)) this.word = undefined;
+    this.endWord();
+    this.i += op.length;
+    if (op === ">&" || op === "&>" || op === "&>>") {
+      // `>&2` duplicates a descriptor; `>& file` and `&> file` write a file.
+      const rest = this.text.slice(this.i).match(/^\s*(\d+|-)(?=[\s;&|)]|$)/);
+      if (rest && op === ">&") {
+        this.i += rest[0].length;
+        return;
+      }
+    }
+    this.pendingRedirect = op;
+  }
+
+  private inputRedirect(): void {
+    if (this.word !== undefined && /^\d+$/.test(this.word)) this.word = undefined;
+    this.endWord();
+    const op = this.text.startsWith("<<<", this.i) ? "<<<" : this.text.startsWith("<<-", this.i) ? "<<-" : this.text.startsWith("<<", this.i) ? "<<" : "<";
+    this.i += op.length;
+    this.pendingRedirect = op;
+  }
+
+  private doubleQuoted(): void {
+    const text = this.text;
+    this.i += 1;
+    let content = "";
+    while (this.i < text.length && text[this.i] !== '"') {
+      const char = text[this.i] as string;
+      if (char === "\\" && this.i + 1 < text.length) {
+        content += text[this.i + 1];
+        this.i += 2;
+      } else if (char === "$" && text[this.i + 1] === "(" && text[this.i + 2] !== "(") {
+        this.append(content);
+        content = "";
+        this.substitution(2, ")");
+      } else if (char === "`") {
+        this.append(content);
+        content = "";
+        this.substitution(1, "`");
+      } else {
+        content += char;
+        this.i += 1;
+      }
+    }
+    this.append(content);
+    this.i += 1;
+  }
+
+  /** `$(...)`, backticks, `<(...)`: the inner commands are checked as commands of their own. */
+  private substitution(openLength: number, terminator: string): void {
+    const inner = new Lexer(this.text, this.depth);
+    inner.i = this.i + openLength;
+    inner.lex(terminator);
+    inner.endCommand("");
+    this.nested.push(...inner.commands, ...inner.nested);
+    this.i = inner.i;
+    this.append("$(...)");
+  }
+
+  private arithmetic(): void {
+    const end = this.text.indexOf("))", this.i + 3);
+    this.i = end === -1 ? this.text.length : end + 2;
+    this.append("0");
+  }
+
+  private skipHeredocBodies(): void {
+    const text = this.text;
+    while (this.heredocs.length > 0) {
+      const { delimiter, stripTabs } = this.heredocs.shift() as { delimiter: string; stripTabs: boolean };
+      while (this.i < text.length) {
+        const end = text.indexOf("\n", this.i);
+        const lineEnd = end === -1 ? text.length : end;
+        let line = text.slice(this.i, lineEnd);
+        if (stripTabs) line = line.replace(/^\t+/, "");
+        this.i = lineEnd + 1;
+        if (line === delimiter) break;
+      }
+    }
+  }
+}

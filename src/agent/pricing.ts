@@ -1,0 +1,98 @@
+/**
+ * What a model call costs, in USD, from the `usage` the API reports. Prices are per million tokens.
+ * Cache writes (5 minutes) cost 1.25× input and cache reads 0.1× input unless a model says otherwise;
+ * 1-hour cache writes cost 2× input. Source: the Claude pricing page; re-check it when models change.
+ */
+
+export interface ModelPrice {
+  /** USD per million uncached input tokens. */
+  input: number;
+  /** USD per million output tokens. */
+  output: number;
+  /** USD per million tokens written to the 5-minute cache. @defaultValue 1.25 × input */
+  cacheWrite5m?: number;
+  /** USD per million tokens written to the 1-hour cache. @defaultValue 2 × input */
+  cacheWrite1h?: number;
+  /** USD per million tokens read from the cache. @defaultValue 0.1 × input */
+  cacheRead?: number;
+  /** A higher rate for every token of a request whose prompt (input + cache) passes a threshold. */
+  longPrompt?: { thresholdTokens: number; price: ModelPrice };
+}
+
+/** The usage fields costOf reads; the SDK's `Usage` fits, and so does a hand-written one. */
+export interface UsageLike {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number } | null;
+}
+
+/**
+ * Model id prefixes and their prices. The longest matching prefix wins, so dated ids
+ * (`claude-sonnet-4-5-20250929`) and suffixed ones (`claude-opus-5-5[1m]`) find their family.
+ */
+const PRICES: ReadonlyArray<readonly [prefix: string, price: ModelPrice]> = [
+  ["claude-fable-5-1", { input: 10, output: 50, cacheRead: 0.25 }],
+  ["claude-mythos-5-1", { input: 10, output: 50, cacheRead: 0.25 }],
+  ["claude-fable-5", { input: 10, output: 50 }],
+  ["claude-mythos-5", { input: 10, output: 50 }],
+  ["claude-opus-5-5", { input: 4, output: 20, cacheRead: 0.2 }],
+  ["claude-opus-5", { input: 5, output: 25 }],
+  ["claude-opus-4-8", { input: 5, output: 25 }],
+  ["claude-opus-4-7", { input: 5, output: 25 }],
+  ["claude-opus-4-6", { input: 5, output: 25 }],
+  ["claude-opus-4-5", { input: 5, output: 25 }],
+  ["claude-opus-4-1", { input: 15, output: 75 }],
+  ["claude-opus-4", { input: 15, output: 75 }],
+  ["claude-3-opus", { input: 15, output: 75 }],
+  ["claude-sonnet-5-5", { input: 2, output: 10 }],
+  ["claude-sonnet-5", { input: 2, output: 10 }],
+  ["claude-sonnet-4-6", { input: 3, output: 15 }],
+  ["claude-sonnet-4-5", { input: 3, output: 15 }],
+  ["claude-sonnet-4", { input: 3, output: 15 }],
+  ["claude-3-7-sonnet", { input: 3, output: 15 }],
+  ["claude-3-5-sonnet", { input: 3, output: 15 }],
+  [
+    "claude-haiku-5-5",
+    { input: 0.1, output: 0.5, longPrompt: { thresholdTokens: 100_000, price: { input: 0.5, output: 2.5 } } },
+  ],
+  ["claude-haiku-4-5", { input: 1, output: 5 }],
+  ["claude-3-5-haiku", { input: 0.8, output: 4 }],
+  ["claude-3-haiku", { input: 0.25, output: 1.25, cacheWrite5m: 0.3, cacheRead: 0.03 }],
+];
+
+/**
+ * An unknown model is priced like the most expensive family, so a cost budget errs on the side of
+ * stopping early rather than overspending.
+ */
+export const DEFAULT_PRICE: ModelPrice = { input: 15, output: 75 };
+
+export function priceOf(model: string): { price: ModelPrice; known: boolean } {
+  let best: readonly [string, ModelPrice] | undefined;
+  for (const entry of PRICES) {
+    if (model.startsWith(entry[0]) && (best === undefined || entry[0].length > best[0].length)) best = entry;
+  }
+  return best === undefined ? { price: DEFAULT_PRICE, known: false } : { price: best[1], known: true };
+}
+
+/** USD cost of one response's usage. */
+export function costOf(model: string, usage: UsageLike): number {
+  const base = priceOf(model).price;
+  const cacheWrite = usage.cache_creation_input_tokens ?? 0;
+  const cacheRead = usage.cache_read_input_tokens ?? 0;
+  const prompt = usage.input_tokens + cacheWrite + cacheRead;
+  const price = base.longPrompt !== undefined && prompt > base.longPrompt.thresholdTokens ? base.longPrompt.price : base;
+
+  // The breakdown by TTL, when present, says how much of the write went to the pricier 1-hour cache.
+  const write1h = Math.min(usage.cache_creation?.ephemeral_1h_input_tokens ?? 0, cacheWrite);
+  const write5m = cacheWrite - write1h;
+
+  const dollars =
+    usage.input_tokens * price.input +
+    usage.output_tokens * price.output +
+    write5m * (price.cacheWrite5m ?? price.input * 1.25) +
+    write1h * (price.cacheWrite1h ?? price.input * 2) +
+    cacheRead * (price.cacheRead ?? price.input * 0.1);
+  return dollars / 1_000_000;
+}

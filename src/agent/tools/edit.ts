@@ -1,0 +1,106 @@
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { defineTool, type ToolResult } from "./tool.js";
+import { numberedExcerpt, plural } from "./format-lines.js";
+
+const inputSchema = z.object({
+  file_path: z.string().min(1).describe("The file to edit: relative to the repository root, or absolute inside it."),
+  old_string: z
+    .string()
+    .describe("The exact text to replace, including indentation. Empty only to create a new file (or fill an empty one)."),
+  new_string: z.string().describe("The text to put in its place; must differ from old_string."),
+  replace_all: z.boolean().optional().describe("Replace every occurrence of old_string. Defaults to false: old_string must then occur exactly once."),
+});
+
+/** Lines of context shown around the edit in the result. */
+const EXCERPT_CONTEXT = 3;
+
+export const editTool = defineTool({
+  name: "Edit",
+  description: [
+    "Replaces old_string with new_string in a file. old_string must match the file exactly (whitespace and indentation included)",
+    "and occur once, unless replace_all is set; include enough surrounding lines to make it unique.",
+    "With an empty old_string, creates a file that does not exist yet. Read the file first so old_string is exact.",
+  ].join("\n"),
+  inputSchema,
+  access: "write",
+  async execute(input, ctx) {
+    if (input.old_string === input.new_string) {
+      return { content: "old_string and new_string are identical; there is nothing to change.", isError: true };
+    }
+    const absolute = await ctx.fs.resolve(input.file_path, "write");
+    const shown = ctx.fs.relative(absolute);
+    const info = await stat(absolute).catch(() => undefined);
+    if (info?.isDirectory()) return { content: `${shown} is a directory, not a file.`, isError: true };
+
+    if (info === undefined) {
+      if (input.old_string !== "") {
+        return { content: `${shown} does not exist. To create it, use Write (or Edit with an empty old_string).`, isError: true };
+      }
+      await mkdir(path.dirname(absolute), { recursive: true });
+      await writeFile(absolute, input.new_string, "utf8");
+      return { content: `Created ${shown} (${plural(input.new_string.split("\n").length, "line")}).` };
+    }
+
+    const original = await readFile(absolute, "utf8");
+    if (input.old_string === "") {
+      if (original !== "") {
+        return { content: `${shown} already exists and is not empty; give the old_string to replace, or use Write to replace the whole file.`, isError: true };
+      }
+      await writeFile(absolute, input.new_string, "utf8");
+      return { content: `Wrote ${shown} (it was empty).` };
+    }
+
+    const match = findMatches(original, input.old_string, input.new_string);
+    if (match.count === 0) return noMatch(shown, original, input.old_string);
+    if (match.count > 1 && input.replace_all !== true) {
+      return {
+        content:
+          `old_string occurs ${match.count} times in ${shown}. Add surrounding lines to old_string so it matches exactly one place, ` +
+          "or set replace_all to change every occurrence.",
+        isError: true,
+      };
+    }
+    const first = original.indexOf(match.oldString);
+    const updated = original.split(match.oldString).join(match.newString);
+    await writeFile(absolute, updated, "utf8");
+
+    const startLine = original.slice(0, first).split("\n").length;
+    const endLine = startLine + match.newString.split("\n").length - 1;
+    const excerpt = numberedExcerpt(updated, startLine - EXCERPT_CONTEXT, endLine + EXCERPT_CONTEXT);
+    const replaced = match.count > 1 ? ` (${match.count} occurrences; the first is shown)` : "";
+    return { content: `Edited ${shown}${replaced}:\n${excerpt}` };
+  },
+});
+
+/**
+ * Counts exact matches. A file with CRLF line ends gets a second try with the strings converted,
+ * since models write "\n" after reading such files.
+ */
+function findMatches(text: string, oldString: string, newString: string): { count: number; oldString: string; newString: string } {
+  const count = countOccurrences(text, oldString);
+  if (count > 0 || !text.includes("\r\n") || oldString.includes("\r")) return { count, oldString, newString };
+  const crlfOld = oldString.replace(/\n/g, "\r\n");
+  return { count: countOccurrences(text, crlfOld), oldString: crlfOld, newString: newString.replace(/\n/g, "\r\n") };
+}
+
+function countOccurrences(text: string, needle: string): number {
+  return text.split(needle).length - 1;
+}
+
+/** Says why there was no match when a cheap guess finds it: whitespace, or only the first line matching. */
+function noMatch(shown: string, text: string, oldString: string): ToolResult {
+  const squash = (value: string) => value.replace(/\s+/g, " ").trim();
+  let hint = "Check whitespace and indentation (tabs vs spaces), or Read the file again: it may have changed.";
+  if (squash(oldString) !== "" && squash(text).includes(squash(oldString))) {
+    hint = "The text exists with different whitespace or indentation; copy it exactly from a fresh Read (without the line-number prefix).";
+  } else {
+    const firstLine = oldString.split("\n").find((line) => line.trim() !== "")?.trim();
+    const at = firstLine === undefined ? -1 : text.split("\n").findIndex((line) => line.includes(firstLine));
+    if (at >= 0 && oldString.includes("\n")) {
+      hint = `The first line of old_string appears at line ${at + 1}, but the following lines differ; Read around it and copy them exactly.`;
+    }
+  }
+  return { content: `old_string was not found in ${shown}. ${hint}`, isError: true };
+}

@@ -1,0 +1,74 @@
+import { stat } from "node:fs/promises";
+import { z } from "zod";
+import { globToRegExp } from "../../util/glob-to-regexp.js";
+import { defineTool } from "./tool.js";
+
+/** @defaultValue files listed at most; the rest is counted */
+export const GLOB_MAX_RESULTS = 100;
+
+const inputSchema = z.object({
+  pattern: z
+    .string()
+    .min(1)
+    .describe('Glob matched against paths relative to `path`, e.g. "**/*.ts", "src/**/*.{js,jsx}", "*.md" (top level only).'),
+  path: z.string().optional().describe("Directory to search, relative to the repository root. Defaults to the root."),
+});
+
+export const globTool = defineTool({
+  name: "Glob",
+  description: [
+    "Finds files by name pattern (`**` any directories, `*` and `?` within a name, `{a,b}` alternatives), newest first.",
+    `Lists at most ${GLOB_MAX_RESULTS} paths, relative to the repository root. Includes hidden and git-ignored files,`,
+    "but never .git or node_modules; does not follow symlinked directories. To search file contents, use Grep.",
+  ].join("\n"),
+  inputSchema,
+  access: "read",
+  cacheable: true,
+  truncationHint: "use a narrower pattern or path",
+  async execute(input, ctx) {
+    let base = "";
+    if (input.path !== undefined) {
+      const absolute = await ctx.fs.resolve(input.path, "read");
+      base = normalizeBase(ctx.fs.relative(absolute));
+      if (!(await stat(absolute)).isDirectory()) {
+        return { content: `${base} is not a directory; give a directory as path.`, isError: true };
+      }
+    }
+    const pattern = stripRoot(input.pattern, ctx.fs.root);
+    const matcher = globToRegExp(pattern);
+
+    const args = ["--files", "--hidden", "--no-ignore", "--glob", "!.git", "--glob", "!node_modules", "--sortr", "modified"];
+    // A pattern without a slash can prefilter in ripgrep: its glob matches the name at any depth, a superset.
+    if (!pattern.includes("/")) args.push("--glob", pattern);
+    if (base !== "") args.push("--", base);
+    const result = await ctx.search.ripgrep(args, { signal: ctx.signal });
+    if (result.exitCode > 1) return { content: `listing files failed (ripgrep exit code ${result.exitCode}).`, isError: true };
+
+    const prefix = base === "" ? "" : `${base}/`;
+    const files = result.stdout
+      .split("\n")
+      .filter((line) => line !== "")
+      .filter((file) => matcher.test(file.startsWith(prefix) ? file.slice(prefix.length) : file));
+    const where = base === "" ? "" : ` under ${base}`;
+    if (files.length === 0) return { content: `No files match "${input.pattern}"${where}.` };
+    const shown = files.slice(0, GLOB_MAX_RESULTS);
+    const more = files.length - shown.length;
+    const atLeast = result.truncated ? "at least " : "";
+    const note =
+      more > 0 || result.truncated
+        ? `\n(${atLeast}${files.length} files match; showing the ${shown.length} most recently modified. Narrow the pattern or path to see others.)`
+        : "";
+    return { content: shown.join("\n") + note };
+  },
+});
+
+/** Models sometimes send an absolute pattern; make it relative to the root. */
+function stripRoot(pattern: string, root: string): string {
+  if (pattern.startsWith(`${root}/`)) return pattern.slice(root.length + 1);
+  return pattern.startsWith("./") ? pattern.slice(2) : pattern;
+}
+
+/** The root may read as "" or "."; ripgrep wants no path argument for it. */
+function normalizeBase(relative: string): string {
+  return relative === "." ? "" : relative;
+}

@@ -1,0 +1,61 @@
+import { bashTool } from "./bash.js";
+import { createPullRequestTool } from "./create-pull-request.js";
+import { editTool } from "./edit.js";
+import { getIssueTool } from "./get-issue.js";
+import { gitBranchTool } from "./git-branch.js";
+import { gitCommitTool } from "./git-commit.js";
+import { gitDiffTool } from "./git-diff.js";
+import { gitLogTool } from "./git-log.js";
+import { gitStatusTool } from "./git-status.js";
+import { globTool } from "./glob.js";
+import { grepTool } from "./grep.js";
+import { noteWriteTool } from "./note-write.js";
+import { readTool } from "./read.js";
+import { reportToIssueTool } from "./report-to-issue.js";
+import { taskDoneTool } from "./task-done.js";
+import { todoWriteTool } from "./todo-write.js";
+import type { Tool } from "./tool.js";
+import { writeTool } from "./write.js";
+
+/**
+ * The core tools in the order the model sees them. The order is part of the prompt-cache prefix:
+ * append new tools, do not reorder.
+ */
+export function coreTools(): Tool[] {
+  return [
+    readTool,
+    writeTool,
+    editTool,
+    globTool,
+    grepTool,
+    bashTool,
+    todoWriteTool,
+    noteWriteTool,
+    getIssueTool,
+    reportToIssueTool,
+    gitStatusTool,
+    gitDiffTool,
+    gitLogTool,
+    gitCommitTool,
+    gitBranchTool,
+    createPullRequestTool,
+    taskDoneTool,
+  ];
+}
+
+export { createToolRegistry, DEFAULT_MAX_RESULT_CHARS, type ToolRegistry, type ToolRegistryOptions } from "./registry.js";
+export { defineTool } from "./tool.js";
+export type {
+  PolicyDecision,
+  Tool,
+  ToolAccess,
+  ToolCall,
+  ToolCallResult,
+  ToolContext,
+  ToolDefinition,
+  ToolResult,
+  ToolRunner,
+} from "./tool.js";
+export { renderIssue } from "./get-issue.js";
+export * from "../policy/index.js";
+export { createRedactor, redactKnownTokens, type Redactor } from "../../util/redact.js";

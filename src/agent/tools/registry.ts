@@ -1,0 +1,204 @@
+import { z } from "zod";
+import { errorMessage, isTackleError } from "../../errors/index.js";
+import type { Logger } from "../../logging/logger.js";
+import { createRedactor, type Redactor } from "../../util/redact.js";
+import { truncateMiddle } from "../../util/truncate-middle.js";
+import type { FsPort } from "../ports.js";
+import type { ApprovalAnswer, ApprovalHandler } from "../policy/approval.js";
+import type { PolicyEngine } from "../policy/policy-engine.js";
+import type { PolicyDecision, Tool, ToolCall, ToolCallResult, ToolContext, ToolDefinition, ToolRunner } from "./tool.js";
+
+export interface ToolRegistryOptions {
+  policy: PolicyEngine;
+  approval: ApprovalHandler;
+  /** The job's secret values, masked in every result. @defaultValue [] */
+  secrets?: readonly string[];
+  /** Results longer than this are cut, keeping head and tail. @defaultValue 30000 */
+  maxResultChars?: number;
+  /** @defaultValue the context's logger */
+  logger?: Logger;
+}
+
+/** The runner the agent loop uses, plus the redactor for anything else the job posts to GitHub. */
+export interface ToolRegistry extends ToolRunner {
+  readonly tools: readonly Tool[];
+  readonly redact: Redactor;
+}
+
+export const DEFAULT_MAX_RESULT_CHARS = 30_000;
+
+/**
+ * The one place where tool calls are checked and shaped: schema parsing, policy and approval,
+ * parallel reads, the result cache, output caps, redaction, and errors turned into is_error
+ * results. Create one registry per job: its cache and remembered approvals belong to that job.
+ */
+export function createToolRegistry(tools: readonly Tool[], options: ToolRegistryOptions): ToolRegistry {
+  const byName = new Map<string, Tool>();
+  for (const tool of tools) {
+    if (byName.has(tool.name)) throw new Error(`duplicate tool name: ${tool.name}`);
+    byName.set(tool.name, tool);
+  }
+  const definitionsJson = JSON.stringify(tools.map(toDefinition));
+  const signatures = new Map(tools.map((tool) => [tool.name, inputSignature(tool)]));
+  const redact = createRedactor(options.secrets ?? []);
+  const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+  const caches = new WeakMap<FsPort, Map<string, string>>();
+  const approvedKeys = new Set<string>();
+
+  const cacheFor = (ctx: ToolContext): Map<string, string> => {
+    let cache = caches.get(ctx.fs);
+    if (cache === undefined) {
+      cache = new Map();
+      caches.set(ctx.fs, cache);
+    }
+    return cache;
+  };
+
+  const isParallel = (call: ToolCall): boolean => (byName.get(call.name)?.access ?? "read") === "read";
+
+  const finish = (call: ToolCall, content: string, isError: boolean, tool?: Tool): ToolCallResult => {
+    const hint = tool?.truncationHint ?? "ask for less at a time";
+    const text = truncateMiddle(redact(content === "" ? "(no output)" : content), maxResultChars, hint);
+    return { tool_use_id: call.id, content: text, is_error: isError };
+  };
+
+  async function decide(tool: Tool, input: unknown, ctx: ToolContext): Promise<PolicyDecision> {
+    const policy = await options.policy.check(tool.name, input, ctx);
+    if (policy.action !== "allow") return policy;
+    return tool.checkArgs ? await tool.checkArgs(input, ctx) : policy;
+  }
+
+  async function runOne(call: ToolCall, ctx: ToolContext): Promise<ToolCallResult> {
+    const tool = byName.get(call.name);
+    if (tool === undefined) {
+      return finish(call, `Unknown tool "${call.name}". Available tools: ${[...byName.keys()].join(", ")}.`, true);
+    }
+    const parsed = tool.inputSchema.safeParse(call.input ?? {});
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "input"}: ${issue.message}`);
+      return finish(call, `Invalid input for ${tool.name}: ${problems.join("; ")}. Expected: ${signatures.get(tool.name)}.`, true, tool);
+    }
+    const input: unknown = parsed.data;
+    const cache = cacheFor(ctx);
+    // Anything but a read may change what a cached read would return.
+    if (tool.access !== "read") cache.clear();
+    const cacheKey = tool.cacheable === true ? `${tool.name}:${stableStringify(input)}` : undefined;
+    const cached = cacheKey === undefined ? undefined : cache.get(cacheKey);
+    if (cached !== undefined) return { tool_use_id: call.id, content: cached, is_error: false };
+
+    let decision: PolicyDecision;
+    try {
+      decision = await decide(tool, input, ctx);
+    } catch (error) {
+      return finish(call, `The policy check for ${tool.name} failed, so the call was not run: ${errorMessage(error)}`, true, tool);
+    }
+    if (decision.action === "deny") return finish(call, `Denied: ${decision.reason}`, true, tool);
+    if (decision.action === "ask" && !(decision.approvalKey !== undefined && approvedKeys.has(decision.approvalKey))) {
+      let answer: ApprovalAnswer;
+      try {
+        answer = await options.approval.request({ tool: tool.name, input, reason: decision.reason }, ctx.signal);
+      } catch (error) {
+        return finish(call, `${tool.name} needs approval (${decision.reason}), but asking failed: ${errorMessage(error)}`, true, tool);
+      }
+      if (!answer.approved) {
+        const by = answer.by === undefined ? "" : ` by @${answer.by}`;
+        const message = answer.message ?? `${tool.name} needs a maintainer's approval (${decision.reason}) and was denied${by}; choose another approach.`;
+        return finish(call, `Not approved: ${message}`, true, tool);
+      }
+      if (decision.approvalKey !== undefined) approvedKeys.add(decision.approvalKey);
+    }
+
+    try {
+      const result = await tool.execute(input, ctx);
+      const final = finish(call, result.content, result.isError === true, tool);
+      if (cacheKey !== undefined && !final.is_error) cache.set(cacheKey, final.content);
+      return final;
+    } catch (error) {
+      if (ctx.signal.aborted) return finish(call, `${tool.name} was stopped: the job was cancelled.`, true, tool);
+      const message = isTackleError(error) ? error.message : `tool ${tool.name} failed: ${errorMessage(error)}`;
+      return finish(call, message, true, tool);
+    }
+  }
+
+  async function runLogged(call: ToolCall, ctx: ToolContext): Promise<ToolCallResult> {
+    const logger = options.logger ?? ctx.logger;
+    const started = performance.now();
+    const result = await runOne(call, ctx);
+    logger.debug(
+      { tool: call.name, toolUseId: call.id, isError: result.is_error, chars: result.content.length, ms: Math.round(performance.now() - started) },
+      "tool call",
+    );
+    return result;
+  }
+
+  return {
+    tools,
+    redact,
+    definitions: () => JSON.parse(definitionsJson) as ToolDefinition[],
+    async runCalls(calls, ctx) {
+      const callCtx: ToolContext = { ...ctx, redact };
+      const results: ToolCallResult[] = [];
+      let next = 0;
+      while (next < calls.length) {
+        if (ctx.signal.aborted) {
+          for (const call of calls.slice(next)) results.push(finish(call, "Not run: the job was cancelled.", true));
+          break;
+        }
+        // Consecutive reads run together; anything else runs alone, in order.
+        let end = next + 1;
+        if (isParallel(calls[next] as ToolCall)) {
+          while (end < calls.length && isParallel(calls[end] as ToolCall)) end += 1;
+        }
+        const batch = await Promise.all(calls.slice(next, end).map((call) => runLogged(call, callCtx)));
+        results.push(...batch);
+        next = end;
+      }
+      return results;
+    },
+  };
+}
+
+function toDefinition(tool: Tool): ToolDefinition {
+  const schema = z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>;
+  delete schema.$schema;
+  if (schema.type !== "object") throw new Error(`tool ${tool.name}: the input schema must be an object`);
+  return { name: tool.name, description: tool.description, input_schema: stripSafeIntegerBounds(schema) as ToolDefinition["input_schema"] };
+}
+
+/** `z.number().int()` adds ±2^53 bounds that only cost tokens. */
+function stripSafeIntegerBounds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripSafeIntegerBounds);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if ((key === "maximum" || key === "minimum") && Math.abs(item as number) === Number.MAX_SAFE_INTEGER) continue;
+    out[key] = stripSafeIntegerBounds(item);
+  }
+  return out;
+}
+
+/** "file_path (string), offset? (integer)" — said to the model after a malformed call. */
+function inputSignature(tool: Tool): string {
+  const schema = z.toJSONSchema(tool.inputSchema, { io: "input" }) as {
+    properties?: Record<string, { type?: string; enum?: unknown[] }>;
+    required?: string[];
+  };
+  const required = new Set(schema.required ?? []);
+  const fields = Object.entries(schema.properties ?? {}).map(([name, property]) => {
+    const type = property.enum ? property.enum.map((value) => JSON.stringify(value)).join(" | ") : (property.type ?? "value");
+    return `${name}${required.has(name) ? "" : "?"} (${type})`;
+  });
+  return fields.length > 0 ? `{ ${fields.join(", ")} }` : "no input ({})";
+}
+
+/** JSON with sorted keys, so equal inputs make equal cache keys. */
+function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableStringify(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}

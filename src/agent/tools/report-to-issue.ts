@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { redactKnownTokens } from "../../util/redact.js";
+import { defineTool } from "./tool.js";
+
+/** GitHub refuses comments over 65536 characters; leave room for what the host adds. */
+const MAX_BODY_CHARS = 60_000;
+
+const inputSchema = z.object({
+  body: z.string().trim().min(1).max(MAX_BODY_CHARS).describe("The comment to post on the issue (Markdown)."),
+  artifact_ids: z.array(z.string()).optional().describe("Artifacts to attach. Not supported yet: ignored."),
+});
+
+export const reportToIssueTool = defineTool({
+  name: "ReportToIssue",
+  description: [
+    "Posts one comment on the issue this job works on. Use it sparingly: for a question to the maintainers, or findings that",
+    "do not belong in the PR. Progress is already shown from your TodoWrite checklist, so do not post status updates.",
+  ].join("\n"),
+  inputSchema,
+  access: "network",
+  async execute(input, ctx) {
+    const redact = ctx.redact ?? redactKnownTokens;
+    const { url } = await ctx.issue.report(redact(input.body), ctx.signal);
+    const ignored = input.artifact_ids !== undefined && input.artifact_ids.length > 0 ? " (artifact_ids ignored: attachments are not supported yet)" : "";
+    return { content: `Posted: ${url}${ignored}` };
+  },
+});

@@ -1,0 +1,150 @@
+import { appendFile, mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { MessageRequest, ModelMessage, ModelMessageParam, TokenUsage } from "./model-client.js";
+import type { ToolCallResult } from "./tools/tool.js";
+
+/** Bumped when a line's meaning changes; readers refuse versions they do not know. */
+export const TRANSCRIPT_VERSION = 1;
+
+/** Why the model was called: a turn of the agent, or the summary that compacts older turns. */
+export type CallPurpose = "turn" | "compaction";
+
+export interface TranscriptEnd {
+  reason: string;
+  /** The human sentence the tracking comment shows. */
+  message: string;
+  turns: number;
+  usage: TokenUsage;
+  costUsd: number;
+  error?: string;
+}
+
+/** What the agent loop records. `createTranscript` writes it as JSONL; tests may collect it in memory. */
+export interface TranscriptSink {
+  request(turn: number, purpose: CallPurpose, body: MessageRequest): Promise<void>;
+  response(turn: number, purpose: CallPurpose, message: ModelMessage): Promise<void>;
+  toolResults(turn: number, results: readonly ToolCallResult[]): Promise<void>;
+  end(end: TranscriptEnd): Promise<void>;
+}
+
+export interface TranscriptWriter extends TranscriptSink {
+  readonly path: string;
+  /** Resolves once every line written so far is on disk. */
+  flush(): Promise<void>;
+  /** Flushes; nothing else to release (every line is its own append). */
+  close(): Promise<void>;
+}
+
+export interface CreateTranscriptOptions {
+  /** Directory of transcripts, normally `transcriptDir(TACKLE_HOME)`. Created when missing. */
+  dir: string;
+  jobId: string;
+  model: string;
+  /** Applied to every string (keys and values) of every line before it is written. @defaultValue identity */
+  redact?: ((text: string) => string) | undefined;
+  /** @defaultValue Date.now */
+  clock?: () => number;
+}
+
+export function transcriptDir(tackleHome: string): string {
+  return join(tackleHome, "transcripts");
+}
+
+/** `<dir>/<jobId>.jsonl`, with characters that do not belong in a file name replaced by `_`. */
+export function transcriptPath(dir: string, jobId: string): string {
+  return join(dir, `${jobId.replace(/[^A-Za-z0-9._-]/g, "_")}.jsonl`);
+}
+
+/**
+ * Opens the job's transcript for appending and writes its `meta` line. Lines are only ever appended:
+ * a retried job adds a second `meta` line and its own run after the first. See docs/transcript-format.md.
+ */
+export async function createTranscript(options: CreateTranscriptOptions): Promise<TranscriptWriter> {
+  const redact = options.redact ?? ((text: string) => text);
+  const clock = options.clock ?? Date.now;
+  await mkdir(options.dir, { recursive: true });
+  const path = transcriptPath(options.dir, options.jobId);
+
+  let queue: Promise<void> = Promise.resolve();
+  const write = (event: Record<string, unknown>): Promise<void> => {
+    const line = `${JSON.stringify(redactDeep(event, redact))}\n`;
+    const written = queue.then(() => appendFile(path, line, "utf8"));
+    queue = written.catch(() => undefined);
+    return written;
+  };
+  const previous = new Map<CallPurpose, PreviousRequest>();
+
+  await write({
+    type: "meta",
+    version: TRANSCRIPT_VERSION,
+    jobId: options.jobId,
+    model: options.model,
+    startedAt: new Date(clock()).toISOString(),
+  });
+
+  return {
+    path,
+    flush: () => queue,
+    close: () => queue,
+    request: (turn, purpose, body) => {
+      const line = requestLine(turn, purpose, body, previous.get(purpose));
+      previous.set(purpose, { messages: body.messages.map(comparable), system: body.system, tools: body.tools });
+      return write(line);
+    },
+    response: (turn, purpose, message) => write({ type: "response", turn, purpose, message }),
+    toolResults: (turn, results) => write({ type: "tool_results", turn, results }),
+    end: (end) => write({ type: "end", ...end, endedAt: new Date(clock()).toISOString() }),
+  };
+}
+
+interface PreviousRequest {
+  /** The previous request's messages, serialised without cache markers, for comparison. */
+  messages: string[];
+  system: MessageRequest["system"];
+  tools: MessageRequest["tools"];
+}
+
+/**
+ * A request line stores only the messages that differ from the previous request of the same purpose
+ * (`messages_from` is the index of the first one stored), and `system` / `tools` only when they
+ * changed, so a long run's transcript grows linearly rather than quadratically.
+ */
+function requestLine(
+  turn: number,
+  purpose: CallPurpose,
+  body: MessageRequest,
+  previous: PreviousRequest | undefined,
+): Record<string, unknown> {
+  const { messages, system, tools, ...rest } = body;
+  const current = messages.map(comparable);
+  let from = 0;
+  if (previous !== undefined) {
+    while (from < current.length && from < previous.messages.length && current[from] === previous.messages[from]) {
+      from++;
+    }
+  }
+  const stored: Record<string, unknown> = { ...rest };
+  if (system !== undefined && (previous === undefined || !sameJson(system, previous.system))) stored.system = system;
+  if (tools !== undefined && (previous === undefined || !sameJson(tools, previous.tools))) stored.tools = tools;
+  stored.messages = messages.slice(from);
+  return { type: "request", turn, purpose, messages_from: from, messages_count: messages.length, body: stored };
+}
+
+function comparable(message: ModelMessageParam): string {
+  return JSON.stringify(message, (key, value: unknown) => (key === "cache_control" ? undefined : value));
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function redactDeep(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === "string") return redact(value);
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[redact(key)] = redactDeep(item, redact);
+    return out;
+  }
+  return value;
+}

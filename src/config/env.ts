@@ -1,0 +1,313 @@
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+import { TackleError } from "../errors/index.js";
+import { describeValue } from "./problem-text.js";
+
+/**
+ * Which entry point loads the environment; each needs different variables.
+ * - `server`: APP_ID, a private key and WEBHOOK_SECRET.
+ * - `worker`: APP_ID, a private key and REDIS_URL (it never receives webhooks, so no secret).
+ * - `local`: nothing required.
+ * - `action`: a GitHub token (`INPUT_GITHUB_TOKEN` or `GITHUB_TOKEN`); GitHub's URLs from the runner.
+ */
+export type EnvMode = "server" | "worker" | "local" | "action";
+
+export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+
+export interface AppCredentials {
+  appId: number;
+  /** PEM, with real line breaks. */
+  privateKey: string;
+  /** Null outside server mode when unset. */
+  webhookSecret: string | null;
+}
+
+export interface TackleEnv<M extends EnvMode = EnvMode> {
+  mode: M;
+  /** The GitHub App; always set for server and worker, set elsewhere only when APP_ID is. */
+  app: M extends "server" | "worker" ? AppCredentials : AppCredentials | null;
+  /** GitHub Enterprise Server, from GHE_HOST and GHE_PROTOCOL; null for github.com. */
+  ghe: { host: string; protocol: "http" | "https" } | null;
+  /** `https://api.github.com`, or `{proto}://{host}/api/v3`; the runner's GITHUB_API_URL in action mode. */
+  githubApiUrl: string;
+  /** `https://github.com`, or `{proto}://{host}`; the runner's GITHUB_SERVER_URL in action mode. */
+  githubServerUrl: string;
+  /** Clone URL of a repository, without credentials. */
+  gitUrl(owner: string, repo: string): string;
+  /** @defaultValue 3000 */
+  port: number;
+  /** ANTHROPIC_API_KEY (in action mode also the `anthropic_api_key` input). */
+  anthropicApiKey: string | null;
+  anthropicBaseUrl: string | null;
+  /** TACKLE_MODEL. @defaultValue "claude-sonnet-4-5" */
+  model: string;
+  /** TACKLE_ALLOWED_MODELS; always includes `model`. @defaultValue [model] */
+  allowedModels: string[];
+  redisUrl: string | null;
+  /** TACKLE_HOME, absolute. @defaultValue ~/.tackle */
+  home: string;
+  /** `off` only when TACKLE_SANDBOX=off; otherwise jobs require bubblewrap. */
+  sandbox: "required" | "off";
+  /** TACKLE_BOT_NAME; null means "the App's slug, or `tackle` without an App". */
+  botName: string | null;
+  /** @defaultValue "info" */
+  logLevel: LogLevel;
+  /** Action mode: `INPUT_GITHUB_TOKEN` or `GITHUB_TOKEN`; null elsewhere. */
+  githubToken: string | null;
+}
+
+export interface LoadEnvOptions<M extends EnvMode> {
+  /** @defaultValue "server" */
+  mode?: M;
+  /**
+   * Whether this process runs jobs, which needs ANTHROPIC_API_KEY.
+   * @defaultValue true for worker and action; for server, true without REDIS_URL (jobs run
+   * in-process); false for local, where a replayed run needs no key
+   */
+  runsJobs?: boolean;
+  /** Reads PRIVATE_KEY_PATH. @defaultValue fs.readFileSync as UTF-8 */
+  readFile?: (path: string) => string;
+  /** Base of `~` in TACKLE_HOME. @defaultValue os.homedir() */
+  homeDir?: string;
+}
+
+export const DEFAULT_MODEL = "claude-sonnet-4-5";
+
+/** Variables whose values never appear in a problem message. */
+const SECRETS = new Set([
+  "PRIVATE_KEY",
+  "WEBHOOK_SECRET",
+  "ANTHROPIC_API_KEY",
+  "INPUT_ANTHROPIC_API_KEY",
+  "REDIS_URL",
+  "GITHUB_TOKEN",
+  "INPUT_GITHUB_TOKEN",
+]);
+
+/** What each variable should hold, in the words a problem message uses. */
+const EXPECTED: Record<string, string> = {
+  APP_ID: "the App's numeric id",
+  GHE_HOST: "a host name such as github.example.com, without protocol or path",
+  GHE_PROTOCOL: "`http` or `https`",
+  PORT: "a port number from 1 to 65535",
+  ANTHROPIC_BASE_URL: "an http(s) URL",
+  TACKLE_MODEL: "a model name without spaces",
+  TACKLE_ALLOWED_MODELS: "a comma-separated list of model names",
+  REDIS_URL: "a redis:// or rediss:// URL",
+  TACKLE_SANDBOX: "`off`, or unset",
+  TACKLE_BOT_NAME: "a name of letters, digits and dashes, such as `tackle`",
+  LOG_LEVEL: "one of fatal, error, warn, info, debug, trace, silent",
+  GITHUB_API_URL: "an http(s) URL",
+  GITHUB_SERVER_URL: "an http(s) URL",
+};
+
+/** An unset and an empty variable are the same thing. */
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
+
+const httpUrl = z.string().refine((value) => /^https?:$/.test(safeUrl(value)?.protocol ?? ""));
+const modelName = z.string().trim().regex(/^\S+$/);
+
+const envSchema = z.object({
+  APP_ID: optional(z.string().trim().regex(/^[1-9]\d*$/).transform(Number)),
+  PRIVATE_KEY: optional(z.string()),
+  PRIVATE_KEY_PATH: optional(z.string()),
+  WEBHOOK_SECRET: optional(z.string()),
+  GHE_HOST: optional(z.string().trim().regex(/^[A-Za-z0-9.-]+(?::\d+)?$/)),
+  GHE_PROTOCOL: optional(z.string().trim().toLowerCase().pipe(z.enum(["http", "https"]))),
+  PORT: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\d+$/)
+      .transform(Number)
+      .pipe(z.number().int().min(1).max(65_535)),
+  ),
+  ANTHROPIC_API_KEY: optional(z.string()),
+  INPUT_ANTHROPIC_API_KEY: optional(z.string()),
+  ANTHROPIC_BASE_URL: optional(httpUrl),
+  TACKLE_MODEL: optional(modelName),
+  TACKLE_ALLOWED_MODELS: optional(
+    z
+      .string()
+      .transform((list) => list.split(",").map((model) => model.trim()).filter((model) => model !== ""))
+      .pipe(z.array(modelName)),
+  ),
+  REDIS_URL: optional(z.string().refine((value) => /^rediss?:$/.test(safeUrl(value)?.protocol ?? ""))),
+  TACKLE_HOME: optional(z.string()),
+  TACKLE_SANDBOX: optional(z.literal("off")),
+  TACKLE_BOT_NAME: optional(
+    z
+      .string()
+      .trim()
+      .transform((name) => name.replace(/^@/, ""))
+      .pipe(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]*$/)),
+  ),
+  LOG_LEVEL: optional(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])),
+  GITHUB_API_URL: optional(httpUrl),
+  GITHUB_SERVER_URL: optional(httpUrl),
+  GITHUB_TOKEN: optional(z.string()),
+  INPUT_GITHUB_TOKEN: optional(z.string()),
+});
+
+type ParsedVars = z.output<typeof envSchema>;
+
+export type EnvResult<M extends EnvMode> = { ok: true; env: TackleEnv<M> } | { ok: false; problems: string[] };
+
+/**
+ * Loads Tackle's settings from the environment. A pure function of its input (plus reading
+ * PRIVATE_KEY_PATH); every problem is reported at once in one TackleError("env_invalid").
+ */
+export function loadEnv<M extends EnvMode = "server">(
+  env: NodeJS.ProcessEnv = process.env,
+  options: LoadEnvOptions<M> = {},
+): TackleEnv<M> {
+  const result = parseEnv(env, options);
+  if (result.ok) return result.env;
+  throw new TackleError(
+    "env_invalid",
+    `Invalid environment (${result.problems.length} problem${result.problems.length === 1 ? "" : "s"}):\n` +
+      result.problems.map((problem) => `- ${problem}`).join("\n"),
+  );
+}
+
+/** `loadEnv` without the throw, for `tackle doctor`. */
+export function parseEnv<M extends EnvMode = "server">(
+  env: NodeJS.ProcessEnv,
+  options: LoadEnvOptions<M> = {},
+): EnvResult<M> {
+  const mode = (options.mode ?? "server") as M;
+  const parsed = envSchema.safeParse(env);
+  const problems = parsed.success ? [] : [...new Set(parsed.error.issues.map((issue) => describeIssue(issue, env)))];
+  const has = (name: string) => (env[name] ?? "").trim() !== "";
+  problems.push(...missingForMode(has, mode, options.runsJobs));
+  const wantsApp = mode === "server" || mode === "worker" || has("APP_ID");
+  const readFile = options.readFile ?? ((path: string) => readFileSync(path, "utf8"));
+  const privateKey = wantsApp ? readPrivateKey(env, readFile, mode, problems) : undefined;
+  if (!parsed.success || problems.length > 0) return { ok: false, problems };
+
+  const { APP_ID: appId, WEBHOOK_SECRET: webhookSecret } = parsed.data;
+  const app = appId !== undefined && privateKey !== undefined ? { appId, privateKey, webhookSecret: webhookSecret ?? null } : null;
+  return { ok: true, env: build(parsed.data, mode, app, options.homeDir ?? homedir()) };
+}
+
+function build<M extends EnvMode>(vars: ParsedVars, mode: M, app: AppCredentials | null, homeDir: string): TackleEnv<M> {
+  const ghe = vars.GHE_HOST === undefined ? null : { host: vars.GHE_HOST, protocol: vars.GHE_PROTOCOL ?? "https" };
+  const runner = mode === "action" && ghe === null;
+  const githubServerUrl = trimSlash(
+    ghe !== null ? `${ghe.protocol}://${ghe.host}` : ((runner ? vars.GITHUB_SERVER_URL : undefined) ?? "https://github.com"),
+  );
+  const githubApiUrl = trimSlash(
+    ghe !== null ? `${ghe.protocol}://${ghe.host}/api/v3` : ((runner ? vars.GITHUB_API_URL : undefined) ?? "https://api.github.com"),
+  );
+  const model = vars.TACKLE_MODEL ?? DEFAULT_MODEL;
+  const apiKey = vars.ANTHROPIC_API_KEY ?? (mode === "action" ? vars.INPUT_ANTHROPIC_API_KEY : undefined);
+  return {
+    mode,
+    // Server and worker modes never get here without credentials (missingForMode, readPrivateKey).
+    app: app as TackleEnv<M>["app"],
+    ghe,
+    githubApiUrl,
+    githubServerUrl,
+    gitUrl: (owner, repo) => `${githubServerUrl}/${owner}/${repo}.git`,
+    port: vars.PORT ?? 3000,
+    anthropicApiKey: apiKey ?? null,
+    anthropicBaseUrl: vars.ANTHROPIC_BASE_URL ?? null,
+    model,
+    // The default model is always allowed: the operator chose it.
+    allowedModels: [...new Set([model, ...(vars.TACKLE_ALLOWED_MODELS ?? [])])],
+    redisUrl: vars.REDIS_URL ?? null,
+    home: expandHome(vars.TACKLE_HOME ?? "~/.tackle", homeDir),
+    sandbox: vars.TACKLE_SANDBOX === "off" ? "off" : "required",
+    botName: vars.TACKLE_BOT_NAME ?? null,
+    logLevel: vars.LOG_LEVEL ?? "info",
+    githubToken: mode === "action" ? (vars.INPUT_GITHUB_TOKEN ?? vars.GITHUB_TOKEN ?? null) : null,
+  };
+}
+
+function missingForMode(has: (name: string) => boolean, mode: EnvMode, runsJobs: boolean | undefined): string[] {
+  const missing: string[] = [];
+  if ((mode === "server" || mode === "worker") && !has("APP_ID")) missing.push(`\`APP_ID\`: required in ${mode} mode`);
+  if (mode === "server" && !has("WEBHOOK_SECRET")) missing.push("`WEBHOOK_SECRET`: required in server mode");
+  if (mode === "worker" && !has("REDIS_URL")) missing.push("`REDIS_URL`: required in worker mode");
+  const jobs = runsJobs ?? (mode === "worker" || mode === "action" || (mode === "server" && !has("REDIS_URL")));
+  const apiKey = has("ANTHROPIC_API_KEY") || (mode === "action" && has("INPUT_ANTHROPIC_API_KEY"));
+  if (jobs && !apiKey) {
+    const input = mode === "action" ? " (or the `anthropic_api_key` input)" : "";
+    missing.push(`\`ANTHROPIC_API_KEY\`${input}: required to run jobs in ${mode} mode`);
+  }
+  if (mode === "action" && !has("INPUT_GITHUB_TOKEN") && !has("GITHUB_TOKEN")) {
+    missing.push("`GITHUB_TOKEN` (or the `github_token` input): required in action mode");
+  }
+  return missing;
+}
+
+/** PRIVATE_KEY wins over PRIVATE_KEY_PATH, as in Probot; a key with literal `\n` or in base64 is accepted. */
+function readPrivateKey(
+  env: NodeJS.ProcessEnv,
+  readFile: (path: string) => string,
+  mode: EnvMode,
+  problems: string[],
+): string | undefined {
+  const inline = env.PRIVATE_KEY?.trim();
+  const path = env.PRIVATE_KEY_PATH?.trim();
+  if (inline) {
+    const key = normalizePem(inline);
+    if (key === undefined) {
+      problems.push("`PRIVATE_KEY`: expected a PEM private key (-----BEGIN … PRIVATE KEY-----), with line breaks or literal \\n");
+    }
+    return key;
+  }
+  if (!path) {
+    const why = mode === "server" || mode === "worker" ? `required in ${mode} mode` : "required when APP_ID is set";
+    problems.push(`\`PRIVATE_KEY\` or \`PRIVATE_KEY_PATH\`: ${why}`);
+    return undefined;
+  }
+  let text: string;
+  try {
+    text = readFile(path);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    problems.push(`\`PRIVATE_KEY_PATH\`: cannot read ${path}: ${reason}`);
+    return undefined;
+  }
+  const key = normalizePem(text);
+  if (key === undefined) problems.push(`\`PRIVATE_KEY_PATH\`: ${path} does not hold a PEM private key`);
+  return key;
+}
+
+function normalizePem(raw: string): string | undefined {
+  let key = raw.trim().replace(/\\n/g, "\n");
+  if (!key.includes("-----BEGIN")) key = Buffer.from(key, "base64").toString("utf8").trim();
+  return /^-----BEGIN [A-Z ]*PRIVATE KEY-----\n[\s\S]+\n-----END [A-Z ]*PRIVATE KEY-----$/.test(key)
+    ? `${key}\n`
+    : undefined;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, env: NodeJS.ProcessEnv): string {
+  const name = String(issue.path[0] ?? "");
+  const expected = EXPECTED[name];
+  const text = expected === undefined ? issue.message : `expected ${expected}`;
+  if (SECRETS.has(name)) return `\`${name}\`: ${text}`;
+  return `\`${name}\`: ${text}, got ${describeValue(env[name])}`;
+}
+
+function expandHome(path: string, homeDir: string): string {
+  if (path === "~") return homeDir;
+  if (path.startsWith("~/")) return join(homeDir, path.slice(2));
+  return resolve(path);
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, "");
+}
+
+function safeUrl(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,20 @@
+export {
+  DEFAULT_PROTECTED_PATHS,
+  REPO_CONFIG_PATH,
+  defaultRepoConfig,
+  parseRepoConfig,
+  type RepoConfig,
+  type RepoConfigResult,
+} from "./repo-config.js";
+export { resolveModel, type ModelChoice, type ModelSettings } from "./resolve-model.js";
+export {
+  DEFAULT_MODEL,
+  loadEnv,
+  parseEnv,
+  type AppCredentials,
+  type EnvMode,
+  type EnvResult,
+  type LoadEnvOptions,
+  type LogLevel,
+  type TackleEnv,
+} from "./env.js";

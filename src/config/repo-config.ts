@@ -1,0 +1,248 @@
+import { isMap, isScalar, LineCounter, parseDocument, type Document } from "yaml";
+import { z } from "zod";
+import { closestKey, describeValue } from "./problem-text.js";
+
+/** Always protected, whatever the repo config says; a repo's `protected_paths` add to these. */
+export const DEFAULT_PROTECTED_PATHS: readonly string[] = [".github/workflows/**", ".git/**"];
+
+/** Where a repository keeps its Tackle settings, read from the default branch only. */
+export const REPO_CONFIG_PATH = ".github/tackle.yml";
+
+/** `.github/tackle.yml`. Keys are snake_case here as in the file, so one name is used everywhere. */
+export interface RepoConfig {
+  trigger: {
+    /** The label whose addition starts a job. @defaultValue "tackle" */
+    label: string;
+    /** The mention and command name (`@phrase`, `/phrase`), without `@`. @defaultValue the bot name */
+    phrase?: string | undefined;
+    /** Start when the issue is assigned to the bot. @defaultValue true */
+    on_assign: boolean;
+    /** Start when the trigger label is added. @defaultValue true */
+    on_label: boolean;
+    /** Start on mentions in comments and reviews (commands always work). @defaultValue true */
+    on_comment: boolean;
+  };
+  /** Model for this repository; must be in the operator's TACKLE_ALLOWED_MODELS (see resolveModel). @defaultValue TACKLE_MODEL */
+  model?: string | undefined;
+  /** Model turns per job, at most 500. @defaultValue 60 */
+  max_turns: number;
+  /** Spend per job in US dollars, at most 100. @defaultValue 5 */
+  max_cost_usd: number;
+  /** Wall-clock limit per job, at most 360. @defaultValue 30 */
+  timeout_minutes: number;
+  /** Output tokens per model response. @defaultValue 16000 */
+  max_output_tokens: number;
+  /** Shell commands run after checkout, with network, before the agent starts; at most 20. @defaultValue [] */
+  setup: string[];
+  /** Globs the agent may not write. The defaults always stay; entries here are added. @defaultValue [".github/workflows/**", ".git/**"] */
+  protected_paths: string[];
+  /** Command patterns the agent's Bash may not run. @defaultValue [] */
+  blocked_commands: string[];
+  /** Largest diff a job may produce, in changed lines. @defaultValue 2000 */
+  max_diff_lines: number;
+  /** Diffs larger than this many changed lines wait for `/tackle approve`. @defaultValue no approval needed */
+  require_approval_above?: number | undefined;
+  /** Open pull requests as drafts. @defaultValue true */
+  draft_pr: boolean;
+  /** Bot logins that may trigger jobs, e.g. `renovate[bot]`. @defaultValue [] */
+  allowed_bots: string[];
+  /** How long a policy question waits for approve or deny before it counts as denied. @defaultValue 30 */
+  approval_timeout_minutes: number;
+  /** Extra guidance for the agent, at most 8000 characters. @defaultValue none */
+  instructions?: string | undefined;
+}
+
+const name = /^[A-Za-z0-9][A-Za-z0-9-]*$/;
+
+const triggerSchema = z
+  .object({
+    label: z.string().trim().min(1).max(50).default("tackle"),
+    phrase: z
+      .string()
+      .transform((phrase) => phrase.trim().replace(/^@/, ""))
+      .pipe(z.string().regex(name))
+      .optional(),
+    on_assign: z.boolean().default(true),
+    on_label: z.boolean().default(true),
+    on_comment: z.boolean().default(true),
+  })
+  .strict();
+
+const positiveInt = (max?: number) => (max === undefined ? z.number().int().positive() : z.number().int().positive().max(max));
+const stringList = z.array(z.string().trim().min(1));
+
+const repoConfigSchema = z
+  .object({
+    trigger: triggerSchema.prefault({}),
+    model: z.string().trim().min(1).optional(),
+    max_turns: positiveInt(500).default(60),
+    max_cost_usd: z.number().positive().max(100).default(5),
+    timeout_minutes: positiveInt(360).default(30),
+    max_output_tokens: positiveInt(128_000).default(16_000),
+    setup: stringList.max(20).default([]),
+    protected_paths: stringList.max(200).default([]),
+    blocked_commands: stringList.max(200).default([]),
+    max_diff_lines: positiveInt().default(2000),
+    require_approval_above: positiveInt().optional(),
+    draft_pr: z.boolean().default(true),
+    allowed_bots: stringList.max(50).default([]),
+    approval_timeout_minutes: positiveInt(1440).default(30),
+    instructions: z.string().max(8000).optional(),
+  })
+  .strict();
+
+// The schema's output must stay assignable to the documented interface.
+const _schemaMatchesInterface: (parsed: z.output<typeof repoConfigSchema>) => RepoConfig = (parsed) => parsed;
+void _schemaMatchesInterface;
+
+/** What each key should hold, in the words a problem message uses. `[]` stands for any list index. */
+const EXPECTED: Record<string, string> = {
+  "": "a mapping of settings",
+  trigger: "a mapping with `label`, `phrase`, `on_assign`, `on_label` and `on_comment`",
+  "trigger.label": "a label name of 1 to 50 characters",
+  "trigger.phrase": "a bot name of letters, digits and dashes, such as `tackle`",
+  "trigger.on_assign": "true or false",
+  "trigger.on_label": "true or false",
+  "trigger.on_comment": "true or false",
+  model: "a model name",
+  max_turns: "a positive integer",
+  max_cost_usd: "a positive number of dollars",
+  timeout_minutes: "a positive integer",
+  max_output_tokens: "a positive integer",
+  setup: "a list of shell commands",
+  "setup[]": "a non-empty shell command",
+  protected_paths: "a list of globs",
+  "protected_paths[]": "a non-empty glob",
+  blocked_commands: "a list of command patterns",
+  "blocked_commands[]": "a non-empty command pattern",
+  max_diff_lines: "a positive integer",
+  require_approval_above: "a positive integer",
+  draft_pr: "true or false",
+  allowed_bots: "a list of bot logins",
+  "allowed_bots[]": "a non-empty login",
+  approval_timeout_minutes: "a positive integer",
+  instructions: "text",
+};
+
+const KNOWN_KEYS: Record<string, readonly string[]> = {
+  "": Object.keys(repoConfigSchema.shape),
+  trigger: Object.keys(triggerSchema.shape),
+};
+
+export type RepoConfigResult =
+  | { ok: true; config: RepoConfig; warnings: string[] }
+  | { ok: false; problems: string[] };
+
+/** The settings of a repository without `.github/tackle.yml`. */
+export function defaultRepoConfig(): RepoConfig {
+  return withDefaultProtectedPaths(repoConfigSchema.parse({}));
+}
+
+/**
+ * Parses `.github/tackle.yml` (null when the file does not exist). Every problem is reported at
+ * once, each naming its key path and line, so one comment on the issue can list them all; unknown
+ * keys are problems, with a suggestion when one is close.
+ */
+export function parseRepoConfig(yamlText: string | null): RepoConfigResult {
+  if (yamlText === null) return { ok: true, config: defaultRepoConfig(), warnings: [] };
+
+  const lines = new LineCounter();
+  const doc = parseDocument(yamlText, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    return { ok: false, problems: doc.errors.map((error) => yamlProblem(error.message, error.linePos?.[0])) };
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    return { ok: false, problems: [`YAML: ${error instanceof Error ? error.message : String(error)}`] };
+  }
+  const warnings = doc.warnings.map((warning) => yamlProblem(warning.message, warning.linePos?.[0]));
+  // A file with nothing but comments means the defaults.
+  const parsed = repoConfigSchema.safeParse(data ?? {});
+  if (!parsed.success) {
+    return { ok: false, problems: parsed.error.issues.flatMap((issue) => describeIssue(issue, data, doc, lines)) };
+  }
+  warnings.push(...redundantProtectedPaths(parsed.data.protected_paths));
+  return { ok: true, config: withDefaultProtectedPaths(parsed.data), warnings };
+}
+
+function withDefaultProtectedPaths(config: RepoConfig): RepoConfig {
+  const paths = [...new Set([...DEFAULT_PROTECTED_PATHS, ...config.protected_paths])];
+  return { ...config, protected_paths: paths };
+}
+
+function redundantProtectedPaths(paths: readonly string[]): string[] {
+  return paths
+    .filter((path) => DEFAULT_PROTECTED_PATHS.includes(path))
+    .map((path) => `\`protected_paths\`: \`${path}\` is always protected; listing it changes nothing`);
+}
+
+function yamlProblem(message: string, position: { line: number; col: number } | undefined): string {
+  const text = message.split(/ at line \d+, column \d+/)[0] ?? message;
+  return position === undefined ? `YAML: ${text}` : `line ${position.line}, column ${position.col}: ${text}`;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, data: unknown, doc: Document, lines: LineCounter): string[] {
+  const path = issue.path.filter((part): part is string | number => typeof part !== "symbol");
+  if (issue.code === "unrecognized_keys") {
+    const known = KNOWN_KEYS[path.join(".")] ?? [];
+    return issue.keys.map((key) => {
+      const suggestion = closestKey(key, known);
+      const hint = suggestion === undefined ? "" : ` (did you mean \`${suggestion}\`?)`;
+      return `\`${formatPath([...path, key])}\`: unknown key${hint}${lineOf(doc, lines, path, key)}`;
+    });
+  }
+  const value = valueAt(data, path);
+  const where = `\`${formatPath(path)}\``;
+  const got = describeValue(value);
+  if (issue.code === "too_big") {
+    const limit = String(issue.maximum);
+    const at = lineOf(doc, lines, path);
+    if (issue.origin === "array") return [`${where}: expected at most ${limit} entries, got ${(value as unknown[]).length}${at}`];
+    if (issue.origin === "string") return [`${where}: expected at most ${limit} characters, got ${(value as string).length}${at}`];
+    return [`${where}: expected at most ${limit}, got ${got}${at}`];
+  }
+  const expected = EXPECTED[path.map((part) => (typeof part === "number" ? "[]" : part)).join(".").replace(/\.\[\]/g, "[]")];
+  const text = expected === undefined ? issue.message : `expected ${expected}`;
+  return [`${path.length === 0 ? "the file" : where}: ${text}, got ${got}${lineOf(doc, lines, path)}`];
+}
+
+/** `trigger.label`, `setup[2]`. */
+function formatPath(path: readonly (string | number)[]): string {
+  return path.reduce<string>((text, part) => {
+    if (typeof part === "number") return `${text}[${part}]`;
+    return text === "" ? part : `${text}.${part}`;
+  }, "");
+}
+
+function valueAt(data: unknown, path: readonly (string | number)[]): unknown {
+  let value = data;
+  for (const part of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<string | number, unknown>)[part];
+  }
+  return value;
+}
+
+/** " (line N)" for the value at `path`, or for the key `key` of the mapping at `path`; "" when unknown. */
+function lineOf(doc: Document, lines: LineCounter, path: readonly (string | number)[], key?: string): string {
+  let offset: number | undefined;
+  if (key === undefined) {
+    const node: unknown = path.length === 0 ? doc.contents : doc.getIn(path, true);
+    offset = rangeStart(node);
+  } else {
+    const parent: unknown = path.length === 0 ? doc.contents : doc.getIn(path, true);
+    if (isMap(parent)) {
+      const pair = parent.items.find((item) => isScalar(item.key) && String(item.key.value) === key);
+      offset = rangeStart(pair?.key);
+    }
+  }
+  return offset === undefined ? "" : ` (line ${lines.linePos(offset).line})`;
+}
+
+function rangeStart(node: unknown): number | undefined {
+  if (node === null || typeof node !== "object" || !("range" in node)) return undefined;
+  const range = (node as { range?: unknown }).range;
+  return Array.isArray(range) && typeof range[0] === "number" ? range[0] : undefined;
+}

@@ -1,0 +1,19 @@
+export {
+  createGitHubClient,
+  type GitHubClient,
+  type RestClient,
+  type RepoRef,
+  type IssueInfo,
+  type CommentInfo,
+  type PullInfo,
+  type ReactionTarget,
+  type ReactionContent,
+} from "./github-client.js";
+export {
+  createProbot,
+  installationClient,
+  tokenClient,
+  probotOctokitClass,
+  type AppCredentials,
+  type OctokitSettings,
+} from "./octokit-factory.js";

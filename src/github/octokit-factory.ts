@@ -1,0 +1,95 @@
+import { Octokit } from "@octokit/rest";
+import { retry } from "@octokit/plugin-retry";
+import { throttling } from "@octokit/plugin-throttling";
+import { Probot, ProbotOctokit } from "probot";
+import type { Logger } from "../logging/logger.js";
+import { createGitHubClient, type GitHubClient, type RestClient } from "./github-client.js";
+
+export interface OctokitSettings {
+  /**
+   * Octokit's throttling plugin (spaces writes ~1 s apart per installation, honours retry-after).
+   * Tests turn it off except the rate-limit ones.
+   * @defaultValue true
+   */
+  throttle?: boolean;
+  /** Retries of 5xx answers by the retry plugin. @defaultValue true */
+  retry?: boolean;
+}
+
+/**
+ * Probot's Octokit with our throttling choice. Probot's `auth(installationId)` keys the throttling
+ * limiter by installation id, so one busy installation does not slow the others.
+ */
+export function probotOctokitClass(settings: OctokitSettings = {}): typeof ProbotOctokit {
+  const throttle = settings.throttle ?? true;
+  const retryOn = settings.retry ?? true;
+  if (throttle && retryOn) return ProbotOctokit;
+  return ProbotOctokit.defaults((options: Record<string, unknown>) => ({
+    ...options,
+    throttle: { ...(options.throttle as object | undefined), enabled: throttle },
+    retry: { enabled: retryOn },
+  })) as typeof ProbotOctokit;
+}
+
+export interface AppCredentials {
+  appId: string;
+  privateKey: string;
+  webhookSecret: string;
+  /** REST base, e.g. https://api.github.com or https://ghe.example.com/api/v3. */
+  apiUrl: string;
+}
+
+/** Probot built with explicit options: never let it read REDIS_URL (it would fetch ioredis at run time). */
+export function createProbot(credentials: AppCredentials, logger: Logger, settings: OctokitSettings = {}): Probot {
+  return new Probot({
+    appId: credentials.appId,
+    privateKey: credentials.privateKey,
+    secret: credentials.webhookSecret,
+    baseUrl: credentials.apiUrl,
+    log: logger.child({ name: "probot" }),
+    Octokit: probotOctokitClass(settings),
+  });
+}
+
+/** The GitHub client of one installation; its git token is the installation token, refreshed by Probot's auth. */
+export async function installationClient(probot: Probot, installationId: number): Promise<GitHubClient> {
+  const octokit = (await probot.auth(installationId)) as unknown as RestClient;
+  return createGitHubClient(octokit, {
+    gitToken: async () => {
+      const auth = (await octokit.auth({ type: "installation" })) as { token: string };
+      return auth.token;
+    },
+  });
+}
+
+const RestWithPlugins = Octokit.plugin(throttling, retry);
+
+/** A client over a plain token (the Action's GITHUB_TOKEN or an installation token handed in). */
+export function tokenClient(
+  options: { token: string; apiUrl: string; logger: Logger } & OctokitSettings,
+): GitHubClient {
+  const octokit = new RestWithPlugins({
+    auth: options.token,
+    baseUrl: options.apiUrl,
+    userAgent: "tackle",
+    log: {
+      debug: () => {},
+      info: () => {},
+      warn: (message: string) => options.logger.warn(message),
+      error: (message: string) => options.logger.error(message),
+    },
+    throttle: {
+      enabled: options.throttle ?? true,
+      onRateLimit: (retryAfter: number, request: { method: string; url: string }) => {
+        options.logger.warn({ retryAfter, url: request.url }, "GitHub rate limit; retrying");
+        return true;
+      },
+      onSecondaryRateLimit: (retryAfter: number, request: { method: string; url: string }) => {
+        options.logger.warn({ retryAfter, url: request.url }, "GitHub secondary rate limit; retrying");
+        return true;
+      },
+    },
+    retry: { enabled: options.retry ?? true },
+  });
+  return createGitHubClient(octokit as unknown as RestClient, { gitToken: async () => options.token });
+}

@@ -1,0 +1,138 @@
+import { readFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { runDoctor } from "./doctor.js";
+import { runLocalCommand } from "./local.js";
+import { startServer } from "./server.js";
+
+const VERSION = "0.1.0";
+
+const USAGE = `tackle ${VERSION} — an AI issue-worker for GitHub
+
+Usage:
+  tackle server [--with-worker]     run the GitHub App (webhooks on $PORT at /api/github/webhooks)
+  tackle run --local PATH (--task TEXT | --task-file FILE) [--replay FILE] [--model NAME]
+                                    work on a local repository, leaving a branch and a patch file
+  tackle doctor                     check git, bubblewrap, ripgrep, Redis and keys
+  tackle --version
+
+Run \`tackle <command> --help\` for a command's options and environment.`;
+
+const HELP: Record<string, string> = {
+  server: `tackle server [--with-worker]
+
+Runs the GitHub App: receives webhooks at /api/github/webhooks on $PORT (default 3000), answers
+GET /healthz (live) and GET /readyz (ready; checks Redis when REDIS_URL is set).
+Without REDIS_URL, jobs run in this process. With REDIS_URL, the server only enqueues unless
+--with-worker is given.
+
+Environment:
+  APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET   the GitHub App (required)
+  GHE_HOST, GHE_PROTOCOL     GitHub Enterprise Server (REST at {proto}://{host}/api/v3)
+  PORT                       listen port (default 3000)
+  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   the model API
+  TACKLE_MODEL, TACKLE_ALLOWED_MODELS     default model; models a repo config may choose
+  TACKLE_HOME                repo cache, checkouts, transcripts (default ~/.tackle)
+  TACKLE_SANDBOX=off         run jobs without bubblewrap (refused otherwise when it is missing)
+  TACKLE_BOT_NAME            mention and command name (default: the App's slug)
+  REDIS_URL                  BullMQ queue on Redis`,
+  run: `tackle run --local PATH (--task TEXT | --task-file FILE) [--replay FILE] [--model NAME]
+
+Works on the git repository at PATH in a separate worktree on a new branch tackle/local-<slug>,
+leaves its commits on that branch, writes a patch file and prints its path. Exit code 0 when the
+agent finished its task.
+
+Options:
+  --local PATH        the repository to work on
+  --task TEXT         what to do (as an issue would say it)
+  --task-file FILE    the same, read from a file
+  --replay FILE       serve the model's responses from a transcript (JSONL) instead of the API:
+                      no key and no network needed (see docs/transcript-format.md)
+  --model NAME        model to use (default $TACKLE_MODEL or claude-sonnet-4-5)
+
+Environment: ANTHROPIC_API_KEY (unless --replay), ANTHROPIC_BASE_URL, TACKLE_HOME.
+Bubblewrap is used when present; without it the run warns and goes on.`,
+  doctor: `tackle doctor
+
+Checks git, bubblewrap, ripgrep, Redis (when REDIS_URL is set), the model key and the App's
+credentials, and says how to fix what is missing. Exit code 1 when a required check fails.`,
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+    console.log(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === "--version" || command === "-v") {
+    console.log(VERSION);
+    return 0;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    const help = HELP[command];
+    if (!help) return unknownCommand(command);
+    console.log(help);
+    return 0;
+  }
+  switch (command) {
+    case "server": {
+      const { values } = parseArgs({ args: rest, options: { "with-worker": { type: "boolean" } }, strict: true });
+      await startServer(process.env, { withWorker: values["with-worker"] ?? false });
+      return -1; // keeps running
+    }
+    case "run": {
+      const { values } = parseArgs({
+        args: rest,
+        options: {
+          local: { type: "string" },
+          task: { type: "string" },
+          "task-file": { type: "string" },
+          replay: { type: "string" },
+          model: { type: "string" },
+        },
+        strict: true,
+      });
+      if (!values.local) return usageError("run: --local PATH is required (the repository to work on)");
+      if (values.task && values["task-file"]) return usageError("run: give --task or --task-file, not both");
+      const task = values.task ?? (values["task-file"] ? await readFile(values["task-file"], "utf8") : undefined);
+      if (!task?.trim()) return usageError("run: --task TEXT or --task-file FILE is required");
+      return runLocalCommand(process.env, {
+        repoPath: values.local,
+        task,
+        ...(values.replay ? { replay: values.replay } : {}),
+        ...(values.model ? { model: values.model } : {}),
+      });
+    }
+    case "doctor": {
+      const checks = await runDoctor(process.env);
+      for (const check of checks) {
+        console.log(`${check.ok ? "ok  " : "FAIL"} ${check.name}: ${check.detail}`);
+        if (!check.ok && check.fix) console.log(`     fix: ${check.fix}`);
+      }
+      const required = new Set(["git", "bubblewrap", "ripgrep", "redis"]);
+      return checks.some((c) => !c.ok && required.has(c.name)) ? 1 : 0;
+    }
+    default:
+      return unknownCommand(command);
+  }
+}
+
+function usageError(message: string): number {
+  console.error(`tackle ${message}\nRun \`tackle run --help\` for the options.`);
+  return 2;
+}
+
+function unknownCommand(command: string): number {
+  console.error(`tackle: unknown command "${command}"\n\n${USAGE}`);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`tackle: ${message}`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,79 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { rgPath } from "@vscode/ripgrep";
+import { detectSandbox } from "../workspace/index.js";
+
+const run = promisify(execFile);
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  fix?: string;
+}
+
+async function version(command: string, args: string[]): Promise<string | null> {
+  try {
+    const { stdout } = await run(command, args, { timeout: 5000 });
+    return stdout.trim().split("\n")[0] ?? "";
+  } catch {
+    return null;
+  }
+}
+
+async function redisReachable(url: string): Promise<string | null> {
+  const { Redis } = await import("ioredis");
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000, enableOfflineQueue: false });
+  try {
+    await client.connect();
+    return await client.ping();
+  } catch (error) {
+    return error instanceof Error ? `error: ${error.message}` : "error";
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** `tackle doctor`: what Tackle needs on this machine, and how to fix what is missing. */
+export async function runDoctor(env: NodeJS.ProcessEnv): Promise<Check[]> {
+  const checks: Check[] = [];
+  const git = await version("git", ["--version"]);
+  checks.push(git ? { name: "git", ok: true, detail: git } : { name: "git", ok: false, detail: "not found", fix: "apt-get install git" });
+
+  const sandbox = await detectSandbox();
+  checks.push(
+    sandbox.available
+      ? { name: "bubblewrap", ok: true, detail: sandbox.detail }
+      : {
+          name: "bubblewrap",
+          ok: env.TACKLE_SANDBOX === "off",
+          detail: `${sandbox.detail}${env.TACKLE_SANDBOX === "off" ? " (TACKLE_SANDBOX=off: jobs run unsandboxed)" : ""}`,
+          fix: "apt-get install bubblewrap (in Docker: --security-opt seccomp=unconfined --security-opt apparmor=unconfined, or a profile that allows user namespaces); or set TACKLE_SANDBOX=off to run without isolation",
+        },
+  );
+  const rg = await version(rgPath, ["--version"]);
+  checks.push(rg ? { name: "ripgrep", ok: true, detail: rg } : { name: "ripgrep", ok: false, detail: `${rgPath} does not run`, fix: "reinstall with npm ci" });
+
+  if (env.REDIS_URL) {
+    const pong = await redisReachable(env.REDIS_URL);
+    checks.push(
+      pong === "PONG"
+        ? { name: "redis", ok: true, detail: `${env.REDIS_URL} answers PING` }
+        : { name: "redis", ok: false, detail: `${env.REDIS_URL}: ${pong}`, fix: "start redis-server or fix REDIS_URL" },
+    );
+  } else {
+    checks.push({ name: "redis", ok: true, detail: "REDIS_URL unset: the server runs jobs in-process" });
+  }
+  checks.push(
+    env.ANTHROPIC_API_KEY
+      ? { name: "model key", ok: true, detail: "ANTHROPIC_API_KEY is set" }
+      : { name: "model key", ok: false, detail: "ANTHROPIC_API_KEY is not set", fix: "export ANTHROPIC_API_KEY=sk-ant-… (or use --replay FILE for local runs)" },
+  );
+  const appReady = Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH) && env.WEBHOOK_SECRET);
+  checks.push(
+    appReady
+      ? { name: "GitHub App", ok: true, detail: `APP_ID ${env.APP_ID}` }
+      : { name: "GitHub App", ok: false, detail: "APP_ID, PRIVATE_KEY(_PATH) or WEBHOOK_SECRET missing (needed by `tackle server`)", fix: "create the App from app.yml and export its credentials" },
+  );
+  return checks;
+}

@@ -1,0 +1,68 @@
+/** Half-open range of offsets into a text. */
+export interface Range {
+  start: number;
+  end: number;
+}
+
+/**
+ * Where a Markdown text holds code: fenced blocks (fence lines included) and inline code spans.
+ * An approximation of CommonMark good enough to tell prose from code; sorted, non-overlapping.
+ */
+export function codeRanges(text: string): Range[] {
+  const fenced = fencedCodeRanges(text);
+  const withoutFences = blankRanges(text, fenced);
+  const inline: Range[] = [];
+  // Code spans stay within a paragraph: they never cross a blank line.
+  const span = /(?<!`)(`+)(?!`)((?:[^\n]|\n(?![ \t]*\n))*?[^`\n])\1(?!`)/g;
+  for (const match of withoutFences.matchAll(span)) {
+    inline.push({ start: match.index, end: match.index + match[0].length });
+  }
+  return [...fenced, ...inline].sort((a, b) => a.start - b.start);
+}
+
+/** Replaces every character in the ranges except line breaks by a space, keeping all offsets. */
+export function blankRanges(text: string, ranges: readonly Range[]): string {
+  let result = "";
+  let position = 0;
+  for (const range of ranges) {
+    result += text.slice(position, range.start) + text.slice(range.start, range.end).replace(/[^\n]/g, " ");
+    position = range.end;
+  }
+  return result + text.slice(position);
+}
+
+/** Applies `transform` to the prose between code ranges; code is kept as written. */
+export function mapProse(text: string, transform: (prose: string) => string): string {
+  let result = "";
+  let position = 0;
+  for (const range of codeRanges(text)) {
+    result += transform(text.slice(position, range.start)) + text.slice(range.start, range.end);
+    position = range.end;
+  }
+  return result + transform(text.slice(position));
+}
+
+function fencedCodeRanges(text: string): Range[] {
+  const ranges: Range[] = [];
+  let fence: { char: string; length: number; start: number } | null = null;
+  let offset = 0;
+  for (const line of text.split("\n")) {
+    const lineEnd = offset + line.length;
+    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence === null) {
+      if (marker !== undefined) fence = { char: marker.charAt(0), length: marker.length, start: offset };
+    } else if (
+      marker !== undefined &&
+      marker.charAt(0) === fence.char &&
+      marker.length >= fence.length &&
+      line.trim() === marker
+    ) {
+      ranges.push({ start: fence.start, end: lineEnd });
+      fence = null;
+    }
+    offset = lineEnd + 1;
+  }
+  // An unclosed fence runs to the end of the text.
+  if (fence !== null) ranges.push({ start: fence.start, end: text.length });
+  return ranges;
+}

@@ -1,0 +1,129 @@
+import type { IssuePort, IssueSnapshot, PullRequestRequest, PullRequestResult, PullsPort } from "../agent/ports.js";
+import { checkPushDiff, type PolicyConfig } from "../agent/tools/index.js";
+import { TackleError } from "../errors/index.js";
+import type { GitHubClient, RepoRef } from "../github/index.js";
+import type { Workspace } from "../workspace/index.js";
+
+const COMMENTS_SHOWN = 20;
+
+/** GetIssue / ReportToIssue over GitHub, bound to one issue or PR. */
+export function githubIssuePort(options: {
+  github: GitHubClient;
+  repo: RepoRef;
+  number: number;
+  redact: (text: string) => string;
+}): IssuePort {
+  const { github, repo, number } = options;
+  const trustCache = new Map<string, Promise<boolean>>();
+  const isTrusted = (login: string): Promise<boolean> => {
+    let cached = trustCache.get(login);
+    if (!cached) {
+      cached = github
+        .getPermission(repo, login)
+        .then((p) => p.permission === "admin" || p.permission === "write")
+        .catch(() => false);
+      trustCache.set(login, cached);
+    }
+    return cached;
+  };
+
+  return {
+    async get(): Promise<IssueSnapshot> {
+      const issue = await github.getIssue(repo, number);
+      const { comments, total } = await github.listComments(repo, number, COMMENTS_SHOWN);
+      const snapshot: IssueSnapshot = {
+        number,
+        title: issue.title,
+        body: issue.body,
+        state: issue.state,
+        labels: issue.labels,
+        isPullRequest: issue.isPullRequest,
+        comments: await Promise.all(
+          comments.map(async (c) => ({
+            author: c.author,
+            authorType: c.authorType,
+            trusted: c.authorType !== "Bot" && (await isTrusted(c.author)),
+            body: c.body,
+            createdAt: c.createdAt,
+          })),
+        ),
+        omittedComments: total - comments.length,
+      };
+      if (issue.isPullRequest) snapshot.reviewComments = await github.listReviewComments(repo, number);
+      return snapshot;
+    },
+    async report(body) {
+      const comment = await github.createComment(repo, number, options.redact(body));
+      return { url: comment.url };
+    },
+  };
+}
+
+export function ensureFixesLine(body: string, issueNumber: number): string {
+  const pattern = new RegExp(`\\b(fix(es|ed)?|close[sd]?|resolve[sd]?)\\s+#${issueNumber}\\b`, "i");
+  if (pattern.test(body)) return body;
+  return `${body.trim()}\n\nFixes #${issueNumber}`.trim();
+}
+
+/**
+ * create_pull_request over GitHub: the host checks the branch's diff against the policy, pushes with
+ * a short-lived token the agent never sees, then creates the PR or updates the open one.
+ */
+export function githubPullsPort(options: {
+  github: GitHubClient;
+  repo: RepoRef;
+  workspace: Workspace;
+  policy: PolicyConfig;
+  /** The issue to close, or null when working on an existing PR's head. */
+  issueNumber: number | null;
+  /** The PR this job works on (its head branch), if any. */
+  existingPull: { number: number; url: string } | null;
+  redact: (text: string) => string;
+  defaultDraft: boolean;
+}): PullsPort {
+  const { github, repo, workspace } = options;
+  return {
+    async createOrUpdate(request: PullRequestRequest, signal?: AbortSignal): Promise<PullRequestResult> {
+      const ahead = await workspace.commitsAhead();
+      if (ahead === 0) {
+        throw new TackleError("push_refused", "there are no commits on this branch yet; commit with git_commit first");
+      }
+      const diff = await workspace.git.diffStat(workspace.baseBranch);
+      const verdict = checkPushDiff(options.policy, diff);
+      if (!verdict.ok) throw new TackleError("push_refused", `push refused: ${verdict.reason}`);
+      await workspace.push({ token: await github.gitToken(), ...(signal ? { signal } : {}) });
+
+      if (options.existingPull) {
+        return {
+          number: options.existingPull.number,
+          url: options.existingPull.url,
+          created: false,
+          message: `pushed ${ahead} commit(s) to the pull request's branch ${workspace.branch}: ${options.existingPull.url}`,
+        };
+      }
+      const title = options.redact(request.title);
+      const rawBody = options.redact(request.body);
+      const body = options.issueNumber === null ? rawBody : ensureFixesLine(rawBody, options.issueNumber);
+      const open = await github.findOpenPull(repo, workspace.branch);
+      if (open) {
+        await github.updatePull(repo, open.number, { title, body });
+        return { number: open.number, url: open.url, created: false, message: `updated pull request ${open.url}` };
+      }
+      try {
+        const pull = await github.createPull(repo, {
+          head: workspace.branch,
+          base: request.base ?? workspace.baseBranch,
+          title,
+          body,
+          draft: request.draft,
+        });
+        return { number: pull.number, url: pull.url, created: true, message: `opened pull request ${pull.url}` };
+      } catch (error) {
+        // Another attempt of this job may have opened it in between: GitHub answers 422; use that PR.
+        const raced = await github.findOpenPull(repo, workspace.branch);
+        if (raced) return { number: raced.number, url: raced.url, created: false, message: `updated pull request ${raced.url}` };
+        throw error;
+      }
+    },
+  };
+}

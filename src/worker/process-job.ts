@@ -1,0 +1,361 @@
+import path from "node:path";
+import type { AgentResult } from "../agent/index.js";
+import type { ModelClient } from "../agent/model-client.js";
+import type { SessionState } from "../agent/ports.js";
+import { parseRepoConfig, resolveModel, type RepoConfig } from "../config/index.js";
+import { TackleError, errorMessage, isTackleError } from "../errors/index.js";
+import type { GitHubClient, ReactionTarget, RepoRef } from "../github/index.js";
+import { issueBranchName, laneKey, type JobData } from "../jobs/job-data.js";
+import type { Logger } from "../logging/logger.js";
+import { createRedactor } from "../util/redact.js";
+import type { PrepareOptions, Workspace } from "../workspace/index.js";
+import { githubIssuePort, githubPullsPort, ensureFixesLine } from "./github-ports.js";
+import { runAgentSession } from "./run-agent-session.js";
+import { createTracker, type Tracker } from "./tracker.js";
+import type { JobStats, TrackingState } from "./tracking-comment.js";
+
+export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md"] as const;
+export const CONFIG_PATH = ".github/tackle.yml";
+
+export interface WorkerSettings {
+  /** TACKLE_HOME: repo cache, checkouts, transcripts. */
+  home: string;
+  defaultModel: string;
+  allowedModels: string[];
+  sandbox: "bwrap" | "off";
+  gitUrl: (owner: string, repo: string) => string;
+  /** Host part of the repo cache key (github.com or the GHE host). */
+  gitHost: string;
+  /** Secrets the job must never leak (model key, webhook secret), redacted by value. */
+  secrets: string[];
+}
+
+/** The ports processJob runs on; never a Probot context, so the server, worker and Action share it. */
+export interface ProcessJobDeps {
+  github: (data: JobData) => Promise<GitHubClient>;
+  model: (modelName: string) => ModelClient;
+  workspaces: { prepare(options: PrepareOptions): Promise<Workspace> };
+  clock: () => number;
+  logger: Logger;
+  settings: WorkerSettings;
+}
+
+export type JobOutcomeStatus = TrackingState["phase"];
+
+export interface JobOutcome {
+  status: Exclude<JobOutcomeStatus, "queued" | "working">;
+  reason: string;
+  pullRequestUrl: string | null;
+}
+
+function reactionTarget(data: JobData): ReactionTarget {
+  const { commentId, commentKind } = data.trigger;
+  if (commentId !== undefined && commentKind === "review_comment") return { kind: "review_comment", id: commentId };
+  if (commentId !== undefined && commentKind === "issue") return { kind: "issue_comment", id: commentId };
+  return { kind: "issue", number: data.number };
+}
+
+function emptyStats(durationMs: number): JobStats {
+  return { durationMs, turns: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, costUsd: 0 };
+}
+
+function statsOf(result: AgentResult, durationMs: number): JobStats {
+  return {
+    durationMs,
+    turns: result.turns,
+    inputTokens: result.usage.input + result.usage.cacheWrite,
+    outputTokens: result.usage.output,
+    cacheReadTokens: result.usage.cacheRead,
+    costUsd: result.costUsd,
+  };
+}
+
+async function readInstructionFiles(github: GitHubClient, repo: RepoRef, ref: string) {
+  const files: Array<{ path: string; content: string }> = [];
+  for (const filePath of INSTRUCTION_FILES) {
+    const content = await github.getFile(repo, filePath, ref);
+    if (content !== null) files.push({ path: filePath, content });
+  }
+  return files;
+}
+
+/** `config_invalid` is reported once as its own comment naming each bad key. */
+function configProblemComment(problems: string[]): string {
+  return [
+    `**Tackle could not use \`${CONFIG_PATH}\`** on the default branch, so this job did not run:`,
+    "",
+    ...problems.map((p) => `- ${p}`),
+    "",
+    "Fix the file and comment `/tackle retry`.",
+  ].join("\n");
+}
+
+/**
+ * One job, start to end: acknowledge -> workspace -> agent -> finish. Always ends with a final edit
+ * of the tracking comment; throws only what the queue should retry.
+ */
+export async function processJob(data: JobData, deps: ProcessJobDeps, signal: AbortSignal): Promise<JobOutcome> {
+  const startedAt = deps.clock();
+  const repo: RepoRef = data.repo;
+  const lane = laneKey(data);
+  const log = deps.logger.child({ jobId: data.jobId, repo: `${repo.owner}/${repo.name}`, issue: data.number });
+  const github = await deps.github(data);
+  const gitToken = await github.gitToken();
+  const redact = createRedactor([...deps.settings.secrets, gitToken]);
+
+  const tracker = createTracker({
+    laneKey: lane,
+    clock: deps.clock,
+    logger: log,
+    initialCommentId: data.trackingCommentId ?? null,
+    sink: githubSink(github, repo, data.number, data.trackingCommentId ?? null, redact),
+  });
+  const finish = async (state: Exclude<TrackingState, { phase: "queued" | "working" }>): Promise<JobOutcome> => {
+    await tracker.flush(state);
+    log.info({ status: state.phase, reason: state.reason }, "job finished");
+    return { status: state.phase, reason: state.reason, pullRequestUrl: state.pullRequestUrl ?? null };
+  };
+
+  try {
+    await github.addReaction(repo, reactionTarget(data), "eyes").catch((error: unknown) => {
+      log.warn({ err: error }, "could not add the 👀 reaction");
+    });
+    tracker.update({ phase: "working", step: "preparing", todos: [], startedAt, unsandboxed: deps.settings.sandbox === "off" });
+
+    const issue = await github.getIssue(repo, data.number);
+    if (issue.state !== "open") {
+      return await finish({
+        phase: "no_changes",
+        reason: `#${data.number} was closed before the job ran; nothing to do`,
+        stats: emptyStats(deps.clock() - startedAt),
+      });
+    }
+    const repoInfo = await github.getRepo(repo);
+    const parsed = parseRepoConfig(await github.getFile(repo, CONFIG_PATH, repoInfo.defaultBranch));
+    if (!parsed.ok) {
+      await github.createComment(repo, data.number, configProblemComment(parsed.problems));
+      return await finish({
+        phase: "failed",
+        reason: `invalid ${CONFIG_PATH}: ${parsed.problems.length} problem(s), listed in the comment below`,
+        stats: emptyStats(deps.clock() - startedAt),
+      });
+    }
+    const config = parsed.config;
+    const modelChoice = resolveModel(config.model, {
+      model: deps.settings.defaultModel,
+      allowedModels: deps.settings.allowedModels,
+    });
+    if (!modelChoice.ok) {
+      await github.createComment(repo, data.number, configProblemComment([modelChoice.problem]));
+      return await finish({ phase: "failed", reason: modelChoice.problem, stats: emptyStats(deps.clock() - startedAt) });
+    }
+    const modelName = modelChoice.model;
+
+    const target = await resolveTarget(github, repo, data, repoInfo.defaultBranch);
+    if (!target.ok) {
+      await github.createComment(repo, data.number, target.reply);
+      return await finish({ phase: "failed", reason: target.reason, stats: emptyStats(deps.clock() - startedAt) });
+    }
+
+    tracker.update({ phase: "working", step: "preparing the workspace", todos: [], startedAt, unsandboxed: deps.settings.sandbox === "off" });
+    const workspace = await deps.workspaces.prepare({
+      jobId: data.jobId,
+      remoteUrl: deps.settings.gitUrl(repo.owner, repo.name),
+      repoKey: `${deps.settings.gitHost}/${repo.owner}/${repo.name}`,
+      token: () => github.gitToken(),
+      branch: target.branch,
+      baseBranch: target.baseBranch,
+      startFrom: target.startFrom,
+      signal,
+      sandbox: deps.settings.sandbox,
+    });
+    try {
+      const policy = {
+        protectedPaths: config.protected_paths,
+        blockedCommands: config.blocked_commands,
+        maxDiffLines: config.max_diff_lines,
+      };
+      const pulls = githubPullsPort({
+        github,
+        repo,
+        workspace,
+        policy,
+        issueNumber: data.isPullRequest ? null : data.number,
+        existingPull: target.existingPull,
+        redact,
+        defaultDraft: config.draft_pr,
+      });
+      const { result, state } = await runAgentSession({
+        jobId: data.jobId,
+        workspace,
+        issue: githubIssuePort({ github, repo, number: data.number, redact }),
+        pulls,
+        config,
+        model: deps.model(modelName),
+        modelName,
+        repoFullName: `${repo.owner}/${repo.name}`,
+        task: {
+          title: issue.title,
+          body: issue.body,
+          kind: data.trigger.kind,
+          actor: data.trigger.actor,
+          number: data.number,
+          isPullRequest: data.isPullRequest,
+          ...(data.trigger.instructions ? { instructions: data.trigger.instructions } : {}),
+        },
+        instructionFiles: await readInstructionFiles(github, repo, repoInfo.defaultBranch),
+        tracker,
+        transcriptDir: path.join(deps.settings.home, "transcripts"),
+        redact,
+        secrets: [...deps.settings.secrets, gitToken],
+        clock: deps.clock,
+        startedAt,
+        signal,
+        logger: log,
+      });
+      const pullUrl = await publishLeftovers({ workspace, pulls, state, issueTitle: issue.title, data, config, log });
+      return await finish(finalState(result, state, pullUrl, deps.clock() - startedAt, workspace.sandboxed));
+    } finally {
+      await workspace.dispose().catch((error: unknown) => log.warn({ err: error }, "workspace cleanup failed"));
+    }
+  } catch (error) {
+    const aborted = signal.aborted || isTackleError(error, "aborted");
+    const retryable = !aborted && isTackleError(error) && error.retryable;
+    log.error({ err: error }, "job failed");
+    await tracker.flush({
+      phase: aborted ? "cancelled" : "failed",
+      reason: aborted ? "stopped on request" : redact(errorMessage(error)) + (retryable ? " (will retry)" : ""),
+      stats: emptyStats(deps.clock() - startedAt),
+    });
+    if (retryable) throw error;
+    return { status: aborted ? "cancelled" : "failed", reason: errorMessage(error), pullRequestUrl: null };
+  }
+}
+
+function githubSink(
+  github: GitHubClient,
+  repo: RepoRef,
+  number: number,
+  initialId: number | null,
+  redact: (text: string) => string,
+) {
+  let commentId = initialId;
+  return {
+    async write(body: string): Promise<number | null> {
+      if (commentId === null) {
+        commentId = (await github.createComment(repo, number, redact(body))).id;
+      } else {
+        await github.updateComment(repo, commentId, redact(body));
+      }
+      return commentId;
+    },
+  };
+}
+
+type Target =
+  | {
+      ok: true;
+      branch: string;
+      baseBranch: string;
+      startFrom: "base" | "existing";
+      existingPull: { number: number; url: string } | null;
+    }
+  | { ok: false; reason: string; reply: string };
+
+/** Which branch the job works on: the PR's own head (same repository only), or tackle/issue-N. */
+async function resolveTarget(github: GitHubClient, repo: RepoRef, data: JobData, defaultBranch: string): Promise<Target> {
+  if (data.isPullRequest) {
+    const pull = await github.getPull(repo, data.number);
+    const own = `${repo.owner}/${repo.name}`.toLowerCase();
+    if (pull.head.repoFullName?.toLowerCase() !== own) {
+      return {
+        ok: false,
+        reason: "the pull request's head is in a fork",
+        reply:
+          `Tackle can't push to this pull request: its branch lives in the fork \`${pull.head.repoFullName ?? "(deleted)"}\`, ` +
+          "and the App's token can only push to this repository. Open an issue instead and Tackle will propose its own PR.",
+      };
+    }
+    return {
+      ok: true,
+      branch: pull.head.ref,
+      baseBranch: pull.base.ref,
+      startFrom: "existing",
+      existingPull: { number: pull.number, url: pull.url },
+    };
+  }
+  const branch = issueBranchName(data.number);
+  const open = await github.findOpenPull(repo, branch);
+  return {
+    ok: true,
+    branch,
+    baseBranch: defaultBranch,
+    startFrom: open ? "existing" : "base",
+    existingPull: null,
+  };
+}
+
+/** No work is lost: uncommitted changes are committed and a branch with commits gets its draft PR. */
+async function publishLeftovers(options: {
+  workspace: Workspace;
+  pulls: ReturnType<typeof githubPullsPort>;
+  state: SessionState;
+  issueTitle: string;
+  data: JobData;
+  config: RepoConfig;
+  log: Logger;
+}): Promise<string | null> {
+  const { workspace, state } = options;
+  const dirty = await workspace.git.status();
+  if (dirty.length > 0) {
+    await workspace.git.commit(`WIP: changes left uncommitted by the agent (#${options.data.number})`);
+  }
+  const published = state.pullRequest?.url ?? null;
+  if (published && dirty.length === 0) return published;
+  if ((await workspace.commitsAhead()) === 0) return published;
+  try {
+    const summary = state.done?.summary ?? "The agent stopped before opening a pull request; this draft keeps its work.";
+    const result = await options.pulls.createOrUpdate({
+      title: published ? options.issueTitle : `Draft: ${options.issueTitle}`,
+      body: options.data.isPullRequest ? summary : ensureFixesLine(summary, options.data.number),
+      draft: published ? options.config.draft_pr : true,
+    });
+    return result.url;
+  } catch (error) {
+    options.log.warn({ err: error }, "could not publish the leftover work");
+    if (isTackleError(error, "push_refused")) return published;
+    throw error;
+  }
+}
+
+function finalState(
+  result: AgentResult,
+  state: SessionState,
+  pullRequestUrl: string | null,
+  durationMs: number,
+  sandboxed: boolean,
+): Exclude<TrackingState, { phase: "queued" | "working" }> {
+  const stats = statsOf(result, durationMs);
+  const base = {
+    reason: result.reasonText ?? result.reason,
+    stats,
+    pullRequestUrl,
+    ...(state.done?.summary ? { summary: state.done.summary } : {}),
+    ...(sandboxed ? {} : { unsandboxed: true }),
+  };
+  switch (result.reason) {
+    case "task_done":
+      return { phase: pullRequestUrl ? "done" : "no_changes", ...base };
+    case "max_turns":
+    case "max_cost":
+    case "deadline":
+      return { phase: "budget_exhausted", ...base, ...(pullRequestUrl ? { kept: `the work so far is in ${pullRequestUrl}` } : {}) };
+    case "aborted":
+      return { phase: "cancelled", ...base };
+    case "no_tool_calls":
+      return { phase: pullRequestUrl ? "done" : "no_changes", ...base };
+    default:
+      return { phase: "failed", ...base };
+  }
+}
+

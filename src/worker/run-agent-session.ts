@@ -1,0 +1,135 @@
+import { runAgent, buildSystemPrompt, buildTaskMessage, createTranscript, type AgentResult } from "../agent/index.js";
+import type { ModelClient } from "../agent/model-client.js";
+import type { IssuePort, PullsPort, SessionState } from "../agent/ports.js";
+import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler } from "../agent/tools/index.js";
+import type { ToolContext } from "../agent/tools/tool.js";
+import type { RepoConfig } from "../config/index.js";
+import type { Logger } from "../logging/logger.js";
+import type { Workspace } from "../workspace/index.js";
+import type { Tracker } from "./tracker.js";
+
+export interface SessionInput {
+  jobId: string;
+  workspace: Workspace;
+  issue: IssuePort;
+  pulls: PullsPort;
+  config: RepoConfig;
+  model: ModelClient;
+  modelName: string;
+  repoFullName: string;
+  task: {
+    number?: number;
+    isPullRequest?: boolean;
+    title: string;
+    body: string;
+    instructions?: string;
+    kind: string;
+    actor: string;
+  };
+  instructionFiles: Array<{ path: string; content: string }>;
+  tracker: Tracker;
+  transcriptDir: string;
+  redact: (text: string) => string;
+  secrets: string[];
+  clock: () => number;
+  startedAt: number;
+  signal: AbortSignal;
+  logger: Logger;
+}
+
+export interface SessionOutcome {
+  result: AgentResult;
+  state: SessionState;
+}
+
+/**
+ * The part every mode shares: build the tools over the workspace's ports, run the agent loop, and
+ * mirror its progress into the tracking comment.
+ */
+export async function runAgentSession(input: SessionInput): Promise<SessionOutcome> {
+  const { workspace, config } = input;
+  const state: SessionState = { todos: [], notes: [] };
+  const policyConfig = {
+    protectedPaths: config.protected_paths,
+    blockedCommands: config.blocked_commands,
+    maxDiffLines: config.max_diff_lines,
+    ...(config.require_approval_above === undefined ? {} : { requireApprovalAbove: config.require_approval_above }),
+  };
+  const registry = createToolRegistry(coreTools(), {
+    policy: createPolicyEngine(policyConfig),
+    approval: denyingApprovalHandler,
+    secrets: input.secrets,
+    logger: input.logger,
+  });
+  const ctx: ToolContext = {
+    fs: workspace.fs,
+    exec: workspace.exec,
+    search: workspace.search,
+    git: workspace.git,
+    issue: input.issue,
+    pulls: input.pulls,
+    state,
+    baseBranch: workspace.baseBranch,
+    signal: input.signal,
+    logger: input.logger,
+  };
+  const transcript = await createTranscript({
+    dir: input.transcriptDir,
+    jobId: input.jobId,
+    model: input.modelName,
+    redact: input.redact,
+  });
+  const system = buildSystemPrompt({
+    repo: input.repoFullName,
+    branch: workspace.branch,
+    baseBranch: workspace.baseBranch,
+    instructionFiles: input.instructionFiles,
+    ...(config.instructions ? { rules: [config.instructions] } : {}),
+  });
+  const initialMessage = buildTaskMessage({
+    task: {
+      ...(input.task.number === undefined ? {} : { number: input.task.number }),
+      isPullRequest: input.task.isPullRequest ?? false,
+      title: input.task.title,
+      body: input.task.body,
+      ...(input.task.instructions ? { instructions: input.task.instructions } : {}),
+    },
+    trigger: { kind: input.task.kind, actor: input.task.actor },
+  });
+  const unsandboxed = !workspace.sandboxed;
+  let step = "reading the issue";
+  input.tracker.update({ phase: "working", step, todos: [], startedAt: input.startedAt, unsandboxed });
+
+  try {
+    const result = await runAgent({
+      model: input.model,
+      modelName: input.modelName,
+      tools: registry,
+      ctx,
+      system,
+      initialMessage,
+      budgets: {
+        maxTurns: config.max_turns,
+        maxOutputTokensPerTurn: config.max_output_tokens,
+        maxCostUsd: config.max_cost_usd,
+        deadline: input.startedAt + config.timeout_minutes * 60_000,
+      },
+      transcript,
+      clock: input.clock,
+      signal: input.signal,
+      onProgress: (event) => {
+        if (event.type === "tool_calls") step = event.summary;
+        input.tracker.update({
+          phase: "working",
+          step,
+          todos: [...state.todos],
+          startedAt: input.startedAt,
+          unsandboxed,
+        });
+      },
+    });
+    return { result, state };
+  } finally {
+    await transcript.close();
+  }
+}

@@ -1,0 +1,169 @@
+import { execFile } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import type { ModelClient } from "../agent/model-client.js";
+import type { IssuePort, PullsPort } from "../agent/ports.js";
+import { parseRepoConfig } from "../config/index.js";
+import { TackleError } from "../errors/index.js";
+import type { Logger } from "../logging/logger.js";
+import { createRedactor } from "../util/redact.js";
+import { openLocalWorkspace } from "../workspace/index.js";
+import { CONFIG_PATH, INSTRUCTION_FILES } from "./process-job.js";
+import { runAgentSession } from "./run-agent-session.js";
+import { createTracker } from "./tracker.js";
+
+const run = promisify(execFile);
+
+export interface LocalRunOptions {
+  repoPath: string;
+  task: string;
+  model: ModelClient;
+  modelName: string;
+  home: string;
+  sandbox: "bwrap" | "off";
+  secrets: string[];
+  clock: () => number;
+  logger: Logger;
+  /** Where progress and ReportToIssue text go (the terminal). */
+  print: (line: string) => void;
+  signal: AbortSignal;
+}
+
+export interface LocalRunResult {
+  ok: boolean;
+  branch: string;
+  patchPath: string | null;
+  reason: string;
+  commits: number;
+}
+
+/** A short, readable, unique branch suffix from the task's first words. */
+export function localSlug(task: string, now: number): string {
+  const words = task
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim()
+    .split(" ")
+    .filter(Boolean)
+    .slice(0, 6)
+    .join("-")
+    .slice(0, 40)
+    .replace(/-+$/, "");
+  return `${words || "task"}-${now.toString(36).slice(-5)}`;
+}
+
+/** A file of the user's repository at HEAD (what "the default branch" means locally). */
+async function readAtHead(repoPath: string, file: string): Promise<string | null> {
+  try {
+    const { stdout } = await run("git", ["-C", repoPath, "show", `HEAD:${file}`], { maxBuffer: 4 * 1024 * 1024 });
+    return stdout;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `tackle run --local`: the same agent session as a GitHub job, in a worktree of the user's
+ * repository on a new branch; GetIssue serves the task, ReportToIssue prints, and the work is left
+ * on the branch plus a patch file.
+ */
+export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult> {
+  const startedAt = options.clock();
+  const repoPath = path.resolve(options.repoPath);
+  const slug = localSlug(options.task, startedAt);
+  const branch = `tackle/local-${slug}`;
+  const parsed = parseRepoConfig(await readAtHead(repoPath, CONFIG_PATH));
+  if (!parsed.ok) {
+    throw new TackleError("config_invalid", `invalid ${CONFIG_PATH}:\n${parsed.problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+  const instructionFiles: Array<{ path: string; content: string }> = [];
+  for (const file of INSTRUCTION_FILES) {
+    const content = await readAtHead(repoPath, file);
+    if (content !== null) instructionFiles.push({ path: file, content });
+  }
+
+  const workspace = await openLocalWorkspace({ repoPath, branch, home: options.home, sandbox: options.sandbox });
+  const redact = createRedactor(options.secrets);
+  const title = options.task.split("\n")[0]!.slice(0, 200);
+  const issue: IssuePort = {
+    async get() {
+      return {
+        number: 0,
+        title,
+        body: options.task,
+        state: "open",
+        labels: [],
+        isPullRequest: false,
+        comments: [],
+        omittedComments: 0,
+      };
+    },
+    async report(body) {
+      options.print(`\n[report] ${redact(body)}\n`);
+      return { url: "printed to the terminal" };
+    },
+  };
+  const pulls: PullsPort = {
+    async createOrUpdate() {
+      return {
+        number: null,
+        url: null,
+        created: false,
+        message: `there is no remote in a local run; the branch ${branch} holds the work and a patch file is written at the end`,
+      };
+    },
+  };
+  const tracker = createTracker({
+    laneKey: `local/${slug}`,
+    clock: options.clock,
+    logger: options.logger,
+    minIntervalMs: 0,
+    sink: {
+      async write(body) {
+        const step = body.split("\n").find((line) => line.startsWith("Current step:"));
+        if (step) options.print(`  ${step.slice("Current step: ".length)}`);
+        return null;
+      },
+    },
+  });
+
+  options.print(`tackle: working in ${repoPath} on branch ${branch}${workspace.sandboxed ? "" : " (no sandbox)"}`);
+  try {
+    const { result, state } = await runAgentSession({
+      jobId: `local-${slug}`,
+      workspace,
+      issue,
+      pulls,
+      config: parsed.config,
+      model: options.model,
+      modelName: options.modelName,
+      repoFullName: path.basename(repoPath),
+      task: { title, body: options.task, kind: "local", actor: "you" },
+      instructionFiles,
+      tracker,
+      transcriptDir: path.join(options.home, "transcripts"),
+      redact,
+      secrets: options.secrets,
+      clock: options.clock,
+      startedAt,
+      signal: options.signal,
+      logger: options.logger,
+    });
+    if ((await workspace.git.status()).length > 0) {
+      await workspace.git.commit("WIP: changes left uncommitted by the agent");
+    }
+    const commits = await workspace.commitsAhead();
+    let patchPath: string | null = null;
+    if (commits > 0) {
+      patchPath = path.join(options.home, "patches", `${slug}.patch`);
+      await mkdir(path.dirname(patchPath), { recursive: true });
+      await writeFile(patchPath, await workspace.formatPatch());
+    }
+    if (state.done?.summary) options.print(`\nSummary: ${redact(state.done.summary)}`);
+    const ok = result.reason === "task_done";
+    return { ok, branch, patchPath, reason: result.reasonText ?? result.reason, commits };
+  } finally {
+    await workspace.dispose();
+  }
+}

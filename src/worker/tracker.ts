@@ -1,0 +1,77 @@
+import type { Logger } from "../logging/logger.js";
+import { renderTrackingComment, type TrackingState } from "./tracking-comment.js";
+
+/** Where the tracking comment lives: a GitHub comment edited in place, or the terminal in local runs. */
+export interface TrackingSink {
+  /** Creates the comment on first call, edits it afterwards; returns the comment id when there is one. */
+  write(body: string): Promise<number | null>;
+}
+
+export interface Tracker {
+  /** Working-state updates are coalesced to at most one edit per `minIntervalMs`. */
+  update(state: TrackingState): void;
+  /** Writes `state` now, after any pending edit; final states always go through this. */
+  flush(state: TrackingState): Promise<void>;
+  commentId(): number | null;
+}
+
+/**
+ * Keeps one tracking comment current without flooding GitHub with edits: intermediate states are
+ * coalesced (only the newest is written), final states are written at once and in order.
+ */
+export function createTracker(options: {
+  sink: TrackingSink;
+  laneKey: string;
+  clock: () => number;
+  logger: Logger;
+  /** @defaultValue 3000 */
+  minIntervalMs?: number;
+  initialCommentId?: number | null;
+}): Tracker {
+  const minInterval = options.minIntervalMs ?? 3000;
+  let commentId = options.initialCommentId ?? null;
+  let lastWrite = 0;
+  let queued: TrackingState | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let chain: Promise<void> = Promise.resolve();
+
+  const write = (state: TrackingState): Promise<void> => {
+    chain = chain.then(async () => {
+      try {
+        const id = await options.sink.write(renderTrackingComment(state, options.laneKey, options.clock()));
+        if (id !== null) commentId = id;
+        lastWrite = options.clock();
+      } catch (error) {
+        // A failed edit must not fail the job; the next state (or the final one) tries again.
+        options.logger.warn({ err: error }, "tracking comment update failed");
+      }
+    });
+    return chain;
+  };
+
+  const writeQueued = (): void => {
+    timer = null;
+    if (queued) {
+      const state = queued;
+      queued = null;
+      void write(state);
+    }
+  };
+
+  return {
+    update(state) {
+      queued = state;
+      if (timer) return;
+      const wait = Math.max(0, lastWrite + minInterval - options.clock());
+      timer = setTimeout(writeQueued, wait);
+      timer.unref?.();
+    },
+    async flush(state) {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      queued = null;
+      await write(state);
+    },
+    commentId: () => commentId,
+  };
+}

@@ -1,0 +1,87 @@
+import type { Todo } from "../agent/ports.js";
+
+export type TrackingState =
+  | { phase: "queued"; position: number }
+  | { phase: "working"; step: string; todos: Todo[]; startedAt: number; unsandboxed?: boolean }
+  | {
+      phase: "done" | "no_changes" | "failed" | "cancelled" | "budget_exhausted";
+      reason: string;
+      summary?: string;
+      pullRequestUrl?: string | null;
+      kept?: string;
+      stats: JobStats;
+      unsandboxed?: boolean;
+    };
+
+export interface JobStats {
+  durationMs: number;
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  costUsd: number;
+}
+
+/** Marks the comment as this job's, so a rerun (or a human) can find it. */
+export function trackingMarker(laneKey: string): string {
+  return `<!-- tackle:tracking ${laneKey} -->`;
+}
+
+const TITLES: Record<Exclude<TrackingState["phase"], "queued" | "working">, string> = {
+  done: "✅ Tackle finished",
+  no_changes: "✅ Tackle finished: no changes needed",
+  failed: "❌ Tackle failed",
+  cancelled: "⏹️ Tackle was stopped",
+  budget_exhausted: "⚠️ Tackle ran out of budget",
+};
+
+function formatDuration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  return `${Math.floor(seconds / 60)}m ${seconds % 60}s`;
+}
+
+function formatTokens(n: number): string {
+  return n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+function renderTodos(todos: readonly Todo[]): string[] {
+  return todos.map((todo) => {
+    const box = todo.status === "completed" ? "[x]" : "[ ]";
+    const text = todo.status === "in_progress" ? `**${todo.content}** (in progress)` : todo.content;
+    return `- ${box} ${text}`;
+  });
+}
+
+/** The tracking comment's body for one state; pure, so every state is tested by value. */
+export function renderTrackingComment(state: TrackingState, laneKey: string, now: number = Date.now()): string {
+  const lines: string[] = [trackingMarker(laneKey)];
+  if (state.phase === "queued") {
+    lines.push(
+      state.position <= 1
+        ? "⏳ **Tackle** has queued this job; it starts shortly."
+        : `⏳ **Tackle** has queued this job: position ${state.position} in the queue.`,
+    );
+    return lines.join("\n");
+  }
+  if (state.phase === "working") {
+    lines.push(`🛠️ **Tackle is working on this** (${formatDuration(now - state.startedAt)} so far)`, "");
+    lines.push(`Current step: ${state.step}`);
+    if (state.todos.length > 0) lines.push("", ...renderTodos(state.todos));
+    if (state.unsandboxed) lines.push("", "⚠️ This job runs without a sandbox (`TACKLE_SANDBOX=off`).");
+    lines.push("", "_Comment `/tackle stop` to cancel._");
+    return lines.join("\n");
+  }
+  lines.push(`**${TITLES[state.phase]}**`, "");
+  if (state.pullRequestUrl) lines.push(`Pull request: ${state.pullRequestUrl}`, "");
+  if (state.summary) lines.push(state.summary.trim(), "");
+  if (state.phase !== "done") lines.push(`Reason: ${state.reason}`, "");
+  if (state.kept) lines.push(`Kept: ${state.kept}`, "");
+  const s = state.stats;
+  lines.push(
+    `<sub>${formatDuration(s.durationMs)} · ${s.turns} turns · ${formatTokens(s.inputTokens + s.cacheReadTokens)} input / ` +
+      `${formatTokens(s.outputTokens)} output tokens · $${s.costUsd.toFixed(2)}</sub>`,
+  );
+  if (state.unsandboxed) lines.push("", "⚠️ This job ran without a sandbox (`TACKLE_SANDBOX=off`).");
+  return lines.join("\n");
+}

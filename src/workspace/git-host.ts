@@ -1,0 +1,211 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { execa } from "execa";
+import { TackleError } from "../errors/index.js";
+import type { Logger } from "../logging/logger.js";
+
+/**
+ * Every git command the host runs goes through here. The environment is rebuilt from nothing
+ * (no inherited GIT_*, no system or global config, an empty HOME), repository hooks and fsmonitor
+ * are switched off on the command line, and a credential, when one is needed, reaches that one
+ * command through GIT_CONFIG_* variables: never argv, never a file.
+ */
+
+/** Where a command's repository lives, pinned so nothing inside the worktree can redirect it. */
+export interface GitRepoLocation {
+  gitDir: string;
+  /** Defaults to gitDir: pinning it makes a planted `commondir` file meaningless. */
+  commonDir?: string;
+  workTree?: string;
+}
+
+export interface HostGitCommand {
+  args: readonly string[];
+  cwd?: string;
+  repo?: GitRepoLocation;
+  /** One-shot credential for http(s) remotes, sent as an `Authorization` header. */
+  token?: string;
+  /** Transport schemes this command may use (e.g. ["https"]); every other one is refused. */
+  protocols?: readonly string[];
+  signal?: AbortSignal;
+  /** @defaultValue 600_000 */
+  timeoutMs?: number;
+  /** Exit codes that are not failures. @defaultValue [0] */
+  okExitCodes?: readonly number[];
+  /** Marks a failure of this command as worth another attempt (network operations). */
+  retryable?: boolean;
+}
+
+export interface HostGitResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+export interface HostGit {
+  /** Empty directory used as HOME and as the hooks path. */
+  readonly gitHome: string;
+  run(command: HostGitCommand): Promise<HostGitResult>;
+}
+
+const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** Options that make a host git command ignore anything a repository could plant. */
+export function hardeningArgs(): string[] {
+  return [
+    "-c", "core.hooksPath=/dev/null",
+    "-c", "core.fsmonitor=false",
+    "-c", "credential.helper=",
+    "-c", "core.askPass=",
+    "-c", "core.sshCommand=false",
+    "-c", "core.quotePath=false",
+    "-c", "protocol.ext.allow=never",
+  ];
+}
+
+export function basicAuthHeader(token: string): string {
+  return `Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`;
+}
+
+/** The environment of a host git command: built from nothing, never inherited. */
+export function hostGitEnv(gitHome: string, options: { token?: string; repo?: GitRepoLocation } = {}): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: SYSTEM_PATH,
+    HOME: gitHome,
+    XDG_CONFIG_HOME: path.join(gitHome, ".config"),
+    LANG: "C",
+    LC_ALL: "C",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_ATTR_NOSYSTEM: "1",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_ASKPASS: "",
+    SSH_ASKPASS: "",
+    GIT_LITERAL_PATHSPECS: "1",
+    GIT_NO_REPLACE_OBJECTS: "1",
+  };
+  if (options.repo) {
+    env.GIT_DIR = options.repo.gitDir;
+    env.GIT_COMMON_DIR = options.repo.commonDir ?? options.repo.gitDir;
+    if (options.repo.workTree !== undefined) env.GIT_WORK_TREE = options.repo.workTree;
+  }
+  if (options.token !== undefined) {
+    env.GIT_CONFIG_COUNT = "1";
+    env.GIT_CONFIG_KEY_0 = "http.extraHeader";
+    env.GIT_CONFIG_VALUE_0 = basicAuthHeader(options.token);
+  }
+  return env;
+}
+
+function protocolArgs(protocols: readonly string[] | undefined): string[] {
+  if (!protocols) return [];
+  const args = ["-c", "protocol.allow=never"];
+  for (const scheme of protocols) args.push("-c", `protocol.${scheme}.allow=always`);
+  return args;
+}
+
+/** Removes a token (raw or as its Basic header) from text bound for logs and errors. */
+export function redactToken(text: string, token: string | undefined): string {
+  if (!token) return text;
+  const encoded = Buffer.from(`x-access-token:${token}`).toString("base64");
+  return text.split(token).join("***").split(encoded).join("***");
+}
+
+export function createHostGit(options: { gitHome: string; logger?: Logger }): HostGit {
+  const { gitHome, logger } = options;
+  let homeReady: Promise<unknown> | undefined;
+
+  async function run(command: HostGitCommand): Promise<HostGitResult> {
+    homeReady ??= mkdir(gitHome, { recursive: true, mode: 0o755 });
+    await homeReady;
+    const args = [...hardeningArgs(), ...protocolArgs(command.protocols), ...command.args];
+    const envOptions: { token?: string; repo?: GitRepoLocation } = {};
+    if (command.token !== undefined) envOptions.token = command.token;
+    if (command.repo !== undefined) envOptions.repo = command.repo;
+    logger?.debug({ args: command.args, cwd: command.cwd }, "git");
+    const result = await execa("git", args, {
+      cwd: command.cwd ?? gitHome,
+      env: hostGitEnv(gitHome, envOptions),
+      extendEnv: false,
+      reject: false,
+      stdin: "ignore",
+      timeout: command.timeoutMs ?? 600_000,
+      ...(command.signal ? { cancelSignal: command.signal } : {}),
+      maxBuffer: 256 * 1024 * 1024,
+      stripFinalNewline: false,
+    });
+    const stdout = String(result.stdout ?? "");
+    const stderr = String(result.stderr ?? "");
+    if (result.isCanceled) throw new TackleError("aborted", `git ${command.args[0] ?? ""} was cancelled`);
+    const exitCode = result.exitCode ?? -1;
+    if (result.timedOut || !(command.okExitCodes ?? [0]).includes(exitCode)) {
+      const reason = result.timedOut ? "timed out" : `exited with ${exitCode}`;
+      const detail = redactToken(stderr.trim() || stdout.trim(), command.token).slice(-2000);
+      throw new TackleError("git", `git ${command.args.join(" ")} ${reason}: ${detail}`, {
+        retryable: command.retryable ?? false,
+      });
+    }
+    return { stdout, stderr, exitCode };
+  }
+
+  return { gitHome, run };
+}
+
+/**
+ * Validates a branch name with `git check-ref-format --branch` (run outside any repository, so
+ * `@{-1}` shorthands cannot expand) and refuses names git would read as options.
+ */
+export async function validateBranchName(git: HostGit, name: string): Promise<string> {
+  if (name.length === 0 || name.startsWith("-") || name.includes("@{") || name === "HEAD" || /[\s\\]/.test(name)) {
+    throw new TackleError("git", `invalid branch name '${name}'`);
+  }
+  try {
+    const { stdout } = await git.run({ args: ["check-ref-format", "--branch", name] });
+    return stdout.trim();
+  } catch (error) {
+    throw new TackleError("git", `invalid branch name '${name}'`, { cause: error });
+  }
+}
+
+/** Only `tackle/...` branches, or a branch named explicitly (a PR head being worked on), may be pushed. */
+export function isPushAllowed(branch: string, allowedPushBranches: readonly string[] = []): boolean {
+  return (branch.startsWith("tackle/") && branch.length > "tackle/".length) || allowedPushBranches.includes(branch);
+}
+
+export function assertPushAllowed(branch: string, allowedPushBranches: readonly string[] = []): void {
+  if (!isPushAllowed(branch, allowedPushBranches)) {
+    throw new TackleError(
+      "push_refused",
+      `branch '${branch}' may not be pushed: only tackle/... branches or the pull request head being worked on`,
+    );
+  }
+}
+
+export interface RemoteInfo {
+  /** The URL as git should see it, without credentials. */
+  url: string;
+  /** The transport scheme git will use: "https", "http" or "file". */
+  scheme: "https" | "http" | "file";
+}
+
+/**
+ * Accepts http(s) URLs without embedded credentials and, for tests and local mirrors, absolute
+ * paths or file:// URLs. Everything else (ssh, ext::, options in disguise) is refused.
+ */
+export function parseRemoteUrl(remoteUrl: string): RemoteInfo {
+  if (remoteUrl.startsWith("/")) return { url: remoteUrl, scheme: "file" };
+  let parsed: URL;
+  try {
+    parsed = new URL(remoteUrl);
+  } catch {
+    throw new TackleError("workspace", `remote URL '${remoteUrl}' is not an http(s) URL or an absolute path`);
+  }
+  if (parsed.protocol === "file:") return { url: remoteUrl, scheme: "file" };
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+    throw new TackleError("workspace", `remote URL scheme '${parsed.protocol}' is not allowed; use https`);
+  }
+  if (parsed.username !== "" || parsed.password !== "") {
+    throw new TackleError("workspace", "remote URL must not carry credentials; pass the token separately");
+  }
+  return { url: remoteUrl, scheme: parsed.protocol === "https:" ? "https" : "http" };
+}

@@ -1,0 +1,199 @@
+import { lstat, readlink, stat } from "node:fs/promises";
+
+/**
+ * Turns "what the sandbox may see" into a bubblewrap command line. Pure apart from probing the
+ * host's system layout once, so the unit tests can read the arguments it builds.
+ */
+
+export interface SandboxIdentity {
+  uid: number;
+  gid: number;
+}
+
+/** How bubblewrap is started. */
+export type Launcher =
+  /** Tackle runs as root: a private mount namespace stages the paths, then setpriv drops to `identity`. */
+  | { kind: "root-drop"; identity: SandboxIdentity; stageDir: string }
+  /** Tackle runs as root but must keep writing files owned by root (a local run on a root-owned repo). */
+  | { kind: "root-keep" }
+  /** Tackle runs unprivileged; bubblewrap uses an unprivileged user namespace. */
+  | { kind: "unprivileged" };
+
+export interface Bind {
+  src: string;
+  dest: string;
+  kind: "dir" | "file";
+}
+
+export interface BwrapPlanInput {
+  launcher: Launcher;
+  layout: HostLayout;
+  root: string;
+  /** Bound read-write, in order (the root first, then mount points such as `.git`). */
+  writable: readonly Bind[];
+  /** Bound read-only (the mirror, toolchains). */
+  readOnly: readonly Bind[];
+  /** Re-bound read-only on top of the writable binds (`.git/config`, `.git/hooks`). */
+  readOnlyInside: readonly Bind[];
+  homeDir?: string;
+  env: Readonly<Record<string, string>>;
+  network: boolean;
+  tmpBytes: number;
+  innerArgv: readonly string[];
+}
+
+export type ExtraFd = { kind: "data"; content: string } | { kind: "info" } | { kind: "block" };
+
+export interface BwrapPlan {
+  command: string;
+  args: string[];
+  /** Extra descriptors, fd 3 upwards in this order. */
+  fds: ExtraFd[];
+  infoFd?: number;
+  blockFd?: number;
+}
+
+export const SANDBOX_HOME = "/home/tackle";
+export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+/** Inside-the-sandbox uid when Tackle keeps root (the mapping is 65534 -> 0, with no capabilities). */
+const MAPPED_UID = 65534;
+
+/** System directories: read-only, or a symlink where the host has merged /usr. */
+const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+/**
+ * The parts of /etc programs need to start, resolve names and verify TLS. Not the whole of /etc:
+ * it holds operator configuration (and sometimes credentials) that a repository's code has no
+ * business reading. passwd, group and hosts are synthesised instead of bound.
+ */
+const ETC_ALLOW = [
+  "alternatives", "bash.bashrc", "ca-certificates", "ca-certificates.conf", "crypto-policies", "debian_version",
+  "gai.conf", "host.conf", "inputrc", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "login.defs",
+  "lsb-release", "mime.types", "nsswitch.conf", "os-release", "pki/ca-trust", "pki/tls/certs", "profile", "protocols", "services",
+  "ssl/certs", "ssl/openssl.cnf", "terminfo", "timezone",
+];
+
+export interface HostLayout {
+  system: Array<{ path: string; symlinkTo?: string }>;
+  etc: string[];
+}
+
+let layoutCache: Promise<HostLayout> | undefined;
+
+export function probeHostLayout(): Promise<HostLayout> {
+  layoutCache ??= (async () => {
+    const system: HostLayout["system"] = [];
+    for (const dir of SYSTEM_DIRS) {
+      const info = await lstat(dir).catch(() => null);
+      if (!info) continue;
+      if (info.isSymbolicLink()) system.push({ path: dir, symlinkTo: await readlink(dir) });
+      else if (info.isDirectory()) system.push({ path: dir });
+    }
+    const etc: string[] = [];
+    for (const name of ETC_ALLOW) {
+      const info = await stat(`/etc/${name}`).catch(() => null);
+      // World-readable only: what an unprivileged user could read anyway.
+      if (info && (info.mode & 0o004) !== 0) etc.push(`/etc/${name}`);
+    }
+    return { system, etc };
+  })();
+  return layoutCache;
+}
+
+function passwdFor(uid: number, gid: number): { passwd: string; group: string } {
+  const passwd = [`root:x:0:0:root:/root:/usr/sbin/nologin`];
+  const group = [`root:x:0:`];
+  if (uid !== 65534) {
+    passwd.push(`tackle:x:${uid}:${gid}:tackle:${SANDBOX_HOME}:/bin/bash`, "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin");
+    group.push(`tackle:x:${gid}:`, "nogroup:x:65534:");
+  } else {
+    passwd.push(`tackle:x:65534:65534:tackle:${SANDBOX_HOME}:/bin/bash`);
+    group.push("tackle:x:65534:");
+  }
+  return { passwd: `${passwd.join("\n")}\n`, group: `${group.join("\n")}\n` };
+}
+
+const STAGE_SCRIPT = [
+  "set -e",
+  'stage=$1; shift',
+  'mount -t tmpfs -o mode=0755,size=64k,nosuid,nodev tackle-stage "$stage"',
+  "i=0",
+  'while [ "$1" != "--" ]; do',
+  '  if [ "$1" = d ]; then mkdir "$stage/$i"; else : > "$stage/$i"; fi',
+  '  mount --bind "$2" "$stage/$i"',
+  "  shift 2; i=$((i + 1))",
+  "done",
+  "shift",
+  'exec "$@"',
+].join("\n");
+
+export function planBwrap(input: BwrapPlanInput): BwrapPlan {
+  const { launcher } = input;
+  const fds: ExtraFd[] = [];
+  const fdFor = (extra: ExtraFd): number => fds.push(extra) + 2;
+  const staged: Bind[] = [];
+  // When root drops to an unprivileged uid, bubblewrap cannot reach paths under e.g. /root (0700):
+  // the binds are first made, as root, in a private mount namespace under a world-traversable
+  // stage directory, and bubblewrap binds them from there.
+  const source = (bind: Bind): string => {
+    if (launcher.kind !== "root-drop") return bind.src;
+    staged.push(bind);
+    return `${launcher.stageDir}/${staged.length - 1}`;
+  };
+
+  const args: string[] = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"];
+  args.push("--hostname", "tackle", "--clearenv");
+  for (const [key, value] of Object.entries(input.env)) args.push("--setenv", key, value);
+  if (launcher.kind === "root-keep") args.push("--uid", String(MAPPED_UID), "--gid", String(MAPPED_UID));
+
+  for (const dir of input.layout.system) {
+    if (dir.symlinkTo !== undefined) args.push("--symlink", dir.symlinkTo, dir.path);
+    else args.push("--ro-bind", dir.path, dir.path);
+  }
+  for (const file of input.layout.etc) args.push("--ro-bind", file, file);
+  const identity = launcher.kind === "root-drop" ? launcher.identity : { uid: MAPPED_UID, gid: MAPPED_UID };
+  const { passwd, group } = passwdFor(identity.uid, identity.gid);
+  args.push("--ro-bind-data", String(fdFor({ kind: "data", content: passwd })), "/etc/passwd");
+  args.push("--ro-bind-data", String(fdFor({ kind: "data", content: group })), "/etc/group");
+  args.push("--ro-bind-data", String(fdFor({ kind: "data", content: "127.0.0.1 localhost tackle\n::1 localhost\n" })), "/etc/hosts");
+  if (input.network) {
+    // slirp4netns answers DNS on 10.0.2.3; the host's resolver (often 127.0.0.53) is not reachable.
+    args.push("--ro-bind-data", String(fdFor({ kind: "data", content: "nameserver 10.0.2.3\n" })), "/etc/resolv.conf");
+  }
+
+  args.push("--proc", "/proc", "--dev", "/dev");
+  args.push("--size", String(input.tmpBytes), "--tmpfs", "/tmp", "--size", String(input.tmpBytes), "--tmpfs", "/var/tmp");
+  if (input.homeDir !== undefined) args.push("--bind", source({ src: input.homeDir, dest: SANDBOX_HOME, kind: "dir" }), SANDBOX_HOME);
+  else args.push("--tmpfs", SANDBOX_HOME);
+
+  for (const bind of input.readOnly) args.push("--ro-bind", source(bind), bind.dest);
+  for (const bind of input.writable) args.push("--bind", source(bind), bind.dest);
+  for (const bind of input.readOnlyInside) args.push("--ro-bind", source(bind), bind.dest);
+  args.push("--chdir", input.root);
+
+  let infoFd: number | undefined;
+  let blockFd: number | undefined;
+  if (input.network) {
+    infoFd = fdFor({ kind: "info" });
+    blockFd = fdFor({ kind: "block" });
+    args.push("--info-fd", String(infoFd), "--block-fd", String(blockFd));
+  }
+  args.push("--", ...input.innerArgv);
+
+  const plan: BwrapPlan = { command: "bwrap", args, fds };
+  if (infoFd !== undefined) plan.infoFd = infoFd;
+  if (blockFd !== undefined) plan.blockFd = blockFd;
+  if (launcher.kind !== "root-drop") return plan;
+
+  const { uid, gid } = launcher.identity;
+  const stageArgs = staged.flatMap((bind) => [bind.kind === "dir" ? "d" : "f", bind.src]);
+  plan.command = "unshare";
+  plan.args = [
+    "--mount", "--propagation", "private", "--",
+    "sh", "-c", STAGE_SCRIPT, "tackle-stage", launcher.stageDir, ...stageArgs, "--",
+    "setpriv", "--reuid", String(uid), "--regid", String(gid), "--clear-groups",
+    "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
+    "bwrap", ...args,
+  ];
+  return plan;
+}

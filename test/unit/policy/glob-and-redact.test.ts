@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { globStaticPrefix, matchesGlob } from "../../../src/util/glob-to-regexp.js";
+import { createRedactor } from "../../../src/util/redact.js";
+
+describe("matchesGlob", () => {
+  it.each([
+    ["src/**/*.ts", "src/a.ts", true],
+    ["src/**/*.ts", "src/x/y/a.ts", true],
+    ["src/**/*.ts", "lib/a.ts", false],
+    ["*.ts", "a.ts", true],
+    ["*.ts", "src/a.ts", false],
+    ["**/*.ts", "a.ts", true],
+    ["**/*.{js,jsx}", "x/a.jsx", true],
+    ["**/*.{js,jsx}", "x/a.ts", false],
+    ["file?.txt", "file1.txt", true],
+    ["file?.txt", "file12.txt", false],
+    ["[ab].md", "a.md", true],
+    ["[!ab].md", "a.md", false],
+    [".github/workflows/**", ".github/workflows", true],
+    [".github/workflows/**", ".github/workflows/ci.yml", true],
+    [".github/workflows/**", ".github/workflows.yml", false],
+    ["**/*.ts", ".hidden/a.ts", true],
+    ["a.b", "axb", false],
+  ])("%s vs %s -> %s", (glob, path, expected) => {
+    expect(matchesGlob(path, glob)).toBe(expected);
+  });
+
+  it("matches the basename at any depth with matchBase", () => {
+    expect(matchesGlob("keys/deep/server.pem", "*.pem", { matchBase: true })).toBe(true);
+    expect(matchesGlob("keys/server.pem", "keys/*.pem", { matchBase: true })).toBe(true);
+    expect(matchesGlob("other/keys/server.pem", "keys/*.pem", { matchBase: true })).toBe(false);
+  });
+
+  it("finds the literal prefix", () => {
+    expect(globStaticPrefix(".github/workflows/**")).toBe(".github/workflows");
+    expect(globStaticPrefix("**/*.pem")).toBe("");
+    expect(globStaticPrefix("docs/*.md")).toBe("docs");
+  });
+});
+
+describe("createRedactor", () => {
+  const redact = createRedactor(["my-own-secret-value", "short"]);
+
+  it.each([
+    [`token ghp_${"a".repeat(36)}`, "token [REDACTED:github-token]"],
+    [`ghs_${"B9".repeat(18)} end`, "[REDACTED:github-token] end"],
+    [`github_pat_11ABC_${"x".repeat(40)}`, "[REDACTED:github-token]"],
+    ["key=sk-ant-api03-abc_DEF-123456", "key=[REDACTED:anthropic-key]"],
+    ["AKIAIOSFODNN7EXAMPLE", "[REDACTED:aws-access-key]"],
+    ["aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key = [REDACTED:aws-secret-key]"],
+    ["Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "Bearer [REDACTED:jwt]"],
+    ["Authorization: token abcdef0123456789", "Authorization: token [REDACTED]"],
+    ["the my-own-secret-value leaked", "the [REDACTED] leaked"],
+    ["url?x=my-own-secret-value", "url?x=[REDACTED]"],
+    ["a short word stays", "a short word stays"],
+  ])("masks %s", (input, expected) => {
+    expect(redact(input)).toBe(expected);
+  });
+
+  it("masks PEM private keys, also when cut off", () => {
+    const pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----";
+    expect(redact(`before\n${pem}\nafter`)).toBe("before\n[REDACTED:private-key]\nafter");
+    expect(redact("x\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk")).toBe("x\n[REDACTED:private-key]");
+    expect(redact("-----BEGIN PUBLIC KEY-----\nabc")).toBe("-----BEGIN PUBLIC KEY-----\nabc");
+  });
+
+  it("leaves ordinary text alone", () => {
+    const text = "const ghost = 'gh_short'; AKIA is a prefix; eyJ alone";
+    expect(redact(text)).toBe(text);
+  });
+});
