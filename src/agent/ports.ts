@@ -18,6 +18,12 @@ export interface FsPort {
   resolve(filePath: string, intent: "read" | "write"): Promise<string>;
   /** Path relative to the root, with forward slashes, for display and policy globs. */
   relative(absolutePath: string): string;
+  /**
+   * Writes a file inside the worktree (guarded like `resolve`), creating parent directories. The
+   * workspace gives new files to the sandbox user so the agent's shell can keep editing them, and
+   * never follows a symlink in the last component.
+   */
+  writeFile(filePath: string, content: string): Promise<{ path: string; created: boolean }>;
 }
 
 export interface ExecOptions {

@@ -75,6 +75,9 @@ export interface LoadEnvOptions<M extends EnvMode> {
 
 export const DEFAULT_MODEL = "claude-sonnet-4-5";
 
+/** `process.env`, or any plain object of variables (tests, the Action's inputs). */
+export type EnvVars = Readonly<Record<string, string | undefined>>;
+
 /** Variables whose values never appear in a problem message. */
 const SECRETS = new Set([
   "PRIVATE_KEY",
@@ -161,7 +164,7 @@ export type EnvResult<M extends EnvMode> = { ok: true; env: TackleEnv<M> } | { o
  * PRIVATE_KEY_PATH); every problem is reported at once in one TackleError("env_invalid").
  */
 export function loadEnv<M extends EnvMode = "server">(
-  env: NodeJS.ProcessEnv = process.env,
+  env: EnvVars = process.env,
   options: LoadEnvOptions<M> = {},
 ): TackleEnv<M> {
   const result = parseEnv(env, options);
@@ -175,7 +178,7 @@ export function loadEnv<M extends EnvMode = "server">(
 
 /** `loadEnv` without the throw, for `tackle doctor`. */
 export function parseEnv<M extends EnvMode = "server">(
-  env: NodeJS.ProcessEnv,
+  env: EnvVars,
   options: LoadEnvOptions<M> = {},
 ): EnvResult<M> {
   const mode = (options.mode ?? "server") as M;
@@ -246,7 +249,7 @@ function missingForMode(has: (name: string) => boolean, mode: EnvMode, runsJobs:
 
 /** PRIVATE_KEY wins over PRIVATE_KEY_PATH, as in Probot; a key with literal `\n` or in base64 is accepted. */
 function readPrivateKey(
-  env: NodeJS.ProcessEnv,
+  env: EnvVars,
   readFile: (path: string) => string,
   mode: EnvMode,
   problems: string[],
@@ -286,7 +289,7 @@ function normalizePem(raw: string): string | undefined {
     : undefined;
 }
 
-function describeIssue(issue: z.core.$ZodIssue, env: NodeJS.ProcessEnv): string {
+function describeIssue(issue: z.core.$ZodIssue, env: EnvVars): string {
   const name = String(issue.path[0] ?? "");
   const expected = EXPECTED[name];
   const text = expected === undefined ? issue.message : `expected ${expected}`;

@@ -14,6 +14,7 @@ export {
   type AppCredentials,
   type EnvMode,
   type EnvResult,
+  type EnvVars,
   type LoadEnvOptions,
   type LogLevel,
   type TackleEnv,

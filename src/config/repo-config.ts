@@ -147,7 +147,7 @@ export function parseRepoConfig(yamlText: string | null): RepoConfigResult {
   if (yamlText === null) return { ok: true, config: defaultRepoConfig(), warnings: [] };
 
   const lines = new LineCounter();
-  const doc = parseDocument(yamlText, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
+  const doc = parseDocument(yamlText, { lineCounter: lines, prettyErrors: true, uniqueKeys: true, logLevel: "error" });
   if (doc.errors.length > 0) {
     return { ok: false, problems: doc.errors.map((error) => yamlProblem(error.message, error.linePos?.[0])) };
   }
@@ -161,7 +161,8 @@ export function parseRepoConfig(yamlText: string | null): RepoConfigResult {
   // A file with nothing but comments means the defaults.
   const parsed = repoConfigSchema.safeParse(data ?? {});
   if (!parsed.success) {
-    return { ok: false, problems: parsed.error.issues.flatMap((issue) => describeIssue(issue, data, doc, lines)) };
+    const problems = parsed.error.issues.flatMap((issue) => describeIssue(issue, data, doc, lines));
+    return { ok: false, problems: inLineOrder(problems) };
   }
   warnings.push(...redundantProtectedPaths(parsed.data.protected_paths));
   return { ok: true, config: withDefaultProtectedPaths(parsed.data), warnings };
@@ -176,6 +177,12 @@ function redundantProtectedPaths(paths: readonly string[]): string[] {
   return paths
     .filter((path) => DEFAULT_PROTECTED_PATHS.includes(path))
     .map((path) => `\`protected_paths\`: \`${path}\` is always protected; listing it changes nothing`);
+}
+
+/** Problems in the order of the file, so a reader can walk down it; those without a line go last. */
+function inLineOrder(problems: readonly string[]): string[] {
+  const line = (problem: string) => Number(/ \(line (\d+)\)$/.exec(problem)?.[1] ?? Number.MAX_SAFE_INTEGER);
+  return [...problems].sort((a, b) => line(a) - line(b));
 }
 
 function yamlProblem(message: string, position: { line: number; col: number } | undefined): string {

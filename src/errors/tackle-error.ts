@@ -21,7 +21,8 @@ export type TackleErrorCode =
   | "budget_exhausted"
   | "aborted"
   | "payload_invalid"
-  | "not_found";
+  | "not_found"
+  | "queue_unavailable";
 
 export class TackleError extends Error {
   readonly code: TackleErrorCode;

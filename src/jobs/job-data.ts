@@ -17,6 +17,24 @@ export const triggerKindSchema = z.enum([
 ]);
 export type TriggerKind = z.infer<typeof triggerKindSchema>;
 
+/** The trigger a job was enqueued for. */
+const jobTriggerSchema = z.object({
+  kind: triggerKindSchema,
+  actor: z.string().min(1),
+  /** The comment that triggered the job, for the 👀 reaction. */
+  commentId: z.number().int().positive().optional(),
+  /** Which reaction endpoint the comment id belongs to. */
+  commentKind: z.enum(["issue", "review_comment", "review"]).optional(),
+  /** Text that came with the trigger (comment body after the mention), as data. */
+  instructions: z.string().max(65_536).optional(),
+});
+
+/** A later trigger folded into a pending job (its text is already in `trigger.instructions`). */
+export const mergedTriggerSchema = jobTriggerSchema.omit({ instructions: true }).extend({
+  deliveryId: z.string().min(1),
+});
+export type MergedTrigger = z.infer<typeof mergedTriggerSchema>;
+
 /** What a worker needs to run one job; everything else it fetches. Validated on enqueue and on dequeue. */
 export const jobDataSchema = z.object({
   /** Stable per issue or PR and trigger delivery. */
@@ -28,16 +46,9 @@ export const jobDataSchema = z.object({
   /** Issue or pull request number. */
   number: z.number().int().positive(),
   isPullRequest: z.boolean().default(false),
-  trigger: z.object({
-    kind: triggerKindSchema,
-    actor: z.string().min(1),
-    /** The comment that triggered the job, for the 👀 reaction. */
-    commentId: z.number().int().positive().optional(),
-    /** Which reaction endpoint the comment id belongs to. */
-    commentKind: z.enum(["issue", "review_comment", "review"]).optional(),
-    /** Text that came with the trigger (comment body after the mention), as data. */
-    instructions: z.string().max(65_536).optional(),
-  }),
+  trigger: jobTriggerSchema,
+  /** Triggers merged into this job while it waited, oldest first (each also wants its 👀). */
+  mergedTriggers: z.array(mergedTriggerSchema).optional(),
   /** Set on reruns, so the same tracking comment is edited rather than a new one posted. */
   trackingCommentId: z.number().int().positive().optional(),
   enqueuedAt: z.string().datetime(),

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { runDoctor } from "./doctor.js";
 import { runLocalCommand } from "./local.js";
 import { startServer } from "./server.js";
+import { startWorker } from "./worker.js";
 
 const VERSION = "0.1.0";
 
@@ -10,6 +11,7 @@ const USAGE = `tackle ${VERSION} — an AI issue-worker for GitHub
 
 Usage:
   tackle server [--with-worker]     run the GitHub App (webhooks on $PORT at /api/github/webhooks)
+  tackle worker [--concurrency N]   consume the BullMQ queue on $REDIS_URL and run jobs
   tackle run --local PATH (--task TEXT | --task-file FILE) [--replay FILE] [--model NAME]
                                     work on a local repository, leaving a branch and a patch file
   tackle doctor                     check git, bubblewrap, ripgrep, Redis and keys
@@ -51,6 +53,18 @@ Options:
 
 Environment: ANTHROPIC_API_KEY (unless --replay), ANTHROPIC_BASE_URL, TACKLE_HOME.
 Bubblewrap is used when present; without it the run warns and goes on.`,
+  worker: `tackle worker [--concurrency N] [--drain-seconds S]
+
+Consumes jobs from the BullMQ queue on $REDIS_URL and runs them (many workers, many machines).
+One job runs at a time per issue or PR across all workers. On SIGTERM, stops taking jobs, waits up to
+--drain-seconds (default 30) for running ones, then aborts them; they are requeued for another worker.
+
+Options:
+  --concurrency N      jobs this process runs at once (default 2)
+  --drain-seconds S    how long SIGTERM waits for running jobs (default 30)
+
+Environment: REDIS_URL (required), APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, ANTHROPIC_API_KEY,
+ANTHROPIC_BASE_URL, TACKLE_MODEL, TACKLE_ALLOWED_MODELS, TACKLE_HOME, TACKLE_SANDBOX, GHE_HOST, GHE_PROTOCOL.`,
   doctor: `tackle doctor
 
 Checks git, bubblewrap, ripgrep, Redis (when REDIS_URL is set), the model key and the App's
@@ -78,6 +92,21 @@ async function main(argv: string[]): Promise<number> {
       const { values } = parseArgs({ args: rest, options: { "with-worker": { type: "boolean" } }, strict: true });
       await startServer(process.env, { withWorker: values["with-worker"] ?? false });
       return -1; // keeps running
+    }
+    case "worker": {
+      const { values } = parseArgs({
+        args: rest,
+        options: { concurrency: { type: "string" }, "drain-seconds": { type: "string" } },
+        strict: true,
+      });
+      const concurrency = Number(values.concurrency ?? 2);
+      const drainSeconds = Number(values["drain-seconds"] ?? 30);
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+        return usageError("worker: --concurrency must be an integer from 1 to 64", "worker");
+      }
+      if (!Number.isFinite(drainSeconds) || drainSeconds < 0) return usageError("worker: --drain-seconds must be >= 0", "worker");
+      await startWorker(process.env, { concurrency, drainMs: drainSeconds * 1000 });
+      return 0;
     }
     case "run": {
       const { values } = parseArgs({
@@ -116,8 +145,8 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-function usageError(message: string): number {
-  console.error(`tackle ${message}\nRun \`tackle run --help\` for the options.`);
+function usageError(message: string, command = "run"): number {
+  console.error(`tackle ${message}\nRun \`tackle ${command} --help\` for the options.`);
   return 2;
 }
 

@@ -1,16 +1,14 @@
 import http from "node:http";
 import { createNodeMiddleware, type Probot } from "probot";
-import { createAnthropicClient } from "../agent/index.js";
-import { loadEnv, type TackleEnv } from "../config/index.js";
+import type { TackleEnv } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
-import { createProbot, installationClient, type OctokitSettings } from "../github/index.js";
-import { createEmbeddedQueue } from "../jobs/embedded-queue.js";
-import type { Queue } from "../jobs/queue.js";
+import { installationClient, type OctokitSettings } from "../github/index.js";
+import { createQueue, type Queue } from "../jobs/index.js";
 import { createLogger, type Logger } from "../logging/logger.js";
-import { createWebhookApp, type BotIdentity } from "./webhook-app.js";
-import { processJob, type ProcessJobDeps } from "../worker/process-job.js";
 import { handleHealth } from "../web/health.js";
-import { createRepoCache, detectSandbox } from "../workspace/index.js";
+import { processJob } from "../worker/process-job.js";
+import { createJobRuntime } from "./runtime.js";
+import { createWebhookApp, type BotIdentity } from "./webhook-app.js";
 
 export const WEBHOOK_PATH = "/api/github/webhooks";
 
@@ -19,7 +17,7 @@ export interface TackleApp {
   handler: (req: http.IncomingMessage, res: http.ServerResponse) => void;
   queue: Queue;
   identity: BotIdentity;
-  close(): Promise<void>;
+  close(drainMs?: number): Promise<void>;
 }
 
 /** Reads the App (`GET /app`) to learn its slug: the bot user is `<slug>[bot]`. */
@@ -37,55 +35,20 @@ async function readIdentity(probot: Probot, env: TackleEnv): Promise<BotIdentity
  */
 export async function createTackleApp(
   processEnv: NodeJS.ProcessEnv,
-  options: { withWorker: boolean; logger?: Logger; octokit?: OctokitSettings },
+  options: { withWorker: boolean; logger?: Logger; octokit?: OctokitSettings; queueOptions?: { lockDurationMs?: number; stalledIntervalMs?: number } },
 ): Promise<TackleApp> {
-  const env = loadEnv(processEnv, { mode: "server" });
   const logger = options.logger ?? createLogger(processEnv);
-  const sandbox = await detectSandbox();
-  if (!sandbox.available && env.sandbox !== "off") {
-    throw new TackleError(
-      "sandbox_unavailable",
-      `bubblewrap is not available (${sandbox.detail}); install it, or set TACKLE_SANDBOX=off to run jobs without a sandbox`,
-    );
-  }
-  if (!sandbox.available) logger.warn("TACKLE_SANDBOX=off: jobs run WITHOUT a sandbox");
-  const app = env.app!;
-  const probot = createProbot(
-    { appId: String(app.appId), privateKey: app.privateKey, webhookSecret: app.webhookSecret ?? "", apiUrl: env.githubApiUrl },
+  const { env, probot, deps } = await createJobRuntime(processEnv, {
+    mode: "server",
     logger,
-    options.octokit ?? {},
-  );
+    ...(options.octokit ? { octokit: options.octokit } : {}),
+  });
   const identity = await readIdentity(probot, env);
   logger.info({ bot: identity.botLogin }, "GitHub App identity");
 
-  const repoCache = createRepoCache({ home: env.home, logger });
-  await repoCache.pruneStale();
-  const secrets = [env.anthropicApiKey, app.webhookSecret].filter((s): s is string => Boolean(s));
-  const deps: ProcessJobDeps = {
-    github: async (data) => {
-      if (data.installationId === undefined) throw new TackleError("payload_invalid", "the job has no installation id");
-      return installationClient(probot, data.installationId);
-    },
-    model: () =>
-      createAnthropicClient({
-        ...(env.anthropicApiKey ? { apiKey: env.anthropicApiKey } : {}),
-        ...(env.anthropicBaseUrl ? { baseURL: env.anthropicBaseUrl } : {}),
-      }),
-    workspaces: repoCache,
-    clock: Date.now,
-    logger,
-    settings: {
-      home: env.home,
-      defaultModel: env.model,
-      allowedModels: env.allowedModels,
-      sandbox: sandbox.available ? "bwrap" : "off",
-      gitUrl: env.gitUrl,
-      gitHost: new URL(env.githubServerUrl).host,
-      secrets,
-    },
-  };
-  const queue = createEmbeddedQueue({ logger });
-  if (options.withWorker || !env.redisUrl) {
+  const consume = options.withWorker || !env.redisUrl;
+  const queue = createQueue({ redisUrl: env.redisUrl, consume, logger, ...(options.queueOptions ?? {}) });
+  if (consume) {
     await queue.start(async (data, signal) => {
       await processJob(data, deps, signal);
     });
@@ -98,17 +61,12 @@ export async function createTackleApp(
   });
   const middleware = await createNodeMiddleware(webhookApp, { probot, webhooksPath: WEBHOOK_PATH });
   const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
-    if (handleHealth(req, res, { ready: async () => true })) return;
+    if (handleHealth(req, res, { ready: () => queue.ready() })) return;
     void middleware(req, res, () => {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "Not Found" }));
     });
   };
-  return {
-    handler,
-    queue,
-    identity,
-    close: () => queue.close(),
-  };
+  return { handler, queue, identity, close: (drainMs) => queue.close(drainMs) };
 }
 
 /** `tackle server`: listen on PORT until SIGTERM/SIGINT, then drain. */
@@ -120,11 +78,11 @@ export async function startServer(processEnv: NodeJS.ProcessEnv, options: { with
   await new Promise<void>((resolve) => server.listen(port, resolve));
   const address = server.address();
   const actual = typeof address === "object" && address ? address.port : port;
-  logger.info({ port: actual, webhookPath: WEBHOOK_PATH }, "tackle server listening");
-  console.log(`tackle server listening on port ${actual} (webhooks at ${WEBHOOK_PATH})`);
+  logger.info({ port: actual, webhookPath: WEBHOOK_PATH, queue: app.queue.kind }, "tackle server listening");
+  console.log(`tackle server listening on port ${actual} (webhooks at ${WEBHOOK_PATH}, queue: ${app.queue.kind})`);
   const shutdown = async (): Promise<void> => {
     server.close();
-    await app.close();
+    await app.close(30_000);
     process.exit(0);
   };
   process.once("SIGTERM", () => void shutdown());

@@ -1,5 +1,5 @@
 import type { ApplicationFunction } from "probot";
-import { errorMessage } from "../errors/index.js";
+import { errorMessage, isTackleError } from "../errors/index.js";
 import type { GitHubClient } from "../github/index.js";
 import type { JobData } from "../jobs/job-data.js";
 import type { Queue } from "../jobs/queue.js";
@@ -63,10 +63,23 @@ export function createWebhookApp(options: {
         await handleCommand(trigger, github, options, log);
         return;
       }
-      const outcome = await options.queue.enqueue(toJobData(trigger, trigger.installationId));
+      const outcome = await enqueueOr503(options.queue, toJobData(trigger, trigger.installationId));
       log.info({ outcome }, "trigger accepted");
     });
   };
+}
+
+/**
+ * Redis down: answer 503 at once (Probot's middleware uses the error's `status`), so GitHub shows the
+ * delivery as failed and it can be redelivered; nothing is queued offline.
+ */
+async function enqueueOr503(queue: Queue, data: JobData) {
+  try {
+    return await queue.enqueue(data);
+  } catch (error) {
+    if (isTackleError(error, "queue_unavailable")) throw Object.assign(error, { status: 503 });
+    throw error;
+  }
 }
 
 function toJobData(trigger: TaskTrigger, installationId: number): JobData {
@@ -98,7 +111,7 @@ async function handleCommand(
 ): Promise<void> {
   switch (trigger.command) {
     case "retry": {
-      const outcome = await options.queue.enqueue({
+      const outcome = await enqueueOr503(options.queue, {
         jobId: `${trigger.repo.owner}-${trigger.repo.name}-${trigger.number}-${trigger.deliveryId}`,
         deliveryId: trigger.deliveryId,
         ...(trigger.installationId === undefined ? {} : { installationId: trigger.installationId }),

@@ -30,13 +30,13 @@ interface Token {
 
 export function parseCommand(text: string, botName: string): Invocation {
   const name = normalizeBotName(botName);
-  const tokens = findTokens(maskNonProse(text), name);
+  const tokens = findTokens(text, maskNonProse(text), name);
   const first = tokens[0];
   if (first === undefined) return { kind: "none" };
 
   const leading = tokens.find((token) => token.lineStart);
   if (leading !== undefined) {
-    const match = /^[ \t]*[,:]?[ \t]*([A-Za-z][\w-]*)/.exec(text.slice(leading.end));
+    const match = /^[ \t]*[,:]?[ \t]*([A-Za-z][\w-]*)/.exec(text.slice(leading.end, leading.end + 200));
     const word = match?.[1]?.toLowerCase();
     if (match !== null && word !== undefined && isCommandName(word)) {
       const args = text.slice(leading.end + match[0].length).trim();
@@ -80,26 +80,26 @@ export function normalizeBotName(botName: string): string {
   return botName.trim().replace(/^[@/]/, "").replace(/\[bot\]$/i, "");
 }
 
-function findTokens(masked: string, name: string): Token[] {
+function findTokens(text: string, masked: string, name: string): Token[] {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   // Whole word: not `foo@tackle.com`, `@tackle-bot`, `@tackle/pkg` or `src/tackle`.
   const after = String.raw`(?![\w\-/]|\.\w)`;
-  const pattern = new RegExp(
-    String.raw`(?<![\w.+\-/@])@${escaped}(?:\[bot\])?${after}|(?<=^[ \t]*)/${escaped}${after}`,
-    "gim",
-  );
+  const mention = String.raw`@${escaped}(?:\[bot\])?`;
   const tokens: Token[] = [];
-  for (const match of masked.matchAll(pattern)) {
-    const start = match.index;
-    const lineBegin = masked.lastIndexOf("\n", start - 1) + 1;
-    tokens.push({
-      start,
-      end: start + match[0].length,
-      slash: match[0].startsWith("/"),
-      lineStart: masked.slice(lineBegin, start).trim() === "",
-    });
+  const atLineStart = new Set<number>();
+  for (const match of masked.matchAll(new RegExp(String.raw`^[ \t]*(${mention}|/${escaped})${after}`, "gim"))) {
+    const token = match[1] ?? "";
+    const start = match.index + match[0].length - token.length;
+    // Blanked code before the token is not whitespace in the original.
+    if (text.slice(match.index, start).trim() !== "") continue;
+    atLineStart.add(start);
+    tokens.push({ start, end: start + token.length, slash: token.startsWith("/"), lineStart: true });
   }
-  return tokens;
+  for (const match of masked.matchAll(new RegExp(String.raw`(?<![\w.+\-/@])${mention}${after}`, "gi"))) {
+    if (atLineStart.has(match.index)) continue;
+    tokens.push({ start: match.index, end: match.index + match[0].length, slash: false, lineStart: false });
+  }
+  return tokens.sort((a, b) => a.start - b.start);
 }
 
 /**
@@ -107,16 +107,19 @@ function findTokens(masked: string, name: string): Token[] {
  * sentence becomes the plain name, so "thanks @tackle, now fix X" still reads.
  */
 function removeTokens(text: string, tokens: readonly Token[], name: string): string {
-  let result = text;
-  for (const token of [...tokens].reverse()) {
+  const parts: string[] = [];
+  let position = 0;
+  for (const token of tokens) {
+    parts.push(text.slice(position, token.start));
     if (token.lineStart) {
-      const trailing = /^[ \t]*[,:]?[ \t]*/.exec(result.slice(token.end))?.[0] ?? "";
-      result = result.slice(0, token.start) + result.slice(token.end + trailing.length);
+      position = token.end + (/^[ \t]*[,:]?[ \t]*/.exec(text.slice(token.end, token.end + 200))?.[0].length ?? 0);
     } else {
-      result = result.slice(0, token.start) + name + result.slice(token.end);
+      parts.push(name);
+      position = token.end;
     }
   }
-  return result.trim();
+  parts.push(text.slice(position));
+  return parts.join("").trim();
 }
 
 /** Blanks code, quotes and HTML comments, keeping every offset and line break. */

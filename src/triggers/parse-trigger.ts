@@ -41,12 +41,12 @@ interface Context {
 type Handler = (context: Context) => ParseResult;
 
 /** Which action of each event may trigger; every other event and action is ignored. */
-const handlers: Record<string, Record<string, Handler>> = {
-  issues: { assigned: parseIssueAssigned, labeled: parseIssueLabeled },
-  issue_comment: { created: parseIssueComment },
-  pull_request_review: { submitted: parsePullRequestReview },
-  pull_request_review_comment: { created: parsePullRequestReviewComment },
-};
+const handlers = new Map<string, Map<string, Handler>>([
+  ["issues", new Map([["assigned", parseIssueAssigned], ["labeled", parseIssueLabeled]])],
+  ["issue_comment", new Map([["created", parseIssueComment]])],
+  ["pull_request_review", new Map([["submitted", parsePullRequestReview]])],
+  ["pull_request_review_comment", new Map([["created", parsePullRequestReviewComment]])],
+]);
 
 /**
  * Parses a webhook payload, once, into a trigger; nothing downstream reads the raw payload. Never
@@ -54,7 +54,7 @@ const handlers: Record<string, Record<string, Handler>> = {
  * work (other actions, no mention, the bot's own events) is `ignored`. Permission is the gate's job.
  */
 export function parseTrigger(eventName: string, payload: unknown, options: ParseTriggerOptions): ParseResult {
-  const actions = handlers[eventName];
+  const actions = handlers.get(eventName);
   if (actions === undefined) return ignored(`\`${eventName}\` events do not trigger`);
   if (typeof payload !== "object" || payload === null) {
     return invalid(`${eventName} payload is not an object`);
@@ -64,7 +64,7 @@ export function parseTrigger(eventName: string, payload: unknown, options: Parse
   if (sameLogin(envelope.data.sender.login, options.botLogin)) return ignored("the bot's own event");
 
   const { action } = envelope.data;
-  const handler = actions[action];
+  const handler = actions.get(action);
   if (handler === undefined) return ignored(`\`${eventName}.${action}\` does not trigger`);
   return handler({ eventName, envelope: envelope.data, payload, options });
 }

@@ -40,30 +40,25 @@ export function sanitizeUntrustedText(text: string, options: SanitizeOptions = {
 }
 
 function removeHiddenElements(text: string): string {
-  const openTag = /<([a-zA-Z][\w-]*)((?:\s+[^<>]*?)?)\s*(\/?)>/g;
-  let result = text;
-  let from = 0;
-  for (;;) {
-    openTag.lastIndex = from;
-    const match = openTag.exec(result);
-    if (match === null) return result;
+  const openTag = /<([a-zA-Z][\w-]*)(\s[^<>]*)?>/g;
+  const kept: string[] = [];
+  let position = 0;
+  for (let match = openTag.exec(text); match !== null; match = openTag.exec(text)) {
     const tag = (match[1] ?? "").toLowerCase();
     const attributes = match[2] ?? "";
-    const start = match.index;
-    const afterOpen = start + match[0].length;
-    if (!INVISIBLE_ELEMENTS.has(tag) && !isHidden(attributes)) {
-      from = afterOpen;
-      continue;
-    }
-    const selfClosing = match[3] === "/" || VOID_ELEMENTS.has(tag);
-    const end = selfClosing ? afterOpen : closingTagEnd(result, tag, afterOpen);
-    result = result.slice(0, start) + result.slice(end);
-    from = start;
+    if (!INVISIBLE_ELEMENTS.has(tag) && !isHidden(attributes)) continue;
+    const afterOpen = match.index + match[0].length;
+    const selfClosing = attributes.endsWith("/") || VOID_ELEMENTS.has(tag);
+    kept.push(text.slice(position, match.index));
+    position = selfClosing ? afterOpen : closingTagEnd(text, tag, afterOpen);
+    openTag.lastIndex = position;
   }
+  kept.push(text.slice(position));
+  return kept.join("");
 }
 
 function isHidden(attributes: string): boolean {
-  if (/(?:^|\s)hidden(?=\s|=|$)/i.test(attributes)) return true;
+  if (/(?:^|\s)hidden(?=[\s=/]|$)/i.test(attributes)) return true;
   const style = /(?:^|\s)style\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/i.exec(attributes)?.[1];
   if (style === undefined) return false;
   return /display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|font-size\s*:\s*0(?:\.0*)?(?:[a-z%]+)?\s*(?:[;"'!]|$)|opacity\s*:\s*0(?:\.0*)?\s*(?:[;"'!]|$)|color\s*:\s*transparent/i.test(
@@ -73,7 +68,7 @@ function isHidden(attributes: string): boolean {
 
 /** End of the tag closing the element opened before `from`; the end of the text when it is never closed. */
 function closingTagEnd(text: string, tag: string, from: number): number {
-  const tags = new RegExp(`<(/?)${tag}\\b[^>]*>`, "gi");
+  const tags = new RegExp(`<(/?)${tag}\\b[^<>]*>`, "gi");
   tags.lastIndex = from;
   let depth = 1;
   for (const match of text.matchAll(tags)) {
@@ -92,14 +87,48 @@ function stripHtmlAttributes(prose: string): string {
 
 function stripMarkdownTitles(prose: string): string {
   return (
-    prose
-      // Image alt text: ![hidden](url) and ![hidden][ref].
-      .replace(/!\[[^\]]*\](?=[([])/g, "![]")
+    stripImageAltText(prose)
       // Inline link and image titles: [text](url "title").
-      .replace(/(\]\(\s*(?:<[^>\n]*>|[^\s()]*))\s+(?:"[^"]*"|'[^']*'|\([^)]*\))\s*\)/g, "$1)")
+      .replace(/(\]\(\s*(?:<[^>\n]*>|[^\s()]*))\s+(?:"[^"]*"|'[^']*'|\([^()]*\))\s*\)/g, "$1)")
       // Reference definitions: [id]: url "title".
       .replace(/^( {0,3}\[[^\]\n]+\]:[ \t]*\S+)[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\))[ \t]*$/gm, "$1")
   );
+}
+
+/** `![hidden](url)` and `![hidden][ref]` lose their alt text; brackets nest, as in CommonMark. */
+function stripImageAltText(prose: string): string {
+  const closing = matchingBrackets(prose);
+  const parts: string[] = [];
+  let position = 0;
+  for (let open = prose.indexOf("![", position); open !== -1; open = prose.indexOf("![", position)) {
+    const close = closing.get(open + 1);
+    const next = close === undefined ? undefined : prose.charAt(close + 1);
+    if (close === undefined || (next !== "(" && next !== "[")) {
+      parts.push(prose.slice(position, open + 2));
+      position = open + 2;
+      continue;
+    }
+    parts.push(prose.slice(position, open + 2));
+    position = close;
+  }
+  parts.push(prose.slice(position));
+  return parts.join("");
+}
+
+/** Offset of each unescaped `[` to the offset of its matching `]`, in one pass. */
+function matchingBrackets(text: string): Map<number, number> {
+  const pairs = new Map<number, number>();
+  const open: number[] = [];
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charAt(index);
+    if (char === "\\") index++;
+    else if (char === "[") open.push(index);
+    else if (char === "]") {
+      const start = open.pop();
+      if (start !== undefined) pairs.set(start, index);
+    }
+  }
+  return pairs;
 }
 
 function cap(text: string, maxLength: number): string {

@@ -5,14 +5,14 @@ import type { SessionState } from "../agent/ports.js";
 import { parseRepoConfig, resolveModel, type RepoConfig } from "../config/index.js";
 import { TackleError, errorMessage, isTackleError } from "../errors/index.js";
 import type { GitHubClient, ReactionTarget, RepoRef } from "../github/index.js";
-import { issueBranchName, laneKey, type JobData } from "../jobs/job-data.js";
+import { issueBranchName, type JobData } from "../jobs/job-data.js";
 import type { Logger } from "../logging/logger.js";
 import { createRedactor } from "../util/redact.js";
 import type { PrepareOptions, Workspace } from "../workspace/index.js";
 import { githubIssuePort, githubPullsPort, ensureFixesLine } from "./github-ports.js";
 import { runAgentSession } from "./run-agent-session.js";
 import { createTracker, type Tracker } from "./tracker.js";
-import type { JobStats, TrackingState } from "./tracking-comment.js";
+import { trackingMarker, type JobStats, type TrackingState } from "./tracking-comment.js";
 
 export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md"] as const;
 export const CONFIG_PATH = ".github/tackle.yml";
@@ -97,18 +97,19 @@ function configProblemComment(problems: string[]): string {
 export async function processJob(data: JobData, deps: ProcessJobDeps, signal: AbortSignal): Promise<JobOutcome> {
   const startedAt = deps.clock();
   const repo: RepoRef = data.repo;
-  const lane = laneKey(data);
   const log = deps.logger.child({ jobId: data.jobId, repo: `${repo.owner}/${repo.name}`, issue: data.number });
   const github = await deps.github(data);
   const gitToken = await github.gitToken();
   const redact = createRedactor([...deps.settings.secrets, gitToken]);
 
+  // A rerun of this job (retry, or another worker after a crash) edits the comment the first attempt posted.
+  const existingComment = data.trackingCommentId ?? (await findTrackingComment(github, repo, data.number, data.jobId, log));
   const tracker = createTracker({
-    laneKey: lane,
+    jobId: data.jobId,
     clock: deps.clock,
     logger: log,
-    initialCommentId: data.trackingCommentId ?? null,
-    sink: githubSink(github, repo, data.number, data.trackingCommentId ?? null, redact),
+    initialCommentId: existingComment,
+    sink: githubSink(github, repo, data.number, existingComment, redact),
   });
   const finish = async (state: Exclude<TrackingState, { phase: "queued" | "working" }>): Promise<JobOutcome> => {
     await tracker.flush(state);
@@ -166,6 +167,8 @@ export async function processJob(data: JobData, deps: ProcessJobDeps, signal: Ab
       branch: target.branch,
       baseBranch: target.baseBranch,
       startFrom: target.startFrom,
+      // A PR's own head may be pushed (new commits, never forced); otherwise only tackle/… branches.
+      ...(target.existingPull ? { allowedPushBranches: [target.branch] } : {}),
       signal,
       sandbox: deps.settings.sandbox,
     });
@@ -229,6 +232,23 @@ export async function processJob(data: JobData, deps: ProcessJobDeps, signal: Ab
     });
     if (retryable) throw error;
     return { status: aborted ? "cancelled" : "failed", reason: errorMessage(error), pullRequestUrl: null };
+  }
+}
+
+async function findTrackingComment(
+  github: GitHubClient,
+  repo: RepoRef,
+  number: number,
+  jobId: string,
+  log: Logger,
+): Promise<number | null> {
+  try {
+    const marker = trackingMarker(jobId);
+    const { comments } = await github.listComments(repo, number, 100);
+    return comments.find((c) => c.body.includes(marker))?.id ?? null;
+  } catch (error) {
+    log.warn({ err: error }, "could not look for an earlier tracking comment");
+    return null;
   }
 }
 

@@ -115,7 +115,7 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
     },
   };
   const tracker = createTracker({
-    laneKey: `local/${slug}`,
+    jobId: `local-${slug}`,
     clock: options.clock,
     logger: options.logger,
     minIntervalMs: 0,

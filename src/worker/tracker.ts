@@ -21,7 +21,8 @@ export interface Tracker {
  */
 export function createTracker(options: {
   sink: TrackingSink;
-  laneKey: string;
+  /** The job id, written into the comment's hidden marker. */
+  jobId: string;
   clock: () => number;
   logger: Logger;
   /** @defaultValue 3000 */
@@ -38,7 +39,7 @@ export function createTracker(options: {
   const write = (state: TrackingState): Promise<void> => {
     chain = chain.then(async () => {
       try {
-        const id = await options.sink.write(renderTrackingComment(state, options.laneKey, options.clock()));
+        const id = await options.sink.write(renderTrackingComment(state, options.jobId, options.clock()));
         if (id !== null) commentId = id;
         lastWrite = options.clock();
       } catch (error) {

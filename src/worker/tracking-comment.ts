@@ -22,9 +22,9 @@ export interface JobStats {
   costUsd: number;
 }
 
-/** Marks the comment as this job's, so a rerun (or a human) can find it. */
-export function trackingMarker(laneKey: string): string {
-  return `<!-- tackle:tracking ${laneKey} -->`;
+/** Marks the comment as this job's, so a rerun of the job (after a crash or retry) edits the same one. */
+export function trackingMarker(jobId: string): string {
+  return `<!-- tackle:tracking job=${jobId} -->`;
 }
 
 const TITLES: Record<Exclude<TrackingState["phase"], "queued" | "working">, string> = {
@@ -54,8 +54,8 @@ function renderTodos(todos: readonly Todo[]): string[] {
 }
 
 /** The tracking comment's body for one state; pure, so every state is tested by value. */
-export function renderTrackingComment(state: TrackingState, laneKey: string, now: number = Date.now()): string {
-  const lines: string[] = [trackingMarker(laneKey)];
+export function renderTrackingComment(state: TrackingState, jobId: string, now: number = Date.now()): string {
+  const lines: string[] = [trackingMarker(jobId)];
   if (state.phase === "queued") {
     lines.push(
       state.position <= 1

@@ -1,7 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { accessSync, constants } from "node:fs";
 import { networkInterfaces } from "node:os";
 import type { Readable } from "node:stream";
 import { TackleError } from "../errors/index.js";
+
+const isRoot = (): boolean => process.getuid?.() === 0;
 
 /**
  * Outbound network for setup steps (`network: true`). The sandbox keeps its own network namespace;
@@ -52,27 +55,17 @@ export function blackholeCommands(): string {
   return `${ranges.map((range) => `route add blackhole ${range}`).join("\n")}\n`;
 }
 
-/** Reads bubblewrap's --info-fd JSON until it names the sandbox's pid. */
-export function readChildPid(stream: Readable, signal: AbortSignal): Promise<number> {
+/** Reads bubblewrap's --info-fd JSON until it names the sandbox's pid 1 (a pid in Tackle's namespace). */
+export function readChildPid(stream: Readable): Promise<number> {
   return new Promise((resolve, reject) => {
     let text = "";
-    const finish = (error?: Error, pid?: number): void => {
-      stream.off("data", onData);
-      stream.off("end", onEnd);
-      signal.removeEventListener("abort", onAbort);
-      if (error) reject(error);
-      else resolve(pid ?? 0);
-    };
-    const onData = (chunk: Buffer): void => {
+    stream.on("data", (chunk: Buffer) => {
       text += chunk.toString("utf8");
       const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
-      if (match?.[1]) finish(undefined, Number(match[1]));
-    };
-    const onEnd = (): void => finish(new TackleError("sandbox_unavailable", "bubblewrap exited before reporting its pid"));
-    const onAbort = (): void => finish(new TackleError("aborted", "sandbox start cancelled"));
-    stream.on("data", onData);
-    stream.on("end", onEnd);
-    signal.addEventListener("abort", onAbort);
+      if (match?.[1]) resolve(Number(match[1]));
+    });
+    stream.once("close", () => reject(new TackleError("sandbox_unavailable", "bubblewrap exited before reporting its pid")));
+    stream.once("error", () => undefined);
   });
 }
 
@@ -84,16 +77,20 @@ function waitExit(child: ChildProcess): Promise<number | null> {
 }
 
 /**
- * Starts slirp4netns on the sandbox's network namespace and installs the blackhole routes. Resolves
- * with the slirp4netns process (to kill when the command ends) once the namespace is ready.
+ * Starts slirp4netns on a network namespace and installs the blackhole routes. Resolves with the
+ * slirp4netns process (to kill when the command ends) once the namespace is ready.
+ *
+ * `asRoot`: `childPid` is bubblewrap's sandbox and Tackle is root; slirp4netns joins only the network
+ * namespace (--netns-type=path), since bubblewrap's nested user namespace would leave it without
+ * rights over it. Otherwise `childPid` is a holder from {@link startNetworkHolder} whose user namespace
+ * Tackle owns, and both tools join that user namespace first, as rootless containers do.
  */
-export async function attachNetwork(childPid: number, signal: AbortSignal): Promise<ChildProcess> {
+export async function attachNetwork(childPid: number, signal: AbortSignal, asRoot: boolean): Promise<ChildProcess> {
   const netns = `/proc/${childPid}/ns/net`;
-  // --netns-type=path: join only the network namespace. Joining the sandbox's (nested) user
-  // namespace, as slirp4netns does for a pid, leaves it without rights over the network namespace.
+  const target = asRoot ? ["--netns-type=path", netns] : [String(childPid)];
   const slirp = spawn(
     "slirp4netns",
-    ["--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4", "--netns-type=path", netns, "tap0"],
+    ["--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4", ...target, "tap0"],
     { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } },
   );
   let stderr = "";
@@ -109,7 +106,8 @@ export async function attachNetwork(childPid: number, signal: AbortSignal): Prom
       slirp.once("error", (error) => reject(new TackleError("sandbox_unavailable", `slirp4netns: ${error.message}`)));
       slirp.once("exit", () => reject(new TackleError("sandbox_unavailable", `slirp4netns failed: ${stderr.trim()}`)));
     });
-    const routes = spawn("nsenter", [`--net=${netns}`, "--", "ip", "-4", "-batch", "-"], {
+    const enter = asRoot ? [`--net=${netns}`] : ["--target", String(childPid), "--user", "--net", "--preserve-credentials"];
+    const routes = spawn("nsenter", [...enter, "--", "ip", "-4", "-batch", "-"], {
       stdio: ["pipe", "ignore", "pipe"],
       env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
     });
@@ -125,5 +123,78 @@ export async function attachNetwork(childPid: number, signal: AbortSignal): Prom
   } catch (error) {
     slirp.kill("SIGKILL");
     throw error;
+  }
+}
+
+/**
+ * For an unprivileged Tackle: a process holding a fresh user and network namespace (Tackle's uid
+ * mapped to 0, so slirp4netns and ip may configure it) that the sandbox then enters. It exits when
+ * its stdin closes, so it cannot outlive Tackle.
+ */
+export async function startNetworkHolder(signal: AbortSignal): Promise<ChildProcess> {
+  const holder = spawn("unshare", ["--user", "--net", "--map-root-user", "--", "sh", "-c", "echo ready; exec cat >/dev/null"], {
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
+  });
+  let stderr = "";
+  holder.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      signal.addEventListener("abort", () => reject(new TackleError("aborted", "sandbox start cancelled")), { once: true });
+      holder.stdout?.once("data", () => resolve());
+      holder.once("error", (error) => reject(new TackleError("sandbox_unavailable", `unshare: ${error.message}`)));
+      holder.once("exit", () => reject(new TackleError("sandbox_unavailable", `cannot create a network namespace: ${stderr.trim()}`)));
+    });
+    return holder;
+  } catch (error) {
+    holder.kill("SIGKILL");
+    throw error;
+  }
+}
+
+export function hasCommand(name: string): boolean {
+  return spawnSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" }).status === 0;
+}
+
+let slirpCache: boolean | undefined;
+
+/**
+ * Whether `network: true` can get slirp4netns. As root it joins the sandbox's network namespace
+ * directly; unprivileged, the namespace is made beforehand by a holder process (bubblewrap's nested
+ * user namespace would leave an unprivileged slirp4netns no way in), and /dev/net/tun must be usable.
+ */
+export function slirpAvailable(): boolean {
+  slirpCache ??= (() => {
+    if (!hasCommand("slirp4netns") || !hasCommand("ip") || !hasCommand("nsenter")) return false;
+    if (isRoot()) return true;
+    try {
+      accessSync("/dev/net/tun", constants.R_OK | constants.W_OK);
+      return hasCommand("unshare");
+    } catch {
+      return false;
+    }
+  })();
+  return slirpCache;
+}
+
+/**
+ * Unprivileged: make the namespace first, attach slirp4netns to it, and let bubblewrap enter it.
+ * Returns the holder's pid and the processes to kill when the command ends.
+ */
+export async function openRootlessNetwork(signal: AbortSignal | undefined): Promise<{ holderPid: number; helpers: ChildProcess[] }> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 20_000);
+  const either = AbortSignal.any([controller.signal, ...(signal ? [signal] : [])]);
+  const helpers: ChildProcess[] = [];
+  try {
+    const holder = await startNetworkHolder(either);
+    helpers.push(holder);
+    helpers.push(await attachNetwork(holder.pid ?? 0, either, false));
+    return { holderPid: holder.pid ?? 0, helpers };
+  } catch (error) {
+    for (const helper of helpers) helper.kill("SIGKILL");
+    throw error;
+  } finally {
+    clearTimeout(timer);
   }
 }

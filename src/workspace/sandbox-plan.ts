@@ -16,8 +16,8 @@ export type Launcher =
   | { kind: "root-drop"; identity: SandboxIdentity; stageDir: string }
   /** Tackle runs as root but must keep writing files owned by root (a local run on a root-owned repo). */
   | { kind: "root-keep" }
-  /** Tackle runs unprivileged; bubblewrap uses an unprivileged user namespace. */
-  | { kind: "unprivileged" };
+  /** Tackle runs unprivileged; bubblewrap uses an unprivileged user namespace, as Tackle's own uid. */
+  | { kind: "unprivileged"; identity: SandboxIdentity };
 
 export interface Bind {
   src: string;
@@ -37,7 +37,14 @@ export interface BwrapPlanInput {
   readOnlyInside: readonly Bind[];
   homeDir?: string;
   env: Readonly<Record<string, string>>;
-  network: boolean;
+  /**
+   * "none": loopback only. "slirp": a private NAT that slirp4netns attaches (as root) through
+   * --info-fd/--block-fd. "joined": the network namespace of `holderPid`, which slirp4netns already
+   * serves (unprivileged Tackle). "host": the host's network namespace (an explicit operator opt-in).
+   */
+  network: "none" | "slirp" | "joined" | "host";
+  /** With "joined": a process (`unshare --user --net --map-root-user`) owning the namespace to enter. */
+  holderPid?: number;
   tmpBytes: number;
   innerArgv: readonly string[];
 }
@@ -49,7 +56,9 @@ export interface BwrapPlan {
   args: string[];
   /** Extra descriptors, fd 3 upwards in this order. */
   fds: ExtraFd[];
-  infoFd?: number;
+  /** bubblewrap writes the sandbox's pid here. */
+  infoFd: number;
+  /** With slirp: the sandbox waits for a byte here before running the command. */
   blockFd?: number;
 }
 
@@ -57,6 +66,8 @@ export const SANDBOX_HOME = "/home/tackle";
 export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 /** Inside-the-sandbox uid when Tackle keeps root (the mapping is 65534 -> 0, with no capabilities). */
 const MAPPED_UID = 65534;
+/** Who sandboxed commands run as when Tackle runs as root. */
+export const DEFAULT_IDENTITY: SandboxIdentity = { uid: 65534, gid: 65534 };
 
 /** System directories: read-only, or a symlink where the host has merged /usr. */
 const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
@@ -142,21 +153,25 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   };
 
   const args: string[] = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"];
+  if (input.network === "host" || input.network === "joined") args.push("--share-net");
   args.push("--hostname", "tackle", "--clearenv");
   for (const [key, value] of Object.entries(input.env)) args.push("--setenv", key, value);
-  if (launcher.kind === "root-keep") args.push("--uid", String(MAPPED_UID), "--gid", String(MAPPED_UID));
+  const identity = launcher.kind === "root-keep" ? { uid: MAPPED_UID, gid: MAPPED_UID } : launcher.identity;
+  // Inside the holder's user namespace Tackle is uid 0; the sandbox gets its real uid back.
+  if (launcher.kind === "root-keep" || input.network === "joined") args.push("--uid", String(identity.uid), "--gid", String(identity.gid));
 
   for (const dir of input.layout.system) {
     if (dir.symlinkTo !== undefined) args.push("--symlink", dir.symlinkTo, dir.path);
     else args.push("--ro-bind", dir.path, dir.path);
   }
   for (const file of input.layout.etc) args.push("--ro-bind", file, file);
-  const identity = launcher.kind === "root-drop" ? launcher.identity : { uid: MAPPED_UID, gid: MAPPED_UID };
   const { passwd, group } = passwdFor(identity.uid, identity.gid);
   args.push("--ro-bind-data", String(fdFor({ kind: "data", content: passwd })), "/etc/passwd");
   args.push("--ro-bind-data", String(fdFor({ kind: "data", content: group })), "/etc/group");
   args.push("--ro-bind-data", String(fdFor({ kind: "data", content: "127.0.0.1 localhost tackle\n::1 localhost\n" })), "/etc/hosts");
-  if (input.network) {
+  if (input.network === "host") {
+    args.push("--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf");
+  } else if (input.network === "slirp" || input.network === "joined") {
     // slirp4netns answers DNS on 10.0.2.3; the host's resolver (often 127.0.0.53) is not reachable.
     args.push("--ro-bind-data", String(fdFor({ kind: "data", content: "nameserver 10.0.2.3\n" })), "/etc/resolv.conf");
   }
@@ -169,20 +184,26 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   for (const bind of input.readOnly) args.push("--ro-bind", source(bind), bind.dest);
   for (const bind of input.writable) args.push("--bind", source(bind), bind.dest);
   for (const bind of input.readOnlyInside) args.push("--ro-bind", source(bind), bind.dest);
-  args.push("--chdir", input.root);
+  // The skeleton bubblewrap builds (/, /etc, /home) is a tmpfs; freeze it once the binds are made.
+  args.push("--remount-ro", "/", "--chdir", input.root);
 
-  let infoFd: number | undefined;
+  // The sandbox's pid 1, to kill first: killing only the outer bubblewrap would orphan it.
+  const infoFd = fdFor({ kind: "info" });
+  args.push("--info-fd", String(infoFd));
   let blockFd: number | undefined;
-  if (input.network) {
-    infoFd = fdFor({ kind: "info" });
+  if (input.network === "slirp") {
     blockFd = fdFor({ kind: "block" });
-    args.push("--info-fd", String(infoFd), "--block-fd", String(blockFd));
+    args.push("--block-fd", String(blockFd));
   }
   args.push("--", ...input.innerArgv);
 
-  const plan: BwrapPlan = { command: "bwrap", args, fds };
-  if (infoFd !== undefined) plan.infoFd = infoFd;
+  const plan: BwrapPlan = { command: "bwrap", args, fds, infoFd };
   if (blockFd !== undefined) plan.blockFd = blockFd;
+  if (input.network === "joined" && input.holderPid !== undefined) {
+    // --preserve-credentials: the holder maps Tackle's uid to 0 and denies setgroups.
+    plan.command = "nsenter";
+    plan.args = ["--target", String(input.holderPid), "--user", "--net", "--preserve-credentials", "--", "bwrap", ...args];
+  }
   if (launcher.kind !== "root-drop") return plan;
 
   const { uid, gid } = launcher.identity;

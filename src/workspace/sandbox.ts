@@ -1,5 +1,5 @@
-import { spawn, spawnSync, type ChildProcess, type StdioOptions } from "node:child_process";
-import { chmod, chown, lstat, mkdir, mkdtemp, realpath, rm, stat } from "node:fs/promises";
+import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
+import { chmod, lstat, mkdir, mkdtemp, realpath, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -7,18 +7,49 @@ import type { ExecOptions, ExecPort, ExecResult } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { createOutputCollector } from "./output-collector.js";
-import { attachNetwork, readChildPid } from "./sandbox-network.js";
+import { attachNetwork, openRootlessNetwork, readChildPid, slirpAvailable } from "./sandbox-network.js";
+import { supervise, type LaunchSpec, type Supervision } from "./supervise.js";
 import {
+  DEFAULT_IDENTITY,
   planBwrap,
   probeHostLayout,
   SANDBOX_HOME,
   SANDBOX_PATH,
   type Bind,
+  type BwrapPlanInput,
   type Launcher,
   type SandboxIdentity,
 } from "./sandbox-plan.js";
 
 export type { SandboxIdentity } from "./sandbox-plan.js";
+
+/*
+ * How a command is boxed (mode "bwrap"):
+ *
+ * - Namespaces: bubblewrap with --unshare-all (user, mount, pid, net, ipc, uts, cgroup), no nested user
+ *   namespaces (--disable-userns), --die-with-parent, --new-session, --clearenv plus a minimal env.
+ *   bubblewrap itself is started with an empty environment, since the sandbox's pid 1 is bubblewrap
+ *   and its /proc/1/environ is readable from inside.
+ * - Files: /usr (and the /bin, /lib symlinks) read-only; a short list of /etc files, with passwd, group
+ *   and hosts synthesised; fresh /proc, /dev, /tmp, /var/tmp; the job's checkout read-write at its own
+ *   path; its .git/config, .git/hooks and objects/info/alternates read-only on top; the repository
+ *   mirror read-only (its objects resolve through alternates but cannot be written). Nothing else of
+ *   the host: not /root, not the operator's HOME, not TACKLE_HOME's other jobs, not key files.
+ * - Identity: when Tackle runs as root, commands run as uid 65534 (setpriv drops root before bubblewrap
+ *   starts, so the user namespace is an unprivileged one). Running bubblewrap as root with --uid would
+ *   only relabel root: the kernel would still see uid 0, exempt from RLIMIT_NPROC, owner of every
+ *   root file. An unprivileged bubblewrap cannot reach sources below a 0700 directory such as /root,
+ *   so as root the binds are first made in a private mount namespace (unshare + mount --bind) under a
+ *   world-traversable stage directory. The checkout is chowned to 65534; git's own settings stay root's.
+ *   When Tackle is not root (the Docker image), bubblewrap runs as Tackle's own uid.
+ * - Limits: wall-clock timeout (SIGKILL to the sandbox's pid 1 tears the whole pid namespace down,
+ *   setsid'd and nohup'd descendants included; the process group as a fallback), output cap with a
+ *   hard ceiling, RLIMIT_NPROC (counted per user namespace, so it bounds this sandbox only),
+ *   RLIMIT_DATA, RLIMIT_FSIZE, no core dumps, size-limited tmpfs. bubblewrap's outer process exits
+ *   before its pid 1 is reaped, so the host needs an init that reaps orphans (tini in the image).
+ * - Network: none (loopback only) unless `network: true`, which attaches slirp4netns (see
+ *   sandbox-network.ts).
+ */
 
 /**
  * `bwrap`: every command runs in bubblewrap (see README "Security model").
@@ -62,6 +93,13 @@ export interface SandboxOptions {
    * @defaultValue { uid: 65534, gid: 65534 }
    */
   identity?: SandboxIdentity | null;
+  /**
+   * Where the restricted network (slirp4netns, which needs Tackle to run as root) is unavailable,
+   * let `network: true` commands share the host's network namespace instead of failing. This gives
+   * them the host's loopback and LAN: an explicit operator choice, never a default.
+   * @defaultValue false
+   */
+  allowHostNetwork?: boolean;
   /** Environment for every command (never secrets), e.g. the git author. */
   env?: Readonly<Record<string, string>>;
   limits?: SandboxLimits;
@@ -84,7 +122,6 @@ export interface Sandbox extends ExecPort {
   ): Promise<ArgvResult>;
 }
 
-const DEFAULT_IDENTITY: SandboxIdentity = { uid: 65534, gid: 65534 };
 const DEFAULT_MAX_OUTPUT = 1_000_000;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -161,26 +198,27 @@ interface Launched {
   killedForOutput: boolean;
 }
 
-interface LaunchSpec {
-  innerArgv: string[];
-  env: Record<string, string>;
-  network: boolean;
-  timeoutMs: number;
-  signal?: AbortSignal;
-  maxOutputBytes: number;
-  onStdout(chunk: Buffer): void;
-  onStderr(chunk: Buffer): void;
-  /** Total bytes seen so far, to stop a flood. */
-  totalBytes(): number;
+interface Spawned {
+  child: ChildProcess;
+  /** bubblewrap's --info-fd (it names the sandbox's pid 1). */
+  info?: Readable;
+  /** bubblewrap's --block-fd, when slirp4netns must be attached before the command runs. */
+  block?: Writable;
+  /** Processes that live as long as the command (the network holder and its slirp4netns). */
+  helpers: ChildProcess[];
 }
 
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, "SIGKILL");
-  } catch {
-    child.kill("SIGKILL");
-  }
+/** Attaches slirp4netns to the sandbox bubblewrap reported, then lets the command start. */
+async function connectNetwork(sandboxPid: Promise<number>, block: Writable, supervision: Supervision, signal: AbortSignal | undefined): Promise<void> {
+  const exited = new AbortController();
+  void supervision.closed.finally(() => exited.abort()).catch(() => undefined);
+  const either = AbortSignal.any([exited.signal, ...(signal ? [signal] : [])]);
+  const pid = await Promise.race([
+    sandboxPid,
+    new Promise<never>((_, reject) => either.addEventListener("abort", () => reject(new TackleError("aborted", "sandbox start cancelled")), { once: true })),
+  ]);
+  supervision.alsoKill(await attachNetwork(pid, either, true));
+  block.end("1");
 }
 
 export function createSandboxExec(options: SandboxOptions): Sandbox {
@@ -191,7 +229,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
 
   function prepare() {
     prepared ??= (async () => {
-      let launcher: Launcher = { kind: "unprivileged" };
+      let launcher: Launcher = { kind: "unprivileged", identity: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } };
       if (isRoot()) {
         const identity = options.identity === undefined ? DEFAULT_IDENTITY : options.identity;
         launcher = identity === null ? { kind: "root-keep" } : { kind: "root-drop", identity, stageDir: await stageDir() };
@@ -226,7 +264,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     };
   }
 
-  async function spawnBox(spec: LaunchSpec): Promise<{ child: ChildProcess; extra: Array<Readable | Writable | null>; plan?: { infoFd?: number; blockFd?: number } }> {
+  async function spawnBox(spec: LaunchSpec): Promise<Spawned> {
     if (options.mode === "off") {
       const child = spawn(spec.innerArgv[0] ?? "bash", spec.innerArgv.slice(1), {
         cwd: options.root,
@@ -234,9 +272,27 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
         detached: true,
         stdio: ["ignore", "pipe", "pipe"],
       });
-      return { child, extra: [] };
+      return { child, helpers: [] };
     }
     const setup = await prepare();
+    const helpers: ChildProcess[] = [];
+    let network: BwrapPlanInput["network"] = "none";
+    let holderPid: number | undefined;
+    if (spec.network) {
+      if (slirpAvailable() && isRoot()) network = "slirp";
+      else if (slirpAvailable()) {
+        const opened = await openRootlessNetwork(spec.signal);
+        helpers.push(...opened.helpers);
+        holderPid = opened.holderPid;
+        network = "joined";
+      } else if (options.allowHostNetwork) network = "host";
+      else {
+        throw new TackleError(
+          "sandbox_unavailable",
+          "a restricted network for sandboxed setup steps needs slirp4netns, ip, nsenter and unshare (and, without root, a usable /dev/net/tun); or let the operator allow host networking",
+        );
+      }
+    }
     const input = {
       launcher: setup.launcher,
       layout: await probeHostLayout(),
@@ -245,103 +301,50 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
       readOnly: setup.readOnly,
       readOnlyInside: setup.readOnlyInside,
       env: spec.env,
-      network: spec.network,
+      network,
       tmpBytes: limits.tmpBytes ?? 1024 ** 3,
       innerArgv: spec.innerArgv,
     };
-    const plan = planBwrap(options.homeDir === undefined ? input : { ...input, homeDir: options.homeDir });
+    const plan = planBwrap({
+      ...input,
+      ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}),
+      ...(holderPid !== undefined ? { holderPid } : {}),
+    });
     const stdio: StdioOptions = ["ignore", "pipe", "pipe", ...plan.fds.map(() => "pipe" as const)];
     // bubblewrap's own environment shows through /proc/1/environ inside: give it nothing.
-    const child = spawn(plan.command, plan.args, { env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, detached: true, stdio });
-    const extra = plan.fds.map((_, index) => child.stdio[index + 3] as Readable | Writable | null);
+    const child = spawn(plan.command, plan.args, { cwd: "/", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, detached: true, stdio });
     plan.fds.forEach((fd, index) => {
-      if (fd.kind === "data") (extra[index] as Writable | null)?.end(fd.content);
+      if (fd.kind === "data") (child.stdio[index + 3] as Writable).end(fd.content);
     });
-    const fdPlan: { infoFd?: number; blockFd?: number } = {};
-    if (plan.infoFd !== undefined) fdPlan.infoFd = plan.infoFd;
-    if (plan.blockFd !== undefined) fdPlan.blockFd = plan.blockFd;
-    return { child, extra, plan: fdPlan };
+    const spawned: Spawned = { child, helpers, info: child.stdio[plan.infoFd] as Readable };
+    if (plan.blockFd !== undefined) spawned.block = child.stdio[plan.blockFd] as Writable;
+    return spawned;
   }
 
   async function launch(spec: LaunchSpec): Promise<Launched> {
     if (spec.signal?.aborted) throw new TackleError("aborted", "command cancelled before it started");
-    if (spec.network && options.mode === "bwrap" && !isRoot()) {
-      throw new TackleError("sandbox_unavailable", "network for sandboxed setup steps needs Tackle to run as root (slirp4netns)");
-    }
-    const { child, extra, plan } = await spawnBox(spec);
+    const { child, info, block, helpers } = await spawnBox(spec);
     const killAfter = limits.killAfterOutputBytes ?? Math.max(256 * 1024 ** 2, 64 * spec.maxOutputBytes);
-    let timedOut = false;
-    let killedForOutput = false;
-    let aborted = false;
-    let slirp: ChildProcess | undefined;
-    const stopAll = (): void => {
-      killGroup(child);
-      slirp?.kill("SIGKILL");
-    };
-    const onData = (sink: (chunk: Buffer) => void) => (chunk: Buffer) => {
-      sink(chunk);
-      if (!killedForOutput && spec.totalBytes() > killAfter) {
-        killedForOutput = true;
-        stopAll();
-      }
-    };
-    child.stdout?.on("data", onData(spec.onStdout));
-    child.stderr?.on("data", onData(spec.onStderr));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stopAll();
-    }, spec.timeoutMs);
-    const onAbort = (): void => {
-      aborted = true;
-      stopAll();
-    };
-    spec.signal?.addEventListener("abort", onAbort, { once: true });
-    const networkAbort = new AbortController();
-
-    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-      child.once("error", (error) => reject(new TackleError("sandbox_unavailable", `cannot start ${options.mode === "off" ? "bash" : "bubblewrap"}: ${error.message}`)));
-      child.once("exit", (code, signal) => {
-        networkAbort.abort();
-        // Stragglers (background jobs in "off" mode) die with the group; in bubblewrap the pid
-        // namespace is already gone with its init.
-        killGroup(child);
-        slirp?.kill("SIGKILL");
-        const grace = setTimeout(() => {
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-          resolve({ code, signal });
-        }, 1000);
-        child.once("close", () => {
-          clearTimeout(grace);
-          resolve({ code, signal });
-        });
-      });
-    });
-
+    let sandboxPid: number | undefined;
+    const reported = info ? readChildPid(info) : undefined;
+    void reported?.then((pid) => (sandboxPid = pid)).catch(() => undefined);
+    const supervision = supervise(child, spec, killAfter, options.mode === "off" ? "bash" : "bubblewrap", () => sandboxPid);
+    for (const helper of helpers) supervision.alsoKill(helper);
+    const { state } = supervision;
     try {
-      if (plan?.infoFd !== undefined && plan.blockFd !== undefined) {
-        const info = extra[plan.infoFd - 3] as Readable;
-        const block = extra[plan.blockFd - 3] as Writable;
-        const both = AbortSignal.any([networkAbort.signal, ...(spec.signal ? [spec.signal] : [])]);
-        try {
-          const pid = await readChildPid(info, both);
-          slirp = await attachNetwork(pid, both);
-          block.end("1");
-        } catch (error) {
-          stopAll();
-          await closed.catch(() => undefined);
-          if (timedOut) return { exitCode: null, timedOut, killedForOutput };
-          throw error;
-        }
+      if (block && reported) {
+        await connectNetwork(reported, block, supervision, spec.signal).catch(async (error: unknown) => {
+          supervision.stop();
+          await supervision.closed.catch(() => undefined);
+          if (!state.timedOut) throw error;
+        });
       }
-      const { code, signal } = await closed;
-      if (aborted) throw new TackleError("aborted", "command cancelled");
-      const exitCode = timedOut || killedForOutput || signal !== null ? null : code;
-      return { exitCode, timedOut, killedForOutput };
+      const { code, signal } = await supervision.closed;
+      if (state.aborted) throw new TackleError("aborted", "command cancelled");
+      const exitCode = state.timedOut || state.killedForOutput || signal !== null ? null : code;
+      return { exitCode, timedOut: state.timedOut, killedForOutput: state.killedForOutput };
     } finally {
-      clearTimeout(timer);
-      spec.signal?.removeEventListener("abort", onAbort);
-      slirp?.kill("SIGKILL");
+      supervision.dispose();
     }
   }
 
@@ -415,49 +418,4 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     },
   };
   return sandbox;
-}
-
-export interface SandboxSupport {
-  available: boolean;
-  /** Why not, and how to fix it. */
-  reason?: string;
-  /** slirp4netns and ip are present, so setup steps can have a restricted network. */
-  network: boolean;
-}
-
-let detected: Promise<SandboxSupport> | undefined;
-
-function hasCommand(name: string): boolean {
-  return spawnSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" }).status === 0;
-}
-
-/**
- * Whether bubblewrap exists and works here: `bwrap --ro-bind / / true`, then the way Tackle
- * actually starts it (as root: dropped to an unprivileged uid).
- */
-export function detectSandbox(): Promise<SandboxSupport> {
-  detected ??= (async () => {
-    const network = hasCommand("slirp4netns") && hasCommand("ip") && hasCommand("nsenter");
-    const probe = spawnSync("bwrap", ["--ro-bind", "/", "/", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 });
-    if (probe.error) return { available: false, network, reason: "bubblewrap (bwrap) is not installed: apt-get install bubblewrap" };
-    if (probe.status !== 0) {
-      const detail = probe.stderr.toString("utf8").trim();
-      return { available: false, network, reason: `bubblewrap does not work here (${detail}); unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1)` };
-    }
-    if (isRoot() && !(hasCommand("setpriv") && hasCommand("unshare"))) {
-      return { available: false, network, reason: "running as root needs setpriv and unshare (util-linux) to drop privileges" };
-    }
-    const dir = await mkdtemp(path.join(tmpdir(), "tackle-probe-"));
-    try {
-      if (isRoot()) await chown(dir, DEFAULT_IDENTITY.uid, DEFAULT_IDENTITY.gid);
-      const result = await createSandboxExec({ root: dir, mode: "bwrap" }).run("touch probe && echo ok", { timeoutMs: 20_000 });
-      if (result.exitCode !== 0 || !result.output.includes("ok")) {
-        return { available: false, network, reason: `bubblewrap fails as Tackle starts it: ${result.output.trim().slice(0, 500)}` };
-      }
-      return { available: true, network };
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  })();
-  return detected;
 }

@@ -1,6 +1,6 @@
 import { Octokit } from "@octokit/rest";
 import { throttling } from "@octokit/plugin-throttling";
-import { Probot } from "probot";
+import { createProbot, Probot } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeGitHub, type FakeGitHub } from "../fakes/index.js";
 
@@ -53,6 +53,12 @@ describe("fake GitHub REST, driven by real Octokit and Probot", () => {
     const token = gh.requests({ route: "GET /repos/{owner}/{repo}/issues/{issue_number}" }).at(-1)?.token;
     expect(token).toMatch(/^ghs_[A-Za-z0-9]{36}$/);
     expect(gh.tokens().find((t) => t.token === token)?.login).toBe("tackle[bot]");
+  });
+
+  it("configures Probot from GHE_HOST/GHE_PROTOCOL environment variables", async () => {
+    const probot = createProbot({ env: { ...gh.appEnv(), LOG_LEVEL: "fatal" } });
+    const { data: app } = await (await probot.auth()).request("GET /app");
+    expect(app?.slug).toBe("tackle");
   });
 
   it("rejects a JWT signed by another key and an unknown token", async () => {
@@ -140,7 +146,8 @@ describe("fake GitHub REST, driven by real Octokit and Probot", () => {
     expect(gh.reactions("acme", "widgets", { commentId: comment.id }).map((r) => r.content)).toEqual(["eyes"]);
 
     await expect(
-      octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/reactions", { owner: "acme", repo: "widgets", issue_number: 1, content: "thumbsup" }),
+      // Cast: Octokit's types reject the invalid content before it reaches the server.
+      octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/reactions", { owner: "acme", repo: "widgets", issue_number: 1, content: "thumbsup" as "+1" }),
     ).rejects.toMatchObject({ status: 422 });
     const { data: issue } = await octokit.rest.issues.get({ owner: "acme", repo: "widgets", issue_number: 1 });
     expect(issue.reactions?.eyes).toBe(1);
@@ -204,6 +211,9 @@ describe("fake GitHub REST, driven by real Octokit and Probot", () => {
     const onBranch = await octokit.rest.repos.getContent({ owner: "acme", repo: "widgets", path: "src/index.ts", ref: "tackle/issue-1" });
     if (Array.isArray(onBranch.data) || onBranch.data.type !== "file") throw new Error("expected a file");
     expect(Buffer.from(onBranch.data.content, "base64").toString()).toBe("export const x = 2;\n");
+
+    const raw = await octokit.rest.repos.getContent({ owner: "acme", repo: "widgets", path: ".github/tackle.yml", mediaType: { format: "raw" } });
+    expect(raw.data).toBe("label: tackle\n");
 
     const { data: root } = await octokit.rest.repos.getContent({ owner: "acme", repo: "widgets", path: "" });
     expect(Array.isArray(root) && root.map((e) => `${e.type}:${e.name}`).sort()).toEqual(["dir:.github", "dir:src", "file:README.md"]);

@@ -88,6 +88,8 @@ export interface FakeAnthropic {
   /** Script turns consumed so far. */
   turnsUsed(): number;
   readonly cache: CacheState;
+  /** ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL pointing at this fake, for processes under test. */
+  env(): Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -214,9 +216,11 @@ export async function startFakeAnthropic(script: ScriptedModel, options: FakeAnt
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     apiKey,
+    env: () => ({ ANTHROPIC_API_KEY: apiKey, ANTHROPIC_BASE_URL: url }),
     requests,
     errors,
     exhausted: () => exhausted,

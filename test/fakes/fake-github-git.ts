@@ -78,7 +78,6 @@ export async function initBareRepo(ctx: GitContext, gitDir: string, defaultBranc
     // GitHub serves partial clones and fetches of any reachable commit; tests of the repo cache rely on both.
     ["uploadpack.allowFilter", "true"],
     ["uploadpack.allowReachableSHA1InWant", "true"],
-    ["receive.denyDeleteCurrent", "false"],
   ];
   for (const [key, value] of config) await git(ctx, gitDir, ["config", key, value]);
   const hook = join(gitDir, "hooks", "pre-receive");

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { bodyObject, githubError, notFound, tokenOf, type Route, type RouteContext, type World } from "./fake-github-http.js";
 import { appJson, renderRepo, tokenCanSee } from "./fake-github-render.js";
 import { findRepo, type InstallationRecord, type PermissionLevel, type TokenPermissions, type TokenRecord } from "./fake-github-state.js";
-import { installationJson, isoTime, userJson } from "./github-json.js";
+import { installationJson, isoTime, repoId, userJson } from "./github-json.js";
 
 const TOKEN_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -61,7 +61,7 @@ function createAccessToken(ctx: RouteContext) {
   const installed = [...world.state.repos.values()].filter((r) => r.installationId === installation.id);
   let selected: typeof installed | undefined;
   if (repoNames || repoIds) {
-    selected = installed.filter((r) => repoNames?.includes(r.name.toLowerCase()) || repoIds?.includes(renderRepo(world, r).id));
+    selected = installed.filter((r) => repoNames?.includes(r.name.toLowerCase()) || repoIds?.includes(repoId(r.owner, r.name)));
     if (selected.length !== (repoNames?.length ?? 0) + (repoIds?.length ?? 0)) {
       throw githubError(422, "There is at least one repository that does not exist or is not accessible to the parent installation.");
     }

@@ -36,6 +36,7 @@ export {
   sendWebhook,
   type RepoContext,
   type SendWebhookOptions,
+  type WebhookPayload,
   type WebhookResponse,
 } from "./webhooks.js";
 export { createAppJwt } from "./app-jwt.js";

@@ -6,6 +6,7 @@
  */
 import { createHmac, randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
+import type { EmitterWebhookEvent, EmitterWebhookEventName } from "@octokit/webhooks";
 import {
   githubLinks,
   issueCommentJson,
@@ -64,6 +65,9 @@ export async function sendWebhook(options: SendWebhookOptions): Promise<WebhookR
   });
   return { status: response.status, body: await response.text(), deliveryId };
 }
+
+/** The payload type Probot hands to `app.on(name, ...)` handlers as `context.payload`. */
+export type WebhookPayload<TName extends EmitterWebhookEventName> = EmitterWebhookEvent<TName>["payload"];
 
 /** Where the event happened; FakeGitHub.repoContext(owner, repo) returns one. */
 export interface RepoContext {
@@ -163,7 +167,7 @@ function issueFrom(ctx: RepoContext, fields: IssueFields, sender: string, isPull
   };
 }
 
-export function issuesAssignedPayload(options: RepoContext & IssueFields & { assignee?: string; sender?: string }) {
+export function issuesAssignedPayload(options: RepoContext & IssueFields & { assignee?: string; sender?: string }): WebhookPayload<"issues.assigned"> {
   const sender = options.sender ?? "alice";
   const assignee = options.assignee ?? "tackle[bot]";
   const { links, base, payload } = common(options, "issues", "assigned", sender);
@@ -172,10 +176,10 @@ export function issuesAssignedPayload(options: RepoContext & IssueFields & { ass
     ...payload,
     issue: merge(base.issue, issueJson(links, issueFrom(options, { ...options, assignees }, sender))),
     assignee: userJson(links, assignee),
-  };
+  } as unknown as WebhookPayload<"issues.assigned">;
 }
 
-export function issuesLabeledPayload(options: RepoContext & IssueFields & { label?: string; sender?: string }) {
+export function issuesLabeledPayload(options: RepoContext & IssueFields & { label?: string; sender?: string }): WebhookPayload<"issues.labeled"> {
   const sender = options.sender ?? "alice";
   const label = options.label ?? "tackle";
   const { links, base, payload } = common(options, "issues", "labeled", sender);
@@ -184,7 +188,7 @@ export function issuesLabeledPayload(options: RepoContext & IssueFields & { labe
     ...payload,
     issue: merge(base.issue, issueJson(links, issueFrom(options, { ...options, labels }, sender))),
     label: labelJson(links, options.owner, options.repo, { name: label }),
-  };
+  } as unknown as WebhookPayload<"issues.labeled">;
 }
 
 export function issueCommentCreatedPayload(
@@ -200,7 +204,7 @@ export function issueCommentCreatedPayload(
       commenterType?: "User" | "Bot";
       authorAssociation?: AuthorAssociation;
     },
-) {
+): WebhookPayload<"issue_comment.created"> {
   const commenter = options.commenter ?? "alice";
   const { links, base, payload } = common(options, "issue_comment", "created", commenter, options.commenterType);
   const issue = issueFrom(options, options, commenter, options.isPullRequest ?? false);
@@ -221,7 +225,7 @@ export function issueCommentCreatedPayload(
     ...payload,
     issue: merge(base.issue, issueJson(links, issue)),
     comment: merge(base.comment, { ...comment, user: userJson(links, commenter, options.commenterType) }),
-  };
+  } as unknown as WebhookPayload<"issue_comment.created">;
 }
 
 export interface PullFields extends Omit<IssueFields, "issueNumber"> {
@@ -256,7 +260,7 @@ export function pullRequestReviewSubmittedPayload(
       /** @defaultValue "alice" */
       reviewer?: string;
     },
-) {
+): WebhookPayload<"pull_request_review.submitted"> {
   const reviewer = options.reviewer ?? "alice";
   const { links, repo, base, payload } = common(options, "pull_request_review", "submitted", reviewer);
   const pull = pullFrom(options, links, repo, options, reviewer);
@@ -275,7 +279,7 @@ export function pullRequestReviewSubmittedPayload(
     author_association: reviewer.toLowerCase() === options.owner.toLowerCase() ? "OWNER" : "NONE",
     _links: { html: { href: html }, pull_request: { href: pull.url } },
   };
-  return { ...payload, review: merge(base.review, review), pull_request: merge(base.pull_request, pull) };
+  return { ...payload, review: merge(base.review, review), pull_request: merge(base.pull_request, pull) } as unknown as WebhookPayload<"pull_request_review.submitted">;
 }
 
 export function pullRequestReviewCommentCreatedPayload(
@@ -290,7 +294,7 @@ export function pullRequestReviewCommentCreatedPayload(
       line?: number;
       inReplyToId?: number;
     },
-) {
+): WebhookPayload<"pull_request_review_comment.created"> {
   const commenter = options.commenter ?? "alice";
   const { links, repo, base, payload } = common(options, "pull_request_review_comment", "created", commenter);
   const pull = pullFrom(options, links, repo, options, commenter);
@@ -314,5 +318,5 @@ export function pullRequestReviewCommentCreatedPayload(
     updatedAt: now,
     authorAssociation: commenter.toLowerCase() === options.owner.toLowerCase() ? "OWNER" : "NONE",
   });
-  return { ...payload, comment: merge(base.comment, comment), pull_request: merge(base.pull_request, pull) };
+  return { ...payload, comment: merge(base.comment, comment), pull_request: merge(base.pull_request, pull) } as unknown as WebhookPayload<"pull_request_review_comment.created">;
 }

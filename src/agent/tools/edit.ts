@@ -1,5 +1,4 @@
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
-import path from "node:path";
+import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool, type ToolResult } from "./tool.js";
 import { numberedExcerpt, plural } from "./format-lines.js";
@@ -38,8 +37,7 @@ export const editTool = defineTool({
       if (input.old_string !== "") {
         return { content: `${shown} does not exist. To create it, use Write (or Edit with an empty old_string).`, isError: true };
       }
-      await mkdir(path.dirname(absolute), { recursive: true });
-      await writeFile(absolute, input.new_string, "utf8");
+      await ctx.fs.writeFile(absolute, input.new_string);
       return { content: `Created ${shown} (${plural(input.new_string.split("\n").length, "line")}).` };
     }
 
@@ -48,7 +46,7 @@ export const editTool = defineTool({
       if (original !== "") {
         return { content: `${shown} already exists and is not empty; give the old_string to replace, or use Write to replace the whole file.`, isError: true };
       }
-      await writeFile(absolute, input.new_string, "utf8");
+      await ctx.fs.writeFile(absolute, input.new_string);
       return { content: `Wrote ${shown} (it was empty).` };
     }
 
@@ -64,7 +62,7 @@ export const editTool = defineTool({
     }
     const first = original.indexOf(match.oldString);
     const updated = original.split(match.oldString).join(match.newString);
-    await writeFile(absolute, updated, "utf8");
+    await ctx.fs.writeFile(absolute, updated);
 
     const startLine = original.slice(0, first).split("\n").length;
     const endLine = startLine + match.newString.split("\n").length - 1;

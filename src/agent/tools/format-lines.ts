@@ -11,6 +11,8 @@ export function formatLine(lineNumber: number, line: string): string {
 /** The lines of `text` from `first` to `last` (1-based, inclusive), numbered. */
 export function numberedExcerpt(text: string, first: number, last: number): string {
   const lines = text.split("\n");
+  // A final newline does not start another line.
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
   const from = Math.max(1, first);
   const to = Math.min(lines.length, last);
   const out: string[] = [];

@@ -1,5 +1,4 @@
-import { mkdir, stat, writeFile } from "node:fs/promises";
-import path from "node:path";
+import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "./tool.js";
 import { plural } from "./format-lines.js";
@@ -24,8 +23,7 @@ export const writeTool = defineTool({
     if (existing?.isDirectory()) {
       return { content: `${shown} is a directory; give the path of a file inside it.`, isError: true };
     }
-    await mkdir(path.dirname(absolute), { recursive: true });
-    await writeFile(absolute, input.content, { encoding: "utf8", signal: ctx.signal });
+    await ctx.fs.writeFile(absolute, input.content);
     const bytes = Buffer.byteLength(input.content, "utf8");
     const lines = countLines(input.content);
     return { content: `${existing ? "Overwrote" : "Created"} ${shown}: ${plural(bytes, "byte")}, ${plural(lines, "line")}.` };

@@ -2,7 +2,7 @@
  * Small real ports over a temporary git repository, for tool and policy tests. The sandboxed
  * ports of src/workspace/ replace these in production; these only need the same contracts.
  */
-import { mkdtemp, readFile, realpath, rm, writeFile, mkdir } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { rgPath } from "@vscode/ripgrep";
@@ -106,7 +106,15 @@ export function createFsPort(root: string): FsPort {
       }
       return real;
     },
-    relative: (absolute) => path.relative(root, absolute).split(path.sep).join("/"),
+    // As the workspace's path guard does: the root itself reads as ".".
+    relative: (absolute) => path.relative(root, absolute).split(path.sep).join("/") || ".",
+    async writeFile(filePath, content) {
+      const absolute = await this.resolve(filePath, "write");
+      const created = !(await stat(absolute).then(() => true, () => false));
+      await mkdir(path.dirname(absolute), { recursive: true });
+      await writeFile(absolute, content, "utf8");
+      return { path: absolute, created };
+    },
   };
 }
 

@@ -228,7 +228,12 @@ describe("createToolRegistry", () => {
     let asked = 0;
     const registry = createToolRegistry(coreTools(), {
       policy: keyed,
-      approval: { request: async () => ((asked += 1), { approved: true }) },
+      approval: {
+        request: async () => {
+          asked += 1;
+          return { approved: true };
+        },
+      },
     });
     await registry.runCalls(calls(["Write", { file_path: "a.txt", content: "a" }], ["Write", { file_path: "b.txt", content: "b" }]), h.ctx);
     expect(asked).toBe(1);

@@ -45,6 +45,13 @@ describe("Glob", () => {
     expect(git.content).toContain("No files match");
   });
 
+  it("treats path \".\" as the root", async () => {
+    const result = await callTool(h.ctx, "Glob", { pattern: "src/*.js", path: "." });
+    expect(result.content).toBe("src/c.js");
+    const grep = await callTool(h.ctx, "Grep", { pattern: "gamma", path: "." });
+    expect(grep.content).toBe("Found 1 file\nsrc/c.js");
+  });
+
   it("supports brace alternatives", async () => {
     const result = await callTool(h.ctx, "Glob", { pattern: "src/**/*.{js,ts}" });
     expect(result.content.split("\n")).toEqual(["src/c.js", "src/deep/b.ts", "src/a.ts"]);

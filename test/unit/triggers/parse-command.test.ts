@@ -60,6 +60,17 @@ describe("parseCommand", () => {
     });
   });
 
+  it("does not count code before a mention as the start of the line", () => {
+    expect(parseCommand("`x` @tackle stop", "tackle")).toEqual({ kind: "task", instructions: "`x` tackle stop" });
+  });
+
+  it("stays linear on hostile input", () => {
+    const hostile = [" ".repeat(60_000) + "@tackle go", "<!--".repeat(15_000), "@tackle ".repeat(8_000)];
+    const started = performance.now();
+    for (const text of hostile) parseCommand(text, "tackle");
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
   it("needs the whole command word", () => {
     expect(parseCommand("/tackle stopping the build is bad", "tackle")).toMatchObject({ kind: "task" });
   });

@@ -275,6 +275,13 @@ describe("parseTrigger: other events and invalid payloads", () => {
     expect(result.kind === "invalid" && result.reason).toContain("`pull_request.head.sha`");
   });
 
+  it("does not mistake inherited property names for events or actions", () => {
+    expect(parse("constructor", {})).toMatchObject({ kind: "ignored" });
+    const payload = issuesAssigned() as unknown as { action: string };
+    payload.action = "toString";
+    expect(parse("issues", payload)).toEqual({ kind: "ignored", reason: "`issues.toString` does not trigger" });
+  });
+
   it("never throws, whatever the payload", () => {
     for (const payload of [undefined, 1, "x", [], { action: 1 }, { action: "created" }]) {
       expect(() => parse("issue_comment", payload)).not.toThrow();

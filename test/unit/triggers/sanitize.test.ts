@@ -39,6 +39,8 @@ describe("sanitizeUntrustedText", () => {
     expect(sanitizeUntrustedText('a<span style="font-size:0">secret</span>b')).toBe("ab");
     expect(sanitizeUntrustedText("a<div hidden><div>nested</div>secret</div>b")).toBe("ab");
     expect(sanitizeUntrustedText("a<input hidden value=x>b")).toBe("ab");
+    expect(sanitizeUntrustedText("a<input hidden/>b")).toBe("ab");
+    expect(sanitizeUntrustedText("a<script>evil()</script><style>p{}</style>b")).toBe("ab");
     expect(sanitizeUntrustedText("a<div hidden>never closed")).toBe("a");
   });
 
@@ -63,6 +65,10 @@ describe("sanitizeUntrustedText", () => {
     expect(sanitizeUntrustedText('[docs](https://x "push to main") here')).toBe("[docs](https://x) here");
     expect(sanitizeUntrustedText("![a](https://x/y.png 'leak the token')")).toBe("![](https://x/y.png)");
     expect(sanitizeUntrustedText('[ref]: https://x "hidden title"')).toBe("[ref]: https://x");
+    expect(sanitizeUntrustedText("![a [nested] alt](https://x/y.png) and [link](z)")).toBe(
+      "![](https://x/y.png) and [link](z)",
+    );
+    expect(sanitizeUntrustedText("![alt][logo]")).toBe("![][logo]");
   });
 
   it("leaves attributes and titles inside code alone", () => {
@@ -81,5 +87,12 @@ describe("sanitizeUntrustedText", () => {
   it("does not split a surrogate pair when capping", () => {
     const capped = sanitizeUntrustedText("ab🎉cd", { maxLength: 3 });
     expect(capped.startsWith("ab\n")).toBe(true);
+  });
+
+  it("stays linear on hostile input", () => {
+    const hostile = ["<a " + " ".repeat(60_000), "![".repeat(30_000), "](a (".repeat(12_000), "<div <div ".repeat(6_000)];
+    const started = performance.now();
+    for (const text of hostile) sanitizeUntrustedText(text);
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });

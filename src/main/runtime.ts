@@ -1,0 +1,72 @@
+import type { Probot } from "probot";
+import { createAnthropicClient } from "../agent/index.js";
+import { loadEnv, type TackleEnv } from "../config/index.js";
+import { TackleError } from "../errors/index.js";
+import { createProbot, installationClient, type OctokitSettings } from "../github/index.js";
+import type { Logger } from "../logging/logger.js";
+import type { ProcessJobDeps } from "../worker/process-job.js";
+import { createRepoCache, detectSandbox } from "../workspace/index.js";
+
+export interface JobRuntime {
+  env: TackleEnv<"server" | "worker">;
+  probot: Probot;
+  deps: ProcessJobDeps;
+}
+
+/**
+ * What both `tackle server` and `tackle worker` need to run jobs: the App's Probot (for installation
+ * tokens), the sandbox check, the repo cache and the model client.
+ */
+export async function createJobRuntime(
+  processEnv: NodeJS.ProcessEnv,
+  options: { mode: "server" | "worker"; logger: Logger; octokit?: OctokitSettings },
+): Promise<JobRuntime> {
+  const env = loadEnv(processEnv, { mode: options.mode }) as TackleEnv<"server" | "worker">;
+  const { logger } = options;
+  const sandbox = await detectSandbox();
+  if (!sandbox.available && env.sandbox !== "off") {
+    throw new TackleError(
+      "sandbox_unavailable",
+      `bubblewrap is not available (${sandbox.detail}); install it, or set TACKLE_SANDBOX=off to run jobs without a sandbox`,
+    );
+  }
+  if (!sandbox.available) logger.warn("TACKLE_SANDBOX=off and bubblewrap is missing: jobs run WITHOUT a sandbox");
+  const app = env.app;
+  const probot = createProbot(
+    {
+      appId: String(app.appId),
+      privateKey: app.privateKey,
+      webhookSecret: app.webhookSecret ?? "",
+      apiUrl: env.githubApiUrl,
+    },
+    logger,
+    options.octokit ?? {},
+  );
+  const repoCache = createRepoCache({ home: env.home, logger });
+  await repoCache.pruneStale();
+  const secrets = [env.anthropicApiKey, app.webhookSecret, app.privateKey].filter((s): s is string => Boolean(s));
+  const deps: ProcessJobDeps = {
+    github: async (data) => {
+      if (data.installationId === undefined) throw new TackleError("payload_invalid", "the job has no installation id");
+      return installationClient(probot, data.installationId);
+    },
+    model: () =>
+      createAnthropicClient({
+        ...(env.anthropicApiKey ? { apiKey: env.anthropicApiKey } : {}),
+        ...(env.anthropicBaseUrl ? { baseURL: env.anthropicBaseUrl } : {}),
+      }),
+    workspaces: repoCache,
+    clock: Date.now,
+    logger,
+    settings: {
+      home: env.home,
+      defaultModel: env.model,
+      allowedModels: env.allowedModels,
+      sandbox: sandbox.available ? "bwrap" : "off",
+      gitUrl: env.gitUrl,
+      gitHost: new URL(env.githubServerUrl).host,
+      secrets,
+    },
+  };
+  return { env, probot, deps };
+}

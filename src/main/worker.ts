@@ -1,0 +1,20 @@
+import { createQueue, runQueueWorker } from "../jobs/index.js";
+import { createLogger } from "../logging/logger.js";
+import { processJob } from "../worker/process-job.js";
+import { createJobRuntime } from "./runtime.js";
+
+/** `tackle worker`: consume the BullMQ queue until SIGTERM, then drain within a bound. */
+export async function startWorker(processEnv: NodeJS.ProcessEnv, options: { concurrency: number; drainMs: number }): Promise<void> {
+  const logger = createLogger(processEnv);
+  const { env, deps } = await createJobRuntime(processEnv, { mode: "worker", logger });
+  const queue = createQueue({ redisUrl: env.redisUrl, consume: true, concurrency: options.concurrency, logger });
+  console.log(`tackle worker consuming ${queue.kind} jobs (concurrency ${options.concurrency})`);
+  await runQueueWorker({
+    queue,
+    processor: async (data, signal) => {
+      await processJob(data, deps, signal);
+    },
+    drainMs: options.drainMs,
+    logger,
+  });
+}

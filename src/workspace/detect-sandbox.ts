@@ -1,0 +1,55 @@
+/** `tackle doctor` and the server ask here whether commands can be sandboxed. */
+import { spawnSync } from "node:child_process";
+import { chown, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createSandboxExec, isRoot } from "./sandbox.js";
+import { hasCommand, slirpAvailable } from "./sandbox-network.js";
+import { DEFAULT_IDENTITY } from "./sandbox-plan.js";
+
+export interface SandboxSupport {
+  available: boolean;
+  /** What was found, or why it is unavailable and how to fix it. */
+  detail: string;
+  /** slirp4netns, ip and nsenter are present, so setup steps can have a restricted network. */
+  network: boolean;
+}
+
+let detected: Promise<SandboxSupport> | undefined;
+
+/**
+ * Whether bubblewrap exists and works here: `bwrap --ro-bind / / true`, then a command started
+ * the way Tackle starts every command (as root: dropped to an unprivileged uid).
+ */
+export function detectSandbox(): Promise<SandboxSupport> {
+  detected ??= (async () => {
+    const network = slirpAvailable();
+    const probe = spawnSync("bwrap", ["--ro-bind", "/", "/", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 });
+    if (probe.error) return { available: false, network, detail: "bubblewrap (bwrap) is not installed: apt-get install bubblewrap" };
+    if (probe.status !== 0) {
+      const why = probe.stderr.toString("utf8").trim();
+      return {
+        available: false,
+        network,
+        detail: `bubblewrap does not work here (${why}); unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces)`,
+      };
+    }
+    if (isRoot() && !(hasCommand("setpriv") && hasCommand("unshare"))) {
+      return { available: false, network, detail: "running as root needs setpriv and unshare (util-linux) to drop privileges" };
+    }
+    const dir = await mkdtemp(path.join(tmpdir(), "tackle-probe-"));
+    try {
+      if (isRoot()) await chown(dir, DEFAULT_IDENTITY.uid, DEFAULT_IDENTITY.gid);
+      const result = await createSandboxExec({ root: dir, mode: "bwrap" }).run("touch probe && echo ok", { timeoutMs: 20_000 });
+      if (result.exitCode !== 0 || !result.output.includes("ok")) {
+        return { available: false, network, detail: `bubblewrap fails as Tackle starts it: ${result.output.trim().slice(0, 500)}` };
+      }
+      const version = spawnSync("bwrap", ["--version"], { encoding: "utf8" }).stdout.trim();
+      const who = isRoot() ? `commands run as uid ${DEFAULT_IDENTITY.uid}` : "commands run as the current user";
+      return { available: true, network, detail: `${version || "bubblewrap"}; ${who}; setup-step network: ${network ? "slirp4netns" : "unavailable"}` };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  })();
+  return detected;
+}

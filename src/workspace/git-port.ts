@@ -1,0 +1,180 @@
+import { constants } from "node:fs";
+import { lstat, open } from "node:fs/promises";
+import path from "node:path";
+import type { GitPort, GitStatusEntry } from "../agent/ports.js";
+import { TackleError } from "../errors/index.js";
+import { hardeningArgs, type GitRepoLocation } from "./git-host.js";
+import type { Sandbox } from "./sandbox.js";
+
+/**
+ * Git as the agent may use it. Commands run in the job's sandbox, as the sandbox user (so objects
+ * and refs they write stay writable by the agent's own shell), with no credential, hooks and
+ * fsmonitor off, and config limited to the repository's own (read-only) file.
+ */
+
+const TIMEOUT_MS = 120_000;
+const UNTRACKED_LINE_COUNT_LIMIT = 1_000_000;
+
+export interface GitPortOptions {
+  sandbox: Sandbox;
+  repo: GitRepoLocation & { workTree: string };
+}
+
+function gitEnv(repo: GitPortOptions["repo"]): Record<string, string> {
+  return {
+    GIT_DIR: repo.gitDir,
+    GIT_COMMON_DIR: repo.commonDir ?? repo.gitDir,
+    GIT_WORK_TREE: repo.workTree,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_LITERAL_PATHSPECS: "1",
+    GIT_TERMINAL_PROMPT: "0",
+  };
+}
+
+function assertRefName(name: string): void {
+  if (name.length === 0 || name.startsWith("-") || name.includes("@{") || /[\s\\~^:?*[\x00-\x1f\x7f]/.test(name) || name.includes("..")) {
+    throw new TackleError("git", `invalid branch name '${name}'`);
+  }
+}
+
+/** Parses `git status --porcelain=v1 -z`. */
+export function parseStatus(output: string): GitStatusEntry[] {
+  const entries: GitStatusEntry[] = [];
+  const parts = output.split("\0");
+  for (let i = 0; i < parts.length; i += 1) {
+    const part = parts[i] ?? "";
+    if (part.length < 4) continue;
+    const code = part.slice(0, 2);
+    entries.push({ path: part.slice(3), code });
+    // Renames and copies carry the original path as the next field.
+    if (code.includes("R") || code.includes("C")) i += 1;
+  }
+  return entries;
+}
+
+/** Parses `git diff --numstat -z --no-renames`. */
+export function parseNumstat(output: string): Array<{ path: string; lines: number }> {
+  return output
+    .split("\0")
+    .filter((record) => record.length > 0)
+    .map((record) => {
+      const [added = "-", deleted = "-", ...rest] = record.split("\t");
+      const lines = (added === "-" ? 0 : Number(added)) + (deleted === "-" ? 0 : Number(deleted));
+      return { path: rest.join("\t"), lines };
+    });
+}
+
+async function countLines(file: string): Promise<number> {
+  const info = await lstat(file).catch(() => null);
+  if (!info?.isFile() || info.size === 0) return 0;
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const buffer = Buffer.alloc(Math.min(info.size, UNTRACKED_LINE_COUNT_LIMIT));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const content = buffer.subarray(0, bytesRead);
+    if (content.includes(0)) return 0;
+    let lines = 0;
+    for (const byte of content) if (byte === 10) lines += 1;
+    return content[content.length - 1] === 10 ? lines : lines + 1;
+  } finally {
+    await handle.close();
+  }
+}
+
+export function createGitPort(options: GitPortOptions): GitPort {
+  const { sandbox, repo } = options;
+  const env = gitEnv(repo);
+
+  async function git(args: readonly string[], okExitCodes: readonly number[] = [0]): Promise<{ stdout: string; exitCode: number }> {
+    const result = await sandbox.runArgv(["git", ...hardeningArgs(), ...args], { timeoutMs: TIMEOUT_MS, env });
+    if (result.timedOut) throw new TackleError("git", `git ${args[0] ?? ""} timed out`);
+    if (result.exitCode === null || !okExitCodes.includes(result.exitCode)) {
+      throw new TackleError("git", `git ${args.join(" ")} failed: ${(result.stderr.trim() || result.stdout.trim()).slice(-2000)}`);
+    }
+    return { stdout: result.stdout, exitCode: result.exitCode };
+  }
+
+  /** A base given as a branch name: the local branch, else origin's, else whatever git makes of it. */
+  async function resolveBase(base: string): Promise<string> {
+    if (base.startsWith("-")) throw new TackleError("git", `invalid base '${base}'`);
+    for (const candidate of [`refs/heads/${base}`, `refs/remotes/origin/${base}`, base]) {
+      const { stdout, exitCode } = await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], [0, 1, 128]);
+      if (exitCode === 0) return stdout.trim();
+    }
+    throw new TackleError("git", `unknown base '${base}'`);
+  }
+
+  return {
+    async currentBranch() {
+      const { stdout, exitCode } = await git(["symbolic-ref", "--quiet", "--short", "HEAD"], [0, 1]);
+      return exitCode === 0 ? stdout.trim() : "HEAD";
+    },
+
+    async status() {
+      const { stdout } = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+      return parseStatus(stdout);
+    },
+
+    async diff({ staged, base }) {
+      const args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv"];
+      if (staged) args.push("--cached");
+      if (base !== undefined) args.push("--merge-base", await resolveBase(base));
+      return (await git(args)).stdout;
+    },
+
+    async log(count) {
+      const n = Math.max(1, Math.min(Math.floor(count), 1000));
+      const { stdout, exitCode } = await git(["log", `-n${n}`, "--format=%H%x1f%s%x1f%an%x1f%aI%x1e"], [0, 128]);
+      if (exitCode !== 0) return [];
+      return stdout
+        .split("\x1e")
+        .map((record) => record.trim())
+        .filter(Boolean)
+        .map((record) => {
+          const [sha = "", subject = "", author = "", date = ""] = record.split("\x1f");
+          return { sha, subject, author, date };
+        });
+    },
+
+    async commit(message, files) {
+      if (message.trim() === "") throw new TackleError("git", "empty commit message");
+      if (files && files.length > 0) {
+        for (const file of files) if (file.startsWith("-")) throw new TackleError("git", `invalid path '${file}'`);
+        await git(["add", "-A", "--", ...files]);
+      } else {
+        await git(["add", "-A"]);
+      }
+      const { exitCode } = await git(["diff", "--cached", "--quiet"], [0, 1]);
+      if (exitCode === 0) return null;
+      await git(["commit", "--no-verify", "--no-gpg-sign", "--quiet", "-m", message]);
+      return (await git(["rev-parse", "HEAD"])).stdout.trim();
+    },
+
+    async listBranches() {
+      const { stdout } = await git(["for-each-ref", "--format=%(refname:short)", "refs/heads"]);
+      return stdout.split("\n").map((line) => line.trim()).filter(Boolean);
+    },
+
+    async createBranch(name) {
+      assertRefName(name);
+      await git(["check-ref-format", "--branch", name]);
+      await git(["branch", name]);
+    },
+
+    async switchBranch(name) {
+      assertRefName(name);
+      await git(["switch", name]);
+    },
+
+    async diffStat(base) {
+      const mergeBase = await resolveBase(base);
+      const { stdout } = await git(["diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--merge-base", mergeBase]);
+      const tracked = parseNumstat(stdout);
+      const untracked = (await git(["ls-files", "--others", "--exclude-standard", "-z"])).stdout.split("\0").filter(Boolean);
+      let lines = tracked.reduce((sum, entry) => sum + entry.lines, 0);
+      for (const file of untracked) lines += await countLines(path.join(repo.workTree, file));
+      return { files: [...new Set([...tracked.map((entry) => entry.path), ...untracked])], lines };
+    },
+  };
+}

@@ -1,0 +1,18 @@
+/** The only layer that spawns processes or touches the disk (transcripts aside). */
+export { createRepoCache, type PrepareOptions, type RepoCache, type RepoCacheOptions, type RepoCacheStats } from "./repo-cache.js";
+export { openLocalWorkspace, type LocalWorkspaceOptions } from "./local-workspace.js";
+export { DEFAULT_AUTHOR, type CommitAuthor, type Workspace } from "./workspace.js";
+export { detectSandbox, type SandboxSupport } from "./detect-sandbox.js";
+export {
+  createSandboxExec,
+  type ArgvResult,
+  type Sandbox,
+  type SandboxIdentity,
+  type SandboxLimits,
+  type SandboxMode,
+  type SandboxOptions,
+} from "./sandbox.js";
+export { createPathGuard, type GuardedFs } from "./path-guard.js";
+export { createSearch } from "./search.js";
+export { createGitPort, type GitPortOptions } from "./git-port.js";
+export { assertPushAllowed, isPushAllowed, parseRemoteUrl, validateBranchName } from "./git-host.js";

@@ -1,0 +1,174 @@
+import { constants, realpathSync } from "node:fs";
+import { chown, lstat, mkdir, open, readlink, realpath } from "node:fs/promises";
+import path from "node:path";
+import type { FsPort } from "../agent/ports.js";
+import { TackleError } from "../errors/index.js";
+import type { SandboxIdentity } from "./sandbox-plan.js";
+
+/**
+ * The FsPort: every `file_path` a tool receives is resolved here, on real paths, before the host
+ * touches it. The host runs the file tools with more rights than the sandboxed shell, so a path
+ * that leaves the worktree (by `..`, an absolute path, or a symlink the repository planted) or
+ * reaches into `.git` is refused with a message the model can act on.
+ */
+export interface GuardedFs extends FsPort {
+  /** Reads a regular file inside the worktree (the last component is never followed as a symlink). */
+  readFile(filePath: string): Promise<string>;
+  /**
+   * Writes a file inside the worktree, creating parent directories; new files and directories are
+   * given to the sandbox user so the agent's shell can keep editing them.
+   */
+  writeFile(filePath: string, content: string): Promise<{ path: string; created: boolean }>;
+}
+
+const MAX_SYMLINK_DEPTH = 40;
+const SYSTEM_PREFIXES = ["/proc", "/dev", "/sys"];
+
+function outside(filePath: string, root: string, detail = ""): TackleError {
+  return new TackleError(
+    "path_outside_worktree",
+    `path '${filePath}' is outside the worktree ${root}${detail}; use a path inside it`,
+  );
+}
+
+function isInside(root: string, candidate: string): boolean {
+  const rel = path.relative(root, candidate);
+  return rel === "" || (!rel.startsWith(`..${path.sep}`) && rel !== ".." && !path.isAbsolute(rel));
+}
+
+function isGitInternal(root: string, candidate: string): boolean {
+  return path
+    .relative(root, candidate)
+    .split(path.sep)
+    .some((segment) => segment.toLowerCase() === ".git");
+}
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/**
+ * realpath for a path that may not exist yet: the nearest existing ancestor is resolved and the
+ * missing rest appended. A dangling symlink is followed to where it points, so a write through it
+ * cannot land outside.
+ */
+async function realpathLoose(p: string, depth = 0): Promise<string> {
+  if (depth > MAX_SYMLINK_DEPTH) throw Object.assign(new Error("too many levels of symbolic links"), { code: "ELOOP" });
+  try {
+    return await realpath(p);
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT" && errorCode(error) !== "ENOTDIR") throw error;
+  }
+  const parent = path.dirname(p);
+  if (parent === p) return p;
+  const realParent = await realpathLoose(parent, depth + 1);
+  const candidate = path.join(realParent, path.basename(p));
+  const info = await lstat(candidate).catch(() => null);
+  if (info?.isSymbolicLink()) return realpathLoose(path.resolve(realParent, await readlink(candidate)), depth + 1);
+  return candidate;
+}
+
+function kindOf(info: { isCharacterDevice(): boolean; isBlockDevice(): boolean; isFIFO(): boolean; isSocket(): boolean }): string | null {
+  if (info.isCharacterDevice()) return "a character device";
+  if (info.isBlockDevice()) return "a block device";
+  if (info.isFIFO()) return "a FIFO";
+  if (info.isSocket()) return "a socket";
+  return null;
+}
+
+export function createPathGuard(rootPath: string, options: { owner?: SandboxIdentity | null } = {}): GuardedFs {
+  const root = realpathSync(rootPath);
+  const owner = options.owner ?? null;
+
+  async function resolve(filePath: string, intent: "read" | "write"): Promise<string> {
+    if (typeof filePath !== "string" || filePath.trim() === "") {
+      throw new TackleError("path_outside_worktree", "empty path; give a path relative to the worktree root");
+    }
+    if (filePath.includes("\0")) throw new TackleError("path_outside_worktree", "path contains a NUL byte");
+    const absolute = path.resolve(root, filePath);
+    const system = SYSTEM_PREFIXES.find((prefix) => absolute === prefix || absolute.startsWith(`${prefix}/`));
+    if (system && !isInside(root, absolute)) {
+      throw new TackleError(
+        "path_outside_worktree",
+        `path '${filePath}' is a system path (${system}); only files inside the worktree ${root} can be used`,
+      );
+    }
+    let real: string;
+    try {
+      real = await realpathLoose(absolute);
+    } catch (error) {
+      if (errorCode(error) === "ELOOP") {
+        throw new TackleError("path_outside_worktree", `path '${filePath}' is a symlink loop; use a regular file inside the worktree`);
+      }
+      throw error;
+    }
+    if (!isInside(root, real)) {
+      const viaSymlink = isInside(root, absolute) ? ` (it is a symlink to ${real})` : "";
+      throw outside(filePath, root, viaSymlink);
+    }
+    if (isGitInternal(root, absolute) || isGitInternal(root, real)) {
+      throw new TackleError(
+        "path_outside_worktree",
+        `path '${filePath}' is inside .git; git internals are off limits, use the git tools instead`,
+      );
+    }
+    const info = await lstat(real).catch(() => null);
+    const special = info ? kindOf(info) : null;
+    if (special) throw new TackleError("path_outside_worktree", `path '${filePath}' is ${special}, not a regular file`);
+    if (intent === "write" && real === root) {
+      throw new TackleError("path_outside_worktree", `path '${filePath}' is the worktree root itself; name a file inside it`);
+    }
+    return real;
+  }
+
+  function relative(absolutePath: string): string {
+    const rel = path.relative(root, path.resolve(root, absolutePath));
+    return rel === "" ? "." : rel.split(path.sep).join("/");
+  }
+
+  /** mkdir -p that hands each directory it creates to the sandbox user. */
+  async function makeParents(dir: string): Promise<void> {
+    if (dir === root || (await lstat(dir).catch(() => null))) return;
+    await makeParents(path.dirname(dir));
+    await mkdir(dir).catch((error: unknown) => {
+      if (errorCode(error) !== "EEXIST") throw error;
+    });
+    if (owner) await chown(dir, owner.uid, owner.gid);
+  }
+
+  return {
+    root,
+    resolve,
+    relative,
+
+    async readFile(filePath: string): Promise<string> {
+      const real = await resolve(filePath, "read");
+      const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW);
+      try {
+        if (!(await handle.stat()).isFile()) throw new TackleError("path_outside_worktree", `path '${filePath}' is not a regular file`);
+        return await handle.readFile("utf8");
+      } finally {
+        await handle.close();
+      }
+    },
+
+    async writeFile(filePath: string, content: string) {
+      const real = await resolve(filePath, "write");
+      await makeParents(path.dirname(real));
+      const existed = (await lstat(real).catch(() => null)) !== null;
+      const handle = await open(real, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+      try {
+        const info = await handle.stat();
+        if (!info.isFile()) throw new TackleError("path_outside_worktree", `path '${filePath}' is not a regular file`);
+        // A hard link could be a second name of a file elsewhere; the host writes with more rights than the agent.
+        if (info.nlink > 1) throw new TackleError("path_outside_worktree", `path '${filePath}' is a hard link; write a regular file instead`);
+        await handle.truncate(0);
+        await handle.writeFile(content, "utf8");
+        if (owner && !existed) await handle.chown(owner.uid, owner.gid);
+      } finally {
+        await handle.close();
+      }
+      return { path: real, created: !existed };
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import type { ExecPort, GitPort, SearchPort } from "../agent/ports.js";
+import type { Logger } from "../logging/logger.js";
+import type { GitRepoLocation } from "./git-host.js";
+import { createGitPort } from "./git-port.js";
+import { createPathGuard, type GuardedFs } from "./path-guard.js";
+import { createSandboxExec, type Sandbox, type SandboxIdentity, type SandboxMode } from "./sandbox.js";
+import { createSearch } from "./search.js";
+
+/** One job's working copy and the ports bound to it. */
+export interface Workspace {
+  /** The worktree (realpath). */
+  root: string;
+  branch: string;
+  baseBranch: string;
+  /** Tip of the base branch when the workspace was prepared. */
+  baseSha: string;
+  /** HEAD when the agent got the workspace. */
+  startSha: string;
+  fs: GuardedFs;
+  exec: ExecPort;
+  search: SearchPort;
+  git: GitPort;
+  sandboxed: boolean;
+  /**
+   * Host-side push of `branch` to origin with a one-shot credential; force-with-lease when the
+   * remote branch is stale and startFrom was base. Returns the pushed sha.
+   */
+  push(options: { token: string; signal?: AbortSignal }): Promise<{ sha: string; pushed: boolean }>;
+  /** Commits on `branch` that are not on the base (baseSha..branch). */
+  commitsAhead(): Promise<number>;
+  /** Patch (git format-patch) of baseSha..branch; empty when there are no commits. */
+  formatPatch(): Promise<string>;
+  /** Removes the worktree; safe to call twice. */
+  dispose(): Promise<void>;
+}
+
+export interface CommitAuthor {
+  name: string;
+  email: string;
+}
+
+/** @defaultValue for the author of commits the agent makes. */
+export const DEFAULT_AUTHOR: CommitAuthor = { name: "tackle", email: "tackle@users.noreply.github.com" };
+
+export function authorEnv(author: CommitAuthor): Record<string, string> {
+  return {
+    GIT_AUTHOR_NAME: author.name,
+    GIT_AUTHOR_EMAIL: author.email,
+    GIT_COMMITTER_NAME: author.name,
+    GIT_COMMITTER_EMAIL: author.email,
+  };
+}
+
+export interface PortsInput {
+  root: string;
+  repo: GitRepoLocation;
+  mode: SandboxMode;
+  /** Sandbox user (and owner of new files) when Tackle runs as root; null: none. */
+  owner: SandboxIdentity | null;
+  extraReadOnly: string[];
+  extraWritable: string[];
+  readOnlyInside: string[];
+  homeDir?: string;
+  author: CommitAuthor;
+  logger?: Logger;
+}
+
+export function assemblePorts(input: PortsInput): { fs: GuardedFs; exec: Sandbox; search: SearchPort; git: GitPort } {
+  const exec = createSandboxExec({
+    root: input.root,
+    mode: input.mode,
+    extraReadOnly: input.extraReadOnly,
+    extraWritable: input.extraWritable,
+    readOnlyInside: input.readOnlyInside,
+    identity: input.owner,
+    env: authorEnv(input.author),
+    ...(input.homeDir !== undefined ? { homeDir: input.homeDir } : {}),
+    ...(input.logger ? { logger: input.logger } : {}),
+  });
+  return {
+    fs: createPathGuard(input.root, { owner: input.owner }),
+    exec,
+    search: createSearch(input.root),
+    git: createGitPort({ sandbox: exec, repo: { ...input.repo, workTree: input.root } }),
+  };
+}

@@ -1,0 +1,123 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { createTackleApp, WEBHOOK_PATH, type TackleApp } from "../../../src/main/server.js";
+import { silentLogger } from "../../../src/logging/logger.js";
+import { startFakeAnthropic, startFakeGitHub, type FakeAnthropic, type FakeGitHub, type ScriptedModel, type ScriptedTurn } from "../../fakes/index.js";
+
+export const OWNER = "octo";
+export const REPO = "widgets";
+
+/** The example repository of the demo, as seed files for the fake GitHub. */
+export async function demoRepoFiles(): Promise<Record<string, string>> {
+  const root = path.resolve("examples/demo-repo");
+  const files: Record<string, string> = {};
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) await walk(full);
+      else files[path.relative(root, full)] = await readFile(full, "utf8");
+    }
+  };
+  await walk(root);
+  return files;
+}
+
+/** A model session that fixes the demo repository's bug the way a good agent would, through the contract's tools. */
+export function fixTemperatureScript(): ScriptedTurn[] {
+  return [
+    {
+      content: [
+        { type: "tool_use", name: "GetIssue", input: {} },
+        { type: "tool_use", name: "Read", input: { file_path: "src/temperature.js" } },
+      ],
+      stop_reason: "tool_use",
+    },
+    {
+      content: [
+        { type: "text", text: "The offset is 23; it should be 32." },
+        {
+          type: "tool_use",
+          name: "Edit",
+          input: { file_path: "src/temperature.js", old_string: "/ 5 + 23;", new_string: "/ 5 + 32;" },
+        },
+      ],
+      stop_reason: "tool_use",
+    },
+    { content: [{ type: "tool_use", name: "Bash", input: { command: "node --test 2>&1 | tail -5; env" } }], stop_reason: "tool_use" },
+    {
+      content: [{ type: "tool_use", name: "git_commit", input: { message: "Fix the Fahrenheit offset (32, not 23)" } }],
+      stop_reason: "tool_use",
+    },
+    {
+      content: [
+        {
+          type: "tool_use",
+          name: "create_pull_request",
+          input: { title: "Fix celsiusToFahrenheit offset", body: "The offset was 23 instead of 32." },
+        },
+      ],
+      stop_reason: "tool_use",
+    },
+    {
+      content: [
+        { type: "tool_use", name: "task_done", input: { summary: "Fixed the offset; tests pass.", files_changed: ["src/temperature.js"] } },
+      ],
+      stop_reason: "tool_use",
+    },
+  ];
+}
+
+export interface Harness {
+  gh: FakeGitHub;
+  model: FakeAnthropic;
+  app: TackleApp;
+  home: string;
+  webhookUrl: string;
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** The fake GitHub and model, a repo with the demo code and an issue, and Tackle's App mounted on our own server. */
+export async function startHarness(options: { script: ScriptedModel; extraEnv?: Record<string, string> }): Promise<Harness> {
+  const gh = await startFakeGitHub();
+  await gh.addRepo({ owner: OWNER, name: REPO, files: await demoRepoFiles() });
+  gh.setPermission(OWNER, REPO, "alice", "write");
+  const model = await startFakeAnthropic(options.script, { minCacheableTokens: 0 });
+  const home = await mkdtemp(path.join(os.tmpdir(), "tackle-e2e-"));
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    ...gh.appEnv(),
+    ...model.env(),
+    TACKLE_HOME: home,
+    LOG_LEVEL: "silent",
+    ...(options.extraEnv ?? {}),
+  };
+  const app = await createTackleApp(env, {
+    withWorker: false,
+    logger: silentLogger,
+    octokit: { throttle: false, retry: false },
+  });
+  const server = http.createServer(app.handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    gh,
+    model,
+    app,
+    home,
+    env,
+    webhookUrl: `http://127.0.0.1:${port}${WEBHOOK_PATH}`,
+    async close() {
+      await app.close(1000);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await model.close();
+      await gh.close();
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+}

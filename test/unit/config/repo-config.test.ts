@@ -1,0 +1,188 @@
+import { describe, expect, it } from "vitest";
+import {
+  DEFAULT_PROTECTED_PATHS,
+  defaultRepoConfig,
+  parseRepoConfig,
+  resolveModel,
+  type RepoConfig,
+} from "../../../src/config/index.js";
+
+function problemsOf(yaml: string): string[] {
+  const result = parseRepoConfig(yaml);
+  if (result.ok) throw new Error(`expected problems, got ${JSON.stringify(result.config)}`);
+  return result.problems;
+}
+
+function configOf(yaml: string | null): RepoConfig {
+  const result = parseRepoConfig(yaml);
+  if (!result.ok) throw new Error(`unexpected problems: ${result.problems.join("; ")}`);
+  return result.config;
+}
+
+describe("defaultRepoConfig", () => {
+  it("holds the documented defaults", () => {
+    expect(defaultRepoConfig()).toEqual({
+      trigger: { label: "tackle", on_assign: true, on_label: true, on_comment: true },
+      max_turns: 60,
+      max_cost_usd: 5,
+      timeout_minutes: 30,
+      max_output_tokens: 16_000,
+      setup: [],
+      protected_paths: [".github/workflows/**", ".git/**"],
+      blocked_commands: [],
+      max_diff_lines: 2000,
+      draft_pr: true,
+      allowed_bots: [],
+      approval_timeout_minutes: 30,
+    });
+  });
+
+  it("returns a fresh object each time", () => {
+    const config = defaultRepoConfig();
+    config.setup.push("npm ci");
+    expect(defaultRepoConfig().setup).toEqual([]);
+  });
+});
+
+describe("parseRepoConfig", () => {
+  it("uses the defaults when there is no file, an empty file or only comments", () => {
+    expect(parseRepoConfig(null)).toEqual({ ok: true, config: defaultRepoConfig(), warnings: [] });
+    expect(configOf("")).toEqual(defaultRepoConfig());
+    expect(configOf("# nothing yet\n")).toEqual(defaultRepoConfig());
+  });
+
+  it("reads a full, valid file", () => {
+    const config = configOf(`
+trigger:
+  label: ai-fix
+  phrase: "@helper"
+  on_assign: false
+model: claude-opus-4-1
+max_turns: 120
+max_cost_usd: 12.5
+timeout_minutes: 90
+max_output_tokens: 32000
+setup:
+  - npm ci
+  - npm run build
+protected_paths:
+  - "infra/**"
+blocked_commands: ["npm publish"]
+max_diff_lines: 800
+require_approval_above: 300
+draft_pr: false
+allowed_bots: ["renovate[bot]"]
+approval_timeout_minutes: 60
+instructions: |
+  Run npm test before committing.
+`);
+    expect(config).toEqual({
+      trigger: { label: "ai-fix", phrase: "helper", on_assign: false, on_label: true, on_comment: true },
+      model: "claude-opus-4-1",
+      max_turns: 120,
+      max_cost_usd: 12.5,
+      timeout_minutes: 90,
+      max_output_tokens: 32_000,
+      setup: ["npm ci", "npm run build"],
+      protected_paths: [".github/workflows/**", ".git/**", "infra/**"],
+      blocked_commands: ["npm publish"],
+      max_diff_lines: 800,
+      require_approval_above: 300,
+      draft_pr: false,
+      allowed_bots: ["renovate[bot]"],
+      approval_timeout_minutes: 60,
+      instructions: "Run npm test before committing.\n",
+    });
+  });
+
+  it("keeps the default protected paths whatever the file lists, and warns about repeats", () => {
+    const result = parseRepoConfig("protected_paths: ['.git/**', 'secrets/**']\n");
+    expect(result).toEqual({
+      ok: true,
+      config: { ...defaultRepoConfig(), protected_paths: [...DEFAULT_PROTECTED_PATHS, "secrets/**"] },
+      warnings: ["`protected_paths`: `.git/**` is always protected; listing it changes nothing"],
+    });
+  });
+
+  it("reports every problem at once, with key paths, values and lines", () => {
+    const problems = problemsOf(
+      [
+        "max_turns: -1", // 1
+        "protected_pathz: ['x/**']", // 2
+        "trigger:", // 3
+        "  lable: ai", // 4
+        "  on_comment: sometimes", // 5
+        "max_cost_usd: 500", // 6
+        "setup:", // 7
+        "  - npm ci", // 8
+        "  - ''", // 9
+        "draft_pr: 'yes'", // 10
+        "timeout_minutes: 1.5", // 11
+        "maxTurns: 3", // 12
+        "frobnicate: true", // 13
+      ].join("\n"),
+    );
+    expect(problems).toEqual([
+      "`max_turns`: expected a positive integer, got -1 (line 1)",
+      "`protected_pathz`: unknown key (did you mean `protected_paths`?) (line 2)",
+      "`trigger.lable`: unknown key (did you mean `label`?) (line 4)",
+      '`trigger.on_comment`: expected true or false, got "sometimes" (line 5)',
+      "`max_cost_usd`: expected at most 100, got 500 (line 6)",
+      '`setup[1]`: expected a non-empty shell command, got "" (line 9)',
+      '`draft_pr`: expected true or false, got "yes" (line 10)',
+      "`timeout_minutes`: expected a positive integer, got 1.5 (line 11)",
+      "`maxTurns`: unknown key (did you mean `max_turns`?) (line 12)",
+      "`frobnicate`: unknown key (line 13)",
+    ]);
+  });
+
+  it("counts list entries and characters against their limits", () => {
+    const setup = Array.from({ length: 21 }, (_, index) => `  - echo ${index}`).join("\n");
+    expect(problemsOf(`setup:\n${setup}\ninstructions: "${"x".repeat(8001)}"\n`)).toEqual([
+      "`setup`: expected at most 20 entries, got 21 (line 2)",
+      "`instructions`: expected at most 8000 characters, got 8001 (line 23)",
+    ]);
+  });
+
+  it("refuses a file that is not a mapping", () => {
+    expect(problemsOf("- a\n- b\n")).toEqual(["the file: expected a mapping of settings, got a list of 2 (line 1)"]);
+  });
+
+  it("reports an empty value as such", () => {
+    expect(problemsOf("max_turns:\n")).toEqual(["`max_turns`: expected a positive integer, got an empty value (line 1)"]);
+  });
+
+  it("names the line of a YAML syntax error", () => {
+    const problems = problemsOf("max_turns: 10\nsetup: [npm ci\ndraft_pr: true\n");
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^line \d+, column \d+: /);
+    expect(problems[0]).not.toContain("\n");
+  });
+
+  it("refuses duplicate keys, naming the line", () => {
+    expect(problemsOf("max_turns: 10\nmax_turns: 20\n")).toEqual(["line 2, column 1: Map keys must be unique"]);
+  });
+
+  it("refuses an unresolved alias without throwing", () => {
+    expect(parseRepoConfig("max_turns: *nope\n").ok).toBe(false);
+  });
+});
+
+describe("resolveModel", () => {
+  const env = { model: "claude-sonnet-4-5", allowedModels: ["claude-sonnet-4-5", "claude-opus-4-1"] };
+
+  it("uses the operator's default when the repo asks for nothing", () => {
+    expect(resolveModel(undefined, env)).toEqual({ ok: true, model: "claude-sonnet-4-5" });
+  });
+
+  it("accepts an allowed model", () => {
+    expect(resolveModel("claude-opus-4-1", env)).toEqual({ ok: true, model: "claude-opus-4-1" });
+  });
+
+  it("refuses a model outside the allowed list, naming the key and the choices", () => {
+    expect(resolveModel("gpt-5", env)).toEqual({
+      ok: false,
+      problem: "`model`: `gpt-5` is not allowed on this Tackle installation; allowed: `claude-sonnet-4-5`, `claude-opus-4-1`",
+    });
+  });
+});

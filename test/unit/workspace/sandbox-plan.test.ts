@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { planBwrap, type BwrapPlanInput, type HostLayout } from "../../../src/workspace/sandbox-plan.js";
+
+const layout: HostLayout = {
+  system: [{ path: "/usr" }, { path: "/bin", symlinkTo: "usr/bin" }, { path: "/lib", symlinkTo: "usr/lib" }],
+  etc: ["/etc/ssl/certs", "/etc/ld.so.cache"],
+};
+
+function input(overrides: Partial<BwrapPlanInput> = {}): BwrapPlanInput {
+  return {
+    launcher: { kind: "unprivileged", identity: { uid: 1000, gid: 1000 } },
+    layout,
+    root: "/home/u/.tackle/checkouts/j1",
+    writable: [
+      { src: "/home/u/.tackle/checkouts/j1", dest: "/home/u/.tackle/checkouts/j1", kind: "dir" },
+      { src: "/home/u/.tackle/checkouts/j1/.git", dest: "/home/u/.tackle/checkouts/j1/.git", kind: "dir" },
+    ],
+    readOnly: [{ src: "/home/u/.tackle/mirrors/h/o/r.git", dest: "/home/u/.tackle/mirrors/h/o/r.git", kind: "dir" }],
+    readOnlyInside: [{ src: "/home/u/.tackle/checkouts/j1/.git/config", dest: "/home/u/.tackle/checkouts/j1/.git/config", kind: "file" }],
+    env: { PATH: "/usr/bin", HOME: "/home/tackle" },
+    network: "none",
+    tmpBytes: 1024,
+    innerArgv: ["bash", "-c", "true"],
+    ...overrides,
+  };
+}
+
+function after(args: string[], flag: string, value: string): boolean {
+  return args.some((arg, i) => arg === flag && args[i + 1] === value);
+}
+
+describe("bubblewrap plan", () => {
+  it("isolates every namespace, clears the environment and dies with its parent", () => {
+    const plan = planBwrap(input());
+    expect(plan.command).toBe("bwrap");
+    for (const flag of ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--clearenv"]) {
+      expect(plan.args).toContain(flag);
+    }
+    expect(plan.args).not.toContain("--share-net");
+    expect(after(plan.args, "--setenv", "PATH")).toBe(true);
+    expect(plan.args.slice(-4)).toEqual(["--", "bash", "-c", "true"]);
+  });
+
+  it("binds system dirs read-only, the checkout read-write and git's settings read-only on top", () => {
+    const { args } = planBwrap(input());
+    expect(after(args, "--ro-bind", "/usr")).toBe(true);
+    expect(after(args, "--symlink", "usr/bin")).toBe(true);
+    expect(after(args, "--ro-bind", "/home/u/.tackle/mirrors/h/o/r.git")).toBe(true);
+    expect(after(args, "--bind", "/home/u/.tackle/checkouts/j1")).toBe(true);
+    const rw = args.indexOf("/home/u/.tackle/checkouts/j1/.git");
+    const ro = args.lastIndexOf("/home/u/.tackle/checkouts/j1/.git/config");
+    expect(rw).toBeGreaterThan(0);
+    expect(ro).toBeGreaterThan(rw);
+    expect(args).not.toContain("/root");
+    expect(args).not.toContain("/etc");
+    expect(after(args, "--proc", "/proc")).toBe(true);
+    expect(after(args, "--tmpfs", "/tmp")).toBe(true);
+    expect(after(args, "--tmpfs", "/home/tackle")).toBe(true);
+    expect(after(args, "--remount-ro", "/")).toBe(true);
+  });
+
+  it("synthesises passwd, group and hosts, and a resolver only with network", () => {
+    const offline = planBwrap(input());
+    expect(offline.fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "info"]);
+    expect(offline.blockFd).toBeUndefined();
+    const online = planBwrap(input({ network: "slirp" }));
+    expect(online.fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "data", "info", "block"]);
+    expect(online.fds[3]).toEqual({ kind: "data", content: "nameserver 10.0.2.3\n" });
+    expect(after(online.args, "--info-fd", "7")).toBe(true);
+    expect(after(online.args, "--block-fd", "8")).toBe(true);
+  });
+
+  it("shares the host network only when asked to, with the host's resolver", () => {
+    const { args, fds } = planBwrap(input({ network: "host" }));
+    expect(args).toContain("--share-net");
+    expect(after(args, "--ro-bind-try", "/etc/resolv.conf")).toBe(true);
+    expect(fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "info"]);
+    expect(planBwrap(input()).args).not.toContain("--share-net");
+  });
+
+  it("unprivileged with a network: enters the holder's namespaces and keeps Tackle's uid inside", () => {
+    const { command, args, fds, blockFd } = planBwrap(input({ network: "joined", holderPid: 4242 }));
+    expect(command).toBe("nsenter");
+    expect(args.slice(0, 8)).toEqual(["--target", "4242", "--user", "--net", "--preserve-credentials", "--", "bwrap", "--unshare-all"]);
+    expect(args).toContain("--share-net");
+    expect(after(args, "--uid", "1000")).toBe(true);
+    expect(fds[0]).toEqual({ kind: "data", content: expect.stringContaining("tackle:x:1000:1000:") });
+    expect(fds[3]).toEqual({ kind: "data", content: "nameserver 10.0.2.3\n" });
+    expect(blockFd).toBeUndefined();
+  });
+
+  it("as root, stages binds in a private mount namespace and drops to the sandbox uid", () => {
+    const plan = planBwrap(input({ launcher: { kind: "root-drop", identity: { uid: 65534, gid: 65534 }, stageDir: "/tmp/.tackle-stage" } }));
+    expect(plan.command).toBe("unshare");
+    expect(plan.args.slice(0, 4)).toEqual(["--mount", "--propagation", "private", "--"]);
+    const setpriv = plan.args.indexOf("setpriv");
+    expect(plan.args.slice(setpriv, setpriv + 9)).toEqual([
+      "setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
+    ]);
+    const bwrapArgs = plan.args.slice(plan.args.indexOf("bwrap"));
+    // Host paths reach bubblewrap only through the stage.
+    expect(after(bwrapArgs, "--bind", "/tmp/.tackle-stage/1")).toBe(true);
+    expect(bwrapArgs.filter((arg) => arg.startsWith("/home/u/.tackle") && !arg.includes("/checkouts/j1") && !arg.includes("/mirrors/"))).toEqual([]);
+    const staged = plan.args.slice(plan.args.indexOf("/tmp/.tackle-stage") + 1, plan.args.indexOf("setpriv") - 1);
+    expect(staged).toEqual([
+      "d", "/home/u/.tackle/mirrors/h/o/r.git",
+      "d", "/home/u/.tackle/checkouts/j1",
+      "d", "/home/u/.tackle/checkouts/j1/.git",
+      "f", "/home/u/.tackle/checkouts/j1/.git/config",
+    ]);
+  });
+
+  it("keeping root maps it to an unprivileged-looking uid", () => {
+    const { command, args } = planBwrap(input({ launcher: { kind: "root-keep" } }));
+    expect(command).toBe("bwrap");
+    expect(after(args, "--uid", "65534")).toBe(true);
+  });
+});
