@@ -41,7 +41,7 @@ export interface TackleEnv<M extends EnvMode = EnvMode> {
   /** ANTHROPIC_API_KEY (in action mode also the `anthropic_api_key` input). */
   anthropicApiKey: string | null;
   anthropicBaseUrl: string | null;
-  /** TACKLE_MODEL. @defaultValue "claude-sonnet-4-5" */
+  /** TACKLE_MODEL. @defaultValue "claude-sonnet-4-6" */
   model: string;
   /** TACKLE_ALLOWED_MODELS; always includes `model`. @defaultValue [model] */
   allowedModels: string[];
@@ -73,7 +73,7 @@ export interface LoadEnvOptions<M extends EnvMode> {
   homeDir?: string;
 }
 
-export const DEFAULT_MODEL = "claude-sonnet-4-5";
+export const DEFAULT_MODEL = "claude-sonnet-4-6";
 
 /** `process.env`, or any plain object of variables (tests, the Action's inputs). */
 export type EnvVars = Readonly<Record<string, string | undefined>>;

@@ -49,7 +49,7 @@ Options:
   --task-file FILE    the same, read from a file
   --replay FILE       serve the model's responses from a transcript (JSONL) instead of the API:
                       no key and no network needed (see docs/transcript-format.md)
-  --model NAME        model to use (default $TACKLE_MODEL or claude-sonnet-4-5)
+  --model NAME        model to use (default $TACKLE_MODEL or claude-sonnet-4-6)
 
 Environment: ANTHROPIC_API_KEY (unless --replay), ANTHROPIC_BASE_URL, TACKLE_HOME.
 Bubblewrap is used when present; without it the run warns and goes on.`,

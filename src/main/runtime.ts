@@ -64,7 +64,8 @@ export async function createJobRuntime(
       allowedModels: env.allowedModels,
       sandbox: sandbox.available ? "bwrap" : "off",
       gitUrl: env.gitUrl,
-      gitHost: new URL(env.githubServerUrl).host,
+      // The cache key segment: the host, with a port written as host_port.
+      gitHost: new URL(env.githubServerUrl).host.replace(":", "_"),
       secrets,
     },
   };
