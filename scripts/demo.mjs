@@ -41,4 +41,12 @@ const run = spawnSync(
   ],
   { stdio: "inherit", env: { ...process.env, TACKLE_HOME: home } },
 );
+if (run.status === 0) {
+  console.log("\nThe fix, as the patch file holds it:\n");
+  spawnSync("git", ["--no-pager", "log", "-p", "-1", "--format=%h %s", "--all", "--branches=tackle/local-*"], {
+    cwd: repo,
+    env: gitEnv,
+    stdio: "inherit",
+  });
+}
 process.exit(run.status ?? 1);

@@ -94,7 +94,7 @@ const EXPECTED: Record<string, string> = {
   APP_ID: "the App's numeric id",
   GHE_HOST: "a host name such as github.example.com, without protocol or path",
   GHE_PROTOCOL: "`http` or `https`",
-  PORT: "a port number from 1 to 65535",
+  PORT: "a port number from 0 to 65535 (0: any free port)",
   ANTHROPIC_BASE_URL: "an http(s) URL",
   TACKLE_MODEL: "a model name without spaces",
   TACKLE_ALLOWED_MODELS: "a comma-separated list of model names",
@@ -126,7 +126,7 @@ const envSchema = z.object({
       .trim()
       .regex(/^\d+$/)
       .transform(Number)
-      .pipe(z.number().int().min(1).max(65_535)),
+      .pipe(z.number().int().min(0).max(65_535)),
   ),
   ANTHROPIC_API_KEY: optional(z.string()),
   INPUT_ANTHROPIC_API_KEY: optional(z.string()),

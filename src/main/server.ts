@@ -17,6 +17,8 @@ export interface TackleApp {
   handler: (req: http.IncomingMessage, res: http.ServerResponse) => void;
   queue: Queue;
   identity: BotIdentity;
+  /** PORT (default 3000; 0 picks a free port, printed at start). */
+  port: number;
   close(drainMs?: number): Promise<void>;
 }
 
@@ -66,14 +68,14 @@ export async function createTackleApp(
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "Not Found" }));
     });
   };
-  return { handler, queue, identity, close: (drainMs) => queue.close(drainMs) };
+  return { handler, queue, identity, port: env.port, close: (drainMs) => queue.close(drainMs) };
 }
 
 /** `tackle server`: listen on PORT until SIGTERM/SIGINT, then drain. */
 export async function startServer(processEnv: NodeJS.ProcessEnv, options: { withWorker: boolean }): Promise<void> {
   const logger = createLogger(processEnv);
   const app = await createTackleApp(processEnv, { withWorker: options.withWorker, logger });
-  const port = Number(processEnv.PORT ?? 3000);
+  const port = app.port;
   const server = http.createServer(app.handler);
   await new Promise<void>((resolve) => server.listen(port, resolve));
   const address = server.address();

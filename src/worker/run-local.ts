@@ -114,15 +114,18 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
       };
     },
   };
+  let lastStep: string | undefined;
   const tracker = createTracker({
     jobId: `local-${slug}`,
     clock: options.clock,
     logger: options.logger,
     minIntervalMs: 0,
     sink: {
+      // The terminal gets each new step once; the checklist is in the transcript.
       async write(body) {
         const step = body.split("\n").find((line) => line.startsWith("Current step:"));
-        if (step) options.print(`  ${step.slice("Current step: ".length)}`);
+        if (step && step !== lastStep) options.print(`  → ${step.slice("Current step: ".length)}`);
+        lastStep = step;
         return null;
       },
     },
