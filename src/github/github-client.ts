@@ -52,6 +52,7 @@ export interface GitHubClient {
   addReaction(repo: RepoRef, target: ReactionTarget, content: ReactionContent): Promise<void>;
   createComment(repo: RepoRef, number: number, body: string): Promise<{ id: number; url: string }>;
   updateComment(repo: RepoRef, commentId: number, body: string): Promise<void>;
+  deleteComment(repo: RepoRef, commentId: number): Promise<void>;
   getIssue(repo: RepoRef, number: number): Promise<IssueInfo>;
   /** The last `limit` comments, oldest first, and how many older ones exist. */
   listComments(repo: RepoRef, number: number, limit: number): Promise<{ comments: CommentInfo[]; total: number }>;
@@ -156,6 +157,11 @@ export function createGitHubClient(octokit: RestClient, options: { gitToken: () 
     updateComment: (repo, commentId, body) =>
       call("update comment", async () => {
         await octokit.rest.issues.updateComment({ ...r(repo), comment_id: commentId, body });
+      }),
+
+    deleteComment: (repo, commentId) =>
+      call("delete comment", async () => {
+        await octokit.rest.issues.deleteComment({ ...r(repo), comment_id: commentId });
       }),
 
     getIssue: (repo, number) =>

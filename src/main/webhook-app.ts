@@ -4,6 +4,8 @@ import type { GitHubClient } from "../github/index.js";
 import type { JobData } from "../jobs/job-data.js";
 import type { Queue } from "../jobs/queue.js";
 import type { Logger } from "../logging/logger.js";
+import { reactionTarget } from "../worker/process-job.js";
+import { renderTrackingComment } from "../worker/tracking-comment.js";
 import { gateTrigger, helpText, jobTriggerOf, parseTrigger, type CommandTrigger, type TaskTrigger, type Trigger } from "../triggers/index.js";
 
 export interface BotIdentity {
@@ -63,10 +65,42 @@ export function createWebhookApp(options: {
         await handleCommand(trigger, github, options, log);
         return;
       }
-      const outcome = await enqueueOr503(options.queue, toJobData(trigger, trigger.installationId));
-      log.info({ outcome }, "trigger accepted");
+      await acknowledgeAndEnqueue(options.queue, github, toJobData(trigger, trigger.installationId), log);
     });
   };
+}
+
+/**
+ * 👀 and the tracking comment go out before the job is queued, so the user sees at once that Tackle
+ * heard them; the job then edits that same comment (its id travels in the job data). A duplicate
+ * delivery or a trigger merged into a pending job removes the comment it no longer needs.
+ */
+async function acknowledgeAndEnqueue(queue: Queue, github: GitHubClient, data: JobData, log: Logger): Promise<void> {
+  await github.addReaction(data.repo, reactionTarget(data), "eyes").catch((error: unknown) => {
+    log.warn({ err: errorMessage(error) }, "could not add the 👀 reaction");
+  });
+  const comment = await github
+    .createComment(data.repo, data.number, renderTrackingComment({ phase: "queued", position: 1 }, data.jobId))
+    .catch((error: unknown) => {
+      log.warn({ err: errorMessage(error) }, "could not post the tracking comment");
+      return null;
+    });
+  let outcome;
+  try {
+    outcome = await enqueueOr503(queue, comment ? { ...data, trackingCommentId: comment.id } : data);
+  } catch (error) {
+    if (comment) await github.deleteComment(data.repo, comment.id).catch(() => undefined);
+    throw error;
+  }
+  log.info({ outcome }, "trigger accepted");
+  if (!comment) return;
+  if (outcome.status !== "queued") {
+    await github.deleteComment(data.repo, comment.id).catch(() => undefined);
+  } else if (outcome.position > 1) {
+    await github
+      .updateComment(data.repo, comment.id, renderTrackingComment({ phase: "queued", position: outcome.position }, data.jobId))
+      .catch(() => undefined);
+  }
 }
 
 /**
@@ -111,7 +145,7 @@ async function handleCommand(
 ): Promise<void> {
   switch (trigger.command) {
     case "retry": {
-      const outcome = await enqueueOr503(options.queue, {
+      await acknowledgeAndEnqueue(options.queue, github, {
         jobId: `${trigger.repo.owner}-${trigger.repo.name}-${trigger.number}-${trigger.deliveryId}`,
         deliveryId: trigger.deliveryId,
         ...(trigger.installationId === undefined ? {} : { installationId: trigger.installationId }),
@@ -125,8 +159,7 @@ async function handleCommand(
           commentKind: trigger.commentKind,
         },
         enqueuedAt: new Date().toISOString(),
-      });
-      log.info({ outcome }, "retry enqueued");
+      }, log);
       return;
     }
     case "stop": {

@@ -48,7 +48,7 @@ export interface JobOutcome {
   pullRequestUrl: string | null;
 }
 
-function reactionTarget(data: JobData): ReactionTarget {
+export function reactionTarget(data: JobData): ReactionTarget {
   const { commentId, commentKind } = data.trigger;
   if (commentId !== undefined && commentKind === "review_comment") return { kind: "review_comment", id: commentId };
   if (commentId !== undefined && commentKind === "issue") return { kind: "issue_comment", id: commentId };
@@ -118,9 +118,13 @@ export async function processJob(data: JobData, deps: ProcessJobDeps, signal: Ab
   };
 
   try {
-    await github.addReaction(repo, reactionTarget(data), "eyes").catch((error: unknown) => {
-      log.warn({ err: error }, "could not add the 👀 reaction");
-    });
+    // The webhook side acknowledges what it enqueues (👀 + the queued comment); other paths (the Action,
+    // a job enqueued without one) acknowledge here.
+    if (existingComment === null) {
+      await github.addReaction(repo, reactionTarget(data), "eyes").catch((error: unknown) => {
+        log.warn({ err: error }, "could not add the 👀 reaction");
+      });
+    }
     tracker.update({ phase: "working", step: "preparing", todos: [], startedAt, unsandboxed: deps.settings.sandbox === "off" });
 
     const issue = await github.getIssue(repo, data.number);
