@@ -195,7 +195,10 @@ describe("a scripted session over the real loop, registry and workspace", () => 
   });
 
   it("stops at the turn budget", async () => {
-    const session = await harness.start(() => ({ content: [call("git_status", {})] }), { budgets: { maxTurns: 3 } });
+    // Bounded, so a loop that ignored the budget fails fast instead of running on.
+    const session = await harness.start((_request, index) => (index < 10 ? { content: [call("git_status", {})] } : done()), {
+      budgets: { maxTurns: 3 },
+    });
     const result = await session.run();
     expect(result).toMatchObject({ reason: "max_turns", turns: 3 });
     expect(result.reasonText).toBe("The run stopped after reaching its limit of 3 turns.");
@@ -210,7 +213,7 @@ describe("a scripted session over the real loop, registry and workspace", () => 
       content: [call("git_status", {})],
       usage: { input_tokens: 100_000, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
     };
-    const session = await harness.start(() => costly, { budgets: { maxCostUsd: 0.7 } });
+    const session = await harness.start((_request, index) => (index < 10 ? costly : done()), { budgets: { maxCostUsd: 0.7 } });
     const result = await session.run();
     // After two turns ($0.60), a third like the last would pass $0.70: the run stops before it.
     expect(result).toMatchObject({ reason: "max_cost", turns: 2 });

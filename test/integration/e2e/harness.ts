@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { createTackleApp, WEBHOOK_PATH, type TackleApp } from "../../../src/main/server.js";
+import type { OctokitSettings } from "../../../src/github/index.js";
 import { silentLogger } from "../../../src/logging/logger.js";
 import { startFakeAnthropic, startFakeGitHub, type FakeAnthropic, type FakeGitHub, type ScriptedModel, type ScriptedTurn } from "../../fakes/index.js";
 
@@ -81,7 +82,15 @@ export interface Harness {
 }
 
 /** The fake GitHub and model, a repo with the demo code and an issue, and Tackle's App mounted on our own server. */
-export async function startHarness(options: { script: ScriptedModel; extraEnv?: Record<string, string> }): Promise<Harness> {
+export async function startHarness(options: {
+  script: ScriptedModel;
+  extraEnv?: Record<string, string>;
+  /** Production Octokit settings (throttling, retries) for the rate-limit tests. @defaultValue both off */
+  octokit?: OctokitSettings;
+  /** With REDIS_URL in extraEnv: run the BullMQ worker in this process too. */
+  withWorker?: boolean;
+  queueOptions?: { lockDurationMs?: number; stalledIntervalMs?: number };
+}): Promise<Harness> {
   const gh = await startFakeGitHub();
   await gh.addRepo({ owner: OWNER, name: REPO, files: await demoRepoFiles() });
   gh.setPermission(OWNER, REPO, "alice", "write");
@@ -97,9 +106,10 @@ export async function startHarness(options: { script: ScriptedModel; extraEnv?: 
     ...(options.extraEnv ?? {}),
   };
   const app = await createTackleApp(env, {
-    withWorker: false,
+    withWorker: options.withWorker ?? false,
     logger: silentLogger,
-    octokit: { throttle: false, retry: false },
+    octokit: options.octokit ?? { throttle: false, retry: false },
+    ...(options.queueOptions ? { queueOptions: options.queueOptions } : {}),
   });
   const server = http.createServer(app.handler);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
