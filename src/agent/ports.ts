@@ -109,7 +109,8 @@ export interface IssueSnapshot {
   comments: IssueComment[];
   /** Older comments left out of `comments`. */
   omittedComments: number;
-  reviewComments?: Array<{ author: string; path: string; line: number | null; body: string }>;
+  /** `trusted: false` marks an author without write access; absent means not checked. */
+  reviewComments?: Array<{ author: string; path: string; line: number | null; body: string; trusted?: boolean }>;
 }
 
 /** The one issue (or PR) this job works on; there is no way to name another. */

@@ -130,8 +130,19 @@ function requestLine(
   return { type: "request", turn, purpose, messages_from: from, messages_count: messages.length, body: stored };
 }
 
+/**
+ * Serialisations by message object. The loop hands over the same, never-mutated history objects every
+ * turn, so each message is serialised once rather than once per later turn (quadratic over a long run).
+ */
+const comparableCache = new WeakMap<ModelMessageParam, string>();
+
 function comparable(message: ModelMessageParam): string {
-  return JSON.stringify(message, (key, value: unknown) => (key === "cache_control" ? undefined : value));
+  let text = comparableCache.get(message);
+  if (text === undefined) {
+    text = JSON.stringify(message, (key, value: unknown) => (key === "cache_control" ? undefined : value));
+    comparableCache.set(message, text);
+  }
+  return text;
 }
 
 function sameJson(a: unknown, b: unknown): boolean {

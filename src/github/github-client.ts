@@ -56,10 +56,11 @@ export interface GitHubClient {
   getIssue(repo: RepoRef, number: number): Promise<IssueInfo>;
   /** The last `limit` comments, oldest first, and how many older ones exist. */
   listComments(repo: RepoRef, number: number, limit: number): Promise<{ comments: CommentInfo[]; total: number }>;
+  /** The first 100 review comments, oldest first. */
   listReviewComments(
     repo: RepoRef,
     number: number,
-  ): Promise<Array<{ author: string; path: string; line: number | null; body: string }>>;
+  ): Promise<Array<{ id: number; author: string; path: string; line: number | null; body: string; createdAt: string }>>;
   getPull(repo: RepoRef, number: number): Promise<PullInfo>;
   /** The open PR whose head is `branch` in the same repository, if any. */
   findOpenPull(repo: RepoRef, branch: string): Promise<PullInfo | null>;
@@ -202,10 +203,12 @@ export function createGitHubClient(octokit: RestClient, options: { gitToken: () 
       call("list review comments", async () => {
         const { data } = await octokit.rest.pulls.listReviewComments({ ...r(repo), pull_number: number, per_page: 100 });
         return data.map((c) => ({
+          id: c.id,
           author: c.user?.login ?? "ghost",
           path: c.path,
           line: c.line ?? null,
           body: c.body,
+          createdAt: c.created_at,
         }));
       }),
 

@@ -11,7 +11,7 @@ export {
 } from "./github-client.js";
 export {
   createProbot,
-  installationClient,
+  installationClients,
   tokenClient,
   probotOctokitClass,
   type AppCredentials,

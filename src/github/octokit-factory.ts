@@ -1,3 +1,4 @@
+import { createAppAuth } from "@octokit/auth-app";
 import { Octokit } from "@octokit/rest";
 import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
@@ -51,15 +52,35 @@ export function createProbot(credentials: AppCredentials, logger: Logger, settin
   });
 }
 
-/** The GitHub client of one installation; its git token is the installation token, refreshed by Probot's auth. */
-export async function installationClient(probot: Probot, installationId: number): Promise<GitHubClient> {
-  const octokit = (await probot.auth(installationId)) as unknown as RestClient;
-  return createGitHubClient(octokit, {
-    gitToken: async () => {
-      const auth = (await octokit.auth({ type: "installation" })) as { token: string };
-      return auth.token;
-    },
-  });
+/**
+ * GitHub clients per installation. REST calls go through Probot's installation Octokit (throttling
+ * keyed by installation). The host's git token comes from an app auth of our own over that Octokit's
+ * `request`: Probot's `octokit.auth({ type: "installation" })` sends the token request without the
+ * configured base URL (to api.github.com even on GHE) whenever its cache is cold, as in a worker.
+ * The auth caches the token and mints a new one shortly before it expires, so long jobs keep pushing.
+ */
+export function installationClients(
+  probot: Probot,
+  credentials: Pick<AppCredentials, "appId" | "privateKey">,
+): (installationId: number) => Promise<GitHubClient> {
+  const auths = new Map<number, ReturnType<typeof createAppAuth>>();
+  return async (installationId) => {
+    const octokit = (await probot.auth(installationId)) as unknown as RestClient;
+    let auth = auths.get(installationId);
+    if (!auth) {
+      auth = createAppAuth({
+        appId: credentials.appId,
+        privateKey: credentials.privateKey,
+        installationId,
+        request: octokit.request,
+      });
+      auths.set(installationId, auth);
+    }
+    const tokenAuth = auth;
+    return createGitHubClient(octokit, {
+      gitToken: async () => (await tokenAuth({ type: "installation" })).token,
+    });
+  };
 }
 
 const RestWithPlugins = Octokit.plugin(throttling, retry);

@@ -19,3 +19,7 @@ export {
   isShutdownReason,
   type RetryPolicy,
 } from "./retry-policy.js";
+export type { ApprovalOutcome, ApprovalReply, ApprovalRequest, Approvals, WaitOptions } from "./approvals.js";
+export { createApprovals, type CreateApprovalsOptions } from "./create-approvals.js";
+export { createEmbeddedApprovals } from "./embedded-approvals.js";
+export { createRedisApprovals, type RedisApprovalsOptions } from "./redis-approvals.js";

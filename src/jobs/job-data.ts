@@ -35,6 +35,57 @@ export const mergedTriggerSchema = jobTriggerSchema.omit({ instructions: true })
 });
 export type MergedTrigger = z.infer<typeof mergedTriggerSchema>;
 
+/** The frozen thread's whole size, as JSON: it travels in the job's data (and Redis). */
+export const THREAD_MAX_CHARS = 200_000;
+/** Comments and review comments kept in a frozen thread: the newest ones. */
+export const THREAD_MAX_COMMENTS = 30;
+
+const threadCommentSchema = z.object({
+  id: z.number().int().positive(),
+  author: z.string().min(1),
+  /** "User", "Bot" or "Organization", as GitHub says. */
+  authorType: z.string(),
+  /** Whether the author had write access (or was an allow-listed bot) when the thread was frozen. */
+  trusted: z.boolean(),
+  body: z.string(),
+  createdAt: z.string(),
+});
+
+const threadReviewCommentSchema = z.object({
+  author: z.string().min(1),
+  trusted: z.boolean(),
+  path: z.string(),
+  line: z.number().int().nullable(),
+  body: z.string(),
+});
+
+/**
+ * The issue or PR as it was when the trigger arrived, every text sanitized: what the model reads of
+ * the thread. Comments posted later reach the model only from users with write access.
+ */
+export const issueThreadSchema = z
+  .object({
+    frozenAt: z.string().datetime(),
+    /** The newest comment id at freeze time (0 without comments): later comments have higher ids. */
+    lastCommentId: z.number().int().nonnegative(),
+    /** The same for review comments, a sequence of their own. */
+    lastReviewCommentId: z.number().int().nonnegative().optional(),
+    title: z.string(),
+    body: z.string(),
+    state: z.string(),
+    labels: z.array(z.string()).max(100),
+    isPullRequest: z.boolean(),
+    comments: z.array(threadCommentSchema).max(THREAD_MAX_COMMENTS),
+    /** Older comments left out of `comments`. */
+    omittedComments: z.number().int().nonnegative(),
+    reviewComments: z.array(threadReviewCommentSchema).max(THREAD_MAX_COMMENTS).optional(),
+  })
+  .refine((thread) => JSON.stringify(thread).length <= THREAD_MAX_CHARS, {
+    message: `the frozen thread is larger than ${THREAD_MAX_CHARS} characters`,
+  });
+export type IssueThread = z.infer<typeof issueThreadSchema>;
+export type IssueThreadComment = z.infer<typeof threadCommentSchema>;
+
 /** What a worker needs to run one job; everything else it fetches. Validated on enqueue and on dequeue. */
 export const jobDataSchema = z.object({
   /** Stable per issue or PR and trigger delivery. */
@@ -52,6 +103,8 @@ export const jobDataSchema = z.object({
   /** Set on reruns, so the same tracking comment is edited rather than a new one posted. */
   trackingCommentId: z.number().int().positive().optional(),
   enqueuedAt: z.string().datetime(),
+  /** The thread frozen at trigger time; absent on jobs from older servers and on retries (the worker then reads it live). */
+  thread: issueThreadSchema.optional(),
 });
 
 export type JobData = z.infer<typeof jobDataSchema>;

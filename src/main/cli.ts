@@ -53,7 +53,7 @@ Options:
 
 Environment: ANTHROPIC_API_KEY (unless --replay), ANTHROPIC_BASE_URL, TACKLE_HOME.
 Bubblewrap is used when present; without it the run warns and goes on.`,
-  worker: `tackle worker [--concurrency N] [--drain-seconds S]
+  worker: `tackle worker [--concurrency N] [--drain-seconds S] [--lock-seconds S]
 
 Consumes jobs from the BullMQ queue on $REDIS_URL and runs them (many workers, many machines).
 One job runs at a time per issue or PR across all workers. On SIGTERM, stops taking jobs, waits up to
@@ -62,6 +62,8 @@ One job runs at a time per issue or PR across all workers. On SIGTERM, stops tak
 Options:
   --concurrency N      jobs this process runs at once (default 2)
   --drain-seconds S    how long SIGTERM waits for running jobs (default 30)
+  --lock-seconds S     how long a job's lock lasts without renewal: a worker that dies (SIGKILL, lost
+                       machine) has its job taken over by another worker after about this long (default 30)
 
 Environment: REDIS_URL (required), APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, ANTHROPIC_API_KEY,
 ANTHROPIC_BASE_URL, TACKLE_MODEL, TACKLE_ALLOWED_MODELS, TACKLE_HOME, TACKLE_SANDBOX, GHE_HOST, GHE_PROTOCOL.`,
@@ -96,7 +98,7 @@ async function main(argv: string[]): Promise<number> {
     case "worker": {
       const { values } = parseArgs({
         args: rest,
-        options: { concurrency: { type: "string" }, "drain-seconds": { type: "string" } },
+        options: { concurrency: { type: "string" }, "drain-seconds": { type: "string" }, "lock-seconds": { type: "string" } },
         strict: true,
       });
       const concurrency = Number(values.concurrency ?? 2);
@@ -105,7 +107,11 @@ async function main(argv: string[]): Promise<number> {
         return usageError("worker: --concurrency must be an integer from 1 to 64", "worker");
       }
       if (!Number.isFinite(drainSeconds) || drainSeconds < 0) return usageError("worker: --drain-seconds must be >= 0", "worker");
-      await startWorker(process.env, { concurrency, drainMs: drainSeconds * 1000 });
+      const lockSeconds = Number(values["lock-seconds"] ?? 30);
+      if (!Number.isFinite(lockSeconds) || lockSeconds < 1 || lockSeconds > 600) {
+        return usageError("worker: --lock-seconds must be from 1 to 600", "worker");
+      }
+      await startWorker(process.env, { concurrency, drainMs: drainSeconds * 1000, lockMs: lockSeconds * 1000 });
       return 0;
     }
     case "run": {

@@ -2,7 +2,8 @@ import type { Probot } from "probot";
 import { createAnthropicClient } from "../agent/index.js";
 import { loadEnv, type TackleEnv } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
-import { createProbot, installationClient, type OctokitSettings } from "../github/index.js";
+import { createProbot, installationClients, type GitHubClient, type OctokitSettings } from "../github/index.js";
+import { createApprovals } from "../jobs/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { ProcessJobDeps } from "../worker/process-job.js";
 import { createRepoCache, detectSandbox } from "../workspace/index.js";
@@ -10,12 +11,14 @@ import { createRepoCache, detectSandbox } from "../workspace/index.js";
 export interface JobRuntime {
   env: TackleEnv<"server" | "worker">;
   probot: Probot;
+  /** The GitHub client of one installation (shared token cache). */
+  forInstallation: (installationId: number) => Promise<GitHubClient>;
   deps: ProcessJobDeps;
 }
 
 /**
  * What both `tackle server` and `tackle worker` need to run jobs: the App's Probot (for installation
- * tokens), the sandbox check, the repo cache and the model client.
+ * tokens), the sandbox check, the repo cache, the model client and the approvals store.
  */
 export async function createJobRuntime(
   processEnv: NodeJS.ProcessEnv,
@@ -42,13 +45,14 @@ export async function createJobRuntime(
     logger,
     options.octokit ?? {},
   );
+  const forInstallation = installationClients(probot, { appId: String(app.appId), privateKey: app.privateKey });
   const repoCache = createRepoCache({ home: env.home, logger });
   await repoCache.pruneStale();
   const secrets = [env.anthropicApiKey, app.webhookSecret, app.privateKey].filter((s): s is string => Boolean(s));
   const deps: ProcessJobDeps = {
     github: async (data) => {
       if (data.installationId === undefined) throw new TackleError("payload_invalid", "the job has no installation id");
-      return installationClient(probot, data.installationId);
+      return forInstallation(data.installationId);
     },
     model: () =>
       createAnthropicClient({
@@ -58,6 +62,9 @@ export async function createJobRuntime(
     workspaces: repoCache,
     clock: Date.now,
     logger,
+    // One store per process: the server's webhook handler answers what its in-process jobs ask;
+    // with Redis, what jobs in any worker ask.
+    approvals: createApprovals({ redisUrl: env.redisUrl, logger }),
     settings: {
       home: env.home,
       defaultModel: env.model,
@@ -69,5 +76,5 @@ export async function createJobRuntime(
       secrets,
     },
   };
-  return { env, probot, deps };
+  return { env, probot, forInstallation, deps };
 }

@@ -2,7 +2,7 @@ import http from "node:http";
 import { createNodeMiddleware, type Probot } from "probot";
 import type { TackleEnv } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
-import { installationClient, type OctokitSettings } from "../github/index.js";
+import type { OctokitSettings } from "../github/index.js";
 import { createQueue, type Queue } from "../jobs/index.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { handleHealth } from "../web/health.js";
@@ -37,14 +37,22 @@ async function readIdentity(probot: Probot, env: TackleEnv): Promise<BotIdentity
  */
 export async function createTackleApp(
   processEnv: NodeJS.ProcessEnv,
-  options: { withWorker: boolean; logger?: Logger; octokit?: OctokitSettings; queueOptions?: { lockDurationMs?: number; stalledIntervalMs?: number } },
+  options: {
+    withWorker: boolean;
+    logger?: Logger;
+    octokit?: OctokitSettings;
+    queueOptions?: { lockDurationMs?: number; stalledIntervalMs?: number };
+    /** Tests: how long policy questions wait. @defaultValue each repo's approval_timeout_minutes */
+    approvalTimeoutMs?: number;
+  },
 ): Promise<TackleApp> {
   const logger = options.logger ?? createLogger(processEnv);
-  const { env, probot, deps } = await createJobRuntime(processEnv, {
+  const { env, probot, forInstallation, deps } = await createJobRuntime(processEnv, {
     mode: "server",
     logger,
     ...(options.octokit ? { octokit: options.octokit } : {}),
   });
+  if (options.approvalTimeoutMs !== undefined) deps.settings.approvalTimeoutMs = options.approvalTimeoutMs;
   const identity = await readIdentity(probot, env);
   logger.info({ bot: identity.botLogin }, "GitHub App identity");
 
@@ -58,8 +66,9 @@ export async function createTackleApp(
   const webhookApp = createWebhookApp({
     identity,
     queue,
-    github: (installationId) => installationClient(probot, installationId),
+    github: forInstallation,
     logger,
+    ...(deps.approvals ? { approvals: deps.approvals } : {}),
   });
   const middleware = await createNodeMiddleware(webhookApp, { probot, webhooksPath: WEBHOOK_PATH });
   const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
@@ -68,7 +77,11 @@ export async function createTackleApp(
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "Not Found" }));
     });
   };
-  return { handler, queue, identity, port: env.port, close: (drainMs) => queue.close(drainMs) };
+  const close = async (drainMs?: number): Promise<void> => {
+    await queue.close(drainMs);
+    await deps.approvals?.close();
+  };
+  return { handler, queue, identity, port: env.port, close };
 }
 
 /** `tackle server`: listen on PORT until SIGTERM/SIGINT, then drain. */

@@ -1,12 +1,26 @@
 import type { ApplicationFunction } from "probot";
+import { defaultRepoConfig, parseRepoConfig, REPO_CONFIG_PATH, type RepoConfig } from "../config/index.js";
 import { errorMessage, isTackleError } from "../errors/index.js";
-import type { GitHubClient } from "../github/index.js";
-import type { JobData } from "../jobs/job-data.js";
+import type { GitHubClient, RepoRef } from "../github/index.js";
+import type { IssueThread, JobData } from "../jobs/job-data.js";
+import type { Approvals } from "../jobs/approvals.js";
+import { laneKey } from "../jobs/job-data.js";
 import type { Queue } from "../jobs/queue.js";
 import type { Logger } from "../logging/logger.js";
+import { createTrustCheck, freezeThread } from "../worker/issue-thread.js";
 import { reactionTarget } from "../worker/process-job.js";
 import { renderTrackingComment } from "../worker/tracking-comment.js";
-import { gateTrigger, helpText, jobTriggerOf, parseTrigger, type CommandTrigger, type TaskTrigger, type Trigger } from "../triggers/index.js";
+import {
+  gateTrigger,
+  helpText,
+  isTrigger,
+  isTriggerEnabled,
+  jobTriggerOf,
+  parseTrigger,
+  type CommandTrigger,
+  type TaskTrigger,
+  type Trigger,
+} from "../triggers/index.js";
 
 export interface BotIdentity {
   /** The bot user, `<slug>[bot]`. */
@@ -26,33 +40,51 @@ export function createWebhookApp(options: {
   queue: Queue;
   github: (installationId: number) => Promise<GitHubClient>;
   logger: Logger;
+  /** Bots allowed to trigger in every repository, on top of each repo config's `allowed_bots`. @defaultValue [] */
   allowedBots?: string[];
-  triggerLabel?: string;
+  /** Where `/tackle approve` / `/tackle deny` answer the jobs' policy questions. @defaultValue none: nothing is ever pending */
+  approvals?: Approvals;
 }): ApplicationFunction {
   return (app) => {
     app.on([...EVENTS], async (context) => {
       const log = options.logger.child({ deliveryId: context.id, event: context.name });
-      const trigger = parseTrigger(context.name, context.payload, {
-        botLogin: options.identity.botLogin,
-        botName: options.identity.botName,
-        triggerLabel: options.triggerLabel ?? "tackle",
-        deliveryId: context.id,
-      });
-      if (trigger.kind === "ignored" || trigger.kind === "invalid") {
-        log.debug({ reason: trigger.reason }, `webhook ${trigger.kind}`);
+      const parse = (settings: RepoConfig["trigger"]) =>
+        parseTrigger(context.name, context.payload, {
+          botLogin: options.identity.botLogin,
+          botName: settings.phrase ?? options.identity.botName,
+          triggerLabel: settings.label,
+          deliveryId: context.id,
+        });
+      // Most events are not for Tackle whatever the repo says; only the others cost a config read.
+      const first = parse(defaultRepoConfig().trigger);
+      const source = isTrigger(first) ? first : first.kind === "ignored" ? first.dependsOnRepoSettings : undefined;
+      if (!isTrigger(first) && source === undefined) {
+        log.debug({ reason: first.reason }, `webhook ${first.kind}`);
         return;
       }
-      if (trigger.installationId === undefined) {
+      if (source?.installationId === undefined) {
         log.warn("webhook without an installation id; ignored");
         return;
       }
-      const github = await options.github(trigger.installationId);
+      const github = await options.github(source.installationId);
+      const config = await readTriggerConfig(github, source.repo, isTrigger(first), log);
+      if (config === null) return;
+      const trigger = parse(config.trigger);
+      if (!isTrigger(trigger)) {
+        log.debug({ reason: trigger.reason }, `webhook ${trigger.kind}`);
+        return;
+      }
+      if (!isTriggerEnabled(trigger, config.trigger)) {
+        log.info({ kind: trigger.kind }, `trigger turned off in ${REPO_CONFIG_PATH}`);
+        return;
+      }
+      const allowedBots = [...(options.allowedBots ?? []), ...config.allowed_bots];
       const gate = await gateTrigger(trigger, {
         getPermission: async (owner, repo, user) => {
           const p = await github.getPermission({ owner, name: repo }, user);
           return p.roleName === undefined ? { permission: p.permission } : { permission: p.permission, role_name: p.roleName };
         },
-        allowedBots: options.allowedBots ?? [],
+        allowedBots,
         botLogin: options.identity.botLogin,
         logger: log,
       });
@@ -62,12 +94,33 @@ export function createWebhookApp(options: {
         return;
       }
       if (trigger.kind === "command") {
-        await handleCommand(trigger, github, options, log);
+        const botName = config.trigger.phrase ?? options.identity.botName;
+        await handleCommand(trigger, github, { ...options, identity: { ...options.identity, botName } }, log);
         return;
       }
-      await acknowledgeAndEnqueue(options.queue, github, toJobData(trigger, trigger.installationId), log);
+      await acknowledgeAndEnqueue(options.queue, github, toJobData(trigger, source.installationId), log, { allowedBots });
     });
   };
+}
+
+/**
+ * The repo's settings from `.github/tackle.yml` on the default branch (never a PR head). An invalid
+ * file reads as the defaults, so the job still runs and posts the comment naming each bad key. When
+ * the file cannot be read, a trigger goes on with the defaults (processJob reads it again and fails
+ * visibly); an event that only the settings could make a trigger is dropped (null).
+ */
+async function readTriggerConfig(github: GitHubClient, repo: RepoRef, isTriggerAnyway: boolean, log: Logger): Promise<RepoConfig | null> {
+  let text: string | null;
+  try {
+    text = await github.getFile(repo, REPO_CONFIG_PATH);
+  } catch (error) {
+    log.warn({ err: errorMessage(error) }, `could not read ${REPO_CONFIG_PATH}`);
+    return isTriggerAnyway ? defaultRepoConfig() : null;
+  }
+  const parsed = parseRepoConfig(text);
+  if (parsed.ok) return parsed.config;
+  log.info({ problems: parsed.problems }, `invalid ${REPO_CONFIG_PATH}; triggers use the defaults`);
+  return defaultRepoConfig();
 }
 
 /**
@@ -75,7 +128,13 @@ export function createWebhookApp(options: {
  * heard them; the job then edits that same comment (its id travels in the job data). A duplicate
  * delivery or a trigger merged into a pending job removes the comment it no longer needs.
  */
-async function acknowledgeAndEnqueue(queue: Queue, github: GitHubClient, data: JobData, log: Logger): Promise<void> {
+async function acknowledgeAndEnqueue(
+  queue: Queue,
+  github: GitHubClient,
+  data: JobData,
+  log: Logger,
+  freeze?: { allowedBots: readonly string[] },
+): Promise<void> {
   await github.addReaction(data.repo, reactionTarget(data), "eyes").catch((error: unknown) => {
     log.warn({ err: errorMessage(error) }, "could not add the 👀 reaction");
   });
@@ -85,9 +144,14 @@ async function acknowledgeAndEnqueue(queue: Queue, github: GitHubClient, data: J
       log.warn({ err: errorMessage(error) }, "could not post the tracking comment");
       return null;
     });
+  const thread = freeze ? await freezeForJob(github, data, comment?.id, freeze.allowedBots, log) : undefined;
   let outcome;
   try {
-    outcome = await enqueueOr503(queue, comment ? { ...data, trackingCommentId: comment.id } : data);
+    outcome = await enqueueOr503(queue, {
+      ...data,
+      ...(comment ? { trackingCommentId: comment.id } : {}),
+      ...(thread ? { thread } : {}),
+    });
   } catch (error) {
     if (comment) await github.deleteComment(data.repo, comment.id).catch(() => undefined);
     throw error;
@@ -100,6 +164,31 @@ async function acknowledgeAndEnqueue(queue: Queue, github: GitHubClient, data: J
     await github
       .updateComment(data.repo, comment.id, renderTrackingComment({ phase: "queued", position: outcome.position }, data.jobId))
       .catch(() => undefined);
+  }
+}
+
+/**
+ * The thread as the trigger found it, after the acknowledgement so 👀 is not kept waiting. Without
+ * it (GitHub failed us) the job still runs and reads the thread live, sanitized the same way.
+ */
+async function freezeForJob(
+  github: GitHubClient,
+  data: JobData,
+  trackingCommentId: number | undefined,
+  allowedBots: readonly string[],
+  log: Logger,
+): Promise<IssueThread | undefined> {
+  try {
+    return await freezeThread({
+      github,
+      repo: data.repo,
+      number: data.number,
+      isTrusted: createTrustCheck(github, data.repo, allowedBots),
+      excludeCommentIds: trackingCommentId === undefined ? [] : [trackingCommentId],
+    });
+  } catch (error) {
+    log.warn({ err: errorMessage(error) }, "could not freeze the thread; the job will read it live");
+    return undefined;
   }
 }
 
@@ -140,7 +229,7 @@ async function reply(github: GitHubClient, trigger: Trigger, body: string, log: 
 async function handleCommand(
   trigger: CommandTrigger,
   github: GitHubClient,
-  options: { identity: BotIdentity; queue: Queue },
+  options: { identity: BotIdentity; queue: Queue; approvals?: Approvals },
   log: Logger,
 ): Promise<void> {
   switch (trigger.command) {
@@ -169,7 +258,7 @@ async function handleCommand(
     }
     case "approve":
     case "deny":
-      await reply(github, trigger, `There is no pending question for \`/${options.identity.botName} ${trigger.command}\` to answer here.`, log);
+      await answerQuestion(trigger, trigger.command === "approve", github, options, log);
       return;
     case "help":
     case "unknown":
@@ -178,3 +267,38 @@ async function handleCommand(
   }
 }
 
+/**
+ * `/tackle approve` or `/tackle deny [reason]`: answers the policy question the issue's job is waiting
+ * on, in whichever process it runs. The gate has already checked that the actor has write access.
+ */
+async function answerQuestion(
+  trigger: CommandTrigger,
+  approved: boolean,
+  github: GitHubClient,
+  options: { identity: BotIdentity; approvals?: Approvals },
+  log: Logger,
+): Promise<void> {
+  let answered = false;
+  if (options.approvals) {
+    const answer = { approved, by: trigger.actor.login, ...(trigger.args === "" ? {} : { text: trigger.args }) };
+    try {
+      answered = await options.approvals.answer(laneKey(trigger), answer);
+    } catch (error) {
+      // Like an enqueue with Redis down: 503, so the delivery can be redelivered.
+      if (isTackleError(error, "queue_unavailable")) throw Object.assign(error, { status: 503 });
+      throw error;
+    }
+  }
+  if (!answered) {
+    await reply(github, trigger, `There is no pending question for \`/${options.identity.botName} ${trigger.command}\` to answer here.`, log);
+    return;
+  }
+  log.info({ actor: trigger.actor.login, approved }, "approval question answered");
+  // A review has no reaction endpoint.
+  if (trigger.commentKind === "review") return;
+  const kind = trigger.commentKind === "issue" ? ("issue_comment" as const) : ("review_comment" as const);
+  const target = { kind, id: trigger.commentId };
+  await github.addReaction(trigger.repo, target, "+1").catch((error: unknown) => {
+    log.warn({ err: errorMessage(error) }, "could not add the 👍 reaction");
+  });
+}

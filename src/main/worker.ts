@@ -4,10 +4,20 @@ import { processJob } from "../worker/process-job.js";
 import { createJobRuntime } from "./runtime.js";
 
 /** `tackle worker`: consume the BullMQ queue until SIGTERM, then drain within a bound. */
-export async function startWorker(processEnv: NodeJS.ProcessEnv, options: { concurrency: number; drainMs: number }): Promise<void> {
+export async function startWorker(
+  processEnv: NodeJS.ProcessEnv,
+  options: { concurrency: number; drainMs: number; lockMs: number },
+): Promise<void> {
   const logger = createLogger(processEnv);
   const { env, deps } = await createJobRuntime(processEnv, { mode: "worker", logger });
-  const queue = createQueue({ redisUrl: env.redisUrl, consume: true, concurrency: options.concurrency, logger });
+  const queue = createQueue({
+    redisUrl: env.redisUrl,
+    consume: true,
+    concurrency: options.concurrency,
+    lockDurationMs: options.lockMs,
+    stalledIntervalMs: Math.max(500, Math.floor(options.lockMs / 2)),
+    logger,
+  });
   console.log(`tackle worker consuming ${queue.kind} jobs (concurrency ${options.concurrency})`);
   await runQueueWorker({
     queue,
@@ -17,4 +27,6 @@ export async function startWorker(processEnv: NodeJS.ProcessEnv, options: { conc
     drainMs: options.drainMs,
     logger,
   });
+  // After the drain: a job aborted past it has already given up its wait.
+  await deps.approvals?.close();
 }

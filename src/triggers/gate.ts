@@ -67,9 +67,10 @@ function isBot(type: "User" | "Bot", login: string): boolean {
 }
 
 /** `renovate` in the list admits `renovate[bot]` too: people write bot names either way. */
-function isAllowedBot(login: string, allowedBots: readonly string[]): boolean {
+export function isAllowedBot(login: string, allowedBots: readonly string[]): boolean {
+  const lower = login.toLowerCase();
   return allowedBots.some((entry) => {
     const allowed = entry.trim().toLowerCase();
-    return allowed === login || `${allowed}[bot]` === login;
+    return allowed === lower || `${allowed}[bot]` === lower;
   });
 }

@@ -30,6 +30,6 @@ export {
   type TaskTrigger,
   type Trigger,
 } from "./trigger.js";
-export { gateTrigger, type GateDeps, type GateResult, type RepoPermission } from "./gate.js";
+export { gateTrigger, isAllowedBot, type GateDeps, type GateResult, type RepoPermission } from "./gate.js";
 export { isTriggerEnabled } from "./is-trigger-enabled.js";
 export { sanitizeUntrustedText, type SanitizeOptions } from "./sanitize.js";

@@ -13,6 +13,7 @@ import {
 import type {
   Actor,
   CommandTrigger,
+  IgnoredEvent,
   ParseResult,
   PullRequestInfo,
   Trigger,
@@ -88,7 +89,7 @@ function parseIssueLabeled(context: Context): ParseResult {
   if (!parsed.ok) return parsed.result;
   const { issue, label } = parsed.data;
   if (label === null || label === undefined || !sameLabel(label.name, context.options.triggerLabel)) {
-    return ignored(`the label is not the trigger label \`${context.options.triggerLabel}\``);
+    return ignored(`the label is not the trigger label \`${context.options.triggerLabel}\``, settingsSource(context));
   }
   const isPullRequest = isSet(issue.pull_request);
   return {
@@ -170,7 +171,9 @@ function fromText(
   const invocation = parseCommand(body, context.options.botName);
   switch (invocation.kind) {
     case "none":
-      return ignored(`does not mention @${context.options.botName}`);
+      // A repository may name the bot differently (`trigger.phrase`): worth a second look only when
+      // the text mentions or slash-commands someone.
+      return ignored(`does not mention @${context.options.botName}`, MAY_INVOKE.test(body) ? settingsSource(context) : undefined);
     case "command":
       return { kind: "command", ...build.command(), command: invocation.command, word: invocation.word, args: invocation.args };
     case "unknown_command":
@@ -239,8 +242,17 @@ function isSet(value: object | null | undefined): boolean {
   return value !== null && value !== undefined;
 }
 
-function ignored(reason: string): ParseResult {
-  return { kind: "ignored", reason };
+/** `@name` or a line starting with `/name`. */
+const MAY_INVOKE = /(?:^|[^\w.+\-/@])@[A-Za-z0-9]|^[ \t]*\/[A-Za-z0-9]/m;
+
+function settingsSource(context: Context): NonNullable<IgnoredEvent["dependsOnRepoSettings"]> {
+  const { repository, installation } = context.envelope;
+  const repo = { owner: repository.owner.login, name: repository.name };
+  return installation?.id === undefined ? { repo } : { repo, installationId: installation.id };
+}
+
+function ignored(reason: string, dependsOnRepoSettings?: IgnoredEvent["dependsOnRepoSettings"]): ParseResult {
+  return dependsOnRepoSettings === undefined ? { kind: "ignored", reason } : { kind: "ignored", reason, dependsOnRepoSettings };
 }
 
 function invalid(reason: string): ParseResult {

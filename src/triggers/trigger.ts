@@ -1,5 +1,9 @@
 import type { JobData } from "../jobs/job-data.js";
 import type { CommandName } from "./parse-command.js";
+import { sanitizeUntrustedText } from "./sanitize.js";
+
+/** Below the JobData limit of 65_536, leaving room for the note saying what was cut. */
+const MAX_INSTRUCTIONS = 60_000;
 
 export interface RepoRef {
   owner: string;
@@ -113,6 +117,11 @@ export type Trigger = TaskTrigger | CommandTrigger;
 export interface IgnoredEvent {
   kind: "ignored";
   reason: string;
+  /**
+   * Set when the repository's own trigger settings (a custom label or phrase in `.github/tackle.yml`)
+   * could make this event a trigger: where to read them before giving up on it.
+   */
+  dependsOnRepoSettings?: { repo: RepoRef; installationId?: number };
 }
 
 export interface InvalidEvent {
@@ -135,8 +144,9 @@ export function isCommandTrigger(result: ParseResult): result is CommandTrigger 
   return result.kind === "command";
 }
 
-/** The `trigger` part of a job's data. */
+/** The `trigger` part of a job's data; the instructions are sanitized (they reach the model). */
 export function jobTriggerOf(trigger: TaskTrigger): JobData["trigger"] {
+  const instructions = (text: string) => sanitizeUntrustedText(text, { maxLength: MAX_INSTRUCTIONS }).trim();
   switch (trigger.kind) {
     case "issue_assigned":
     case "issue_labeled":
@@ -147,7 +157,7 @@ export function jobTriggerOf(trigger: TaskTrigger): JobData["trigger"] {
         actor: trigger.actor.login,
         commentId: trigger.commentId,
         commentKind: trigger.commentKind,
-        instructions: trigger.instructions,
+        instructions: instructions(trigger.instructions),
       };
     case "pr_review":
     case "pr_review_comment":
@@ -156,7 +166,7 @@ export function jobTriggerOf(trigger: TaskTrigger): JobData["trigger"] {
         actor: trigger.actor.login,
         commentId: trigger.commentId,
         commentKind: trigger.commentKind,
-        instructions: trigger.instructions,
+        instructions: instructions(trigger.instructions),
       };
   }
 }

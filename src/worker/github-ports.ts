@@ -2,9 +2,9 @@ import type { IssuePort, IssueSnapshot, PullRequestRequest, PullRequestResult, P
 import { checkPushDiff, type PolicyConfig } from "../agent/tools/index.js";
 import { TackleError } from "../errors/index.js";
 import type { GitHubClient, RepoRef } from "../github/index.js";
+import type { IssueThread } from "../jobs/job-data.js";
 import type { Workspace } from "../workspace/index.js";
-
-const COMMENTS_SHOWN = 20;
+import { createTrustCheck, readThread } from "./issue-thread.js";
 
 /** GetIssue / ReportToIssue over GitHub, bound to one issue or PR. */
 export function githubIssuePort(options: {
@@ -12,46 +12,15 @@ export function githubIssuePort(options: {
   repo: RepoRef;
   number: number;
   redact: (text: string) => string;
+  /** The thread frozen at trigger time; without one, GetIssue reads it live. */
+  thread?: IssueThread | undefined;
+  /** Bots whose comments count as trusted (the repo config's `allowed_bots`). @defaultValue [] */
+  allowedBots?: readonly string[];
 }): IssuePort {
   const { github, repo, number } = options;
-  const trustCache = new Map<string, Promise<boolean>>();
-  const isTrusted = (login: string): Promise<boolean> => {
-    let cached = trustCache.get(login);
-    if (!cached) {
-      cached = github
-        .getPermission(repo, login)
-        .then((p) => p.permission === "admin" || p.permission === "write")
-        .catch(() => false);
-      trustCache.set(login, cached);
-    }
-    return cached;
-  };
-
+  const isTrusted = createTrustCheck(github, repo, options.allowedBots ?? []);
   return {
-    async get(): Promise<IssueSnapshot> {
-      const issue = await github.getIssue(repo, number);
-      const { comments, total } = await github.listComments(repo, number, COMMENTS_SHOWN);
-      const snapshot: IssueSnapshot = {
-        number,
-        title: issue.title,
-        body: issue.body,
-        state: issue.state,
-        labels: issue.labels,
-        isPullRequest: issue.isPullRequest,
-        comments: await Promise.all(
-          comments.map(async (c) => ({
-            author: c.author,
-            authorType: c.authorType,
-            trusted: c.authorType !== "Bot" && (await isTrusted(c.author)),
-            body: c.body,
-            createdAt: c.createdAt,
-          })),
-        ),
-        omittedComments: total - comments.length,
-      };
-      if (issue.isPullRequest) snapshot.reviewComments = await github.listReviewComments(repo, number);
-      return snapshot;
-    },
+    get: (): Promise<IssueSnapshot> => readThread({ github, repo, number, thread: options.thread, isTrusted }),
     async report(body) {
       const comment = await github.createComment(repo, number, options.redact(body));
       return { url: comment.url };

@@ -5,11 +5,14 @@ import type { SessionState } from "../agent/ports.js";
 import { parseRepoConfig, resolveModel, type RepoConfig } from "../config/index.js";
 import { TackleError, errorMessage, isTackleError } from "../errors/index.js";
 import type { GitHubClient, ReactionTarget, RepoRef } from "../github/index.js";
+import type { Approvals } from "../jobs/approvals.js";
 import { issueBranchName, type JobData } from "../jobs/job-data.js";
 import type { Logger } from "../logging/logger.js";
+import { sanitizeUntrustedText } from "../triggers/sanitize.js";
 import { createRedactor } from "../util/redact.js";
 import type { PrepareOptions, Workspace } from "../workspace/index.js";
 import { githubIssuePort, githubPullsPort, ensureFixesLine } from "./github-ports.js";
+import { createGitHubApprovalHandler } from "./approval-handler.js";
 import { runAgentSession } from "./run-agent-session.js";
 import { createTracker, type Tracker } from "./tracker.js";
 import { trackingMarker, type JobStats, type TrackingState } from "./tracking-comment.js";
@@ -28,6 +31,8 @@ export interface WorkerSettings {
   gitHost: string;
   /** Secrets the job must never leak (model key, webhook secret), redacted by value. */
   secrets: string[];
+  /** How long a policy question waits for an answer; tests shorten it. @defaultValue the repo's approval_timeout_minutes */
+  approvalTimeoutMs?: number;
 }
 
 /** The ports processJob runs on; never a Probot context, so the server, worker and Action share it. */
@@ -38,6 +43,11 @@ export interface ProcessJobDeps {
   clock: () => number;
   logger: Logger;
   settings: WorkerSettings;
+  /**
+   * Where policy questions wait for `/tackle approve` / `/tackle deny`; the server's webhook handler
+   * answers through the same store (or the same Redis). @defaultValue none: every question is denied
+   */
+  approvals?: Approvals;
 }
 
 export type JobOutcomeStatus = TrackingState["phase"];
@@ -195,15 +205,16 @@ export async function processJob(data: JobData, deps: ProcessJobDeps, signal: Ab
       const { result, state } = await runAgentSession({
         jobId: data.jobId,
         workspace,
-        issue: githubIssuePort({ github, repo, number: data.number, redact }),
+        issue: githubIssuePort({ github, repo, number: data.number, redact, thread: data.thread, allowedBots: config.allowed_bots }),
         pulls,
         config,
         model: deps.model(modelName),
         modelName,
         repoFullName: `${repo.owner}/${repo.name}`,
         task: {
-          title: issue.title,
-          body: issue.body,
+          // What the model reads of the thread is what it was at trigger time, stripped of hidden text.
+          title: data.thread?.title ?? sanitizeUntrustedText(issue.title),
+          body: data.thread?.body ?? sanitizeUntrustedText(issue.body),
           kind: data.trigger.kind,
           actor: data.trigger.actor,
           number: data.number,
@@ -219,6 +230,20 @@ export async function processJob(data: JobData, deps: ProcessJobDeps, signal: Ab
         startedAt,
         signal,
         logger: log,
+        ...(deps.approvals === undefined
+          ? {}
+          : {
+              approval: createGitHubApprovalHandler({
+                approvals: deps.approvals,
+                github,
+                repo,
+                number: data.number,
+                jobId: data.jobId,
+                timeoutMs: deps.settings.approvalTimeoutMs ?? config.approval_timeout_minutes * 60_000,
+                redact,
+                logger: log,
+              }),
+            }),
       });
       const pullUrl = await publishLeftovers({ workspace, pulls, state, issueTitle: issue.title, data, config, log });
       return await finish(finalState(result, state, pullUrl, deps.clock() - startedAt, workspace.sandboxed));

@@ -1,12 +1,13 @@
 import { runAgent, buildSystemPrompt, buildTaskMessage, createTranscript, type AgentResult } from "../agent/index.js";
 import type { ModelClient } from "../agent/model-client.js";
 import type { IssuePort, PullsPort, SessionState } from "../agent/ports.js";
-import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler } from "../agent/tools/index.js";
+import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler, type ApprovalHandler, type ApprovalQuestion } from "../agent/tools/index.js";
 import type { ToolContext } from "../agent/tools/tool.js";
 import type { RepoConfig } from "../config/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { Workspace } from "../workspace/index.js";
 import type { Tracker } from "./tracker.js";
+import type { TrackingState } from "./tracking-comment.js";
 
 export interface SessionInput {
   jobId: string;
@@ -35,6 +36,11 @@ export interface SessionInput {
   startedAt: number;
   signal: AbortSignal;
   logger: Logger;
+  /**
+   * Answers the policy's questions. While it waits, the tracking comment says so and the job's
+   * timeout_minutes clock stands still. @defaultValue denyingApprovalHandler (nobody can answer)
+   */
+  approval?: ApprovalHandler;
 }
 
 export interface SessionOutcome {
@@ -55,9 +61,31 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     maxDiffLines: config.max_diff_lines,
     ...(config.require_approval_above === undefined ? {} : { requireApprovalAbove: config.require_approval_above }),
   };
+  const unsandboxed = !workspace.sandboxed;
+  let step = "reading the issue";
+  /** Time spent waiting for a maintainer, which does not count against timeout_minutes. */
+  let waitedMs = 0;
+  const working = (current: string): TrackingState => ({
+    phase: "working",
+    step: current,
+    todos: [...state.todos],
+    startedAt: input.startedAt,
+    unsandboxed,
+  });
+  const approval =
+    input.approval === undefined
+      ? denyingApprovalHandler
+      : trackedApproval(input.approval, {
+          clock: input.clock,
+          waiting: (question) => input.tracker.update(working(`waiting for approval to run ${question.tool} (${question.reason})`)),
+          resumed: (ms) => {
+            waitedMs += ms;
+            input.tracker.update(working(step));
+          },
+        });
   const registry = createToolRegistry(coreTools(), {
     policy: createPolicyEngine(policyConfig),
-    approval: denyingApprovalHandler,
+    approval,
     secrets: input.secrets,
     logger: input.logger,
   });
@@ -96,8 +124,6 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     },
     trigger: { kind: input.task.kind, actor: input.task.actor },
   });
-  const unsandboxed = !workspace.sandboxed;
-  let step = "reading the issue";
   input.tracker.update({ phase: "working", step, todos: [], startedAt: input.startedAt, unsandboxed });
 
   try {
@@ -115,7 +141,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
         deadline: input.startedAt + config.timeout_minutes * 60_000,
       },
       transcript,
-      clock: input.clock,
+      clock: () => input.clock() - waitedMs,
       signal: input.signal,
       onProgress: (event) => {
         if (event.type === "tool_calls") step = event.summary;
@@ -132,4 +158,22 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   } finally {
     await transcript.close();
   }
+}
+
+/** Reports each wait for a maintainer: to the tracking comment, and its length to the deadline. */
+function trackedApproval(
+  handler: ApprovalHandler,
+  hooks: { clock: () => number; waiting: (question: ApprovalQuestion) => void; resumed: (waitedMs: number) => void },
+): ApprovalHandler {
+  return {
+    async request(question, signal) {
+      const since = hooks.clock();
+      hooks.waiting(question);
+      try {
+        return await handler.request(question, signal);
+      } finally {
+        hooks.resumed(hooks.clock() - since);
+      }
+    },
+  };
 }

@@ -7,11 +7,16 @@ import { TackleError } from "../errors/index.js";
 const isRoot = (): boolean => process.getuid?.() === 0;
 
 /**
- * Outbound network for setup steps (`network: true`). The sandbox keeps its own network namespace;
- * slirp4netns gives it a user-mode NAT through tap0 with `--disable-host-loopback` (10.0.2.2 does not
- * reach the host's 127.0.0.1). Routes to link-local (cloud metadata), private ranges and the host's
- * own addresses are blackholed inside the namespace by root before the command starts; the command
- * has no CAP_NET_ADMIN there (and cannot create a user namespace to get one), so it cannot undo them.
+ * Outbound network for setup steps (`network: true`). A holder process owns a fresh network
+ * namespace; slirp4netns gives it a user-mode NAT through tap0 with `--disable-host-loopback` (10.0.2.2
+ * does not reach the host's 127.0.0.1) and brings its loopback up; routes to link-local (cloud
+ * metadata), private ranges and the host's own addresses are blackholed in it. Only then does
+ * bubblewrap enter it (`--share-net`): the command has no CAP_NET_ADMIN there (and cannot create a user
+ * namespace to get one), so it cannot undo them.
+ *
+ * The namespace is made and configured before bubblewrap starts, never in bubblewrap's own: its child
+ * sets up the loopback of a namespace it creates, and slirp4netns configuring the same loopback at
+ * that moment made bubblewrap fail ("loopback: Failed RTM_NEWADDR") in about one start out of seven.
  */
 
 const BLOCKED_RANGES = [
@@ -65,34 +70,33 @@ export function readChildPid(stream: Readable): Promise<number> {
       if (match?.[1]) resolve(Number(match[1]));
     });
     stream.once("close", () => reject(new TackleError("sandbox_unavailable", "bubblewrap exited before reporting its pid")));
-    stream.once("error", () => undefined);
+    stream.on("error", () => undefined);
   });
 }
 
-function waitExit(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
-    else child.once("exit", (code) => resolve(code));
-  });
+/** Exit code once the process has exited and its output is drained (so its stderr is complete). */
+function waitClose(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once("close", (code) => resolve(code)));
 }
 
 /**
- * Starts slirp4netns on a network namespace and installs the blackhole routes. Resolves with the
- * slirp4netns process (to kill when the command ends) once the namespace is ready.
+ * Starts slirp4netns on the network namespace of a holder from {@link startNetworkHolder} and installs
+ * the blackhole routes. Resolves with the slirp4netns process (to kill when the command ends) once the
+ * namespace is ready.
  *
- * `asRoot`: `childPid` is bubblewrap's sandbox and Tackle is root; slirp4netns joins only the network
- * namespace (--netns-type=path), since bubblewrap's nested user namespace would leave it without
- * rights over it. Otherwise `childPid` is a holder from {@link startNetworkHolder} whose user namespace
- * Tackle owns, and both tools join that user namespace first, as rootless containers do.
+ * `asRoot`: the holder made only a network namespace, which slirp4netns and ip join by path. Otherwise
+ * the holder's user namespace is Tackle's, and both tools join it first, as rootless containers do.
  */
-export async function attachNetwork(childPid: number, signal: AbortSignal, asRoot: boolean): Promise<ChildProcess> {
-  const netns = `/proc/${childPid}/ns/net`;
-  const target = asRoot ? ["--netns-type=path", netns] : [String(childPid)];
+export async function attachNetwork(holderPid: number, signal: AbortSignal, asRoot: boolean): Promise<ChildProcess> {
+  const netns = `/proc/${holderPid}/ns/net`;
+  const target = asRoot ? ["--netns-type=path", netns] : [String(holderPid)];
   const slirp = spawn(
     "slirp4netns",
     ["--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4", ...target, "tap0"],
     { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } },
   );
+  // A pipe of a killed process may report ECONNRESET; unhandled, that would take Tackle down.
+  for (const stream of slirp.stdio) stream?.on("error", () => undefined);
   let stderr = "";
   slirp.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString("utf8")).slice(-2000);
@@ -106,17 +110,18 @@ export async function attachNetwork(childPid: number, signal: AbortSignal, asRoo
       slirp.once("error", (error) => reject(new TackleError("sandbox_unavailable", `slirp4netns: ${error.message}`)));
       slirp.once("exit", () => reject(new TackleError("sandbox_unavailable", `slirp4netns failed: ${stderr.trim()}`)));
     });
-    const enter = asRoot ? [`--net=${netns}`] : ["--target", String(childPid), "--user", "--net", "--preserve-credentials"];
+    const enter = asRoot ? [`--net=${netns}`] : ["--target", String(holderPid), "--user", "--net", "--preserve-credentials"];
     const routes = spawn("nsenter", [...enter, "--", "ip", "-4", "-batch", "-"], {
       stdio: ["pipe", "ignore", "pipe"],
       env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
     });
     let routeErrors = "";
     routes.stderr?.on("data", (chunk: Buffer) => (routeErrors += chunk.toString("utf8")));
+    routes.stdin?.on("error", () => undefined);
     routes.stdin?.end(blackholeCommands());
     const code = await new Promise<number | null>((resolve, reject) => {
       routes.once("error", (error) => reject(new TackleError("sandbox_unavailable", `nsenter/ip: ${error.message}`)));
-      void waitExit(routes).then(resolve);
+      void waitClose(routes).then(resolve);
     });
     if (code !== 0) throw new TackleError("sandbox_unavailable", `could not restrict the sandbox's routes: ${routeErrors.trim()}`);
     return slirp;
@@ -127,15 +132,17 @@ export async function attachNetwork(childPid: number, signal: AbortSignal, asRoo
 }
 
 /**
- * For an unprivileged Tackle: a process holding a fresh user and network namespace (Tackle's uid
- * mapped to 0, so slirp4netns and ip may configure it) that the sandbox then enters. It exits when
- * its stdin closes, so it cannot outlive Tackle.
+ * A process holding a fresh network namespace that the sandbox then enters. As root, just a network
+ * namespace; otherwise also a user namespace (Tackle's uid mapped to 0, so slirp4netns and ip may
+ * configure it). It exits when its stdin closes, so it cannot outlive Tackle.
  */
 export async function startNetworkHolder(signal: AbortSignal): Promise<ChildProcess> {
-  const holder = spawn("unshare", ["--user", "--net", "--map-root-user", "--", "sh", "-c", "echo ready; exec cat >/dev/null"], {
+  const namespaces = isRoot() ? ["--net"] : ["--user", "--net", "--map-root-user"];
+  const holder = spawn("unshare", [...namespaces, "--", "sh", "-c", "echo ready; exec cat >/dev/null"], {
     stdio: ["pipe", "pipe", "pipe"],
     env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
   });
+  for (const stream of holder.stdio) stream?.on("error", () => undefined);
   let stderr = "";
   holder.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   try {
@@ -159,17 +166,15 @@ export function hasCommand(name: string): boolean {
 let slirpCache: boolean | undefined;
 
 /**
- * Whether `network: true` can get slirp4netns. As root it joins the sandbox's network namespace
- * directly; unprivileged, the namespace is made beforehand by a holder process (bubblewrap's nested
- * user namespace would leave an unprivileged slirp4netns no way in), and /dev/net/tun must be usable.
+ * Whether `network: true` can get slirp4netns: the tools, and unprivileged, a usable /dev/net/tun.
  */
 export function slirpAvailable(): boolean {
   slirpCache ??= (() => {
-    if (!hasCommand("slirp4netns") || !hasCommand("ip") || !hasCommand("nsenter")) return false;
+    if (!["slirp4netns", "ip", "nsenter", "unshare"].every(hasCommand)) return false;
     if (isRoot()) return true;
     try {
       accessSync("/dev/net/tun", constants.R_OK | constants.W_OK);
-      return hasCommand("unshare");
+      return true;
     } catch {
       return false;
     }
@@ -178,10 +183,10 @@ export function slirpAvailable(): boolean {
 }
 
 /**
- * Unprivileged: make the namespace first, attach slirp4netns to it, and let bubblewrap enter it.
+ * Makes the namespace, attaches slirp4netns to it and restricts its routes, for bubblewrap to enter.
  * Returns the holder's pid and the processes to kill when the command ends.
  */
-export async function openRootlessNetwork(signal: AbortSignal | undefined): Promise<{ holderPid: number; helpers: ChildProcess[] }> {
+export async function openNetwork(signal: AbortSignal | undefined): Promise<{ holderPid: number; helpers: ChildProcess[] }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), 20_000);
   const either = AbortSignal.any([controller.signal, ...(signal ? [signal] : [])]);
@@ -189,7 +194,7 @@ export async function openRootlessNetwork(signal: AbortSignal | undefined): Prom
   try {
     const holder = await startNetworkHolder(either);
     helpers.push(holder);
-    helpers.push(await attachNetwork(holder.pid ?? 0, either, false));
+    helpers.push(await attachNetwork(holder.pid ?? 0, either, isRoot()));
     return { holderPid: holder.pid ?? 0, helpers };
   } catch (error) {
     for (const helper of helpers) helper.kill("SIGKILL");

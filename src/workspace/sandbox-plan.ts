@@ -38,18 +38,20 @@ export interface BwrapPlanInput {
   homeDir?: string;
   env: Readonly<Record<string, string>>;
   /**
-   * "none": loopback only. "slirp": a private NAT that slirp4netns attaches (as root) through
-   * --info-fd/--block-fd. "joined": the network namespace of `holderPid`, which slirp4netns already
-   * serves (unprivileged Tackle). "host": the host's network namespace (an explicit operator opt-in).
+   * "none": loopback only. "joined": the network namespace of `holderPid`, which slirp4netns already
+   * serves with restricted routes. "host": the host's network namespace (an explicit operator opt-in).
    */
-  network: "none" | "slirp" | "joined" | "host";
-  /** With "joined": a process (`unshare --user --net --map-root-user`) owning the namespace to enter. */
+  network: "none" | "joined" | "host";
+  /**
+   * With "joined": the process owning the namespace to enter (`unshare --net` as root; with
+   * `--user --map-root-user` otherwise, when its user namespace is entered too).
+   */
   holderPid?: number;
   tmpBytes: number;
   innerArgv: readonly string[];
 }
 
-export type ExtraFd = { kind: "data"; content: string } | { kind: "info" } | { kind: "block" };
+export type ExtraFd = { kind: "data"; content: string } | { kind: "info" };
 
 export interface BwrapPlan {
   command: string;
@@ -58,8 +60,6 @@ export interface BwrapPlan {
   fds: ExtraFd[];
   /** bubblewrap writes the sandbox's pid here. */
   infoFd: number;
-  /** With slirp: the sandbox waits for a byte here before running the command. */
-  blockFd?: number;
 }
 
 export const SANDBOX_HOME = "/home/tackle";
@@ -157,8 +157,9 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   args.push("--hostname", "tackle", "--clearenv");
   for (const [key, value] of Object.entries(input.env)) args.push("--setenv", key, value);
   const identity = launcher.kind === "root-keep" ? { uid: MAPPED_UID, gid: MAPPED_UID } : launcher.identity;
-  // Inside the holder's user namespace Tackle is uid 0; the sandbox gets its real uid back.
-  if (launcher.kind === "root-keep" || input.network === "joined") args.push("--uid", String(identity.uid), "--gid", String(identity.gid));
+  // Inside the (unprivileged) holder's user namespace Tackle is uid 0; the sandbox gets its real uid back.
+  const entersHolderUserns = input.network === "joined" && launcher.kind === "unprivileged";
+  if (launcher.kind === "root-keep" || entersHolderUserns) args.push("--uid", String(identity.uid), "--gid", String(identity.gid));
 
   for (const dir of input.layout.system) {
     if (dir.symlinkTo !== undefined) args.push("--symlink", dir.symlinkTo, dir.path);
@@ -171,7 +172,7 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   args.push("--ro-bind-data", String(fdFor({ kind: "data", content: "127.0.0.1 localhost tackle\n::1 localhost\n" })), "/etc/hosts");
   if (input.network === "host") {
     args.push("--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf");
-  } else if (input.network === "slirp" || input.network === "joined") {
+  } else if (input.network === "joined") {
     // slirp4netns answers DNS on 10.0.2.3; the host's resolver (often 127.0.0.53) is not reachable.
     args.push("--ro-bind-data", String(fdFor({ kind: "data", content: "nameserver 10.0.2.3\n" })), "/etc/resolv.conf");
   }
@@ -190,31 +191,27 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   // The sandbox's pid 1, to kill first: killing only the outer bubblewrap would orphan it.
   const infoFd = fdFor({ kind: "info" });
   args.push("--info-fd", String(infoFd));
-  let blockFd: number | undefined;
-  if (input.network === "slirp") {
-    blockFd = fdFor({ kind: "block" });
-    args.push("--block-fd", String(blockFd));
-  }
   args.push("--", ...input.innerArgv);
 
-  const plan: BwrapPlan = { command: "bwrap", args, fds, infoFd };
-  if (blockFd !== undefined) plan.blockFd = blockFd;
-  if (input.network === "joined" && input.holderPid !== undefined) {
-    // --preserve-credentials: the holder maps Tackle's uid to 0 and denies setgroups.
-    plan.command = "nsenter";
-    plan.args = ["--target", String(input.holderPid), "--user", "--net", "--preserve-credentials", "--", "bwrap", ...args];
+  let argv = ["bwrap", ...args];
+  if (launcher.kind === "root-drop") {
+    const { uid, gid } = launcher.identity;
+    const stageArgs = staged.flatMap((bind) => [bind.kind === "dir" ? "d" : "f", bind.src]);
+    argv = [
+      "unshare", "--mount", "--propagation", "private", "--",
+      "sh", "-c", STAGE_SCRIPT, "tackle-stage", launcher.stageDir, ...stageArgs, "--",
+      "setpriv", "--reuid", String(uid), "--regid", String(gid), "--clear-groups",
+      "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
+      ...argv,
+    ];
   }
-  if (launcher.kind !== "root-drop") return plan;
-
-  const { uid, gid } = launcher.identity;
-  const stageArgs = staged.flatMap((bind) => [bind.kind === "dir" ? "d" : "f", bind.src]);
-  plan.command = "unshare";
-  plan.args = [
-    "--mount", "--propagation", "private", "--",
-    "sh", "-c", STAGE_SCRIPT, "tackle-stage", launcher.stageDir, ...stageArgs, "--",
-    "setpriv", "--reuid", String(uid), "--regid", String(gid), "--clear-groups",
-    "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
-    "bwrap", ...args,
-  ];
-  return plan;
+  if (input.network === "joined") {
+    if (input.holderPid === undefined) throw new Error("network 'joined' needs the holder's pid");
+    // Unprivileged, the holder's user namespace is entered too: --preserve-credentials, since it maps
+    // Tackle's uid to 0 and denies setgroups. As root, only the network namespace.
+    const namespaces = entersHolderUserns ? ["--user", "--net", "--preserve-credentials"] : ["--net"];
+    argv = ["nsenter", "--target", String(input.holderPid), ...namespaces, "--", ...argv];
+  }
+  const [command = "bwrap", ...rest] = argv;
+  return { command, args: rest, fds, infoFd };
 }

@@ -7,8 +7,8 @@ import type { ExecOptions, ExecPort, ExecResult } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { createOutputCollector } from "./output-collector.js";
-import { attachNetwork, openRootlessNetwork, readChildPid, slirpAvailable } from "./sandbox-network.js";
-import { supervise, type LaunchSpec, type Supervision } from "./supervise.js";
+import { openNetwork, readChildPid, slirpAvailable } from "./sandbox-network.js";
+import { supervise, type LaunchSpec } from "./supervise.js";
 import {
   DEFAULT_IDENTITY,
   planBwrap,
@@ -47,8 +47,8 @@ export type { SandboxIdentity } from "./sandbox-plan.js";
  *   hard ceiling, RLIMIT_NPROC (counted per user namespace, so it bounds this sandbox only),
  *   RLIMIT_DATA, RLIMIT_FSIZE, no core dumps, size-limited tmpfs. bubblewrap's outer process exits
  *   before its pid 1 is reaped, so the host needs an init that reaps orphans (tini in the image).
- * - Network: none (loopback only) unless `network: true`, which attaches slirp4netns (see
- *   sandbox-network.ts).
+ * - Network: none (loopback only) unless `network: true`: then bubblewrap enters a network namespace
+ *   that slirp4netns already serves, with its routes restricted (see sandbox-network.ts).
  */
 
 /**
@@ -202,23 +202,8 @@ interface Spawned {
   child: ChildProcess;
   /** bubblewrap's --info-fd (it names the sandbox's pid 1). */
   info?: Readable;
-  /** bubblewrap's --block-fd, when slirp4netns must be attached before the command runs. */
-  block?: Writable;
   /** Processes that live as long as the command (the network holder and its slirp4netns). */
   helpers: ChildProcess[];
-}
-
-/** Attaches slirp4netns to the sandbox bubblewrap reported, then lets the command start. */
-async function connectNetwork(sandboxPid: Promise<number>, block: Writable, supervision: Supervision, signal: AbortSignal | undefined): Promise<void> {
-  const exited = new AbortController();
-  void supervision.closed.finally(() => exited.abort()).catch(() => undefined);
-  const either = AbortSignal.any([exited.signal, ...(signal ? [signal] : [])]);
-  const pid = await Promise.race([
-    sandboxPid,
-    new Promise<never>((_, reject) => either.addEventListener("abort", () => reject(new TackleError("aborted", "sandbox start cancelled")), { once: true })),
-  ]);
-  supervision.alsoKill(await attachNetwork(pid, either, true));
-  block.end("1");
 }
 
 export function createSandboxExec(options: SandboxOptions): Sandbox {
@@ -279,9 +264,8 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     let network: BwrapPlanInput["network"] = "none";
     let holderPid: number | undefined;
     if (spec.network) {
-      if (slirpAvailable() && isRoot()) network = "slirp";
-      else if (slirpAvailable()) {
-        const opened = await openRootlessNetwork(spec.signal);
+      if (slirpAvailable()) {
+        const opened = await openNetwork(spec.signal);
         helpers.push(...opened.helpers);
         holderPid = opened.holderPid;
         network = "joined";
@@ -305,25 +289,32 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
       tmpBytes: limits.tmpBytes ?? 1024 ** 3,
       innerArgv: spec.innerArgv,
     };
-    const plan = planBwrap({
-      ...input,
-      ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}),
-      ...(holderPid !== undefined ? { holderPid } : {}),
-    });
-    const stdio: StdioOptions = ["ignore", "pipe", "pipe", ...plan.fds.map(() => "pipe" as const)];
-    // bubblewrap's own environment shows through /proc/1/environ inside: give it nothing.
-    const child = spawn(plan.command, plan.args, { cwd: "/", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, detached: true, stdio });
-    plan.fds.forEach((fd, index) => {
-      if (fd.kind === "data") (child.stdio[index + 3] as Writable).end(fd.content);
-    });
-    const spawned: Spawned = { child, helpers, info: child.stdio[plan.infoFd] as Readable };
-    if (plan.blockFd !== undefined) spawned.block = child.stdio[plan.blockFd] as Writable;
-    return spawned;
+    try {
+      const plan = planBwrap({
+        ...input,
+        ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}),
+        ...(holderPid !== undefined ? { holderPid } : {}),
+      });
+      const stdio: StdioOptions = ["ignore", "pipe", "pipe", ...plan.fds.map(() => "pipe" as const)];
+      // bubblewrap's own environment shows through /proc/1/environ inside: give it nothing.
+      const child = spawn(plan.command, plan.args, { cwd: "/", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, detached: true, stdio });
+      plan.fds.forEach((fd, index) => {
+        const stream = child.stdio[index + 3] as Writable;
+        // Killed before it read its data (a timeout at start-up), bubblewrap leaves an ECONNRESET
+        // here; unhandled, that would take Tackle down.
+        stream.on("error", () => undefined);
+        if (fd.kind === "data") stream.end(fd.content);
+      });
+      return { child, helpers, info: child.stdio[plan.infoFd] as Readable };
+    } catch (error) {
+      for (const helper of helpers) helper.kill("SIGKILL");
+      throw error;
+    }
   }
 
   async function launch(spec: LaunchSpec): Promise<Launched> {
     if (spec.signal?.aborted) throw new TackleError("aborted", "command cancelled before it started");
-    const { child, info, block, helpers } = await spawnBox(spec);
+    const { child, info, helpers } = await spawnBox(spec);
     const killAfter = limits.killAfterOutputBytes ?? Math.max(256 * 1024 ** 2, 64 * spec.maxOutputBytes);
     let sandboxPid: number | undefined;
     const reported = info ? readChildPid(info) : undefined;
@@ -332,13 +323,6 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     for (const helper of helpers) supervision.alsoKill(helper);
     const { state } = supervision;
     try {
-      if (block && reported) {
-        await connectNetwork(reported, block, supervision, spec.signal).catch(async (error: unknown) => {
-          supervision.stop();
-          await supervision.closed.catch(() => undefined);
-          if (!state.timedOut) throw error;
-        });
-      }
       const { code, signal } = await supervision.closed;
       if (state.aborted) throw new TackleError("aborted", "command cancelled");
       const exitCode = state.timedOut || state.killedForOutput || signal !== null ? null : code;

@@ -90,6 +90,8 @@ export async function startHarness(options: {
   /** With REDIS_URL in extraEnv: run the BullMQ worker in this process too. */
   withWorker?: boolean;
   queueOptions?: { lockDurationMs?: number; stalledIntervalMs?: number };
+  /** How long policy questions wait. @defaultValue each repo's approval_timeout_minutes */
+  approvalTimeoutMs?: number;
 }): Promise<Harness> {
   const gh = await startFakeGitHub();
   await gh.addRepo({ owner: OWNER, name: REPO, files: await demoRepoFiles() });
@@ -110,6 +112,7 @@ export async function startHarness(options: {
     logger: silentLogger,
     octokit: options.octokit ?? { throttle: false, retry: false },
     ...(options.queueOptions ? { queueOptions: options.queueOptions } : {}),
+    ...(options.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: options.approvalTimeoutMs }),
   });
   const server = http.createServer(app.handler);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

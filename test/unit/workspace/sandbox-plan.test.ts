@@ -62,12 +62,13 @@ describe("bubblewrap plan", () => {
   it("synthesises passwd, group and hosts, and a resolver only with network", () => {
     const offline = planBwrap(input());
     expect(offline.fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "info"]);
-    expect(offline.blockFd).toBeUndefined();
-    const online = planBwrap(input({ network: "slirp" }));
-    expect(online.fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "data", "info", "block"]);
+    expect(after(offline.args, "--info-fd", "6")).toBe(true);
+    const online = planBwrap(input({ network: "joined", holderPid: 4242 }));
+    expect(online.fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "data", "info"]);
     expect(online.fds[3]).toEqual({ kind: "data", content: "nameserver 10.0.2.3\n" });
     expect(after(online.args, "--info-fd", "7")).toBe(true);
-    expect(after(online.args, "--block-fd", "8")).toBe(true);
+    // bubblewrap never configures the namespace itself: slirp4netns has, before it starts.
+    expect(online.args).not.toContain("--block-fd");
   });
 
   it("shares the host network only when asked to, with the host's resolver", () => {
@@ -79,14 +80,29 @@ describe("bubblewrap plan", () => {
   });
 
   it("unprivileged with a network: enters the holder's namespaces and keeps Tackle's uid inside", () => {
-    const { command, args, fds, blockFd } = planBwrap(input({ network: "joined", holderPid: 4242 }));
+    const { command, args, fds } = planBwrap(input({ network: "joined", holderPid: 4242 }));
     expect(command).toBe("nsenter");
     expect(args.slice(0, 8)).toEqual(["--target", "4242", "--user", "--net", "--preserve-credentials", "--", "bwrap", "--unshare-all"]);
     expect(args).toContain("--share-net");
     expect(after(args, "--uid", "1000")).toBe(true);
     expect(fds[0]).toEqual({ kind: "data", content: expect.stringContaining("tackle:x:1000:1000:") });
     expect(fds[3]).toEqual({ kind: "data", content: "nameserver 10.0.2.3\n" });
-    expect(blockFd).toBeUndefined();
+  });
+
+  it("as root with a network: enters only the holder's network namespace, then stages and drops as usual", () => {
+    const drop = planBwrap(
+      input({ network: "joined", holderPid: 4242, launcher: { kind: "root-drop", identity: { uid: 65534, gid: 65534 }, stageDir: "/tmp/.tackle-stage" } }),
+    );
+    expect(drop.command).toBe("nsenter");
+    expect(drop.args.slice(0, 5)).toEqual(["--target", "4242", "--net", "--", "unshare"]);
+    const bwrapArgs = drop.args.slice(drop.args.indexOf("bwrap"));
+    expect(bwrapArgs).toContain("--share-net");
+    expect(bwrapArgs).not.toContain("--uid");
+    expect(drop.args.indexOf("setpriv")).toBeLessThan(drop.args.indexOf("bwrap"));
+
+    const keep = planBwrap(input({ network: "joined", holderPid: 4242, launcher: { kind: "root-keep" } }));
+    expect(keep.args.slice(0, 5)).toEqual(["--target", "4242", "--net", "--", "bwrap"]);
+    expect(after(keep.args, "--uid", "65534")).toBe(true);
   });
 
   it("as root, stages binds in a private mount namespace and drops to the sandbox uid", () => {

@@ -1,0 +1,212 @@
+/**
+ * Prompt-cache reuse over a 30-turn session: the real loop and SDK client against the fake Anthropic
+ * API, which accounts tokens with Anthropic's caching rules (1 024-token minimum, 20-block lookback,
+ * 5-minute TTL). The session is a plausible one: the real system prompt with an AGENTS.md, the 17 core
+ * tool definitions, and real tool results from a generated repository (reads, searches, edits,
+ * commands, todos). The baseline is the same session's tokens priced with no cache at all.
+ */
+import path from "node:path";
+import { createAnthropicClient } from "../src/agent/anthropic-client.js";
+import { runAgent } from "../src/agent/loop.js";
+import { costOf } from "../src/agent/pricing.js";
+import { buildSystemPrompt } from "../src/agent/prompt/build-system-prompt.js";
+import { buildTaskMessage } from "../src/agent/prompt/build-task-message.js";
+import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler } from "../src/agent/tools/index.js";
+import { startFakeAnthropic, type RecordedRequest, type ScriptedTurn } from "../test/fakes/index.js";
+import { commitAll, contextFor, generateRepo, openWorkspace, tempDir } from "./agent-helpers.js";
+import { printTable } from "./table.js";
+
+const MODEL = "claude-sonnet-4-6";
+const TURNS = 30;
+const GOAL_SHARE = 0.9;
+
+const AGENTS_MD = `# Working in this repository
+
+- TypeScript, ESM, Node 20. Source in src/, one package per directory (src/pkgN/).
+- Build: \`npm run build\`. Tests: \`npm test\` (vitest); run the tests of the package you touch first.
+- Style: two-space indent, double quotes, no default exports. Name files after their main export.
+- Every public function has a unit test beside it. Money is in cents (integers), never floats.
+- Commit messages: imperative mood, say why. Keep pull requests small and focused on one issue.
+- Do not edit generated files under dist/ or the lockfile by hand.
+`;
+
+const ISSUE_BODY = `Invoices for customers in some packages show the wrong amount after a retry.
+
+Steps to reproduce:
+1. Create an order with handleOrder3Request.
+2. Let the upstream time out once (see the TODO in src/pkg0/module-0.ts).
+3. The retried invoice amount is doubled.
+
+Expected: the amount stays the same across retries. Probably a missing idempotency check in the step functions.`;
+
+/** 29 working turns and task_done, each with a line of thinking aloud as models write it. */
+function script(): ScriptedTurn[] {
+  const say = (text: string, ...calls: Array<{ name: string; input: unknown }>): ScriptedTurn => ({
+    content: [{ type: "text", text }, ...calls.map((call) => ({ type: "tool_use" as const, ...call }))],
+  });
+  const turns: ScriptedTurn[] = [
+    say("Let me read the issue thread and plan.", { name: "GetIssue", input: {} }),
+    say("Planning the work.", {
+      name: "TodoWrite",
+      input: {
+        todos: [
+          { content: "Find where retries recompute the amount", status: "in_progress" },
+          { content: "Add an idempotency check", status: "pending" },
+          { content: "Test and open the PR", status: "pending" },
+        ],
+      },
+    }),
+    say("Searching for the retry TODO.", { name: "Grep", input: { pattern: "TODO\\(", output_mode: "content", head_limit: 30 } }),
+    say("Reading the module the issue names.", { name: "Read", input: { file_path: "src/pkg0/module-0.ts" } }),
+    say("And the request handler for orders.", { name: "Read", input: { file_path: "src/pkg0/module-3.ts" } }),
+    say("Where else are step functions used?", { name: "Grep", input: { pattern: "orderStep1\\(", output_mode: "files_with_matches" } }),
+    say("Looking at the package layout.", { name: "Glob", input: { pattern: "src/pkg0/*.ts" } }),
+    say("Reading two neighbours to compare.", { name: "Read", input: { file_path: "src/pkg0/module-10.ts" } }, { name: "Read", input: { file_path: "src/pkg0/module-20.ts" } }),
+    say("Noting what I found.", { name: "NoteWrite", input: { notes: ["amount computed in handleOrder*Request", "steps are pure; retry path in module-0"] } }),
+    say("Checking the repository state.", { name: "git_status", input: {} }),
+    say("Checking recent history.", { name: "git_log", input: { count: 5 } }),
+    say("Counting the step functions.", { name: "Bash", input: { command: "grep -c 'Step' src/pkg0/module-0.ts" } }),
+    say("Adding the idempotency guard.", {
+      name: "Edit",
+      input: { file_path: "src/pkg0/module-0.ts", old_string: "  const trimmed = input.trim();", new_string: "  const trimmed = input.trim(); // idempotent: same id, same amount" },
+    }),
+    say("Reading the change back.", { name: "Read", input: { file_path: "src/pkg0/module-0.ts", limit: 20 } }),
+    say("Updating the plan.", {
+      name: "TodoWrite",
+      input: {
+        todos: [
+          { content: "Find where retries recompute the amount", status: "completed" },
+          { content: "Add an idempotency check", status: "in_progress" },
+          { content: "Test and open the PR", status: "pending" },
+        ],
+      },
+    }),
+    say("Same fix in the order module.", {
+      name: "Edit",
+      input: { file_path: "src/pkg0/module-3.ts", old_string: "  const trimmed = input.trim();", new_string: "  const trimmed = input.trim(); // idempotent: same id, same amount" },
+    }),
+    say("Adding a test.", {
+      name: "Write",
+      input: {
+        file_path: "src/pkg0/module-0.test.ts",
+        content: 'import { handleOrder0Request } from "./module-0.js";\n\nconst a = handleOrder0Request(" x ");\nconst b = handleOrder0Request(" x ");\nif (a.id !== b.id) throw new Error("not idempotent");\n',
+      },
+    }),
+    say("Running the new test.", { name: "Bash", input: { command: "ls src/pkg0 | head -20 && wc -l src/pkg0/module-0.test.ts" } }),
+    say("Reviewing the diff.", { name: "git_diff", input: {} }),
+    say("Looking for other copies of the pattern.", { name: "Grep", input: { pattern: "const trimmed = input.trim\\(\\);$", output_mode: "count", path: "src/pkg1" } }),
+    say("Reading one of them.", { name: "Read", input: { file_path: "src/pkg1/module-100.ts" } }),
+    say("Out of scope for this issue; noting it.", { name: "NoteWrite", input: { notes: ["amount computed in handleOrder*Request", "pkg1 has the same pattern; left for a follow-up"] } }),
+    say("Committing.", { name: "git_commit", input: { message: "Keep invoice amounts stable across retries\n\nRetries recomputed the amount; mark the handlers idempotent." } }),
+    say("Checking the commit.", { name: "git_log", input: { count: 2 } }),
+    say("Updating the plan.", {
+      name: "TodoWrite",
+      input: {
+        todos: [
+          { content: "Find where retries recompute the amount", status: "completed" },
+          { content: "Add an idempotency check", status: "completed" },
+          { content: "Test and open the PR", status: "in_progress" },
+        ],
+      },
+    }),
+    say("Clean tree?", { name: "git_status", input: {} }),
+    say("One more look at the test file.", { name: "Read", input: { file_path: "src/pkg0/module-0.test.ts" } }),
+    say("Opening the pull request.", {
+      name: "create_pull_request",
+      input: { title: "Keep invoice amounts stable across retries", body: "Fixes the doubled amount after a retry.\n\nTested with a new unit test." },
+    }),
+    say("Final status.", { name: "git_status", input: {} }),
+    say("Done.", { name: "task_done", input: { summary: "Made the order handlers idempotent so retries keep the amount; added a test; opened a draft PR." } }),
+  ];
+  if (turns.length !== TURNS) throw new Error(`the script has ${turns.length} turns, not ${TURNS}`);
+  return turns;
+}
+
+interface Totals {
+  input: number;
+  write: number;
+  read: number;
+  output: number;
+}
+
+function sum(requests: readonly RecordedRequest[]): Totals {
+  const totals: Totals = { input: 0, write: 0, read: 0, output: 0 };
+  for (const request of requests) {
+    totals.input += request.usage?.input_tokens ?? 0;
+    totals.write += request.usage?.cache_creation_input_tokens ?? 0;
+    totals.read += request.usage?.cache_read_input_tokens ?? 0;
+    totals.output += request.usage?.output_tokens ?? 0;
+  }
+  return totals;
+}
+
+const share = (t: Totals) => t.read / (t.input + t.write + t.read);
+const pct = (value: number) => `${(value * 100).toFixed(1)} %`;
+
+export async function run(): Promise<void> {
+  const temp = tempDir("cache");
+  const fake = await startFakeAnthropic(script(), { minCacheableTokens: 1_024 });
+  try {
+    const repo = path.join(temp.dir, "repo");
+    const home = path.join(temp.dir, "home");
+    generateRepo(repo, 300);
+    await commitAll(repo, home);
+    const workspace = await openWorkspace(repo, home, "tackle/bench-cache");
+    try {
+      const controller = new AbortController();
+      const result = await runAgent({
+        model: createAnthropicClient({ apiKey: fake.apiKey, baseURL: fake.url, maxRetries: 0 }),
+        modelName: MODEL,
+        tools: createToolRegistry(coreTools(), { policy: createPolicyEngine(), approval: denyingApprovalHandler }),
+        ctx: contextFor(workspace, controller.signal, { number: 42, title: "Invoice amount doubled after a retry", body: ISSUE_BODY, labels: ["bug", "tackle"] }),
+        system: buildSystemPrompt({
+          repo: "octo/billing",
+          branch: workspace.branch,
+          baseBranch: workspace.baseBranch,
+          instructionFiles: [{ path: "AGENTS.md", content: AGENTS_MD }],
+        }),
+        initialMessage: buildTaskMessage({
+          task: { number: 42, title: "Invoice amount doubled after a retry", body: ISSUE_BODY },
+          trigger: { kind: "issue_assigned", actor: "maintainer" },
+        }),
+        budgets: { maxTurns: TURNS, maxOutputTokensPerTurn: 8_192, maxCostUsd: 100, deadline: Number.MAX_SAFE_INTEGER },
+        signal: controller.signal,
+      });
+      if (result.reason !== "task_done" || result.turns !== TURNS) {
+        throw new Error(`the session ended with ${result.reason} after ${result.turns} turns: ${result.error ?? result.reasonText}`);
+      }
+    } finally {
+      await workspace.dispose();
+    }
+
+    const requests = fake.requests.filter((r) => r.status === 200);
+    const first = sum(requests.slice(0, 1));
+    const rest = sum(requests.slice(1));
+    const all = sum(requests);
+    printTable(
+      ["requests", "uncached input", "cache write", "cache read", "cache-read share of input"],
+      [
+        ["turn 1", first.input, first.write, first.read, pct(share(first))],
+        [`turns 2–${TURNS}`, rest.input, rest.write, rest.read, pct(share(rest))],
+        [`all ${TURNS} turns`, all.input, all.write, all.read, pct(share(all))],
+      ],
+    );
+
+    const usage = (t: Totals) => ({ input_tokens: t.input, output_tokens: t.output, cache_creation_input_tokens: t.write, cache_read_input_tokens: t.read });
+    const cached = costOf(MODEL, usage(all));
+    const uncached = costOf(MODEL, usage({ input: all.input + all.write + all.read, write: 0, read: 0, output: all.output }));
+    console.log();
+    printTable(
+      [`cost of the session (${MODEL})`, "USD", "ratio"],
+      [
+        ["no prompt cache (baseline)", uncached.toFixed(4), "1.00×"],
+        ["with Tackle's breakpoints", cached.toFixed(4), `${(cached / uncached).toFixed(2)}×`],
+      ],
+    );
+    const reached = share(all);
+    console.log(`\ngoal ≥ ${GOAL_SHARE * 100} % of input tokens read from the cache: ${reached >= GOAL_SHARE ? "met" : "not met"} (${pct(reached)})`);
+  } finally {
+    await fake.close();
+    temp.remove();
+  }
+}
