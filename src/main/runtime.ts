@@ -22,18 +22,25 @@ export interface JobRuntime {
  */
 export async function createJobRuntime(
   processEnv: NodeJS.ProcessEnv,
-  options: { mode: "server" | "worker"; logger: Logger; octokit?: OctokitSettings },
+  options: {
+    mode: "server" | "worker";
+    logger: Logger;
+    octokit?: OctokitSettings;
+    /** Whether this process runs jobs; a server that only enqueues needs no sandbox. @defaultValue true */
+    runsJobs?: boolean;
+  },
 ): Promise<JobRuntime> {
   const env = loadEnv(processEnv, { mode: options.mode }) as TackleEnv<"server" | "worker">;
   const { logger } = options;
   const sandbox = await detectSandbox();
-  if (!sandbox.available && env.sandbox !== "off") {
+  const runsJobs = options.runsJobs ?? true;
+  if (runsJobs && !sandbox.available && env.sandbox !== "off") {
     throw new TackleError(
       "sandbox_unavailable",
       `bubblewrap is not available (${sandbox.detail}); install it, or set TACKLE_SANDBOX=off to run jobs without a sandbox`,
     );
   }
-  if (!sandbox.available) logger.warn("TACKLE_SANDBOX=off and bubblewrap is missing: jobs run WITHOUT a sandbox");
+  if (runsJobs && !sandbox.available) logger.warn("TACKLE_SANDBOX=off and bubblewrap is missing: jobs run WITHOUT a sandbox");
   const app = env.app;
   const probot = createProbot(
     {

@@ -47,16 +47,18 @@ export async function createTackleApp(
   },
 ): Promise<TackleApp> {
   const logger = options.logger ?? createLogger(processEnv);
+  const runsJobs = options.withWorker || !processEnv.REDIS_URL;
   const { env, probot, forInstallation, deps } = await createJobRuntime(processEnv, {
     mode: "server",
     logger,
+    runsJobs,
     ...(options.octokit ? { octokit: options.octokit } : {}),
   });
   if (options.approvalTimeoutMs !== undefined) deps.settings.approvalTimeoutMs = options.approvalTimeoutMs;
   const identity = await readIdentity(probot, env);
   logger.info({ bot: identity.botLogin }, "GitHub App identity");
 
-  const consume = options.withWorker || !env.redisUrl;
+  const consume = runsJobs;
   const queue = createQueue({ redisUrl: env.redisUrl, consume, logger, ...(options.queueOptions ?? {}) });
   if (consume) {
     await queue.start(async (data, signal) => {

@@ -2,6 +2,8 @@
 // for `/tackle approve` or `/tackle deny` from a user with write access, or timing out as denied.
 import { afterEach, describe, expect, it } from "vitest";
 import { issueCommentCreatedPayload, issuesAssignedPayload, sendWebhook, type ScriptedModel } from "../../fakes/index.js";
+import { silentLogger } from "../../../src/logging/logger.js";
+import { createTackleApp } from "../../../src/main/server.js";
 import { startOwnRedis, type OwnRedis } from "../queue/redis-server.js";
 import { OWNER, REPO, startHarness, type Harness } from "./harness.js";
 import { turnIndex } from "./script-helpers.js";
@@ -176,6 +178,19 @@ describe("approval flow", () => {
     expect(questionComment(h, number)!.body).toContain("Approved by @alice");
   });
 
+  it("a job stopped while waiting ends cancelled and leaves no question pending", async () => {
+    h = await startHarness({ script: bashThenDone(() => "sudo ls") });
+    const number = await assignIssue(h);
+    await waitFor(() => questionComment(h!, number), "the question comment");
+    await comment(h, number, "/tackle stop");
+    await h.app.queue.idle();
+    expect(finalTracking(h, number)).toContain("Tackle was stopped");
+    expect(questionComment(h, number)!.body).toContain("The job stopped before an answer came");
+
+    await comment(h, number, "/tackle approve");
+    await waitFor(() => botComments(h!, number).find((c) => c.body.includes("no pending question")), "the reply");
+  });
+
   it("approve or deny with nothing pending gets the short reply", async () => {
     h = await startHarness({ script: bashThenDone(() => "true") });
     const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "Nothing running here" });
@@ -184,14 +199,23 @@ describe("approval flow", () => {
     expect(h.model.requests).toHaveLength(0);
   });
 
-  it("with Redis, the answer travels through the Redis store to the waiting job", async () => {
+  it("with Redis, an approve at the server reaches the job waiting in a separate worker", async () => {
     redis = await startOwnRedis();
-    h = await startHarness({ script: bashThenDone(() => "sudo true"), extraEnv: { REDIS_URL: redis.url }, withWorker: true });
-    const number = await assignIssue(h);
-    await waitFor(() => questionComment(h!, number), "the question comment");
-    await comment(h, number, "/tackle approve");
-    await waitFor(() => questionComment(h!, number)?.body.includes("Approved by @alice"), "the approval");
-    await h.app.queue.idle();
-    expect(finalTracking(h, number)).toContain("Tackle finished");
+    // The harness's App only enqueues; a second App instance (its own queue, its own approvals
+    // store and Redis connections) runs the job, as a `tackle worker` would.
+    h = await startHarness({ script: bashThenDone(() => "sudo true"), extraEnv: { REDIS_URL: redis.url } });
+    const worker = await createTackleApp(h.env, { withWorker: true, logger: silentLogger, octokit: { throttle: false, retry: false } });
+    try {
+      const number = await assignIssue(h);
+      await waitFor(() => questionComment(h!, number), "the question comment");
+      const { record } = await comment(h, number, "/tackle approve");
+      await waitFor(() => questionComment(h!, number)?.body.includes("Approved by @alice"), "the approval");
+      await h.app.queue.idle();
+      expect(finalTracking(h, number)).toContain("Tackle finished");
+      expect(toolResults(h)[0]!.content).not.toContain("Not approved");
+      expect(h.gh.reactions(OWNER, REPO, { commentId: record.id }).map((r) => r.content)).toContain("+1");
+    } finally {
+      await worker.close(1_000);
+    }
   });
 });

@@ -1,10 +1,10 @@
 // `/tackle help|stop|retry` and unknown commands, through signed webhooks.
 import { afterEach, describe, expect, it } from "vitest";
+import { helpText } from "../../../src/triggers/index.js";
 import { issuesAssignedPayload } from "../../fakes/index.js";
 import { OWNER, REPO, startHarness, type Harness } from "./harness.js";
 import { gate, perJobScript } from "./script-helpers.js";
 import { botComments, comment, deliver, lookScript, sessions } from "./trigger-helpers.js";
-import { helpText } from "../../../src/triggers/index.js";
 
 let h: Harness | undefined;
 let release: (() => void) | undefined;

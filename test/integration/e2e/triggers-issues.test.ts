@@ -2,6 +2,7 @@
 // trigger settings, and bots.
 import { afterEach, describe, expect, it } from "vitest";
 import { issuesAssignedPayload, issuesLabeledPayload } from "../../fakes/index.js";
+import { helpText } from "../../../src/triggers/index.js";
 import { OWNER, REPO, startHarness, type Harness } from "./harness.js";
 import { firstUserText, perJobScript } from "./script-helpers.js";
 import { botComments, comment, deliver, editScript, lookScript, sentToModel, sessions, setRepoConfig } from "./trigger-helpers.js";
@@ -70,6 +71,26 @@ describe("issue triggers", () => {
     await h.app.queue.idle();
     expect(sessions(h)).toBe(1);
     expectFinishedJob(h, issue.number);
+  });
+
+  it("trigger.phrase renames the bot: @robot starts a job, /robot help names it, @tackle does nothing", async () => {
+    h = await startHarness({ script: lookScript() });
+    await setRepoConfig(h, "trigger:\n  phrase: robot\n");
+    const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "Something" });
+
+    await comment(h, issue.number, "@tackle have a look");
+    await h.app.queue.idle();
+    expect(h.model.requests).toHaveLength(0);
+    expect(botComments(h, issue.number)).toHaveLength(0);
+
+    await comment(h, issue.number, "/robot help");
+    await h.app.queue.idle();
+    expect(botComments(h, issue.number).map((c) => c.body)).toEqual([helpText("robot")]);
+
+    await comment(h, issue.number, "@robot have a look at the offset");
+    await h.app.queue.idle();
+    expect(sessions(h)).toBe(1);
+    expect(firstUserText(h.model.requests[0]!.body)).toContain("have a look at the offset");
   });
 
   it("on_assign: false turns assignment off, while a mention still works", async () => {
