@@ -86,8 +86,6 @@ async function inBatches<T>(items: T[], width: number, task: (item: T) => Promis
 
 async function seed(args: SeedRequest): Promise<{ gh: FakeGitHub; model: FakeAnthropic; seeded: Seeded }> {
   const gh = await startFakeGitHub({ firstInstallationId: args.firstInstallationId });
-  // Installation ids follow the order of first addRepo per owner: keep it the owners' order.
-  for (const owner of args.owners) gh.addUser(owner);
   await inBatches(args.owners, 6, async (owner) => {
     await gh.addRepo({ owner, name: REPO, files: { "README.md": `# ${owner}/${REPO}\n` } });
     gh.setPermission(owner, REPO, "alice", "write");

@@ -32,6 +32,16 @@ export interface ApprovalOutcome {
   reason: "answered" | "timeout" | "aborted";
 }
 
+/** The outcome of a wait that found `reply`. */
+export function answeredOutcome(reply: ApprovalReply): ApprovalOutcome {
+  return {
+    approved: reply.approved,
+    by: reply.by,
+    ...(reply.text === undefined || reply.text === "" ? {} : { text: reply.text }),
+    reason: "answered",
+  };
+}
+
 export interface WaitOptions {
   /** Epoch milliseconds (wall clock); normally the deadline given to `ask`. */
   deadline: number;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ApprovalOutcome, ApprovalReply, ApprovalRequest, Approvals, WaitOptions } from "./approvals.js";
+import { answeredOutcome, type ApprovalOutcome, type ApprovalRequest, type Approvals, type ApprovalReply, type WaitOptions } from "./approvals.js";
 
 interface Question {
   id: string;
@@ -110,14 +110,5 @@ export function createEmbeddedApprovals(): Approvals {
       for (const question of questions.values()) clearTimeout(question.expiry);
       questions.clear();
     },
-  };
-}
-
-export function answeredOutcome(reply: ApprovalReply): ApprovalOutcome {
-  return {
-    approved: reply.approved,
-    by: reply.by,
-    ...(reply.text === undefined || reply.text === "" ? {} : { text: reply.text }),
-    reason: "answered",
   };
 }

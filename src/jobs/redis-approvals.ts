@@ -2,8 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { TackleError, errorMessage } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
-import type { ApprovalOutcome, ApprovalReply, Approvals, WaitOptions } from "./approvals.js";
-import { answeredOutcome } from "./embedded-approvals.js";
+import { answeredOutcome, type ApprovalOutcome, type ApprovalReply, type Approvals, type WaitOptions } from "./approvals.js";
 
 export interface RedisApprovalsOptions {
   redisUrl: string;

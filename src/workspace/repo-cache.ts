@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { chown, lstat, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { execa } from "execa";
 import { hostname } from "node:os";
 import path from "node:path";
 import { TackleError } from "../errors/index.js";
@@ -70,6 +71,8 @@ interface CheckoutMeta extends OwnerRecord {
 }
 
 const LAST_USED_FILE = "tackle-last-used";
+/** Finished checkouts kept per mirror for later jobs of the same repository to recycle. */
+const RECYCLE_PER_MIRROR = 2;
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 function parseRepoKey(repoKey: string): { host: string; owner: string; repo: string } {
@@ -107,11 +110,13 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
   const checkoutsDir = path.join(home, "checkouts");
   const gitHome = path.join(home, "git-home");
   const templateDir = path.join(gitHome, "empty-template");
+  const recycledDir = path.join(home, "recycled");
   const staleAfterMs = (options.staleAfterHours ?? 24) * 3600_000;
   const git = createHostGit({ gitHome, ...(logger ? { logger } : {}) });
 
   async function ensureDirs(): Promise<void> {
     for (const dir of [mirrorsDir, checkoutsDir, templateDir]) await mkdir(dir, { recursive: true, mode: 0o755 });
+    await mkdir(recycledDir, { recursive: true, mode: 0o700 });
   }
 
   function mirrorPathOf(repoKey: string): string {
@@ -250,6 +255,87 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
     return used;
   }
 
+  function recyclePool(mirror: string): string {
+    return path.join(recycledDir, createHash("sha256").update(mirror).digest("hex").slice(0, 16));
+  }
+
+  /** Moves a finished job's checkout aside for the next job of its repository; false when the pool is full. */
+  async function park(root: string, mirror: string): Promise<boolean> {
+    const pool = recyclePool(mirror);
+    await mkdir(pool, { recursive: true, mode: 0o700 });
+    if ((await readdir(pool)).length >= RECYCLE_PER_MIRROR) return false;
+    await rename(root, path.join(pool, `${Date.now()}-${randomBytes(4).toString("hex")}`));
+    return true;
+  }
+
+  /** Takes a parked checkout of `mirror` (the newest) into `dir`; false when there is none. */
+  async function unpark(mirror: string, dir: string): Promise<boolean> {
+    const pool = recyclePool(mirror);
+    for (const entry of (await readdir(pool).catch(() => [] as string[])).sort().reverse()) {
+      // Another process may take the same one first: rename is atomic, so only one of us gets it.
+      if (await rename(path.join(pool, entry), dir).then(() => true, () => false)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Turns an earlier job's checkout into what a fresh clone at `sha` would be, rewriting only the
+   * files that differ: a new `.git` cloned from the mirror (so none of its refs, stash, reflogs,
+   * objects, config, hooks or info files survive), untracked and ignored files removed, and every
+   * tracked file compared by content (never by the stat data the earlier job could forge) and
+   * rewritten when it differs. The caller then checks out `sha` with -f.
+   */
+  async function resetParked(dir: string, mirror: string, sha: string): Promise<void> {
+    const gitDir = path.join(dir, ".git");
+    await removeTree(gitDir);
+    const fresh = path.join(recycledDir, `new-${process.pid}-${randomBytes(4).toString("hex")}`);
+    try {
+      await git.run({ args: ["clone", "--shared", "--no-checkout", "--quiet", `--template=${templateDir}`, mirror, fresh], protocols: ["file"] });
+      await rename(path.join(fresh, ".git"), gitDir);
+    } finally {
+      await removeTree(fresh);
+    }
+    const repo = { gitDir, workTree: dir };
+    await git.run({ args: ["read-tree", sha], repo });
+    // Untracked files go first: among them could be a .gitattributes whose conversions (eol,
+    // working-tree-encoding) would make a changed file compare equal to its blob.
+    await git.run({ args: ["clean", "-q", "-ffdx"], repo });
+    const entries = (await git.run({ args: ["ls-files", "-s", "-z"], repo })).stdout.split("\0").filter(Boolean);
+    const attributes: string[] = [];
+    for (const entry of entries) {
+      const [meta = "", file = ""] = entry.split("\t");
+      // clean leaves submodule directories alone: empty them, as in a fresh clone.
+      if (meta.startsWith("160000 ")) {
+        await removeTree(path.join(dir, file));
+        await mkdir(path.join(dir, file), { recursive: true });
+      } else if (path.posix.basename(file) === ".gitattributes") attributes.push(file);
+    }
+    // Tracked .gitattributes are restored before anything is compared, for the same reason.
+    if (attributes.length > 0) await git.run({ args: ["checkout-index", "-f", "--", ...attributes], repo });
+    // The index has no stat data yet, so every file is compared by content; exit 1 = some differ.
+    await git.run({ args: ["update-index", "-q", "--refresh"], repo, okExitCodes: [0, 1] });
+    // Modes git does not track: no setuid, setgid, sticky or group/other-writable bits carried over.
+    const normalized = await execa("find", [dir, "-path", gitDir, "-prune", "-o", "!", "-type", "l", "-perm", "/7022", "-exec", "chmod", "u-s,g-s,-t,go-w", "{}", "+"], {
+      reject: false,
+      extendEnv: false,
+      env: { PATH: "/usr/bin:/bin" },
+    });
+    if (normalized.exitCode !== 0) throw new TackleError("workspace", `could not normalise modes in ${dir}: ${String(normalized.stderr)}`);
+  }
+
+  /** A parked checkout of this mirror reset to `sha` in `dir`, or false (then `dir` does not exist). */
+  async function reuseParked(mirror: string, dir: string, sha: string): Promise<boolean> {
+    if (!(await unpark(mirror, dir))) return false;
+    try {
+      await resetParked(dir, mirror, sha);
+      return true;
+    } catch (error) {
+      logger?.warn({ err: error, dir }, "could not recycle a checkout; cloning afresh");
+      await removeTree(dir);
+      return false;
+    }
+  }
+
   let budgetRun: Promise<void> = Promise.resolve();
 
   /** One eviction pass at a time in this process; a caller awaits any pass already running. */
@@ -274,6 +360,7 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
       if (!release) continue;
       try {
         logger?.info({ mirror: entry.mirror, bytes: entry.bytes }, "evicting mirror (disk budget)");
+        await removeTree(recyclePool(entry.mirror));
         await removeTree(entry.mirror);
         total -= entry.bytes;
       } finally {
@@ -308,17 +395,22 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
           const baseSha = await refSha(mirrorRepo, `refs/heads/${baseBranch}`);
           if (!baseSha) throw new TackleError("not_found", `base branch '${baseBranch}' does not exist in ${o.repoKey}`);
           const remoteBranchSha = await refSha(mirrorRepo, `refs/heads/${branch}`);
-          // The clone is made under the lock so eviction and fetches see a consistent mirror.
-          await git.run({
-            args: ["clone", "--shared", "--no-checkout", "--quiet", `--template=${templateDir}`, mirror, checkout.dir],
-            protocols: ["file"],
-          });
-          return { warm, baseBranch, baseSha, remoteBranchSha };
+          const startSha = o.startFrom === "existing" && remoteBranchSha !== null ? remoteBranchSha : baseSha;
+          // Under the lock, so eviction and fetches see a consistent mirror. Only a sandboxed job's
+          // checkout is recycled: without the sandbox, its processes may outlive it.
+          const recycled = o.sandbox === "bwrap" && (await reuseParked(mirror, checkout.dir, startSha));
+          if (!recycled) {
+            await git.run({
+              args: ["clone", "--shared", "--no-checkout", "--quiet", `--template=${templateDir}`, mirror, checkout.dir],
+              protocols: ["file"],
+            });
+          }
+          return { warm, recycled, baseBranch, baseSha, remoteBranchSha };
         },
         o.signal ? { signal: o.signal } : {},
       );
       const workspace = await finishCheckout(o, { ...locked, branch, remote, mirror, owner, checkout });
-      log?.info({ warm: locked.warm, ms: Date.now() - started, branch, base: locked.baseBranch }, "workspace prepared");
+      log?.info({ warm: locked.warm, recycled: locked.recycled, ms: Date.now() - started, branch, base: locked.baseBranch }, "workspace prepared");
       void enforceBudget().catch((error: unknown) => logger?.warn({ err: error }, "mirror eviction failed"));
       return workspace;
     } catch (error) {
@@ -347,9 +439,10 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
     const repo: GitRepoLocation = { gitDir, workTree: root };
     await git.run({ args: ["config", "remote.origin.url", s.remote.url], repo });
     const continueExisting = o.startFrom === "existing" && s.remoteBranchSha !== null;
+    // -f: a recycled checkout's files that differ from the start commit are overwritten.
     const checkoutArgs = continueExisting
-      ? ["checkout", "--quiet", "--track", "-B", s.branch, `refs/remotes/origin/${s.branch}`]
-      : ["checkout", "--quiet", "--no-track", "-B", s.branch, s.baseSha];
+      ? ["checkout", "--quiet", "-f", "--track", "-B", s.branch, `refs/remotes/origin/${s.branch}`]
+      : ["checkout", "--quiet", "-f", "--no-track", "-B", s.branch, s.baseSha];
     await git.run({ args: checkoutArgs, repo });
     // A local base branch, so `git diff main` works in the agent's shell as it would in a clone.
     if (s.baseBranch !== s.branch) {
@@ -442,7 +535,10 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
 
       dispose() {
         disposed ??= (async () => {
-          await removeTree(root);
+          // Recycled only when no command of this job can still be running in it.
+          const recyclable = o.sandbox === "bwrap" && ports.exec.running === 0;
+          const parked = recyclable && (await park(root, s.mirror).catch(() => false));
+          if (!parked) await removeTree(root);
           await removeTree(s.checkout.homeDir);
           await removeTree(s.checkout.metaPath);
         })();
@@ -460,6 +556,19 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
       await removeTree(dir);
       await removeTree(`${dir}.home`);
       await removeTree(`${dir}.json`);
+    }
+    // Parked checkouts nobody recycled in time, or whose mirror is gone.
+    const liveMirrors = new Set((await listMirrors()).map(recyclePool));
+    for (const pool of await readdir(recycledDir).catch(() => [] as string[])) {
+      const poolDir = path.join(recycledDir, pool);
+      if (!liveMirrors.has(poolDir)) {
+        if (!pool.startsWith("new-")) await removeTree(poolDir);
+        continue;
+      }
+      for (const entry of await readdir(poolDir).catch(() => [] as string[])) {
+        const parkedAt = Number(entry.split("-")[0]);
+        if (!(Date.now() - parkedAt < staleAfterMs)) await removeTree(path.join(poolDir, entry));
+      }
     }
     // Half-made mirrors from a crash during the first clone.
     for (const host of await readdir(mirrorsDir).catch(() => [] as string[])) {

@@ -115,6 +115,8 @@ export interface ArgvResult {
 
 export interface Sandbox extends ExecPort {
   readonly mode: SandboxMode;
+  /** Commands started and not yet finished; a checkout is only recycled when none is. */
+  readonly running: number;
   /** Runs an argv (no shell) in the same box, stdout and stderr apart; the git port uses it. */
   runArgv(
     argv: readonly string[],
@@ -312,7 +314,18 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     }
   }
 
+  let running = 0;
+
   async function launch(spec: LaunchSpec): Promise<Launched> {
+    running += 1;
+    try {
+      return await launchCounted(spec);
+    } finally {
+      running -= 1;
+    }
+  }
+
+  async function launchCounted(spec: LaunchSpec): Promise<Launched> {
     if (spec.signal?.aborted) throw new TackleError("aborted", "command cancelled before it started");
     const { child, info, helpers } = await spawnBox(spec);
     const killAfter = limits.killAfterOutputBytes ?? Math.max(256 * 1024 ** 2, 64 * spec.maxOutputBytes);
@@ -335,6 +348,9 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
   const sandbox: Sandbox = {
     sandboxed: options.mode === "bwrap",
     mode: options.mode,
+    get running() {
+      return running;
+    },
 
     async run(command: string, execOptions: ExecOptions): Promise<ExecResult> {
       const started = Date.now();
