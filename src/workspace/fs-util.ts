@@ -40,3 +40,16 @@ export async function chownRootOwned(target: string, owner: SandboxIdentity): Pr
   });
   if (result.exitCode !== 0) throw new TackleError("workspace", `chown in ${target} failed: ${String(result.stderr)}`);
 }
+
+/**
+ * Clears the mode bits git does not track (setuid, setgid, sticky, group- and other-writable) on
+ * everything under `root` but `skip`, so a recycled checkout carries none of them over.
+ */
+export async function clearModeBits(root: string, skip: string): Promise<void> {
+  const result = await execa("find", [root, "-path", skip, "-prune", "-o", "!", "-type", "l", "-perm", "/7022", "-exec", "chmod", "u-s,g-s,-t,go-w", "{}", "+"], {
+    reject: false,
+    extendEnv: false,
+    env: { PATH: "/usr/bin:/bin" },
+  });
+  if (result.exitCode !== 0) throw new TackleError("workspace", `could not clear mode bits in ${root}: ${String(result.stderr)}`);
+}

@@ -1,12 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import { chown, lstat, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
-import { execa } from "execa";
 import { hostname } from "node:os";
 import path from "node:path";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { acquireLock, withLock } from "./file-lock.js";
-import { chownTree, diskUsage, removeTree } from "./fs-util.js";
+import { chownTree, clearModeBits, diskUsage, removeTree } from "./fs-util.js";
 import {
   assertPushAllowed,
   createHostGit,
@@ -314,13 +313,7 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
     if (attributes.length > 0) await git.run({ args: ["checkout-index", "-f", "--", ...attributes], repo });
     // The index has no stat data yet, so every file is compared by content; exit 1 = some differ.
     await git.run({ args: ["update-index", "-q", "--refresh"], repo, okExitCodes: [0, 1] });
-    // Modes git does not track: no setuid, setgid, sticky or group/other-writable bits carried over.
-    const normalized = await execa("find", [dir, "-path", gitDir, "-prune", "-o", "!", "-type", "l", "-perm", "/7022", "-exec", "chmod", "u-s,g-s,-t,go-w", "{}", "+"], {
-      reject: false,
-      extendEnv: false,
-      env: { PATH: "/usr/bin:/bin" },
-    });
-    if (normalized.exitCode !== 0) throw new TackleError("workspace", `could not normalise modes in ${dir}: ${String(normalized.stderr)}`);
+    await clearModeBits(dir, gitDir);
   }
 
   /** A parked checkout of this mirror reset to `sha` in `dir`, or false (then `dir` does not exist). */
@@ -561,8 +554,15 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
     const liveMirrors = new Set((await listMirrors()).map(recyclePool));
     for (const pool of await readdir(recycledDir).catch(() => [] as string[])) {
       const poolDir = path.join(recycledDir, pool);
+      const maker = /^new-(\d+)-/.exec(pool);
+      if (maker) {
+        // A fresh .git being made for a recycled checkout; left behind only by a crash.
+        const owner = { pid: Number(maker[1]), startTime: null, hostname: hostname(), createdAt: Date.now() };
+        if (!(await isOwnerAlive(owner, staleAfterMs))) await removeTree(poolDir);
+        continue;
+      }
       if (!liveMirrors.has(poolDir)) {
-        if (!pool.startsWith("new-")) await removeTree(poolDir);
+        await removeTree(poolDir);
         continue;
       }
       for (const entry of await readdir(poolDir).catch(() => [] as string[])) {

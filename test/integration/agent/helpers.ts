@@ -180,9 +180,11 @@ export function textsIn(fake: FakeAnthropic, index: number): string[] {
   return lastUserBlocks(request).flatMap((block) => (block.type === "text" ? [String(block.text)] : []));
 }
 
-/** The tool_use ids the model sent in script turn `index`, as the fake streamed them. */
+/**
+ * The tool_use ids of the reply to request `requestIndex`, as they went back into the history (read
+ * from the next request).
+ */
 export function toolUseIdsOf(fake: FakeAnthropic, requestIndex: number): string[] {
-  // The next request carries the assistant reply as it went back into the history.
   const request = fake.requests[requestIndex + 1];
   if (request === undefined) throw new Error(`no request after ${requestIndex}`);
   const messages = (request.body.messages ?? []) as Array<{ role: string; content: string | Block[] }>;
