@@ -34,6 +34,8 @@ export interface HostGitCommand {
   okExitCodes?: readonly number[];
   /** Marks a failure of this command as worth another attempt (network operations). */
   retryable?: boolean;
+  /** Written to the command's stdin. @defaultValue none (stdin ignored) */
+  input?: string;
 }
 
 export interface HostGitResult {
@@ -128,7 +130,7 @@ export function createHostGit(options: { gitHome: string; logger?: Logger }): Ho
       env: hostGitEnv(gitHome, envOptions),
       extendEnv: false,
       reject: false,
-      stdin: "ignore",
+      ...(command.input !== undefined ? { input: command.input } : { stdin: "ignore" as const }),
       timeout: command.timeoutMs ?? 600_000,
       ...(command.signal ? { cancelSignal: command.signal } : {}),
       maxBuffer: 256 * 1024 * 1024,

@@ -281,7 +281,8 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
    * Turns an earlier job's checkout into what a fresh clone at `sha` would be, rewriting only the
    * files that differ: a new `.git` cloned from the mirror (so none of its refs, stash, reflogs,
    * objects, config, hooks or info files survive), untracked and ignored files removed, and every
-   * tracked file compared by content (never by the stat data the earlier job could forge) and
+   * tracked file compared byte for byte with its blob (never by the stat data the earlier job could
+   * forge, nor through attributes that would let a changed file compare equal) and left to be
    * rewritten when it differs. The caller then checks out `sha` with -f.
    */
   async function resetParked(dir: string, mirror: string, sha: string): Promise<void> {
@@ -296,24 +297,53 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
     }
     const repo = { gitDir, workTree: dir };
     await git.run({ args: ["read-tree", sha], repo });
-    // Untracked files go first: among them could be a .gitattributes whose conversions (eol,
-    // working-tree-encoding) would make a changed file compare equal to its blob.
     await git.run({ args: ["clean", "-q", "-ffdx"], repo });
-    const entries = (await git.run({ args: ["ls-files", "-s", "-z"], repo })).stdout.split("\0").filter(Boolean);
-    const attributes: string[] = [];
-    for (const entry of entries) {
+    const files: string[] = [];
+    for (const entry of (await git.run({ args: ["ls-files", "-s", "-z"], repo })).stdout.split("\0")) {
       const [meta = "", file = ""] = entry.split("\t");
+      if (file === "") continue;
       // clean leaves submodule directories alone: empty them, as in a fresh clone.
       if (meta.startsWith("160000 ")) {
         await removeTree(path.join(dir, file));
         await mkdir(path.join(dir, file), { recursive: true });
-      } else if (path.posix.basename(file) === ".gitattributes") attributes.push(file);
+      } else files.push(file);
     }
-    // Tracked .gitattributes are restored before anything is compared, for the same reason.
-    if (attributes.length > 0) await git.run({ args: ["checkout-index", "-f", "--", ...attributes], repo });
-    // The index has no stat data yet, so every file is compared by content; exit 1 = some differ.
-    await git.run({ args: ["update-index", "-q", "--refresh"], repo, okExitCodes: [0, 1] });
+    // Files a checkout converts (eol=crlf, ident, working-tree-encoding) cannot be compared with
+    // their blob byte for byte: remove them, so the checkout writes them anew.
+    if (files.some((file) => path.posix.basename(file) === ".gitattributes")) {
+      for (const file of await convertedFiles(repo, files)) await removeTree(path.join(dir, file));
+    }
+    // Every other attribute is switched off for the comparison: the index has no stat data yet, so
+    // each file is hashed as it is on disk and compared with its blob; exit 1 = some differ.
+    const attributes = path.join(gitDir, "info", "attributes");
+    await mkdir(path.dirname(attributes), { recursive: true });
+    await writeFile(attributes, "* -text -eol -crlf -ident -filter -working-tree-encoding\n");
+    try {
+      await git.run({ args: ["update-index", "-q", "--refresh"], repo, okExitCodes: [0, 1] });
+    } finally {
+      await removeTree(path.dirname(attributes));
+    }
     await clearModeBits(dir, gitDir);
+  }
+
+  /** Which of `files` a checkout would not write byte for byte as their blob, by the index's attributes. */
+  async function convertedFiles(repo: GitRepoLocation, files: readonly string[]): Promise<string[]> {
+    const { stdout } = await git.run({
+      args: ["check-attr", "--cached", "-z", "--stdin", "eol", "ident", "working-tree-encoding"],
+      repo,
+      input: `${files.join("\0")}\0`,
+    });
+    const fields = stdout.split("\0");
+    const converted = new Set<string>();
+    for (let i = 0; i + 2 < fields.length; i += 3) {
+      const [file = "", attribute, value] = [fields[i], fields[i + 1], fields[i + 2]];
+      const applies =
+        (attribute === "eol" && value === "crlf") ||
+        (attribute === "ident" && value === "set") ||
+        (attribute === "working-tree-encoding" && value !== "unspecified" && value !== "unset");
+      if (applies) converted.add(file);
+    }
+    return [...converted];
   }
 
   /** A parked checkout of this mirror reset to `sha` in `dir`, or false (then `dir` does not exist). */
