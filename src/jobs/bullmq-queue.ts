@@ -49,6 +49,11 @@ export interface BullmqQueueOptions {
   logger: Logger;
   /** Run jobs in this process (`tackle worker`, `server --with-worker`), or only enqueue. */
   consume: boolean;
+  /**
+   * Called when BullMQ gives up on a job without our processor having ended it (its workers kept
+   * dying, so the stalled checker failed it), so the job can still end with a word on the issue.
+   */
+  onDead?: (data: JobData, reason: string) => Promise<void>;
 }
 
 const JOB_NAME = "tackle-job";
@@ -383,6 +388,11 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
     worker.on("failed", (job: Job<JobData> | undefined) => {
       const data = jobDataSchema.safeParse(job?.data);
       if (job?.id && job.finishedOn && data.success) void release(redis, laneKey(data.data), job.id);
+      if (data.success && options.onDead && /stalled/i.test(job?.failedReason ?? "")) {
+        options.onDead(data.data, job!.failedReason).catch((error: unknown) => {
+          log.warn({ err: errorMessage(error) }, "could not report a dead job");
+        });
+      }
     });
   };
 

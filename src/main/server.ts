@@ -6,7 +6,7 @@ import type { OctokitSettings } from "../github/index.js";
 import { createQueue, type Queue } from "../jobs/index.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { handleHealth } from "../web/health.js";
-import { processJob } from "../worker/process-job.js";
+import { processJob, reportDeadJob } from "../worker/process-job.js";
 import { createJobRuntime } from "./runtime.js";
 import { createWebhookApp, type BotIdentity } from "./webhook-app.js";
 
@@ -59,10 +59,16 @@ export async function createTackleApp(
   logger.info({ bot: identity.botLogin }, "GitHub App identity");
 
   const consume = runsJobs;
-  const queue = createQueue({ redisUrl: env.redisUrl, consume, logger, ...(options.queueOptions ?? {}) });
+  const queue = createQueue({
+    redisUrl: env.redisUrl,
+    consume,
+    logger,
+    onDead: (data, reason) => reportDeadJob(data, deps, reason),
+    ...(options.queueOptions ?? {}),
+  });
   if (consume) {
-    await queue.start(async (data, signal) => {
-      await processJob(data, deps, signal);
+    await queue.start(async (data, signal, attempt) => {
+      await processJob(data, deps, signal, attempt);
     });
   }
   const webhookApp = createWebhookApp({

@@ -1,6 +1,6 @@
 import { createQueue, runQueueWorker } from "../jobs/index.js";
 import { createLogger } from "../logging/logger.js";
-import { processJob } from "../worker/process-job.js";
+import { processJob, reportDeadJob } from "../worker/process-job.js";
 import { createJobRuntime } from "./runtime.js";
 
 /** `tackle worker`: consume the BullMQ queue until SIGTERM, then drain within a bound. */
@@ -16,13 +16,14 @@ export async function startWorker(
     concurrency: options.concurrency,
     lockDurationMs: options.lockMs,
     stalledIntervalMs: Math.max(500, Math.floor(options.lockMs / 2)),
+    onDead: (data, reason) => reportDeadJob(data, deps, reason),
     logger,
   });
   console.log(`tackle worker consuming ${queue.kind} jobs (concurrency ${options.concurrency})`);
   await runQueueWorker({
     queue,
-    processor: async (data, signal) => {
-      await processJob(data, deps, signal);
+    processor: async (data, signal, attempt) => {
+      await processJob(data, deps, signal, attempt);
     },
     drainMs: options.drainMs,
     logger,

@@ -104,7 +104,13 @@ function configProblemComment(problems: string[]): string {
  * One job, start to end: acknowledge -> workspace -> agent -> finish. Always ends with a final edit
  * of the tracking comment; throws only what the queue should retry.
  */
-export async function processJob(data: JobData, deps: ProcessJobDeps, signal: AbortSignal): Promise<JobOutcome> {
+export async function processJob(
+  data: JobData,
+  deps: ProcessJobDeps,
+  signal: AbortSignal,
+  attempt: { attempt: number; maxAttempts: number } = { attempt: 1, maxAttempts: 1 },
+): Promise<JobOutcome> {
+  const lastAttempt = attempt.attempt >= attempt.maxAttempts;
   const startedAt = deps.clock();
   const repo: RepoRef = data.repo;
   const log = deps.logger.child({ jobId: data.jobId, repo: `${repo.owner}/${repo.name}`, issue: data.number });
@@ -246,19 +252,30 @@ export async function processJob(data: JobData, deps: ProcessJobDeps, signal: Ab
             }),
       });
       const pullUrl = await publishLeftovers({ workspace, pulls, state, issueTitle: issue.title, data, config, log });
+      if (result.reason === "model_error" && result.retryable && !lastAttempt) {
+        // The work so far is pushed (publishLeftovers); the next attempt continues on the same branch.
+        throw new TackleError("model_api", result.error ?? "the model API failed", { retryable: true });
+      }
       return await finish(finalState(result, state, pullUrl, deps.clock() - startedAt, workspace.sandboxed));
     } finally {
       await workspace.dispose().catch((error: unknown) => log.warn({ err: error }, "workspace cleanup failed"));
     }
   } catch (error) {
     const aborted = signal.aborted || isTackleError(error, "aborted");
-    const retryable = !aborted && isTackleError(error) && error.retryable;
-    log.error({ err: error }, "job failed");
-    await tracker.flush({
-      phase: aborted ? "cancelled" : "failed",
-      reason: aborted ? "stopped on request" : redact(errorMessage(error)) + (retryable ? " (will retry)" : ""),
-      stats: emptyStats(deps.clock() - startedAt),
-    });
+    // A worker shutting down past its drain bound aborts with a retryable reason: the job is requeued.
+    const shutdown = signal.aborted && isTackleError(signal.reason) && signal.reason.retryable;
+    const retryable = shutdown || (!aborted && isTackleError(error) && error.retryable && !lastAttempt);
+    log.error({ err: error, attempt: attempt.attempt }, "job failed");
+    const reason = shutdown
+      ? "the worker shut down; another worker will pick the job up"
+      : aborted
+        ? "stopped on request"
+        : redact(errorMessage(error)) + (retryable ? ` (attempt ${attempt.attempt} of ${attempt.maxAttempts}; will retry)` : "");
+    await tracker.flush(
+      shutdown
+        ? { phase: "queued", position: 1 }
+        : { phase: aborted ? "cancelled" : "failed", reason, stats: emptyStats(deps.clock() - startedAt) },
+    );
     if (retryable) throw error;
     return { status: aborted ? "cancelled" : "failed", reason: errorMessage(error), pullRequestUrl: null };
   }
@@ -408,3 +425,25 @@ function finalState(
   }
 }
 
+
+/**
+ * The last word for a job the queue gave up on without processJob ending it (its workers kept dying):
+ * the tracking comment says so, and how to start again.
+ */
+export async function reportDeadJob(data: JobData, deps: ProcessJobDeps, reason: string): Promise<void> {
+  const log = deps.logger.child({ jobId: data.jobId });
+  const github = await deps.github(data);
+  const commentId = data.trackingCommentId ?? (await findTrackingComment(github, data.repo, data.number, data.jobId, log));
+  const tracker = createTracker({
+    jobId: data.jobId,
+    clock: deps.clock,
+    logger: log,
+    initialCommentId: commentId,
+    sink: githubSink(github, data.repo, data.number, commentId, (text) => text),
+  });
+  await tracker.flush({
+    phase: "failed",
+    reason: `the job's workers stopped before it ended (${reason}); comment \`/tackle retry\` to run it again`,
+    stats: emptyStats(0),
+  });
+}
