@@ -128,24 +128,35 @@ export interface Sample {
   bytes: number;
 }
 
+export interface Step {
+  label: string;
+  /** Untimed set-up before each run (e.g. push a commit upstream). */
+  before?: (run: number) => Promise<void>;
+  /** What is measured. */
+  run: (run: number) => Promise<void>;
+  /** Untimed clean-up after each run. */
+  after?: (run: number) => Promise<void>;
+  /** Fewer runs than the others, for a step that only explains the rest. @defaultValue all of them */
+  runs?: number;
+}
+
 /**
- * Runs `step` `runs` times; each run's time covers `step` only (not `before`/`after`), and its bytes
- * are what the fake sent for git during it.
+ * Runs every step `runs` times, round-robin (run 0 of each step, then run 1 of each...), so load
+ * from anything else on the machine falls on all of them alike. Each sample's time covers `run`
+ * only; its bytes are what the fake sent for git meanwhile.
  */
-export async function sample(
-  fake: FakeGitHub,
-  runs: number,
-  step: (run: number) => Promise<void>,
-  hooks: { before?: (run: number) => Promise<void>; after?: (run: number) => Promise<void> } = {},
-): Promise<Sample[]> {
-  const samples: Sample[] = [];
+export async function sampleAll(fake: FakeGitHub, runs: number, steps: readonly Step[]): Promise<Map<string, Sample[]>> {
+  const samples = new Map<string, Sample[]>(steps.map((step) => [step.label, []]));
   for (let run = 0; run < runs; run++) {
-    await hooks.before?.(run);
-    fake.clearLog();
-    const started = performance.now();
-    await step(run);
-    samples.push({ ms: performance.now() - started, bytes: gitBytesSent(fake) });
-    await hooks.after?.(run);
+    for (const step of steps) {
+      if (step.runs !== undefined && run >= step.runs) continue;
+      await step.before?.(run);
+      fake.clearLog();
+      const started = performance.now();
+      await step.run(run);
+      samples.get(step.label)?.push({ ms: performance.now() - started, bytes: gitBytesSent(fake) });
+      await step.after?.(run);
+    }
   }
   return samples;
 }
