@@ -67,6 +67,22 @@ export function createWebhookApp(options: {
         return;
       }
       const github = await options.github(source.installationId);
+      // The permission check and the config read are independent: start both, so 👀 waits for one
+      // round trip rather than two.
+      const permissions = new Map<string, Promise<{ permission: string; role_name?: string }>>();
+      const permissionOf = (owner: string, repo: string, user: string) => {
+        const key = `${owner}/${repo}@${user}`.toLowerCase();
+        let pending = permissions.get(key);
+        if (!pending) {
+          pending = github
+            .getPermission({ owner, name: repo }, user)
+            .then((p) => (p.roleName === undefined ? { permission: p.permission } : { permission: p.permission, role_name: p.roleName }));
+          pending.catch(() => undefined); // consumed (and failing closed) in the gate
+          permissions.set(key, pending);
+        }
+        return pending;
+      };
+      if (isTrigger(first) && first.actor.type === "User") void permissionOf(first.repo.owner, first.repo.name, first.actor.login);
       const config = await readTriggerConfig(github, source.repo, isTrigger(first), log);
       if (config === null) return;
       const trigger = parse(config.trigger);
@@ -80,10 +96,7 @@ export function createWebhookApp(options: {
       }
       const allowedBots = [...(options.allowedBots ?? []), ...config.allowed_bots];
       const gate = await gateTrigger(trigger, {
-        getPermission: async (owner, repo, user) => {
-          const p = await github.getPermission({ owner, name: repo }, user);
-          return p.roleName === undefined ? { permission: p.permission } : { permission: p.permission, role_name: p.roleName };
-        },
+        getPermission: permissionOf,
         allowedBots,
         botLogin: options.identity.botLogin,
         logger: log,
@@ -161,7 +174,8 @@ async function acknowledgeAndEnqueue(
   if (outcome.status !== "queued") {
     await github.deleteComment(data.repo, comment.id).catch(() => undefined);
   } else if (outcome.position > 1) {
-    await github
+    // Not awaited: the webhook is answered now; the position edit waits its turn in the write throttle.
+    void github
       .updateComment(data.repo, comment.id, renderTrackingComment({ phase: "queued", position: outcome.position }, data.jobId))
       .catch(() => undefined);
   }
