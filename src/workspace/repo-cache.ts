@@ -48,6 +48,12 @@ export interface RepoCacheOptions {
   maxBytes?: number;
   /** Checkouts older than this are stale even if their owner seems alive. @defaultValue 24 */
   staleAfterHours?: number;
+  /**
+   * Finished sandboxed checkouts kept per repository for later jobs to recycle (reset to a fresh
+   * clone's state, rewriting only the files that differ); 0 removes every checkout at dispose.
+   * @defaultValue 2
+   */
+  recycledPerRepo?: number;
 }
 
 export interface RepoCacheStats {
@@ -70,8 +76,6 @@ interface CheckoutMeta extends OwnerRecord {
 }
 
 const LAST_USED_FILE = "tackle-last-used";
-/** Finished checkouts kept per mirror for later jobs of the same repository to recycle. */
-const RECYCLE_PER_MIRROR = 2;
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 function parseRepoKey(repoKey: string): { host: string; owner: string; repo: string } {
@@ -111,6 +115,7 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
   const templateDir = path.join(gitHome, "empty-template");
   const recycledDir = path.join(home, "recycled");
   const staleAfterMs = (options.staleAfterHours ?? 24) * 3600_000;
+  const recycledPerRepo = options.recycledPerRepo ?? 2;
   const git = createHostGit({ gitHome, ...(logger ? { logger } : {}) });
 
   async function ensureDirs(): Promise<void> {
@@ -260,9 +265,10 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
 
   /** Moves a finished job's checkout aside for the next job of its repository; false when the pool is full. */
   async function park(root: string, mirror: string): Promise<boolean> {
+    if (recycledPerRepo <= 0) return false;
     const pool = recyclePool(mirror);
     await mkdir(pool, { recursive: true, mode: 0o700 });
-    if ((await readdir(pool)).length >= RECYCLE_PER_MIRROR) return false;
+    if ((await readdir(pool)).length >= recycledPerRepo) return false;
     await rename(root, path.join(pool, `${Date.now()}-${randomBytes(4).toString("hex")}`));
     return true;
   }

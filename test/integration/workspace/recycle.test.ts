@@ -47,7 +47,8 @@ describe("recycled checkouts", () => {
     // A repository with attributes, an ignored directory, a submodule and files to tamper with.
     await remote.push(
       {
-        ".gitattributes": "*.md text\n",
+        ".gitattributes": "*.md text\n*.bat eol=crlf\n",
+        "scripts/run.bat": "echo one\necho two\n",
         ".gitignore": "ignored/\n",
         "docs/guide.md": "line one\nline two\n",
         "docs/untouched.md": "nobody changes me\n",
@@ -90,6 +91,8 @@ describe("recycled checkouts", () => {
         `printf 'HELLO\\n' > README.md && touch -d @${originalMtime} README.md`,
         "printf 'export const x = 1;\\r\\nexport const y = 2;\\r\\n' > src/app.ts && printf 'app.ts text eol=crlf\\n' > src/.gitattributes",
         "printf '*.md text eol=crlf\\n' > .gitattributes && printf 'line one\\r\\nline two\\r\\n' > docs/guide.md",
+        // A file the repository wants with CRLF, saved with the blob's own LF bytes.
+        "printf 'echo one\\necho two\\n' > scripts/run.bat",
         "rm lib/util.ts && ln -s /etc/passwd lib/util.ts",
         "chmod 4755 src/app.ts; chmod 777 src docs",
         `echo ${MARK} > untracked.txt; mkdir -p ignored deep/er && echo ${MARK} > ignored/cache && echo ${MARK} > deep/er/file`,
@@ -116,7 +119,8 @@ describe("recycled checkouts", () => {
     expect(readFileSync(path.join(second.root, "README.md"), "utf8")).toBe("hello\n");
     expect(readFileSync(path.join(second.root, "src", "app.ts"), "utf8")).toBe("export const x = 1;\nexport const y = 2;\n");
     expect(readFileSync(path.join(second.root, "docs", "guide.md"), "utf8")).toBe("line one\nline two\n");
-    expect(readFileSync(path.join(second.root, ".gitattributes"), "utf8")).toBe("*.md text\n");
+    expect(readFileSync(path.join(second.root, ".gitattributes"), "utf8")).toBe("*.md text\n*.bat eol=crlf\n");
+    expect(readFileSync(path.join(second.root, "scripts", "run.bat"), "utf8")).toBe("echo one\r\necho two\r\n");
     expect(lstatSync(path.join(second.root, "lib", "util.ts")).isFile()).toBe(true);
     expect(readFileSync(path.join(second.root, "lib", "util.ts"), "utf8")).toBe("export const util = 1;\n");
     expect(statSync(path.join(second.root, "src", "app.ts")).mode & 0o7777).toBe(0o644);
