@@ -6,6 +6,7 @@ import type { ToolContext } from "../agent/tools/tool.js";
 import type { RepoConfig } from "../config/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { Workspace } from "../workspace/index.js";
+import { renderSetupReport, runSetupSteps } from "./run-setup-steps.js";
 import type { Tracker } from "./tracker.js";
 import type { TrackingState } from "./tracking-comment.js";
 
@@ -114,7 +115,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     instructionFiles: input.instructionFiles,
     ...(config.instructions ? { rules: [config.instructions] } : {}),
   });
-  const initialMessage = buildTaskMessage({
+  const taskMessage = buildTaskMessage({
     task: {
       ...(input.task.number === undefined ? {} : { number: input.task.number }),
       isPullRequest: input.task.isPullRequest ?? false,
@@ -127,6 +128,12 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   input.tracker.update({ phase: "working", step, todos: [], startedAt: input.startedAt, unsandboxed });
 
   try {
+    const setup = await runSetupSteps(config.setup, workspace.exec, {
+      signal: input.signal,
+      onStep: (command) =>
+        input.tracker.update({ phase: "working", step: `setup: ${command}`, todos: [], startedAt: input.startedAt, unsandboxed }),
+    });
+    const initialMessage = taskMessage + input.redact(renderSetupReport(setup));
     const result = await runAgent({
       model: input.model,
       modelName: input.modelName,
