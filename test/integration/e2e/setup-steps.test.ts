@@ -43,7 +43,11 @@ it("setup steps run before the first model call, with a default route (network),
   expect(first).toContain("`echo boom >&2; exit 3`: failed (exit 3)");
   expect(first).toContain("boom");
   // The file the first step wrote is there for the agent.
-  const second = JSON.stringify(h.model.requests[1]!.body);
+  // What the agent's command printed: the tool_result of the second request.
+  const messages = (h.model.requests[1]!.body as { messages: Array<{ content: unknown }> }).messages;
+  const second = JSON.stringify(
+    messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b: { type?: string }) => b.type === "tool_result"),
+  );
   expect(second).toContain("setup-ran");
   // ...while the agent's own commands have no network at all.
   expect(second).toContain("agent-no-route");
