@@ -1,7 +1,17 @@
 // Bundles the entry points with esbuild. CommonJS dependencies inside an ESM bundle need `require`,
 // hence the createRequire banner.
 import { build } from "esbuild";
-import { chmod } from "node:fs/promises";
+import { chmod, mkdir } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+// Paths in the output are relative to the repository root, wherever the build runs from, so the
+// committed dist/action.js is byte-for-byte reproducible (no sourcemaps, no timestamps).
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+// `--outdir DIR`: the same build into another directory (the test comparing with the committed bundle).
+const { values: args } = parseArgs({ options: { outdir: { type: "string" } }, strict: true });
+const outdir = path.resolve(args.outdir ?? path.join(root, "dist"));
 
 const banner = [
   "#!/usr/bin/env node",
@@ -21,13 +31,26 @@ const common = {
   external: ["@vscode/ripgrep", "@vscode/ripgrep-*"],
   logLevel: "warning",
   metafile: true,
+  absWorkingDir: root,
+};
+
+// The Action runs from its own checkout without node_modules: ripgrep comes from PATH there.
+const ripgrepFromPath = {
+  name: "ripgrep-from-path",
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^@vscode\/ripgrep$/ }, () => ({ path: path.join(root, "src/main/action-ripgrep.ts") }));
+  },
 };
 
 const entries = [
-  { in: "src/main/cli.ts", out: "dist/cli.js" },
+  { in: "src/main/cli.ts", out: "cli.js" },
+  // Committed: the Action runs it straight from the repository.
+  { in: "src/main/action.ts", out: "action.js", plugins: [ripgrepFromPath] },
 ];
 
+await mkdir(outdir, { recursive: true });
 for (const entry of entries) {
-  await build({ ...common, entryPoints: [entry.in], outfile: entry.out });
-  await chmod(entry.out, 0o755);
+  const outfile = path.join(outdir, entry.out);
+  await build({ ...common, entryPoints: [entry.in], outfile, plugins: entry.plugins ?? [] });
+  await chmod(outfile, 0o755);
 }
