@@ -92881,6 +92881,21 @@ function detectSandbox() {
   return detected;
 }
 
+// src/main/read-trigger-config.ts
+async function readTriggerConfig(github, repo, isTriggerAnyway, log) {
+  let text;
+  try {
+    text = await github.getFile(repo, REPO_CONFIG_PATH);
+  } catch (error62) {
+    log.warn({ err: errorMessage(error62) }, `could not read ${REPO_CONFIG_PATH}`);
+    return isTriggerAnyway ? defaultRepoConfig() : null;
+  }
+  const parsed = parseRepoConfig(text);
+  if (parsed.ok) return parsed.config;
+  log.info({ problems: parsed.problems }, `invalid ${REPO_CONFIG_PATH}; triggers use the defaults`);
+  return defaultRepoConfig();
+}
+
 // src/main/action.ts
 var ACTION_BOT_LOGIN = "github-actions[bot]";
 function input2(vars, name2) {
@@ -93009,17 +93024,6 @@ async function runInline(trigger, context2) {
     process.off("SIGINT", abort);
     process.off("SIGTERM", abort);
   }
-}
-async function readTriggerConfig(github, repo, isTriggerAnyway, log) {
-  let text;
-  try {
-    text = await github.getFile(repo, REPO_CONFIG_PATH);
-  } catch (error62) {
-    log.warn({ err: errorMessage(error62) }, `could not read ${REPO_CONFIG_PATH}`);
-    return isTriggerAnyway ? defaultRepoConfig() : null;
-  }
-  const parsed = parseRepoConfig(text);
-  return parsed.ok ? parsed.config : defaultRepoConfig();
 }
 function commandReply(trigger, botName) {
   switch (trigger.command) {

@@ -3,9 +3,9 @@
 import { appendFile, readFile } from "node:fs/promises";
 import path from "node:path";
 import { createAnthropicClient } from "../agent/index.js";
-import { defaultRepoConfig, loadEnv, parseRepoConfig, REPO_CONFIG_PATH, type RepoConfig, type TackleEnv } from "../config/index.js";
+import { defaultRepoConfig, loadEnv, REPO_CONFIG_PATH, type RepoConfig, type TackleEnv } from "../config/index.js";
 import { errorMessage } from "../errors/index.js";
-import { tokenClient, type GitHubClient, type RepoRef } from "../github/index.js";
+import { tokenClient, type GitHubClient } from "../github/index.js";
 import type { JobData } from "../jobs/job-data.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import {
@@ -23,6 +23,7 @@ import {
 import { createTrustCheck, freezeThread } from "../worker/issue-thread.js";
 import { processJob, type JobOutcome, type ProcessJobDeps } from "../worker/process-job.js";
 import { createRepoCache, detectSandbox } from "../workspace/index.js";
+import { readTriggerConfig } from "./read-trigger-config.js";
 
 /** The user the workflow's GITHUB_TOKEN acts as: its own comments must never trigger a run. */
 export const ACTION_BOT_LOGIN = "github-actions[bot]";
@@ -177,20 +178,6 @@ async function runInline(
     process.off("SIGINT", abort);
     process.off("SIGTERM", abort);
   }
-}
-
-/** The repo's trigger settings, from the default branch; unreadable means the defaults for a trigger. */
-async function readTriggerConfig(github: GitHubClient, repo: RepoRef, isTriggerAnyway: boolean, log: Logger): Promise<RepoConfig | null> {
-  let text: string | null;
-  try {
-    text = await github.getFile(repo, REPO_CONFIG_PATH);
-  } catch (error) {
-    log.warn({ err: errorMessage(error) }, `could not read ${REPO_CONFIG_PATH}`);
-    return isTriggerAnyway ? defaultRepoConfig() : null;
-  }
-  const parsed = parseRepoConfig(text);
-  // An invalid file: the job still runs and processJob posts the comment naming each bad key.
-  return parsed.ok ? parsed.config : defaultRepoConfig();
 }
 
 /** Commands that act on a running job mean nothing here: each run is its own workflow job. */

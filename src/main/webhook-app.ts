@@ -1,7 +1,7 @@
 import type { ApplicationFunction } from "probot";
-import { defaultRepoConfig, parseRepoConfig, REPO_CONFIG_PATH, type RepoConfig } from "../config/index.js";
+import { defaultRepoConfig, REPO_CONFIG_PATH, type RepoConfig } from "../config/index.js";
 import { errorMessage, isTackleError } from "../errors/index.js";
-import type { GitHubClient, RepoRef } from "../github/index.js";
+import type { GitHubClient } from "../github/index.js";
 import type { IssueThread, JobData } from "../jobs/job-data.js";
 import type { Approvals } from "../jobs/approvals.js";
 import { laneKey } from "../jobs/job-data.js";
@@ -21,6 +21,7 @@ import {
   type TaskTrigger,
   type Trigger,
 } from "../triggers/index.js";
+import { readTriggerConfig } from "./read-trigger-config.js";
 
 export interface BotIdentity {
   /** The bot user, `<slug>[bot]`. */
@@ -114,26 +115,6 @@ export function createWebhookApp(options: {
       await acknowledgeAndEnqueue(options.queue, github, toJobData(trigger, source.installationId), log, { allowedBots });
     });
   };
-}
-
-/**
- * The repo's settings from `.github/tackle.yml` on the default branch (never a PR head). An invalid
- * file reads as the defaults, so the job still runs and posts the comment naming each bad key. When
- * the file cannot be read, a trigger goes on with the defaults (processJob reads it again and fails
- * visibly); an event that only the settings could make a trigger is dropped (null).
- */
-async function readTriggerConfig(github: GitHubClient, repo: RepoRef, isTriggerAnyway: boolean, log: Logger): Promise<RepoConfig | null> {
-  let text: string | null;
-  try {
-    text = await github.getFile(repo, REPO_CONFIG_PATH);
-  } catch (error) {
-    log.warn({ err: errorMessage(error) }, `could not read ${REPO_CONFIG_PATH}`);
-    return isTriggerAnyway ? defaultRepoConfig() : null;
-  }
-  const parsed = parseRepoConfig(text);
-  if (parsed.ok) return parsed.config;
-  log.info({ problems: parsed.problems }, `invalid ${REPO_CONFIG_PATH}; triggers use the defaults`);
-  return defaultRepoConfig();
 }
 
 /**
