@@ -83839,7 +83839,7 @@ function renderTodos(todos) {
     return `- ${box} ${text}`;
   });
 }
-function renderTrackingComment(state, jobId, now = Date.now()) {
+function renderTrackingComment(state, jobId, now = Date.now(), commandName2 = "tackle") {
   const lines = [trackingMarker(jobId)];
   if (state.phase === "queued") {
     lines.push(
@@ -83852,7 +83852,7 @@ function renderTrackingComment(state, jobId, now = Date.now()) {
     lines.push(`Current step: ${state.step}`);
     if (state.todos.length > 0) lines.push("", ...renderTodos(state.todos));
     if (state.unsandboxed) lines.push("", "\u26A0\uFE0F This job runs without a sandbox (`TACKLE_SANDBOX=off`).");
-    lines.push("", "_Comment `/tackle stop` to cancel._");
+    if (commandName2) lines.push("", `_Comment \`/${commandName2} stop\` to cancel._`);
     return lines.join("\n");
   }
   lines.push(`**${TITLES[state.phase]}**`, "");
@@ -83879,7 +83879,7 @@ function createTracker(options2) {
   const write = (state) => {
     chain = chain.then(async () => {
       try {
-        const id = await options2.sink.write(renderTrackingComment(state, options2.jobId, options2.clock()));
+        const id = await options2.sink.write(renderTrackingComment(state, options2.jobId, options2.clock(), options2.commandName === void 0 ? "tackle" : options2.commandName));
         if (id !== null) commentId = id;
         lastWrite = options2.clock();
       } catch (error62) {
@@ -83967,6 +83967,7 @@ async function processJob(data, deps, signal, attempt = { attempt: 1, maxAttempt
     clock: deps.clock,
     logger: log,
     initialCommentId: existingComment,
+    ...deps.settings.commandName === void 0 ? {} : { commandName: deps.settings.commandName },
     sink: githubSink(github, repo, data.number, existingComment, redact)
   });
   const finish = async (state) => {
@@ -92992,7 +92993,9 @@ async function runInline(trigger, context2) {
       sandbox: sandbox.available ? "bwrap" : "off",
       gitUrl: env.gitUrl,
       gitHost: new URL(env.githubServerUrl).host.replace(":", "_"),
-      secrets: [env.anthropicApiKey, env.githubToken].filter((s) => Boolean(s))
+      secrets: [env.anthropicApiKey, env.githubToken].filter((s) => Boolean(s)),
+      // Inline in a workflow there are no commands: cancel the workflow run instead.
+      commandName: null
     }
   };
   const thread = await freezeThread({

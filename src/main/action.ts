@@ -146,6 +146,8 @@ async function runInline(
       gitUrl: env.gitUrl,
       gitHost: new URL(env.githubServerUrl).host.replace(":", "_"),
       secrets: [env.anthropicApiKey, env.githubToken].filter((s): s is string => Boolean(s)),
+      // Inline in a workflow there are no commands: cancel the workflow run instead.
+      commandName: null,
     },
   };
   const thread = await freezeThread({

@@ -33,6 +33,8 @@ export interface WorkerSettings {
   secrets: string[];
   /** How long a policy question waits for an answer; tests shorten it. @defaultValue the repo's approval_timeout_minutes */
   approvalTimeoutMs?: number;
+  /** The `/name stop` hint in the tracking comment; null where commands do not exist (the Action). @defaultValue "tackle" */
+  commandName?: string | null;
 }
 
 /** The ports processJob runs on; never a Probot context, so the server, worker and Action share it. */
@@ -125,6 +127,7 @@ export async function processJob(
     clock: deps.clock,
     logger: log,
     initialCommentId: existingComment,
+    ...(deps.settings.commandName === undefined ? {} : { commandName: deps.settings.commandName }),
     sink: githubSink(github, repo, data.number, existingComment, redact),
   });
   const finish = async (state: Exclude<TrackingState, { phase: "queued" | "working" }>): Promise<JobOutcome> => {

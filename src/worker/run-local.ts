@@ -116,6 +116,7 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
   };
   let lastStep: string | undefined;
   const tracker = createTracker({
+    commandName: null,
     jobId: `local-${slug}`,
     clock: options.clock,
     logger: options.logger,

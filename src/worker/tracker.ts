@@ -28,6 +28,8 @@ export function createTracker(options: {
   /** @defaultValue 3000 */
   minIntervalMs?: number;
   initialCommentId?: number | null;
+  /** @defaultValue "tackle"; null: no commands to mention. */
+  commandName?: string | null;
 }): Tracker {
   const minInterval = options.minIntervalMs ?? 3000;
   let commentId = options.initialCommentId ?? null;
@@ -39,7 +41,7 @@ export function createTracker(options: {
   const write = (state: TrackingState): Promise<void> => {
     chain = chain.then(async () => {
       try {
-        const id = await options.sink.write(renderTrackingComment(state, options.jobId, options.clock()));
+        const id = await options.sink.write(renderTrackingComment(state, options.jobId, options.clock(), options.commandName === undefined ? "tackle" : options.commandName));
         if (id !== null) commentId = id;
         lastWrite = options.clock();
       } catch (error) {

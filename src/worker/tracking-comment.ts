@@ -54,7 +54,13 @@ function renderTodos(todos: readonly Todo[]): string[] {
 }
 
 /** The tracking comment's body for one state; pure, so every state is tested by value. */
-export function renderTrackingComment(state: TrackingState, jobId: string, now: number = Date.now()): string {
+export function renderTrackingComment(
+  state: TrackingState,
+  jobId: string,
+  now: number = Date.now(),
+  /** The command name for the "how to stop" hint; null where there are no commands (the Action). */
+  commandName: string | null = "tackle",
+): string {
   const lines: string[] = [trackingMarker(jobId)];
   if (state.phase === "queued") {
     lines.push(
@@ -69,7 +75,7 @@ export function renderTrackingComment(state: TrackingState, jobId: string, now: 
     lines.push(`Current step: ${state.step}`);
     if (state.todos.length > 0) lines.push("", ...renderTodos(state.todos));
     if (state.unsandboxed) lines.push("", "⚠️ This job runs without a sandbox (`TACKLE_SANDBOX=off`).");
-    lines.push("", "_Comment `/tackle stop` to cancel._");
+    if (commandName) lines.push("", `_Comment \`/${commandName} stop\` to cancel._`);
     return lines.join("\n");
   }
   lines.push(`**${TITLES[state.phase]}**`, "");
