@@ -83961,14 +83961,16 @@ async function processJob(data, deps, signal, attempt = { attempt: 1, maxAttempt
   const github = await deps.github(data);
   const gitToken = await github.gitToken();
   const redact = createRedactor([...deps.settings.secrets, gitToken]);
-  const existingComment = data.trackingCommentId ?? await findTrackingComment(github, repo, data.number, data.jobId, log);
+  const existingComment = data.trackingCommentId ?? await resolveTrackingComment(github, data, deps.claims, signal, log);
   const tracker = createTracker({
     jobId: data.jobId,
     clock: deps.clock,
     logger: log,
     initialCommentId: existingComment,
     ...deps.settings.commandName === void 0 ? {} : { commandName: deps.settings.commandName },
-    sink: githubSink(github, repo, data.number, existingComment, redact)
+    sink: githubSink(github, repo, data.number, existingComment, redact, (id) => {
+      void deps.claims?.setComment(data.jobId, id).catch((error62) => log.warn({ err: errorMessage(error62) }, "could not record the tracking comment"));
+    })
   });
   const finish = async (state) => {
     await tracker.flush(state);
@@ -84117,12 +84119,26 @@ async function findTrackingComment(github, repo, number4, jobId, log) {
     return null;
   }
 }
-function githubSink(github, repo, number4, initialId, redact) {
+async function resolveTrackingComment(github, data, claims, signal, log) {
+  if (claims) {
+    try {
+      if (!await claims.claim(data.jobId)) {
+        const id = await claims.waitForComment(data.jobId, { timeoutMs: 12e4, signal });
+        if (id !== null) return id;
+      }
+    } catch (error62) {
+      log.warn({ err: errorMessage(error62) }, "could not consult the acknowledgement claims; looking for the comment");
+    }
+  }
+  return findTrackingComment(github, data.repo, data.number, data.jobId, log);
+}
+function githubSink(github, repo, number4, initialId, redact, onCreated = () => void 0) {
   let commentId = initialId;
   return {
     async write(body) {
       if (commentId === null) {
         commentId = (await github.createComment(repo, number4, redact(body))).id;
+        onCreated(commentId);
       } else {
         await github.updateComment(repo, commentId, redact(body));
       }

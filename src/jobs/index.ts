@@ -23,3 +23,4 @@ export type { ApprovalOutcome, ApprovalReply, ApprovalRequest, Approvals, WaitOp
 export { createApprovals, type CreateApprovalsOptions } from "./create-approvals.js";
 export { createEmbeddedApprovals } from "./embedded-approvals.js";
 export { createRedisApprovals, type RedisApprovalsOptions } from "./redis-approvals.js";
+export { createAckClaims, createEmbeddedAckClaims, createRedisAckClaims, type AckClaims } from "./ack-claims.js";

@@ -3,7 +3,7 @@ import { createAnthropicClient } from "../agent/index.js";
 import { loadEnv, type TackleEnv } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import { createProbot, installationClients, type GitHubClient, type OctokitSettings } from "../github/index.js";
-import { createApprovals } from "../jobs/index.js";
+import { createAckClaims, createApprovals } from "../jobs/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { ProcessJobDeps } from "../worker/process-job.js";
 import { createRepoCache, detectSandbox } from "../workspace/index.js";
@@ -72,6 +72,8 @@ export async function createJobRuntime(
     // One store per process: the server's webhook handler answers what its in-process jobs ask;
     // with Redis, what jobs in any worker ask.
     approvals: createApprovals({ redisUrl: env.redisUrl, logger }),
+    // Shared with the webhook handler in this process and, through Redis, with every worker.
+    claims: createAckClaims({ redisUrl: env.redisUrl, logger }),
     settings: {
       home: env.home,
       defaultModel: env.model,

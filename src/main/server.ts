@@ -3,7 +3,7 @@ import { createNodeMiddleware, type Probot } from "probot";
 import type { TackleEnv } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import type { OctokitSettings } from "../github/index.js";
-import { createQueue, type Queue } from "../jobs/index.js";
+import { createEmbeddedAckClaims, createQueue, type Queue } from "../jobs/index.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { handleHealth } from "../web/health.js";
 import { processJob, reportDeadJob } from "../worker/process-job.js";
@@ -76,6 +76,7 @@ export async function createTackleApp(
     queue,
     github: forInstallation,
     logger,
+    claims: deps.claims ?? createEmbeddedAckClaims(),
     ...(deps.approvals ? { approvals: deps.approvals } : {}),
   });
   const middleware = await createNodeMiddleware(webhookApp, { probot, webhooksPath: WEBHOOK_PATH });
@@ -88,6 +89,7 @@ export async function createTackleApp(
   const close = async (drainMs?: number): Promise<void> => {
     await queue.close(drainMs);
     await deps.approvals?.close();
+    await deps.claims?.close();
   };
   return { handler, queue, identity, port: env.port, close };
 }

@@ -22,6 +22,7 @@ import {
   type Trigger,
 } from "../triggers/index.js";
 import { readTriggerConfig } from "./read-trigger-config.js";
+import type { AckClaims } from "../jobs/ack-claims.js";
 
 export interface BotIdentity {
   /** The bot user, `<slug>[bot]`. */
@@ -43,6 +44,8 @@ export function createWebhookApp(options: {
   logger: Logger;
   /** Bots allowed to trigger in every repository, on top of each repo config's `allowed_bots`. @defaultValue [] */
   allowedBots?: string[];
+  /** Who posts each job's tracking comment: this handler or the job (shared with the jobs' processes). */
+  claims: AckClaims;
   /** Where `/tackle approve` / `/tackle deny` answer the jobs' policy questions. @defaultValue none: nothing is ever pending */
   approvals?: Approvals;
 }): ApplicationFunction {
@@ -112,54 +115,42 @@ export function createWebhookApp(options: {
         await handleCommand(trigger, github, { ...options, identity: { ...options.identity, botName } }, log);
         return;
       }
-      await acknowledgeAndEnqueue(options.queue, github, toJobData(trigger, source.installationId), log, { allowedBots });
+      await acknowledgeAndEnqueue(options.queue, options.claims, github, toJobData(trigger, source.installationId), log, { allowedBots });
     });
   };
 }
 
 /**
- * 👀 and the tracking comment go out before the job is queued, so the user sees at once that Tackle
- * heard them; the job then edits that same comment (its id travels in the job data). A duplicate
- * delivery or a trigger merged into a pending job removes the comment it no longer needs.
+ * Enqueue first, write to GitHub after: a Redis outage answers 503 before anything is posted, and a
+ * backlog of throttled writes can never hold the enqueue past the webhook's time limit. 👀 is sent
+ * at once without waiting for its turn in the write throttle; the tracking comment (with the queue
+ * position) is posted by whoever claims the job first, this handler or the job itself (AckClaims),
+ * so there is exactly one.
  */
 async function acknowledgeAndEnqueue(
   queue: Queue,
+  claims: AckClaims,
   github: GitHubClient,
   data: JobData,
   log: Logger,
   freeze?: { allowedBots: readonly string[] },
 ): Promise<void> {
-  await github.addReaction(data.repo, reactionTarget(data), "eyes").catch((error: unknown) => {
+  const eyes = github.addReaction(data.repo, reactionTarget(data), "eyes").catch((error: unknown) => {
     log.warn({ err: errorMessage(error) }, "could not add the 👀 reaction");
   });
-  const comment = await github
-    .createComment(data.repo, data.number, renderTrackingComment({ phase: "queued", position: 1 }, data.jobId))
-    .catch((error: unknown) => {
+  const thread = freeze ? await freezeForJob(github, data, undefined, freeze.allowedBots, log) : undefined;
+  const outcome = await enqueueOr503(queue, { ...data, ...(thread ? { thread } : {}) });
+  log.info({ outcome }, "trigger accepted");
+  if (outcome.status === "queued" && (await claims.claim(data.jobId).catch(() => false))) {
+    const body = renderTrackingComment({ phase: "queued", position: outcome.position }, data.jobId);
+    const comment = await github.createComment(data.repo, data.number, body).catch((error: unknown) => {
       log.warn({ err: errorMessage(error) }, "could not post the tracking comment");
       return null;
     });
-  const thread = freeze ? await freezeForJob(github, data, comment?.id, freeze.allowedBots, log) : undefined;
-  let outcome;
-  try {
-    outcome = await enqueueOr503(queue, {
-      ...data,
-      ...(comment ? { trackingCommentId: comment.id } : {}),
-      ...(thread ? { thread } : {}),
-    });
-  } catch (error) {
-    if (comment) await github.deleteComment(data.repo, comment.id).catch(() => undefined);
-    throw error;
+    // When posting failed the claim is given up, so a job waiting for the comment posts its own.
+    await (comment ? claims.setComment(data.jobId, comment.id) : claims.release(data.jobId)).catch(() => undefined);
   }
-  log.info({ outcome }, "trigger accepted");
-  if (!comment) return;
-  if (outcome.status !== "queued") {
-    await github.deleteComment(data.repo, comment.id).catch(() => undefined);
-  } else if (outcome.position > 1) {
-    // Not awaited: the webhook is answered now; the position edit waits its turn in the write throttle.
-    void github
-      .updateComment(data.repo, comment.id, renderTrackingComment({ phase: "queued", position: outcome.position }, data.jobId))
-      .catch(() => undefined);
-  }
+  await eyes;
 }
 
 /**
@@ -224,12 +215,12 @@ async function reply(github: GitHubClient, trigger: Trigger, body: string, log: 
 async function handleCommand(
   trigger: CommandTrigger,
   github: GitHubClient,
-  options: { identity: BotIdentity; queue: Queue; approvals?: Approvals },
+  options: { identity: BotIdentity; queue: Queue; claims: AckClaims; approvals?: Approvals },
   log: Logger,
 ): Promise<void> {
   switch (trigger.command) {
     case "retry": {
-      await acknowledgeAndEnqueue(options.queue, github, {
+      await acknowledgeAndEnqueue(options.queue, options.claims, github, {
         jobId: `${trigger.repo.owner}-${trigger.repo.name}-${trigger.number}-${trigger.deliveryId}`,
         deliveryId: trigger.deliveryId,
         ...(trigger.installationId === undefined ? {} : { installationId: trigger.installationId }),

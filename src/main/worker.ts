@@ -30,4 +30,5 @@ export async function startWorker(
   });
   // After the drain: a job aborted past it has already given up its wait.
   await deps.approvals?.close();
+  await deps.claims?.close();
 }

@@ -6,6 +6,7 @@ import { parseRepoConfig, resolveModel, type RepoConfig } from "../config/index.
 import { TackleError, errorMessage, isTackleError } from "../errors/index.js";
 import type { GitHubClient, ReactionTarget, RepoRef } from "../github/index.js";
 import type { Approvals } from "../jobs/approvals.js";
+import type { AckClaims } from "../jobs/ack-claims.js";
 import { issueBranchName, type JobData } from "../jobs/job-data.js";
 import type { Logger } from "../logging/logger.js";
 import { sanitizeUntrustedText } from "../triggers/sanitize.js";
@@ -50,6 +51,11 @@ export interface ProcessJobDeps {
    * answers through the same store (or the same Redis). @defaultValue none: every question is denied
    */
   approvals?: Approvals;
+  /**
+   * Decides between the webhook side and the job who posts the tracking comment (see AckClaims).
+   * @defaultValue none: the job looks for an earlier comment by its marker, else posts one (Action)
+   */
+  claims?: AckClaims;
 }
 
 export type JobOutcomeStatus = TrackingState["phase"];
@@ -121,14 +127,17 @@ export async function processJob(
   const redact = createRedactor([...deps.settings.secrets, gitToken]);
 
   // A rerun of this job (retry, or another worker after a crash) edits the comment the first attempt posted.
-  const existingComment = data.trackingCommentId ?? (await findTrackingComment(github, repo, data.number, data.jobId, log));
+  const existingComment =
+    data.trackingCommentId ?? (await resolveTrackingComment(github, data, deps.claims, signal, log));
   const tracker = createTracker({
     jobId: data.jobId,
     clock: deps.clock,
     logger: log,
     initialCommentId: existingComment,
     ...(deps.settings.commandName === undefined ? {} : { commandName: deps.settings.commandName }),
-    sink: githubSink(github, repo, data.number, existingComment, redact),
+    sink: githubSink(github, repo, data.number, existingComment, redact, (id) => {
+      void deps.claims?.setComment(data.jobId, id).catch((error: unknown) => log.warn({ err: errorMessage(error) }, "could not record the tracking comment"));
+    }),
   });
   const finish = async (state: Exclude<TrackingState, { phase: "queued" | "working" }>): Promise<JobOutcome> => {
     await tracker.flush(state);
@@ -301,18 +310,44 @@ async function findTrackingComment(
   }
 }
 
+/**
+ * The comment this job edits: one the webhook side is posting (the claim says who posts it), one an
+ * earlier attempt posted (found by its marker), or null when this job should post it.
+ */
+async function resolveTrackingComment(
+  github: GitHubClient,
+  data: JobData,
+  claims: AckClaims | undefined,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<number | null> {
+  if (claims) {
+    try {
+      if (!(await claims.claim(data.jobId))) {
+        const id = await claims.waitForComment(data.jobId, { timeoutMs: 120_000, signal });
+        if (id !== null) return id;
+      }
+    } catch (error) {
+      log.warn({ err: errorMessage(error) }, "could not consult the acknowledgement claims; looking for the comment");
+    }
+  }
+  return findTrackingComment(github, data.repo, data.number, data.jobId, log);
+}
+
 function githubSink(
   github: GitHubClient,
   repo: RepoRef,
   number: number,
   initialId: number | null,
   redact: (text: string) => string,
+  onCreated: (commentId: number) => void = () => undefined,
 ) {
   let commentId = initialId;
   return {
     async write(body: string): Promise<number | null> {
       if (commentId === null) {
         commentId = (await github.createComment(repo, number, redact(body))).id;
+        onCreated(commentId);
       } else {
         await github.updateComment(repo, commentId, redact(body));
       }
