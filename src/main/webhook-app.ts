@@ -5,7 +5,7 @@ import type { GitHubClient } from "../github/index.js";
 import type { IssueThread, JobData } from "../jobs/job-data.js";
 import type { Approvals } from "../jobs/approvals.js";
 import { laneKey } from "../jobs/job-data.js";
-import type { Queue } from "../jobs/queue.js";
+import type { EnqueueOutcome, Queue } from "../jobs/queue.js";
 import type { Logger } from "../logging/logger.js";
 import { createTrustCheck, freezeThread } from "../worker/issue-thread.js";
 import { reactionTarget } from "../worker/process-job.js";
@@ -141,16 +141,20 @@ async function acknowledgeAndEnqueue(
   const thread = freeze ? await freezeForJob(github, data, undefined, freeze.allowedBots, log) : undefined;
   const outcome = await enqueueOr503(queue, { ...data, ...(thread ? { thread } : {}) });
   log.info({ outcome }, "trigger accepted");
-  if (outcome.status === "queued" && (await claims.claim(data.jobId).catch(() => false))) {
-    const body = renderTrackingComment({ phase: "queued", position: outcome.position }, data.jobId);
-    const comment = await github.createComment(data.repo, data.number, body).catch((error: unknown) => {
-      log.warn({ err: errorMessage(error) }, "could not post the tracking comment");
-      return null;
-    });
-    // When posting failed the claim is given up, so a job waiting for the comment posts its own.
-    await (comment ? claims.setComment(data.jobId, comment.id) : claims.release(data.jobId)).catch(() => undefined);
-  }
-  await eyes;
+  // The job is safe in the queue: answer the webhook now and let the comment wait its turn in the
+  // write throttle (the job waits for it through the claim, or posts its own).
+  void postQueuedComment(claims, github, data, outcome, log).finally(() => eyes);
+}
+
+async function postQueuedComment(claims: AckClaims, github: GitHubClient, data: JobData, outcome: EnqueueOutcome, log: Logger) {
+  if (outcome.status !== "queued" || !(await claims.claim(data.jobId).catch(() => false))) return;
+  const body = renderTrackingComment({ phase: "queued", position: outcome.position }, data.jobId);
+  const comment = await github.createComment(data.repo, data.number, body).catch((error: unknown) => {
+    log.warn({ err: errorMessage(error) }, "could not post the tracking comment");
+    return null;
+  });
+  // When posting failed the claim is given up, so a job waiting for the comment posts its own.
+  await (comment ? claims.setComment(data.jobId, comment.id) : claims.release(data.jobId)).catch(() => undefined);
 }
 
 /**
