@@ -83944,13 +83944,13 @@ async function readInstructionFiles(github, repo, ref) {
   }
   return files;
 }
-function configProblemComment(problems) {
+function configProblemComment(problems, commandName2) {
   return [
     `**Tackle could not use \`${CONFIG_PATH}\`** on the default branch, so this job did not run:`,
     "",
     ...problems.map((p) => `- ${p}`),
     "",
-    "Fix the file and comment `/tackle retry`."
+    `Fix the file and comment \`/${commandName2} retry\`.`
   ].join("\n");
 }
 async function processJob(data, deps, signal, attempt = { attempt: 1, maxAttempts: 1 }) {
@@ -83995,7 +83995,7 @@ async function processJob(data, deps, signal, attempt = { attempt: 1, maxAttempt
     const repoInfo = await github.getRepo(repo);
     const parsed = parseRepoConfig(await github.getFile(repo, CONFIG_PATH, repoInfo.defaultBranch));
     if (!parsed.ok) {
-      await github.createComment(repo, data.number, configProblemComment(parsed.problems));
+      await github.createComment(repo, data.number, configProblemComment(parsed.problems, deps.settings.commandName ?? "tackle"));
       return await finish({
         phase: "failed",
         reason: `invalid ${CONFIG_PATH}: ${parsed.problems.length} problem(s), listed in the comment below`,
@@ -84008,7 +84008,7 @@ async function processJob(data, deps, signal, attempt = { attempt: 1, maxAttempt
       allowedModels: deps.settings.allowedModels
     });
     if (!modelChoice.ok) {
-      await github.createComment(repo, data.number, configProblemComment([modelChoice.problem]));
+      await github.createComment(repo, data.number, configProblemComment([modelChoice.problem], config3.trigger.phrase ?? deps.settings.commandName ?? "tackle"));
       return await finish({ phase: "failed", reason: modelChoice.problem, stats: emptyStats(deps.clock() - startedAt) });
     }
     const modelName2 = modelChoice.model;
@@ -84084,7 +84084,8 @@ async function processJob(data, deps, signal, attempt = { attempt: 1, maxAttempt
             jobId: data.jobId,
             timeoutMs: deps.settings.approvalTimeoutMs ?? config3.approval_timeout_minutes * 6e4,
             redact,
-            logger: log
+            logger: log,
+            commandName: config3.trigger.phrase ?? deps.settings.commandName ?? "tackle"
           })
         }
       });

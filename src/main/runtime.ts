@@ -7,13 +7,25 @@ import { createAckClaims, createApprovals } from "../jobs/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { ProcessJobDeps } from "../worker/process-job.js";
 import { createRepoCache, detectSandbox } from "../workspace/index.js";
+import type { BotIdentity } from "./webhook-app.js";
 
 export interface JobRuntime {
   env: TackleEnv<"server" | "worker">;
   probot: Probot;
+  /** The App's bot user and command name, from `GET /app` (and TACKLE_BOT_NAME). */
+  identity: BotIdentity;
   /** The GitHub client of one installation (shared token cache). */
   forInstallation: (installationId: number) => Promise<GitHubClient>;
   deps: ProcessJobDeps;
+}
+
+/** Reads the App (`GET /app`) to learn its slug: the bot user is `<slug>[bot]`. */
+async function readIdentity(probot: Probot, env: TackleEnv): Promise<BotIdentity> {
+  const octokit = (await probot.auth()) as unknown as { request: (route: string) => Promise<{ data: { slug?: string } }> };
+  const { data } = await octokit.request("GET /app");
+  const slug = data.slug;
+  if (!slug) throw new TackleError("auth_failed", "GET /app returned no slug; check APP_ID and the private key");
+  return { botLogin: `${slug}[bot]`, botName: env.botName ?? slug };
 }
 
 /**
@@ -52,6 +64,7 @@ export async function createJobRuntime(
     logger,
     options.octokit ?? {},
   );
+  const identity = await readIdentity(probot, env);
   const forInstallation = installationClients(probot, { appId: String(app.appId), privateKey: app.privateKey });
   const repoCache = createRepoCache({ home: env.home, logger });
   await repoCache.pruneStale();
@@ -75,6 +88,7 @@ export async function createJobRuntime(
     // Shared with the webhook handler in this process and, through Redis, with every worker.
     claims: createAckClaims({ redisUrl: env.redisUrl, logger }),
     settings: {
+      commandName: identity.botName,
       home: env.home,
       defaultModel: env.model,
       allowedModels: env.allowedModels,
@@ -85,5 +99,5 @@ export async function createJobRuntime(
       secrets,
     },
   };
-  return { env, probot, forInstallation, deps };
+  return { env, probot, forInstallation, deps, identity };
 }

@@ -1,7 +1,5 @@
 import http from "node:http";
-import { createNodeMiddleware, type Probot } from "probot";
-import type { TackleEnv } from "../config/index.js";
-import { TackleError } from "../errors/index.js";
+import { createNodeMiddleware } from "probot";
 import type { OctokitSettings } from "../github/index.js";
 import { createEmbeddedAckClaims, createQueue, type Queue } from "../jobs/index.js";
 import { createLogger, type Logger } from "../logging/logger.js";
@@ -22,14 +20,6 @@ export interface TackleApp {
   close(drainMs?: number): Promise<void>;
 }
 
-/** Reads the App (`GET /app`) to learn its slug: the bot user is `<slug>[bot]`. */
-async function readIdentity(probot: Probot, env: TackleEnv): Promise<BotIdentity> {
-  const octokit = (await probot.auth()) as unknown as { request: (route: string) => Promise<{ data: { slug?: string } }> };
-  const { data } = await octokit.request("GET /app");
-  const slug = data.slug;
-  if (!slug) throw new TackleError("auth_failed", "GET /app returned no slug; check APP_ID and the private key");
-  return { botLogin: `${slug}[bot]`, botName: env.botName ?? slug };
-}
 
 /**
  * Builds the whole App over an environment: Probot, queue, worker deps. Tests mount `handler` on their
@@ -48,14 +38,14 @@ export async function createTackleApp(
 ): Promise<TackleApp> {
   const logger = options.logger ?? createLogger(processEnv);
   const runsJobs = options.withWorker || !processEnv.REDIS_URL;
-  const { env, probot, forInstallation, deps } = await createJobRuntime(processEnv, {
+  const runtime = await createJobRuntime(processEnv, {
     mode: "server",
     logger,
     runsJobs,
     ...(options.octokit ? { octokit: options.octokit } : {}),
   });
+  const { env, probot, forInstallation, deps, identity } = runtime;
   if (options.approvalTimeoutMs !== undefined) deps.settings.approvalTimeoutMs = options.approvalTimeoutMs;
-  const identity = await readIdentity(probot, env);
   logger.info({ bot: identity.botLogin }, "GitHub App identity");
 
   const consume = runsJobs;

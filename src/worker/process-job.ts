@@ -98,13 +98,13 @@ async function readInstructionFiles(github: GitHubClient, repo: RepoRef, ref: st
 }
 
 /** `config_invalid` is reported once as its own comment naming each bad key. */
-function configProblemComment(problems: string[]): string {
+function configProblemComment(problems: string[], commandName: string): string {
   return [
     `**Tackle could not use \`${CONFIG_PATH}\`** on the default branch, so this job did not run:`,
     "",
     ...problems.map((p) => `- ${p}`),
     "",
-    "Fix the file and comment `/tackle retry`.",
+    `Fix the file and comment \`/${commandName} retry\`.`,
   ].join("\n");
 }
 
@@ -166,7 +166,7 @@ export async function processJob(
     const repoInfo = await github.getRepo(repo);
     const parsed = parseRepoConfig(await github.getFile(repo, CONFIG_PATH, repoInfo.defaultBranch));
     if (!parsed.ok) {
-      await github.createComment(repo, data.number, configProblemComment(parsed.problems));
+      await github.createComment(repo, data.number, configProblemComment(parsed.problems, deps.settings.commandName ?? "tackle"));
       return await finish({
         phase: "failed",
         reason: `invalid ${CONFIG_PATH}: ${parsed.problems.length} problem(s), listed in the comment below`,
@@ -179,7 +179,7 @@ export async function processJob(
       allowedModels: deps.settings.allowedModels,
     });
     if (!modelChoice.ok) {
-      await github.createComment(repo, data.number, configProblemComment([modelChoice.problem]));
+      await github.createComment(repo, data.number, configProblemComment([modelChoice.problem], config.trigger.phrase ?? deps.settings.commandName ?? "tackle"));
       return await finish({ phase: "failed", reason: modelChoice.problem, stats: emptyStats(deps.clock() - startedAt) });
     }
     const modelName = modelChoice.model;
@@ -260,6 +260,7 @@ export async function processJob(
                 timeoutMs: deps.settings.approvalTimeoutMs ?? config.approval_timeout_minutes * 60_000,
                 redact,
                 logger: log,
+                commandName: config.trigger.phrase ?? deps.settings.commandName ?? "tackle",
               }),
             }),
       });
@@ -481,7 +482,7 @@ export async function reportDeadJob(data: JobData, deps: ProcessJobDeps, reason:
   });
   await tracker.flush({
     phase: "failed",
-    reason: `the job's workers stopped before it ended (${reason}); comment \`/tackle retry\` to run it again`,
+    reason: `the job's workers stopped before it ended (${reason}); comment \`/${deps.settings.commandName ?? "tackle"} retry\` to run it again`,
     stats: emptyStats(0),
   });
 }

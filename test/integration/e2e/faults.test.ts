@@ -130,6 +130,17 @@ describe("job engine faults", () => {
     expect(comments).toHaveLength(2);
   });
 
+  it("comments name the App's command (TACKLE_BOT_NAME), not a hard-coded /tackle", async () => {
+    h = await startHarness({ script: perJobScript(fixTemperatureScript()), extraEnv: { TACKLE_BOT_NAME: "robot" } });
+    await h.gh.commitFiles(OWNER, REPO, "main", { ".github/tackle.yml": "max_turns: -3\n" });
+    const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "Fix it" });
+    await assign(h, issue.number);
+    await h.app.queue.idle();
+    const problem = botComments(h, issue.number).find((c) => c.body.includes("could not use"));
+    expect(problem?.body).toContain("`/robot retry`");
+    expect(problem?.body).not.toContain("`/tackle ");
+  });
+
   it("Redis down: the webhook answers 503 at once and nothing is posted; after a restart deliveries run again", async () => {
     redis = await startOwnRedis();
     h = await startHarness({
