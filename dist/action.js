@@ -80753,7 +80753,7 @@ function createLogger2(env = process.env) {
 }
 var silentLogger = (0, import_pino3.pino)({ level: "silent" });
 
-// src/triggers/markdown-code.ts
+// src/util/markdown-code.ts
 function codeRanges(text) {
   const fenced2 = fencedCodeRanges(text);
   const withoutFences = blankRanges(text, fenced2);
@@ -81124,7 +81124,7 @@ function invalid(reason) {
   return { kind: "invalid", reason };
 }
 
-// src/triggers/sanitize.ts
+// src/util/sanitize-untrusted-text.ts
 var DEFAULT_MAX_LENGTH = 65536;
 var INVISIBLE2 = /[\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\u00AD\u180E\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]|\uDB40[\uDC00-\uDC7F\uDD00-\uDDEF]/g;
 var VOID_ELEMENTS = /* @__PURE__ */ new Set([
@@ -81269,6 +81269,15 @@ function jobTriggerOf(trigger) {
   }
 }
 
+// src/util/is-allowed-bot.ts
+function isAllowedBot(login, allowedBots) {
+  const lower = login.toLowerCase();
+  return allowedBots.some((entry) => {
+    const allowed = entry.trim().toLowerCase();
+    return allowed === lower || `${allowed}[bot]` === lower;
+  });
+}
+
 // src/triggers/gate.ts
 var WRITE_PERMISSIONS = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
 async function gateTrigger(trigger, deps) {
@@ -81301,13 +81310,6 @@ async function gateTrigger(trigger, deps) {
 }
 function isBot(type, login) {
   return type === "Bot" || login.endsWith("[bot]");
-}
-function isAllowedBot(login, allowedBots) {
-  const lower = login.toLowerCase();
-  return allowedBots.some((entry) => {
-    const allowed = entry.trim().toLowerCase();
-    return allowed === lower || `${allowed}[bot]` === lower;
-  });
 }
 
 // src/triggers/is-trigger-enabled.ts

@@ -5,6 +5,7 @@ import { chmod, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { checkImports } from "./check-imports.mjs";
 
 // Paths in the output are relative to the repository root, wherever the build runs from, so the
 // committed dist/action.js is byte-for-byte reproducible (no sourcemaps, no timestamps).
@@ -49,8 +50,14 @@ const entries = [
 ];
 
 await mkdir(outdir, { recursive: true });
+const problems = new Set();
 for (const entry of entries) {
   const outfile = path.join(outdir, entry.out);
-  await build({ ...common, entryPoints: [entry.in], outfile, plugins: entry.plugins ?? [] });
+  const result = await build({ ...common, entryPoints: [entry.in], outfile, plugins: entry.plugins ?? [] });
   await chmod(outfile, 0o755);
+  for (const problem of checkImports(result.metafile)) problems.add(problem);
+}
+if (problems.size > 0) {
+  console.error(`build: ${problems.size} import problem(s):\n${[...problems].map((p) => `  ${p}`).join("\n")}`);
+  process.exit(1);
 }

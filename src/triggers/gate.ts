@@ -1,6 +1,7 @@
 import { errorMessage } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { Trigger } from "./trigger.js";
+import { isAllowedBot } from "../util/is-allowed-bot.js";
 
 /** The REST permission endpoint's answer (`GET /repos/{owner}/{repo}/collaborators/{user}/permission`). */
 export interface RepoPermission {
@@ -66,11 +67,4 @@ function isBot(type: "User" | "Bot", login: string): boolean {
   return type === "Bot" || login.endsWith("[bot]");
 }
 
-/** `renovate` in the list admits `renovate[bot]` too: people write bot names either way. */
-export function isAllowedBot(login: string, allowedBots: readonly string[]): boolean {
-  const lower = login.toLowerCase();
-  return allowedBots.some((entry) => {
-    const allowed = entry.trim().toLowerCase();
-    return allowed === lower || `${allowed}[bot]` === lower;
-  });
-}
+export { isAllowedBot };

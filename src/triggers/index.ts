@@ -32,4 +32,4 @@ export {
 } from "./trigger.js";
 export { gateTrigger, isAllowedBot, type GateDeps, type GateResult, type RepoPermission } from "./gate.js";
 export { isTriggerEnabled } from "./is-trigger-enabled.js";
-export { sanitizeUntrustedText, type SanitizeOptions } from "./sanitize.js";
+export { sanitizeUntrustedText, type SanitizeOptions } from "../util/sanitize-untrusted-text.js";

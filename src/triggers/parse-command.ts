@@ -1,4 +1,4 @@
-import { blankRanges, codeRanges } from "./markdown-code.js";
+import { blankRanges, codeRanges } from "../util/markdown-code.js";
 
 export const COMMAND_NAMES = ["stop", "retry", "approve", "deny", "help"] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];

@@ -1,6 +1,6 @@
 import type { JobData } from "../jobs/job-data.js";
 import type { CommandName } from "./parse-command.js";
-import { sanitizeUntrustedText } from "./sanitize.js";
+import { sanitizeUntrustedText } from "../util/sanitize-untrusted-text.js";
 
 /** Below the JobData limit of 65_536, leaving room for the note saying what was cut. */
 const MAX_INSTRUCTIONS = 60_000;

@@ -1,8 +1,8 @@
 import type { IssueComment, IssueSnapshot } from "../agent/ports.js";
 import type { GitHubClient, RepoRef } from "../github/index.js";
 import { THREAD_MAX_CHARS, THREAD_MAX_COMMENTS, type IssueThread } from "../jobs/job-data.js";
-import { isAllowedBot } from "../triggers/gate.js";
-import { sanitizeUntrustedText } from "../triggers/sanitize.js";
+import { isAllowedBot } from "../util/is-allowed-bot.js";
+import { sanitizeUntrustedText } from "../util/sanitize-untrusted-text.js";
 
 /** The reads a thread needs; GitHubClient fits. */
 export type ThreadSource = Pick<GitHubClient, "getIssue" | "listComments" | "listReviewComments" | "getPermission">;

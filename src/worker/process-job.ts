@@ -9,7 +9,7 @@ import type { Approvals } from "../jobs/approvals.js";
 import type { AckClaims } from "../jobs/ack-claims.js";
 import { issueBranchName, type JobData } from "../jobs/job-data.js";
 import type { Logger } from "../logging/logger.js";
-import { sanitizeUntrustedText } from "../triggers/sanitize.js";
+import { sanitizeUntrustedText } from "../util/sanitize-untrusted-text.js";
 import { createRedactor } from "../util/redact.js";
 import type { PrepareOptions, Workspace } from "../workspace/index.js";
 import { githubIssuePort, githubPullsPort, ensureFixesLine } from "./github-ports.js";
