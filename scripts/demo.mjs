@@ -43,7 +43,7 @@ const run = spawnSync(
 );
 if (run.status === 0) {
   console.log("\nThe fix, as the patch file holds it:\n");
-  spawnSync("git", ["--no-pager", "log", "-p", "-1", "--format=%h %s", "--all", "--branches=tackle/local-*"], {
+  spawnSync("git", ["--no-pager", "log", "-p", "-1", "--format=%h %s", "--branches=tackle/local-*"], {
     cwd: repo,
     env: gitEnv,
     stdio: "inherit",

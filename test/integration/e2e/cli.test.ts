@@ -91,6 +91,10 @@ describe("tackle CLI", () => {
     expect(patch).toContain("+  return (celsius * 9) / 5 + 32;");
     const branch = stdout.split("\n").find((line) => line.startsWith("branch: tackle/local-"));
     expect(branch).toMatch(/\(1 commit\)/);
+    // What the demo shows at the end is the fix commit, not the repository's first commit.
+    const shown = stdout.slice(stdout.indexOf("The fix, as the patch file holds it"));
+    expect(shown).toContain("+  return (celsius * 9) / 5 + 32;");
+    expect(shown).not.toContain("new file mode");
   });
 
   it("run --local with a model API key: commits on tackle/local-*, leaves the user's tree untouched, exits 0", async () => {
