@@ -48,7 +48,6 @@ export function githubPullsPort(options: {
   /** The PR this job works on (its head branch), if any. */
   existingPull: { number: number; url: string } | null;
   redact: (text: string) => string;
-  defaultDraft: boolean;
 }): PullsPort {
   const { github, repo, workspace } = options;
   return {

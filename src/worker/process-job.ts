@@ -218,7 +218,6 @@ export async function processJob(
         issueNumber: data.isPullRequest ? null : data.number,
         existingPull: target.existingPull,
         redact,
-        defaultDraft: config.draft_pr,
       });
       const { result, state } = await runAgentSession({
         jobId: data.jobId,

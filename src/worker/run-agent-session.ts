@@ -99,6 +99,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     pulls: input.pulls,
     state,
     baseBranch: workspace.baseBranch,
+    draftByDefault: config.draft_pr,
     signal: input.signal,
     logger: input.logger,
   };

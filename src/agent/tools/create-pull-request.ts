@@ -13,7 +13,7 @@ const inputSchema = z.object({
     .max(60_000)
     .optional()
     .describe("Pull request description (Markdown): what changed, why, and how it was tested. \"Fixes #N\" is added when missing."),
-  draft: z.boolean().optional().describe("Open as a draft. Defaults to true."),
+  draft: z.boolean().optional().describe("Open as a draft. Defaults to the repository's setting (a draft unless it says otherwise)."),
   base: z.string().min(1).optional().describe("Branch to merge into. Defaults to the repository's default branch (or the PR's base)."),
 });
 
@@ -47,7 +47,7 @@ export const createPullRequestTool = defineTool({
     const request: PullRequestRequest = {
       title: redact(input.title),
       body: redact(input.body ?? ""),
-      draft: input.draft ?? true,
+      draft: input.draft ?? ctx.draftByDefault ?? true,
       ...(input.base === undefined ? {} : { base: input.base }),
     };
     const result = await ctx.pulls.createOrUpdate(request, ctx.signal);

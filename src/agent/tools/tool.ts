@@ -29,6 +29,8 @@ export interface ToolContext {
   state: SessionState;
   /** The base branch the PR targets (default branch of the repo, or the PR's base). */
   baseBranch: string;
+  /** Whether create_pull_request opens drafts when the model does not say (the repo's `draft_pr`). @defaultValue true */
+  draftByDefault?: boolean;
   signal: AbortSignal;
   logger: Logger;
   /**

@@ -109,6 +109,22 @@ describe("an issue assigned to the bot becomes a draft pull request", () => {
     expect(h.gh.pulls(OWNER, REPO)).toHaveLength(0);
   });
 
+  it("draft_pr: false in the repo config opens a ready pull request when the model does not say", async () => {
+    h = await startHarness({ script: fixTemperatureScript() });
+    await h.gh.commitFiles(OWNER, REPO, "main", { ".github/tackle.yml": "draft_pr: false\n" });
+    const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "celsiusToFahrenheit(100) returns 203" });
+    await sendWebhook({
+      url: h.webhookUrl,
+      secret: h.gh.webhookSecret,
+      event: "issues",
+      payload: issuesAssignedPayload({ ...h.gh.repoContext(OWNER, REPO), issueNumber: issue.number, assignee: h.gh.botLogin, sender: "alice" }),
+    });
+    await h.app.queue.idle();
+    const pulls = h.gh.pulls(OWNER, REPO);
+    expect(pulls).toHaveLength(1);
+    expect((await h.gh.pullJson(OWNER, REPO, pulls[0]!.number))?.draft).toBe(false);
+  });
+
   it("an open PR for the branch is updated, never duplicated", async () => {
     h = await startHarness({ script: [...fixTemperatureScript(), ...secondRunScript()] });
     const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "celsiusToFahrenheit(100) returns 203" });
