@@ -1,5 +1,6 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageRequest, ModelMessage, ModelMessageParam } from "./model-client.js";
+import { truncateMiddle } from "../util/truncate-middle.js";
 import { fenceUntrusted, truncateText } from "./prompt/fence-untrusted.js";
 
 type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
@@ -57,7 +58,11 @@ Do not restate the todo list or notes; they are kept separately. Stay under 1500
 
 /** The summarising request: no tools, so the history is rendered as text rather than sent as tool blocks. */
 export function buildCompactionRequest(input: CompactionRequestInput): MessageRequest {
-  const rendered = truncateMiddle(renderHistory(input.head, input.maxBlockChars ?? 2_000), input.maxChars ?? 400_000);
+  const rendered = truncateMiddle(
+    renderHistory(input.head, input.maxBlockChars ?? 2_000),
+    input.maxChars ?? 400_000,
+    "summarise what is shown",
+  );
   return {
     model: input.model,
     max_tokens: input.maxTokens ?? 4_096,
@@ -116,10 +121,4 @@ function renderBlock(block: ContentBlockParam, max: number): string {
     default:
       return `(${block.type})`;
   }
-}
-
-function truncateMiddle(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const half = Math.floor(max / 2);
-  return `${text.slice(0, half)}\n[… ${text.length - max} characters of history cut …]\n${text.slice(-half)}`;
 }

@@ -14,7 +14,7 @@ const DEFAULT_MAX_LENGTH = 65_536;
  * Zero-width characters, bidi controls, Unicode tag characters (ASCII smuggling), invisible
  * operators, soft hyphens and C0 controls other than tab and line breaks.
  */
-const INVISIBLE =
+export const INVISIBLE_CHARACTERS =
   /[\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\u00AD\u180E\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]|\uDB40[\uDC00-\uDC7F\uDD00-\uDDEF]/g;
 
 const VOID_ELEMENTS = new Set([
@@ -32,7 +32,7 @@ const INVISIBLE_ELEMENTS = new Set(["script", "style", "template", "noscript"]);
  * too; attributes and titles only outside code, where they are shown literally.
  */
 export function sanitizeUntrustedText(text: string, options: SanitizeOptions = {}): string {
-  let result = text.replace(INVISIBLE, "");
+  let result = text.replace(INVISIBLE_CHARACTERS, "");
   result = result.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
   result = removeHiddenElements(result);
   result = mapProse(result, (prose) => stripMarkdownTitles(stripHtmlAttributes(prose)));

@@ -1,15 +1,24 @@
-import { resolvePolicyConfig, type PolicyConfig } from "./policy-config.js";
-import { createProtectedPaths } from "./protected-paths.js";
+import { resolvePolicyConfig, type PolicyConfig, type ResolvedPolicyConfig } from "./policy-config.js";
+import { createProtectedPaths, type ProtectedPaths } from "./protected-paths.js";
 
 export type PushDiffCheck = { ok: true } | { ok: false; reason: string };
+
+interface DiffStat {
+  files: readonly string[];
+  lines: number;
+}
 
 /**
  * The host's check before every push (and the agent's before create_pull_request): the branch's
  * diff against the base may not touch a protected path nor exceed `maxDiffLines`.
  */
-export function checkPushDiff(config: PolicyConfig, diffStat: { files: readonly string[]; lines: number }): PushDiffCheck {
+export function checkPushDiff(config: PolicyConfig, diffStat: DiffStat): PushDiffCheck {
   const resolved = resolvePolicyConfig(config);
-  const protectedPaths = createProtectedPaths(resolved.protectedPaths);
+  return pushDiffVerdict(resolved, createProtectedPaths(resolved.protectedPaths), diffStat);
+}
+
+/** The same check for a caller that already holds the resolved config and its matcher (the policy engine). */
+export function pushDiffVerdict(resolved: ResolvedPolicyConfig, protectedPaths: ProtectedPaths, diffStat: DiffStat): PushDiffCheck {
   const touched = diffStat.files.filter((file) => protectedPaths.matches(file));
   if (touched.length > 0) {
     return {

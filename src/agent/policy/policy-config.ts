@@ -1,3 +1,5 @@
+import { DEFAULT_PROTECTED_PATHS } from "../../config/index.js";
+
 /** The policy part of a repository's `.github/tackle.yml`, as the engine takes it. */
 export interface PolicyConfig {
   /**
@@ -25,7 +27,7 @@ export interface ResolvedPolicyConfig {
   requireApprovalAbove: number | undefined;
 }
 
-export const DEFAULT_PROTECTED_PATHS: readonly string[] = [".github/workflows/**", ".git/**"];
+export { DEFAULT_PROTECTED_PATHS };
 
 /** Git internals are never a legitimate target, whatever the repository configures. */
 const ALWAYS_PROTECTED = ".git/**";

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { errorMessage } from "../../errors/index.js";
 import type { PolicyDecision, ToolContext } from "../tools/tool.js";
 import { bashPathOperands, bashWriteTargets, blockedCommandMatch, catastrophicReason, riskyReason } from "./bash-rules.js";
-import { checkPushDiff } from "./check-push-diff.js";
+import { pushDiffVerdict } from "./check-push-diff.js";
 import { parseShell } from "./parse-shell.js";
 import { resolvePolicyConfig, type PolicyConfig, type ResolvedPolicyConfig } from "./policy-config.js";
 import { createProtectedPaths, normalizeRepoPath, type ProtectedPaths } from "./protected-paths.js";
@@ -42,7 +42,7 @@ export function createPolicyEngine(config: PolicyConfig = {}): PolicyEngine {
         case "git_commit":
           return checkCommit(protectedPaths, input, ctx);
         case "create_pull_request":
-          return checkPublish(config, ctx);
+          return checkPublish(rules, ctx);
         default:
           return ALLOW;
       }
@@ -117,7 +117,7 @@ async function checkCommit(protectedPaths: ProtectedPaths, input: unknown, ctx: 
   };
 }
 
-async function checkPublish(config: PolicyConfig, ctx: ToolContext): Promise<PolicyDecision> {
+async function checkPublish(rules: Rules, ctx: ToolContext): Promise<PolicyDecision> {
   let diffStat: { files: string[]; lines: number };
   try {
     diffStat = await ctx.git.diffStat(ctx.baseBranch);
@@ -126,7 +126,7 @@ async function checkPublish(config: PolicyConfig, ctx: ToolContext): Promise<Pol
     ctx.logger.warn({ err: errorMessage(error) }, "policy: diffStat failed before create_pull_request");
     return ALLOW;
   }
-  const result = checkPushDiff(config, diffStat);
+  const result = pushDiffVerdict(rules.config, rules.protectedPaths, diffStat);
   return result.ok ? ALLOW : { action: "deny", reason: result.reason };
 }
 
@@ -180,7 +180,7 @@ async function writeDelta(toolName: "Write" | "Edit", input: unknown, absolutePa
   return lineDelta(oldString, newString) * replaced;
 }
 
-export function lineDelta(before: string, after: string): number {
+function lineDelta(before: string, after: string): number {
   const remaining = new Map<string, number>();
   for (const line of splitLines(before)) remaining.set(line, (remaining.get(line) ?? 0) + 1);
   let added = 0;

@@ -1,3 +1,5 @@
+import { INVISIBLE_CHARACTERS } from "../../util/sanitize-untrusted-text.js";
+
 /**
  * Untrusted text (issue bodies, comments, repository files) goes into the prompt inside a labelled
  * tag. The text cannot close the tag early, hidden HTML comments are dropped (GitHub does not show
@@ -5,12 +7,10 @@
  * text from a reviewer are removed.
  */
 
-// Zero-width, word-joiner, BOM and bidi embedding/override/isolate characters.
-const INVISIBLE = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
 const HTML_COMMENT = /<!--[\s\S]*?(?:-->|$)/g;
 
-export function sanitizeUntrusted(text: string): string {
-  return text.replace(HTML_COMMENT, "[hidden HTML comment removed]").replace(INVISIBLE, "");
+function sanitizeUntrusted(text: string): string {
+  return text.replace(HTML_COMMENT, "[hidden HTML comment removed]").replace(INVISIBLE_CHARACTERS, "");
 }
 
 /**

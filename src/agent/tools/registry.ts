@@ -38,8 +38,8 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
     if (byName.has(tool.name)) throw new Error(`duplicate tool name: ${tool.name}`);
     byName.set(tool.name, tool);
   }
-  const definitionsJson = JSON.stringify(tools.map(toDefinition));
-  const signatures = new Map(tools.map((tool) => [tool.name, inputSignature(tool)]));
+  const definitions = tools.map(toDefinition);
+  const signatures = new Map(definitions.map((definition) => [definition.name, inputSignature(definition.input_schema)]));
   const redact = createRedactor(options.secrets ?? []);
   const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
   const caches = new WeakMap<FsPort, Map<string, string>>();
@@ -134,7 +134,8 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
   return {
     tools,
     redact,
-    definitions: () => JSON.parse(definitionsJson) as ToolDefinition[],
+    // Built once: each call gets fresh top-level objects to decorate (cache_control); the shared schemas are frozen.
+    definitions: () => definitions.map((definition) => ({ ...definition })),
     async runCalls(calls, ctx) {
       const callCtx: ToolContext = { ...ctx, redact };
       const results: ToolCallResult[] = [];
@@ -162,7 +163,16 @@ function toDefinition(tool: Tool): ToolDefinition {
   const schema = z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>;
   delete schema.$schema;
   if (schema.type !== "object") throw new Error(`tool ${tool.name}: the input schema must be an object`);
-  return { name: tool.name, description: tool.description, input_schema: stripSafeIntegerBounds(schema) as ToolDefinition["input_schema"] };
+  const inputSchema = deepFreeze(stripSafeIntegerBounds(schema)) as ToolDefinition["input_schema"];
+  return { name: tool.name, description: tool.description, input_schema: inputSchema };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object") {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** `z.number().int()` adds ±2^53 bounds that only cost tokens. */
@@ -178,8 +188,8 @@ function stripSafeIntegerBounds(value: unknown): unknown {
 }
 
 /** "file_path (string), offset? (integer)" — said to the model after a malformed call. */
-function inputSignature(tool: Tool): string {
-  const schema = z.toJSONSchema(tool.inputSchema, { io: "input" }) as {
+function inputSignature(inputSchema: ToolDefinition["input_schema"]): string {
+  const schema = inputSchema as {
     properties?: Record<string, { type?: string; enum?: unknown[] }>;
     required?: string[];
   };

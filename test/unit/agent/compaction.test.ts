@@ -43,6 +43,16 @@ describe("compaction", () => {
     expect(prompt).not.toContain("z".repeat(200));
   });
 
+  it("cuts an over-long history in the middle, keeping the task and the latest turns", () => {
+    const request = buildCompactionRequest({ model: "claude-haiku-4-5", head: history(20), maxBlockChars: 1_000, maxChars: 5_000 });
+    const prompt = JSON.stringify(request.messages);
+    expect(prompt).toContain("task");
+    expect(prompt).toContain("tool call Read {\\\"file_path\\\":\\\"f20\\\"}");
+    expect(prompt).not.toContain("f10");
+    expect(prompt).toMatch(/characters \(\d+ lines\) omitted from the middle/);
+    expect(prompt.length).toBeLessThan(8_000);
+  });
+
   it("rebuilds the history as task + summary, then the kept turns", () => {
     const tail = history(3).slice(-2);
     const next = compactedHistory("task", summaryOf(reply([text("did things")])), tail);
