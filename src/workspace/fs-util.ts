@@ -4,6 +4,11 @@ import path from "node:path";
 import { TackleError } from "../errors/index.js";
 import type { SandboxIdentity } from "./sandbox-plan.js";
 
+/** Whether anything (a dangling symlink included) is at `p`. */
+export async function exists(p: string): Promise<boolean> {
+  return (await lstat(p).catch(() => null)) !== null;
+}
+
 /** Disk usage of a tree in bytes (allocated blocks), never following symlinks. */
 export async function diskUsage(root: string): Promise<number> {
   const info = await lstat(root).catch(() => null);

@@ -69,6 +69,13 @@ export function basicAuthHeader(token: string): string {
   return `Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}`;
 }
 
+/** GIT_DIR, GIT_COMMON_DIR and GIT_WORK_TREE for a pinned location, on the host or in the sandbox. */
+export function gitLocationEnv(repo: GitRepoLocation): Record<string, string> {
+  const env: Record<string, string> = { GIT_DIR: repo.gitDir, GIT_COMMON_DIR: repo.commonDir ?? repo.gitDir };
+  if (repo.workTree !== undefined) env.GIT_WORK_TREE = repo.workTree;
+  return env;
+}
+
 /** The environment of a host git command: built from nothing, never inherited. */
 export function hostGitEnv(gitHome: string, options: { token?: string; repo?: GitRepoLocation } = {}): Record<string, string> {
   const env: Record<string, string> = {
@@ -86,11 +93,7 @@ export function hostGitEnv(gitHome: string, options: { token?: string; repo?: Gi
     GIT_LITERAL_PATHSPECS: "1",
     GIT_NO_REPLACE_OBJECTS: "1",
   };
-  if (options.repo) {
-    env.GIT_DIR = options.repo.gitDir;
-    env.GIT_COMMON_DIR = options.repo.commonDir ?? options.repo.gitDir;
-    if (options.repo.workTree !== undefined) env.GIT_WORK_TREE = options.repo.workTree;
-  }
+  if (options.repo) Object.assign(env, gitLocationEnv(options.repo));
   if (options.token !== undefined) {
     env.GIT_CONFIG_COUNT = "1";
     env.GIT_CONFIG_KEY_0 = "http.extraHeader";
@@ -154,13 +157,21 @@ export function createHostGit(options: { gitHome: string; logger?: Logger }): Ho
 }
 
 /**
+ * The checks that need no git: names git would read as options or revision syntax, and characters
+ * `check-ref-format` refuses anyway. The agent's git port and the host share them.
+ */
+export function assertBranchNameShape(name: string): void {
+  if (name.length === 0 || name.startsWith("-") || name.includes("@{") || name.includes("..") || name === "HEAD" || /[\s\\~^:?*[\x00-\x1f\x7f]/.test(name)) {
+    throw new TackleError("git", `invalid branch name '${name}'`);
+  }
+}
+
+/**
  * Validates a branch name with `git check-ref-format --branch` (run outside any repository, so
  * `@{-1}` shorthands cannot expand) and refuses names git would read as options.
  */
 export async function validateBranchName(git: HostGit, name: string): Promise<string> {
-  if (name.length === 0 || name.startsWith("-") || name.includes("@{") || name === "HEAD" || /[\s\\]/.test(name)) {
-    throw new TackleError("git", `invalid branch name '${name}'`);
-  }
+  assertBranchNameShape(name);
   try {
     const { stdout } = await git.run({ args: ["check-ref-format", "--branch", name] });
     return stdout.trim();

@@ -3,7 +3,7 @@ import { lstat, open } from "node:fs/promises";
 import path from "node:path";
 import type { GitPort, GitStatusEntry } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
-import { hardeningArgs, type GitRepoLocation } from "./git-host.js";
+import { assertBranchNameShape, gitLocationEnv, hardeningArgs, type GitRepoLocation } from "./git-host.js";
 import type { Sandbox } from "./sandbox.js";
 
 /**
@@ -22,20 +22,12 @@ export interface GitPortOptions {
 
 function gitEnv(repo: GitPortOptions["repo"]): Record<string, string> {
   return {
-    GIT_DIR: repo.gitDir,
-    GIT_COMMON_DIR: repo.commonDir ?? repo.gitDir,
-    GIT_WORK_TREE: repo.workTree,
+    ...gitLocationEnv(repo),
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: "/dev/null",
     GIT_LITERAL_PATHSPECS: "1",
     GIT_TERMINAL_PROMPT: "0",
   };
-}
-
-function assertRefName(name: string): void {
-  if (name.length === 0 || name.startsWith("-") || name.includes("@{") || /[\s\\~^:?*[\x00-\x1f\x7f]/.test(name) || name.includes("..")) {
-    throw new TackleError("git", `invalid branch name '${name}'`);
-  }
 }
 
 /** Parses `git status --porcelain=v1 -z`. */
@@ -157,13 +149,13 @@ export function createGitPort(options: GitPortOptions): GitPort {
     },
 
     async createBranch(name) {
-      assertRefName(name);
+      assertBranchNameShape(name);
       await git(["check-ref-format", "--branch", name]);
       await git(["branch", name]);
     },
 
     async switchBranch(name) {
-      assertRefName(name);
+      assertBranchNameShape(name);
       await git(["switch", name]);
     },
 

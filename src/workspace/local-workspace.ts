@@ -1,8 +1,8 @@
-import { lstat, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
-import { chownRootOwned, chownTree, removeTree } from "./fs-util.js";
+import { chownRootOwned, chownTree, exists, removeTree } from "./fs-util.js";
 import { createHostGit, validateBranchName, type GitRepoLocation, type HostGit } from "./git-host.js";
 import { currentOwner, isCurrentProcess, isOwnerAlive, parseOwnerRecord } from "./owner-record.js";
 import { isRoot, type SandboxIdentity, type SandboxMode } from "./sandbox.js";
@@ -22,10 +22,6 @@ export interface LocalWorkspaceOptions {
 }
 
 const STALE_AFTER_MS = 7 * 24 * 3600_000;
-
-async function exists(p: string): Promise<boolean> {
-  return (await lstat(p).catch(() => null)) !== null;
-}
 
 /**
  * `tackle run --local PATH`: a `git worktree` of the user's repository on a new branch, so their

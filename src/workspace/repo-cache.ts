@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
-import { chown, lstat, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { chown, mkdir, readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { acquireLock, withLock } from "./file-lock.js";
-import { chownTree, clearModeBits, diskUsage, removeTree } from "./fs-util.js";
+import { chownTree, clearModeBits, diskUsage, exists, removeTree } from "./fs-util.js";
 import {
   assertPushAllowed,
   createHostGit,
@@ -92,10 +92,6 @@ export function checkoutName(jobId: string): string {
   if (/^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/.test(jobId)) return jobId;
   const slug = jobId.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+/, "").slice(0, 60);
   return `${slug || "job"}-${createHash("sha256").update(jobId).digest("hex").slice(0, 12)}`;
-}
-
-async function exists(p: string): Promise<boolean> {
-  return (await lstat(p).catch(() => null)) !== null;
 }
 
 async function fileDigest(file: string): Promise<string> {
@@ -576,6 +572,11 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
     };
   }
 
+  /** Whether the process that named a temporary directory after its pid may still be using it. */
+  function isLocalPidAlive(pid: number): Promise<boolean> {
+    return isOwnerAlive({ pid, startTime: null, hostname: hostname(), createdAt: Date.now() }, staleAfterMs);
+  }
+
   async function pruneStale(): Promise<void> {
     await ensureDirs();
     for (const { name, meta } of await listCheckoutMetas()) {
@@ -593,8 +594,7 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
       const maker = /^new-(\d+)-/.exec(pool);
       if (maker) {
         // A fresh .git being made for a recycled checkout; left behind only by a crash.
-        const owner = { pid: Number(maker[1]), startTime: null, hostname: hostname(), createdAt: Date.now() };
-        if (!(await isOwnerAlive(owner, staleAfterMs))) await removeTree(poolDir);
+        if (!(await isLocalPidAlive(Number(maker[1])))) await removeTree(poolDir);
         continue;
       }
       if (!liveMirrors.has(poolDir)) {
@@ -611,7 +611,7 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
       for (const owner of await readdir(path.join(mirrorsDir, host)).catch(() => [] as string[])) {
         for (const entry of await readdir(path.join(mirrorsDir, host, owner)).catch(() => [] as string[])) {
           const match = /\.git\.tmp-(\d+)-/.exec(entry);
-          if (match && !(await isOwnerAlive({ pid: Number(match[1]), startTime: null, hostname: hostname(), createdAt: Date.now() }, staleAfterMs))) {
+          if (match && !(await isLocalPidAlive(Number(match[1])))) {
             await removeTree(path.join(mirrorsDir, host, owner, entry));
           }
         }

@@ -4,7 +4,9 @@ import { networkInterfaces } from "node:os";
 import type { Readable } from "node:stream";
 import { TackleError } from "../errors/index.js";
 
-const isRoot = (): boolean => process.getuid?.() === 0;
+export function isRoot(): boolean {
+  return process.getuid?.() === 0;
+}
 
 /**
  * Outbound network for setup steps (`network: true`). A holder process owns a fresh network
@@ -55,7 +57,7 @@ function networkOf(cidr: string): string {
   return `${[24, 16, 8, 0].map((shift) => (network >>> shift) & 255).join(".")}/${bits}`;
 }
 
-export function blackholeCommands(): string {
+function blackholeCommands(): string {
   const ranges = [...new Set([...BLOCKED_RANGES, ...hostRanges()])];
   return `${ranges.map((range) => `route add blackhole ${range}`).join("\n")}\n`;
 }
@@ -87,7 +89,7 @@ function waitClose(child: ChildProcess): Promise<number | null> {
  * `asRoot`: the holder made only a network namespace, which slirp4netns and ip join by path. Otherwise
  * the holder's user namespace is Tackle's, and both tools join it first, as rootless containers do.
  */
-export async function attachNetwork(holderPid: number, signal: AbortSignal, asRoot: boolean): Promise<ChildProcess> {
+async function attachNetwork(holderPid: number, signal: AbortSignal, asRoot: boolean): Promise<ChildProcess> {
   const netns = `/proc/${holderPid}/ns/net`;
   const target = asRoot ? ["--netns-type=path", netns] : [String(holderPid)];
   const slirp = spawn(
@@ -136,7 +138,7 @@ export async function attachNetwork(holderPid: number, signal: AbortSignal, asRo
  * namespace; otherwise also a user namespace (Tackle's uid mapped to 0, so slirp4netns and ip may
  * configure it). It exits when its stdin closes, so it cannot outlive Tackle.
  */
-export async function startNetworkHolder(signal: AbortSignal): Promise<ChildProcess> {
+async function startNetworkHolder(signal: AbortSignal): Promise<ChildProcess> {
   const namespaces = isRoot() ? ["--net"] : ["--user", "--net", "--map-root-user"];
   const holder = spawn("unshare", [...namespaces, "--", "sh", "-c", "echo ready; exec cat >/dev/null"], {
     stdio: ["pipe", "pipe", "pipe"],

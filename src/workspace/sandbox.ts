@@ -7,7 +7,7 @@ import type { ExecOptions, ExecPort, ExecResult } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { createOutputCollector } from "./output-collector.js";
-import { openNetwork, readChildPid, slirpAvailable } from "./sandbox-network.js";
+import { isRoot, openNetwork, readChildPid, slirpAvailable } from "./sandbox-network.js";
 import { supervise, type LaunchSpec } from "./supervise.js";
 import {
   DEFAULT_IDENTITY,
@@ -22,6 +22,7 @@ import {
 } from "./sandbox-plan.js";
 
 export type { SandboxIdentity } from "./sandbox-plan.js";
+export { isRoot } from "./sandbox-network.js";
 
 /*
  * How a command is boxed (mode "bwrap"):
@@ -126,10 +127,6 @@ export interface Sandbox extends ExecPort {
 
 const DEFAULT_MAX_OUTPUT = 1_000_000;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-export function isRoot(): boolean {
-  return process.getuid?.() === 0;
-}
 
 /** The uid and gid files in a checkout must belong to so the sandbox can write them; null: leave as is. */
 export function sandboxOwner(mode: SandboxMode, identity?: SandboxIdentity | null): SandboxIdentity | null {
@@ -386,6 +383,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
       const stdout: Buffer[] = [];
       const stderr: Buffer[] = [];
       let stdoutBytes = 0;
+      let stderrBytes = 0;
       let total = 0;
       const spec: LaunchSpec = {
         innerArgv: ["bash", "-c", limitPrefix(limits, false), "tackle", ...argv],
@@ -400,7 +398,8 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
         },
         onStderr: (chunk) => {
           total += chunk.length;
-          if (Buffer.concat(stderr).length < 64 * 1024) stderr.push(chunk);
+          if (stderrBytes < 64 * 1024) stderr.push(chunk);
+          stderrBytes += chunk.length;
         },
         totalBytes: () => total,
       };

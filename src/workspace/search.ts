@@ -6,9 +6,17 @@ import { TackleError } from "../errors/index.js";
 const DEFAULT_MAX_OUTPUT = 1_000_000;
 const TIMEOUT_MS = 120_000;
 
+/** Options whose next argument is a value (a pattern may well look like `-L...`), not a flag. */
+const TAKES_VALUE = new Set(["-e", "--regexp", "-g", "--glob", "--iglob", "-t", "--type", "-T", "--type-not", "-C", "--context"]);
+
 /** `-L`/`--follow` would let a planted symlink walk the search out of the worktree. */
 function followsSymlinks(args: readonly string[]): boolean {
-  for (const arg of args) {
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] ?? "";
+    if (TAKES_VALUE.has(arg)) {
+      i += 1;
+      continue;
+    }
     if (arg === "--") return false;
     if (arg === "--follow") return true;
     if (/^-[A-Za-z]+$/.test(arg) && arg.includes("L")) return true;

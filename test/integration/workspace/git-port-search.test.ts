@@ -94,6 +94,8 @@ describe("search port (ripgrep)", () => {
     await expect(search.ripgrep(["-L", "needle"], {})).rejects.toSatisfy((e: unknown) => isTackleError(e, "path_outside_worktree"));
     await expect(search.ripgrep(["--follow", "needle"], {})).rejects.toThrow(/symlinks/);
     await expect(search.ripgrep(["-iL", "needle"], {})).rejects.toThrow(/symlinks/);
+    // A pattern that looks like -L is a value, not the flag.
+    expect((await search.ripgrep(["--regexp", "-Lzz-not-there"], {})).exitCode).toBe(1);
   });
 
   it("reports no match as exit code 1 and caps output", async () => {
