@@ -1,6 +1,6 @@
-import { Redis } from "ioredis";
-import { TackleError, errorMessage } from "../errors/index.js";
+import type { Redis } from "ioredis";
 import type { Logger } from "../logging/logger.js";
+import { connectRedis, redisUnavailable } from "./redis-connection.js";
 
 /**
  * Who posts a job's tracking comment, and where it is. The webhook side enqueues first (so a Redis
@@ -68,13 +68,7 @@ export function createRedisAckClaims(options: { redisUrl: string; prefix?: strin
   let client: Redis | undefined;
   const redis = (): Redis => {
     if (client === undefined) {
-      client = new Redis(options.redisUrl, {
-        connectTimeout: 2_000,
-        maxRetriesPerRequest: 1,
-        commandTimeout: 3_000,
-        retryStrategy: (times: number) => Math.min(100 * 2 ** times, 2_000),
-      });
-      client.on("error", (error: Error) => options.logger.debug({ err: error.message }, "ack claims: redis connection error"));
+      client = connectRedis(options.redisUrl, options.logger, "ack claims", { maxRetriesPerRequest: 1, commandTimeout: 3_000 });
     }
     return client;
   };
@@ -82,11 +76,11 @@ export function createRedisAckClaims(options: { redisUrl: string; prefix?: strin
     try {
       return await run();
     } catch (error) {
-      throw new TackleError("queue_unavailable", `Redis is unavailable (${what}): ${errorMessage(error)}`, { retryable: true, cause: error });
+      throw redisUnavailable(what, error);
     }
   };
   return {
-    claim: (jobId) => guarded("claim", async () => (await redis().set(key(jobId), CLAIMED, "EX", TTL_SECONDS, "NX")) === "OK"),
+    claim: (jobId) => guarded("claim the job", async () => (await redis().set(key(jobId), CLAIMED, "EX", TTL_SECONDS, "NX")) === "OK"),
     release: (jobId) => guarded("release the claim", async () => {
       await redis().del(key(jobId));
     }),

@@ -1,5 +1,5 @@
 import { Queue as BullQueue, DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { TackleError, errorMessage } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { jobDataSchema, laneKey, type JobData } from "./job-data.js";
@@ -15,6 +15,7 @@ import {
   stopReason,
   type RetryPolicy,
 } from "./retry-policy.js";
+import { connectRedis, redisUnavailable } from "./redis-connection.js";
 
 export interface BullmqQueueOptions {
   redisUrl: string;
@@ -72,14 +73,6 @@ function bullJobId(jobId: string): string {
   return /^\d+$/.test(safe) ? `job-${safe}` : safe;
 }
 
-function unavailable(what: string, cause?: unknown): TackleError {
-  const detail = cause === undefined ? "" : `: ${errorMessage(cause)}`;
-  return new TackleError("queue_unavailable", `the job queue (Redis) is unavailable; could not ${what}${detail}`, {
-    retryable: true,
-    cause,
-  });
-}
-
 async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -131,18 +124,12 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
   const abortGraceMs = options.abortGraceMs ?? 5_000;
   const log = options.logger.child({ queue: queueName });
 
-  const connection = {
-    connectTimeout: 2_000,
-    retryStrategy: (times: number) => Math.min(100 * 2 ** times, 2_000),
-  };
   // No offline queue: with Redis down, commands fail at once and the webhook answers 503.
-  const client = new Redis(options.redisUrl, {
-    ...connection,
+  const client = connectRedis(options.redisUrl, log, "queue", {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: operationTimeoutMs,
   });
-  client.on("error", (error: Error) => log.debug({ err: error.message }, "redis connection error"));
   let wasReady = false;
   client.once("ready", () => {
     wasReady = true;
@@ -161,10 +148,10 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
   let closing: Promise<void> | undefined;
 
   const connected = async (what: string): Promise<void> => {
-    if (closing) throw unavailable(what, new Error("the queue is closed"));
+    if (closing) throw redisUnavailable(what, new Error("the queue is closed"));
     if (client.status === "ready") return;
     // Only a queue that has never connected yet waits a little; a lost connection fails at once.
-    if (wasReady) throw unavailable(what, new Error(`connection ${client.status}`));
+    if (wasReady) throw redisUnavailable(what, new Error(`connection ${client.status}`));
     let onReady = (): void => undefined;
     try {
       await withTimeout(
@@ -173,7 +160,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
           client.once("ready", onReady);
         }),
         connectWaitMs,
-        () => unavailable(what, new Error(`connection ${client.status}`)),
+        () => redisUnavailable(what, new Error(`connection ${client.status}`)),
       );
     } finally {
       client.off("ready", onReady);
@@ -186,7 +173,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
     try {
       return await withTimeout(operation(), operationTimeoutMs, () => new Error(`timed out after ${operationTimeoutMs} ms`));
     } catch (error) {
-      throw error instanceof TackleError ? error : unavailable(what, error);
+      throw error instanceof TackleError ? error : redisUnavailable(what, error);
     }
   };
 
@@ -364,11 +351,9 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
   };
 
   const startWorker = (processor: JobProcessor): void => {
-    const redis = new Redis(options.redisUrl, { ...connection, maxRetriesPerRequest: null });
-    redis.on("error", (error: Error) => log.debug({ err: error.message }, "worker redis connection error"));
+    const redis = connectRedis(options.redisUrl, log, "worker", { maxRetriesPerRequest: null });
     workerClient = redis;
-    subscriber = new Redis(options.redisUrl, { ...connection, maxRetriesPerRequest: null });
-    subscriber.on("error", (error: Error) => log.debug({ err: error.message }, "subscriber connection error"));
+    subscriber = connectRedis(options.redisUrl, log, "stop subscriber", { maxRetriesPerRequest: null });
     subscriber.on("message", (_channel: string, id: string) => runs.get(id)?.controller.abort(stopReason()));
     subscriber.subscribe(keys.channel).catch((error: unknown) => log.warn({ err: errorMessage(error) }, "could not subscribe to stop requests"));
     worker = new Worker<JobData>(queueName, (job, token) => handle(job, token, processor, redis), {

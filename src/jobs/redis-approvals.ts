@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
-import { TackleError, errorMessage } from "../errors/index.js";
+import type { Redis } from "ioredis";
+import { errorMessage } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
+import { connectRedis, redisUnavailable } from "./redis-connection.js";
 import { answeredOutcome, type ApprovalOutcome, type ApprovalReply, type Approvals, type WaitOptions } from "./approvals.js";
 
 export interface RedisApprovalsOptions {
@@ -48,13 +49,6 @@ return 0
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-function unavailable(what: string, cause: unknown): TackleError {
-  return new TackleError("queue_unavailable", `Redis is unavailable; could not ${what}: ${errorMessage(cause)}`, {
-    retryable: true,
-    cause,
-  });
-}
-
 /**
  * Approvals across processes: the job waits in a `tackle worker` while `/tackle approve` reaches the
  * server. The question is a hash whose TTL is its deadline, so one left by a worker that died lapses
@@ -68,10 +62,6 @@ export function createRedisApprovals(options: RedisApprovalsOptions): Approvals 
   const log = options.logger.child({ approvals: "redis" });
   const channel = `${prefix}:approvals:answered`;
   const questionKey = (lane: string): string => `${prefix}:approvals:question:${lane}`;
-  const connection = {
-    connectTimeout: 2_000,
-    retryStrategy: (times: number) => Math.min(100 * 2 ** times, 2_000),
-  };
   /** Waiters by `lane \n id`, each re-reading its question when woken. */
   const waiters = new Map<string, Set<() => void>>();
   const aborters = new Set<() => void>();
@@ -84,16 +74,14 @@ export function createRedisApprovals(options: RedisApprovalsOptions): Approvals 
   const redis = (): Redis => {
     if (closed) throw new Error("the approvals store is closed");
     if (client === undefined) {
-      client = new Redis(options.redisUrl, { ...connection, maxRetriesPerRequest: 1, commandTimeout: operationTimeoutMs });
-      client.on("error", (error: Error) => log.debug({ err: error.message }, "redis connection error"));
+      client = connectRedis(options.redisUrl, log, "approvals", { maxRetriesPerRequest: 1, commandTimeout: operationTimeoutMs });
     }
     return client;
   };
 
   const subscribe = (): Promise<void> => {
     if (subscribed) return subscribed;
-    subscriber = new Redis(options.redisUrl, { ...connection, maxRetriesPerRequest: null });
-    subscriber.on("error", (error: Error) => log.debug({ err: error.message }, "subscriber connection error"));
+    subscriber = connectRedis(options.redisUrl, log, "approvals subscriber", { maxRetriesPerRequest: null });
     subscriber.on("message", (_channel: string, message: string) => {
       try {
         const { lane, id } = JSON.parse(message) as { lane: string; id: string };
@@ -116,7 +104,7 @@ export function createRedisApprovals(options: RedisApprovalsOptions): Approvals 
     try {
       return await operation(redis());
     } catch (error) {
-      throw unavailable(what, error);
+      throw redisUnavailable(what, error);
     }
   };
 

@@ -67,4 +67,3 @@ function isBot(type: "User" | "Bot", login: string): boolean {
   return type === "Bot" || login.endsWith("[bot]");
 }
 
-export { isAllowedBot };

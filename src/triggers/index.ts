@@ -30,6 +30,7 @@ export {
   type TaskTrigger,
   type Trigger,
 } from "./trigger.js";
-export { gateTrigger, isAllowedBot, type GateDeps, type GateResult, type RepoPermission } from "./gate.js";
+export { gateTrigger, type GateDeps, type GateResult, type RepoPermission } from "./gate.js";
+export { isAllowedBot } from "../util/is-allowed-bot.js";
 export { isTriggerEnabled } from "./is-trigger-enabled.js";
 export { sanitizeUntrustedText, type SanitizeOptions } from "../util/sanitize-untrusted-text.js";

@@ -76,7 +76,7 @@ export function helpText(botName: string): string {
   ].join("\n");
 }
 
-export function normalizeBotName(botName: string): string {
+function normalizeBotName(botName: string): string {
   return botName.trim().replace(/^[@/]/, "").replace(/\[bot\]$/i, "");
 }
 

@@ -42,6 +42,20 @@ function recorder(work: (data: JobData, signal: AbortSignal, info: JobRunInfo | 
   return { processor, spans, calls };
 }
 
+/** A recorder whose jobs run until aborted, keeping each abort reason. */
+function abortRecorder() {
+  const reasons: unknown[] = [];
+  const recorded = recorder(async (_data, signal) => {
+    try {
+      await untilAborted(signal);
+    } catch (reason) {
+      reasons.push(reason);
+      throw reason;
+    }
+  });
+  return { ...recorded, reasons };
+}
+
 /**
  * The behaviour both queue backends promise (see the Queue interface). Each test builds its own
  * queue and closes it afterwards.
@@ -141,15 +155,7 @@ export function queueContract(makeQueue: MakeQueue): void {
 
   it("stops the running job through its signal within seconds and drops the pending one", async () => {
     const queue = await make();
-    const reasons: unknown[] = [];
-    const { processor, calls } = recorder(async (_data, signal) => {
-      try {
-        await untilAborted(signal);
-      } catch (reason) {
-        reasons.push(reason);
-        throw reason;
-      }
-    });
+    const { processor, calls, reasons } = abortRecorder();
     await queue.start(processor);
     const running = jobOn(9, { text: "long" });
     await queue.enqueue(running);
@@ -219,6 +225,22 @@ export function queueContract(makeQueue: MakeQueue): void {
     expect(spans[2]!.start).toBeGreaterThanOrEqual(spans[1]!.end);
   });
 
+  it("stops a job waiting out a retry's backoff: the retry never runs", async () => {
+    const queue = await make({ retry: { attempts: 2, baseDelayMs: 1_000, maxDelayMs: 1_000 } });
+    const job = jobOn(22);
+    const { processor, calls, spans } = recorder(async () => {
+      throw new Error("transient");
+    });
+    await queue.start(processor);
+    await queue.enqueue(job);
+    await waitFor(() => spans.length === 1, 10_000, "the first attempt to fail");
+    await sleep(100);
+    expect(await queue.cancel(job.repo, job.number)).toBe(true);
+    await queue.idle();
+    await sleep(1_200);
+    expect(calls).toHaveLength(1);
+  });
+
   it("on close, lets a running job finish within the bound", async () => {
     const queue = await make();
     const { processor, spans, calls } = recorder(() => sleep(300));
@@ -233,15 +255,7 @@ export function queueContract(makeQueue: MakeQueue): void {
 
   it("on close, aborts jobs still running at the bound, then refuses new ones", async () => {
     const queue = await make();
-    const reasons: unknown[] = [];
-    const { processor, calls } = recorder(async (_data, signal) => {
-      try {
-        await untilAborted(signal);
-      } catch (reason) {
-        reasons.push(reason);
-        throw reason;
-      }
-    });
+    const { processor, calls, reasons } = abortRecorder();
     await queue.start(processor);
     await queue.enqueue(jobOn(32));
     await waitFor(() => calls.length === 1, 10_000, "the job to start");

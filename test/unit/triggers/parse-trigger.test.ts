@@ -23,6 +23,17 @@ import {
 
 const options = { deliveryId: "delivery-1", botLogin: BOT_LOGIN, botName: "tackle", triggerLabel: "tackle" };
 
+/** What every trigger parsed from a Hello-World example carries, sent by Codertocat. */
+function envelope(number: number) {
+  return {
+    deliveryId: "delivery-1",
+    repo: { owner: "Codertocat", name: "Hello-World" },
+    number,
+    installationId: INSTALLATION.id,
+    actor: { login: "Codertocat", type: "User" },
+  };
+}
+
 function parse(eventName: string, payload: unknown): ParseResult {
   return parseTrigger(eventName, payload, options);
 }
@@ -32,11 +43,7 @@ describe("parseTrigger: issues", () => {
     const result = parse("issues", issuesAssigned());
     expect(result).toEqual({
       kind: "issue_assigned",
-      deliveryId: "delivery-1",
-      repo: { owner: "Codertocat", name: "Hello-World" },
-      number: 1,
-      installationId: INSTALLATION.id,
-      actor: { login: "Codertocat", type: "User" },
+      ...envelope(1),
       isPullRequest: false,
       pullRequest: null,
     });
@@ -84,11 +91,7 @@ describe("parseTrigger: comments", () => {
     const result = parse("issue_comment", issueComment("@tackle please fix the typo in README"));
     expect(result).toEqual({
       kind: "comment",
-      deliveryId: "delivery-1",
-      repo: { owner: "Codertocat", name: "Hello-World" },
-      number: 1,
-      installationId: INSTALLATION.id,
-      actor: { login: "Codertocat", type: "User" },
+      ...envelope(1),
       isPullRequest: false,
       pullRequest: null,
       commentId: 492700400,
@@ -146,11 +149,7 @@ describe("parseTrigger: pull request reviews", () => {
     const result = parse("pull_request_review", pullRequestReview("Looks close. @tackle rename the helper"));
     expect(result).toEqual({
       kind: "pr_review",
-      deliveryId: "delivery-1",
-      repo: { owner: "Codertocat", name: "Hello-World" },
-      number: 2,
-      installationId: INSTALLATION.id,
-      actor: { login: "Codertocat", type: "User" },
+      ...envelope(2),
       isPullRequest: true,
       pullRequest: {
         headKnown: true,
