@@ -138,7 +138,7 @@ async function acknowledgeAndEnqueue(
   const eyes = github.addReaction(data.repo, reactionTarget(data), "eyes").catch((error: unknown) => {
     log.warn({ err: errorMessage(error) }, "could not add the 👀 reaction");
   });
-  const thread = freeze ? await freezeForJob(github, data, undefined, freeze.allowedBots, log) : undefined;
+  const thread = freeze ? await freezeForJob(github, data, freeze.allowedBots, log) : undefined;
   const outcome = await enqueueOr503(queue, { ...data, ...(thread ? { thread } : {}) });
   log.info({ outcome }, "trigger accepted");
   // The job is safe in the queue: answer the webhook now and let the comment wait its turn in the
@@ -164,7 +164,6 @@ async function postQueuedComment(claims: AckClaims, github: GitHubClient, data: 
 async function freezeForJob(
   github: GitHubClient,
   data: JobData,
-  trackingCommentId: number | undefined,
   allowedBots: readonly string[],
   log: Logger,
 ): Promise<IssueThread | undefined> {
@@ -174,7 +173,6 @@ async function freezeForJob(
       repo: data.repo,
       number: data.number,
       isTrusted: createTrustCheck(github, data.repo, allowedBots),
-      excludeCommentIds: trackingCommentId === undefined ? [] : [trackingCommentId],
     });
   } catch (error) {
     log.warn({ err: errorMessage(error) }, "could not freeze the thread; the job will read it live");

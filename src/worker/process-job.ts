@@ -2,7 +2,7 @@ import path from "node:path";
 import type { AgentResult } from "../agent/index.js";
 import type { ModelClient } from "../agent/model-client.js";
 import type { SessionState } from "../agent/ports.js";
-import { parseRepoConfig, resolveModel, type RepoConfig } from "../config/index.js";
+import { parseRepoConfig, REPO_CONFIG_PATH, resolveModel, type RepoConfig } from "../config/index.js";
 import { TackleError, errorMessage, isTackleError } from "../errors/index.js";
 import type { GitHubClient, ReactionTarget, RepoRef } from "../github/index.js";
 import type { Approvals } from "../jobs/approvals.js";
@@ -14,12 +14,11 @@ import { createRedactor } from "../util/redact.js";
 import type { PrepareOptions, Workspace } from "../workspace/index.js";
 import { githubIssuePort, githubPullsPort, ensureFixesLine } from "./github-ports.js";
 import { createGitHubApprovalHandler } from "./approval-handler.js";
-import { runAgentSession } from "./run-agent-session.js";
+import { policyConfigOf, runAgentSession } from "./run-agent-session.js";
 import { createTracker, type Tracker } from "./tracker.js";
 import { trackingMarker, type JobStats, type TrackingState } from "./tracking-comment.js";
 
 export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md"] as const;
-export const CONFIG_PATH = ".github/tackle.yml";
 
 export interface WorkerSettings {
   /** TACKLE_HOME: repo cache, checkouts, transcripts. */
@@ -89,18 +88,14 @@ function statsOf(result: AgentResult, durationMs: number): JobStats {
 }
 
 async function readInstructionFiles(github: GitHubClient, repo: RepoRef, ref: string) {
-  const files: Array<{ path: string; content: string }> = [];
-  for (const filePath of INSTRUCTION_FILES) {
-    const content = await github.getFile(repo, filePath, ref);
-    if (content !== null) files.push({ path: filePath, content });
-  }
-  return files;
+  const contents = await Promise.all(INSTRUCTION_FILES.map((filePath) => github.getFile(repo, filePath, ref)));
+  return INSTRUCTION_FILES.flatMap((filePath, i) => (contents[i] == null ? [] : [{ path: filePath, content: contents[i]! }]));
 }
 
 /** `config_invalid` is reported once as its own comment naming each bad key. */
 function configProblemComment(problems: string[], commandName: string): string {
   return [
-    `**Tackle could not use \`${CONFIG_PATH}\`** on the default branch, so this job did not run:`,
+    `**Tackle could not use \`${REPO_CONFIG_PATH}\`** on the default branch, so this job did not run:`,
     "",
     ...problems.map((p) => `- ${p}`),
     "",
@@ -133,7 +128,6 @@ export async function processJob(
     jobId: data.jobId,
     clock: deps.clock,
     logger: log,
-    initialCommentId: existingComment,
     ...(deps.settings.commandName === undefined ? {} : { commandName: deps.settings.commandName }),
     sink: githubSink(github, repo, data.number, existingComment, redact, (id) => {
       void deps.claims?.setComment(data.jobId, id).catch((error: unknown) => log.warn({ err: errorMessage(error) }, "could not record the tracking comment"));
@@ -164,12 +158,12 @@ export async function processJob(
       });
     }
     const repoInfo = await github.getRepo(repo);
-    const parsed = parseRepoConfig(await github.getFile(repo, CONFIG_PATH, repoInfo.defaultBranch));
+    const parsed = parseRepoConfig(await github.getFile(repo, REPO_CONFIG_PATH, repoInfo.defaultBranch));
     if (!parsed.ok) {
       await github.createComment(repo, data.number, configProblemComment(parsed.problems, deps.settings.commandName ?? "tackle"));
       return await finish({
         phase: "failed",
-        reason: `invalid ${CONFIG_PATH}: ${parsed.problems.length} problem(s), listed in the comment below`,
+        reason: `invalid ${REPO_CONFIG_PATH}: ${parsed.problems.length} problem(s), listed in the comment below`,
         stats: emptyStats(deps.clock() - startedAt),
       });
     }
@@ -205,11 +199,7 @@ export async function processJob(
       sandbox: deps.settings.sandbox,
     });
     try {
-      const policy = {
-        protectedPaths: config.protected_paths,
-        blockedCommands: config.blocked_commands,
-        maxDiffLines: config.max_diff_lines,
-      };
+      const policy = policyConfigOf(config);
       const pulls = githubPullsPort({
         github,
         repo,
@@ -476,7 +466,6 @@ export async function reportDeadJob(data: JobData, deps: ProcessJobDeps, reason:
     jobId: data.jobId,
     clock: deps.clock,
     logger: log,
-    initialCommentId: commentId,
     sink: githubSink(github, data.repo, data.number, commentId, (text) => text),
   });
   await tracker.flush({

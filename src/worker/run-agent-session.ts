@@ -4,6 +4,7 @@ import type { IssuePort, PullsPort, SessionState } from "../agent/ports.js";
 import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler, type ApprovalHandler, type ApprovalQuestion } from "../agent/tools/index.js";
 import type { ToolContext } from "../agent/tools/tool.js";
 import type { RepoConfig } from "../config/index.js";
+import type { PolicyConfig } from "../agent/policy/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { Workspace } from "../workspace/index.js";
 import { renderSetupReport, runSetupSteps } from "./run-setup-steps.js";
@@ -49,6 +50,16 @@ export interface SessionOutcome {
   state: SessionState;
 }
 
+/** The policy engine's settings from the repo config; the host's pre-push check uses the same. */
+export function policyConfigOf(config: RepoConfig): PolicyConfig {
+  return {
+    protectedPaths: config.protected_paths,
+    blockedCommands: config.blocked_commands,
+    maxDiffLines: config.max_diff_lines,
+    ...(config.require_approval_above === undefined ? {} : { requireApprovalAbove: config.require_approval_above }),
+  };
+}
+
 /**
  * The part every mode shares: build the tools over the workspace's ports, run the agent loop, and
  * mirror its progress into the tracking comment.
@@ -56,12 +67,7 @@ export interface SessionOutcome {
 export async function runAgentSession(input: SessionInput): Promise<SessionOutcome> {
   const { workspace, config } = input;
   const state: SessionState = { todos: [], notes: [] };
-  const policyConfig = {
-    protectedPaths: config.protected_paths,
-    blockedCommands: config.blocked_commands,
-    maxDiffLines: config.max_diff_lines,
-    ...(config.require_approval_above === undefined ? {} : { requireApprovalAbove: config.require_approval_above }),
-  };
+  const policyConfig = policyConfigOf(config);
   const unsandboxed = !workspace.sandboxed;
   let step = "reading the issue";
   /** Time spent waiting for a maintainer, which does not count against timeout_minutes. */

@@ -4,12 +4,12 @@ import path from "node:path";
 import { promisify } from "node:util";
 import type { ModelClient } from "../agent/model-client.js";
 import type { IssuePort, PullsPort } from "../agent/ports.js";
-import { parseRepoConfig } from "../config/index.js";
+import { parseRepoConfig, REPO_CONFIG_PATH } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { createRedactor } from "../util/redact.js";
 import { openLocalWorkspace } from "../workspace/index.js";
-import { CONFIG_PATH, INSTRUCTION_FILES } from "./process-job.js";
+import { INSTRUCTION_FILES } from "./process-job.js";
 import { runAgentSession } from "./run-agent-session.js";
 import { createTracker } from "./tracker.js";
 
@@ -73,9 +73,9 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
   const repoPath = path.resolve(options.repoPath);
   const slug = localSlug(options.task, startedAt);
   const branch = `tackle/local-${slug}`;
-  const parsed = parseRepoConfig(await readAtHead(repoPath, CONFIG_PATH));
+  const parsed = parseRepoConfig(await readAtHead(repoPath, REPO_CONFIG_PATH));
   if (!parsed.ok) {
-    throw new TackleError("config_invalid", `invalid ${CONFIG_PATH}:\n${parsed.problems.map((p) => `  - ${p}`).join("\n")}`);
+    throw new TackleError("config_invalid", `invalid ${REPO_CONFIG_PATH}:\n${parsed.problems.map((p) => `  - ${p}`).join("\n")}`);
   }
   const instructionFiles: Array<{ path: string; content: string }> = [];
   for (const file of INSTRUCTION_FILES) {

@@ -3,8 +3,8 @@ import { renderTrackingComment, type TrackingState } from "./tracking-comment.js
 
 /** Where the tracking comment lives: a GitHub comment edited in place, or the terminal in local runs. */
 export interface TrackingSink {
-  /** Creates the comment on first call, edits it afterwards; returns the comment id when there is one. */
-  write(body: string): Promise<number | null>;
+  /** Creates the comment on first call, edits it afterwards. */
+  write(body: string): Promise<unknown>;
 }
 
 export interface Tracker {
@@ -12,7 +12,6 @@ export interface Tracker {
   update(state: TrackingState): void;
   /** Writes `state` now, after any pending edit; final states always go through this. */
   flush(state: TrackingState): Promise<void>;
-  commentId(): number | null;
 }
 
 /**
@@ -27,12 +26,10 @@ export function createTracker(options: {
   logger: Logger;
   /** @defaultValue 3000 */
   minIntervalMs?: number;
-  initialCommentId?: number | null;
   /** @defaultValue "tackle"; null: no commands to mention. */
   commandName?: string | null;
 }): Tracker {
   const minInterval = options.minIntervalMs ?? 3000;
-  let commentId = options.initialCommentId ?? null;
   let lastWrite = 0;
   let queued: TrackingState | null = null;
   let timer: NodeJS.Timeout | null = null;
@@ -41,8 +38,7 @@ export function createTracker(options: {
   const write = (state: TrackingState): Promise<void> => {
     chain = chain.then(async () => {
       try {
-        const id = await options.sink.write(renderTrackingComment(state, options.jobId, options.clock(), options.commandName === undefined ? "tackle" : options.commandName));
-        if (id !== null) commentId = id;
+        await options.sink.write(renderTrackingComment(state, options.jobId, options.clock(), options.commandName === undefined ? "tackle" : options.commandName));
         lastWrite = options.clock();
       } catch (error) {
         // A failed edit must not fail the job; the next state (or the final one) tries again.
@@ -75,6 +71,5 @@ export function createTracker(options: {
       queued = null;
       await write(state);
     },
-    commentId: () => commentId,
   };
 }
