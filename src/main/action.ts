@@ -2,7 +2,6 @@
 // the CI job; no queue, no App. Wiring only.
 import { appendFile, readFile } from "node:fs/promises";
 import path from "node:path";
-import { createAnthropicClient } from "../agent/index.js";
 import { defaultRepoConfig, loadEnv, REPO_CONFIG_PATH, type RepoConfig, type TackleEnv } from "../config/index.js";
 import { errorMessage } from "../errors/index.js";
 import { tokenClient, type GitHubClient } from "../github/index.js";
@@ -24,6 +23,7 @@ import { createTrustCheck, freezeThread } from "../worker/issue-thread.js";
 import { processJob, type JobOutcome, type ProcessJobDeps } from "../worker/process-job.js";
 import { createRepoCache, detectSandbox } from "../workspace/index.js";
 import { readTriggerConfig } from "./read-trigger-config.js";
+import { anthropicClientFor } from "./anthropic-client-for.js";
 
 /** The user the workflow's GITHUB_TOKEN acts as: its own comments must never trigger a run. */
 export const ACTION_BOT_LOGIN = "github-actions[bot]";
@@ -129,11 +129,7 @@ async function runInline(
   const repoCache = createRepoCache({ home, logger });
   const deps: ProcessJobDeps = {
     github: async () => github,
-    model: () =>
-      createAnthropicClient({
-        ...(env.anthropicApiKey ? { apiKey: env.anthropicApiKey } : {}),
-        ...(env.anthropicBaseUrl ? { baseURL: env.anthropicBaseUrl } : {}),
-      }),
+    model: () => anthropicClientFor(env),
     workspaces: repoCache,
     clock: Date.now,
     logger,

@@ -1,5 +1,6 @@
 import path from "node:path";
-import { createAnthropicClient, createReplayClient } from "../agent/index.js";
+import { createReplayClient } from "../agent/index.js";
+import { anthropicClientFor } from "./anthropic-client-for.js";
 import { loadEnv } from "../config/index.js";
 import { createLogger } from "../logging/logger.js";
 import { runLocal } from "../worker/run-local.js";
@@ -21,10 +22,7 @@ export async function runLocalCommand(
       console.error("tackle: ANTHROPIC_API_KEY is not set. Export it, or use --replay FILE to run a recorded session.");
       return 2;
     }
-    model = createAnthropicClient({
-      apiKey: env.anthropicApiKey,
-      ...(env.anthropicBaseUrl ? { baseURL: env.anthropicBaseUrl } : {}),
-    });
+    model = anthropicClientFor(env);
   }
   const sandbox = await detectSandbox();
   if (!sandbox.available) {

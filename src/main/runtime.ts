@@ -1,5 +1,4 @@
 import type { Probot } from "probot";
-import { createAnthropicClient } from "../agent/index.js";
 import { loadEnv, type TackleEnv } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import { createProbot, installationClients, type GitHubClient, type OctokitSettings } from "../github/index.js";
@@ -8,6 +7,7 @@ import type { Logger } from "../logging/logger.js";
 import type { ProcessJobDeps } from "../worker/process-job.js";
 import { createRepoCache, detectSandbox } from "../workspace/index.js";
 import type { BotIdentity } from "./webhook-app.js";
+import { anthropicClientFor } from "./anthropic-client-for.js";
 
 export interface JobRuntime {
   env: TackleEnv<"server" | "worker">;
@@ -74,11 +74,7 @@ export async function createJobRuntime(
       if (data.installationId === undefined) throw new TackleError("payload_invalid", "the job has no installation id");
       return forInstallation(data.installationId);
     },
-    model: () =>
-      createAnthropicClient({
-        ...(env.anthropicApiKey ? { apiKey: env.anthropicApiKey } : {}),
-        ...(env.anthropicBaseUrl ? { baseURL: env.anthropicBaseUrl } : {}),
-      }),
+    model: () => anthropicClientFor(env),
     workspaces: repoCache,
     clock: Date.now,
     logger,
