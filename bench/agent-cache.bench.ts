@@ -39,23 +39,21 @@ Steps to reproduce:
 
 Expected: the amount stays the same across retries. Probably a missing idempotency check in the step functions.`;
 
+const PLAN = ["Find where retries recompute the amount", "Add an idempotency check", "Test and open the PR"];
+
 /** 29 working turns and task_done, each with a line of thinking aloud as models write it. */
 function script(): ScriptedTurn[] {
   const say = (text: string, ...calls: Array<{ name: string; input: unknown }>): ScriptedTurn => ({
     content: [{ type: "text", text }, ...calls.map((call) => ({ type: "tool_use" as const, ...call }))],
   });
+  // The plan's three steps, each with its status, as the model rewrites the whole list every time.
+  const plan = (...statuses: [string, string, string]) => ({
+    name: "TodoWrite",
+    input: { todos: PLAN.map((content, i) => ({ content, status: statuses[i] })) },
+  });
   const turns: ScriptedTurn[] = [
     say("Let me read the issue thread and plan.", { name: "GetIssue", input: {} }),
-    say("Planning the work.", {
-      name: "TodoWrite",
-      input: {
-        todos: [
-          { content: "Find where retries recompute the amount", status: "in_progress" },
-          { content: "Add an idempotency check", status: "pending" },
-          { content: "Test and open the PR", status: "pending" },
-        ],
-      },
-    }),
+    say("Planning the work.", plan("in_progress", "pending", "pending")),
     say("Searching for the retry TODO.", { name: "Grep", input: { pattern: "TODO\\(", output_mode: "content", head_limit: 30 } }),
     say("Reading the module the issue names.", { name: "Read", input: { file_path: "src/pkg0/module-0.ts" } }),
     say("And the request handler for orders.", { name: "Read", input: { file_path: "src/pkg0/module-3.ts" } }),
@@ -71,16 +69,7 @@ function script(): ScriptedTurn[] {
       input: { file_path: "src/pkg0/module-0.ts", old_string: "  const trimmed = input.trim();", new_string: "  const trimmed = input.trim(); // idempotent: same id, same amount" },
     }),
     say("Reading the change back.", { name: "Read", input: { file_path: "src/pkg0/module-0.ts", limit: 20 } }),
-    say("Updating the plan.", {
-      name: "TodoWrite",
-      input: {
-        todos: [
-          { content: "Find where retries recompute the amount", status: "completed" },
-          { content: "Add an idempotency check", status: "in_progress" },
-          { content: "Test and open the PR", status: "pending" },
-        ],
-      },
-    }),
+    say("Updating the plan.", plan("completed", "in_progress", "pending")),
     say("Same fix in the order module.", {
       name: "Edit",
       input: { file_path: "src/pkg0/module-3.ts", old_string: "  const trimmed = input.trim();", new_string: "  const trimmed = input.trim(); // idempotent: same id, same amount" },
@@ -99,16 +88,7 @@ function script(): ScriptedTurn[] {
     say("Out of scope for this issue; noting it.", { name: "NoteWrite", input: { notes: ["amount computed in handleOrder*Request", "pkg1 has the same pattern; left for a follow-up"] } }),
     say("Committing.", { name: "git_commit", input: { message: "Keep invoice amounts stable across retries\n\nRetries recomputed the amount; mark the handlers idempotent." } }),
     say("Checking the commit.", { name: "git_log", input: { count: 2 } }),
-    say("Updating the plan.", {
-      name: "TodoWrite",
-      input: {
-        todos: [
-          { content: "Find where retries recompute the amount", status: "completed" },
-          { content: "Add an idempotency check", status: "completed" },
-          { content: "Test and open the PR", status: "in_progress" },
-        ],
-      },
-    }),
+    say("Updating the plan.", plan("completed", "completed", "in_progress")),
     say("Clean tree?", { name: "git_status", input: {} }),
     say("One more look at the test file.", { name: "Read", input: { file_path: "src/pkg0/module-0.test.ts" } }),
     say("Opening the pull request.", {

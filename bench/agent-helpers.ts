@@ -13,22 +13,11 @@ import type { Tool, ToolContext } from "../src/agent/tools/index.js";
 import { silentLogger } from "../src/logging/logger.js";
 import { detectSandbox, openLocalWorkspace, type Workspace } from "../src/workspace/index.js";
 import { cleanGitEnv } from "../test/fakes/index.js";
+import { seededRandom } from "./seeded-random.js";
 
 export function tempDir(prefix: string): { dir: string; remove(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), `tackle-bench-${prefix}-`));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** Deterministic pseudo-random numbers (mulberry32), so every run works on the same repository. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = ["order", "invoice", "customer", "widget", "payment", "session", "report", "shipment", "account", "ticket"];

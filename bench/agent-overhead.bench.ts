@@ -18,12 +18,12 @@ import {
   inMemoryModel,
   openWorkspace,
   replyWith,
-  seededRandom,
   tempDir,
   timedTools,
   type ScriptedCall,
   type Span,
 } from "./agent-helpers.js";
+import { seededRandom } from "./seeded-random.js";
 import { ms, percentile, printTable } from "./table.js";
 
 const FILES = 2_000;

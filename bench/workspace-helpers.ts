@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { cleanGitEnv, type FakeGitHub } from "../test/fakes/index.js";
+import { seededRandom } from "./seeded-random.js";
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(path.join(tmpdir(), `tackle-bench-${prefix}-`));
@@ -15,18 +16,6 @@ export function tempDir(prefix: string): string {
 
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
-}
-
-/** Deterministic pseudo-random numbers (mulberry32): every run measures the same repository. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = ["order", "invoice", "customer", "widget", "payment", "session", "report", "shipment", "account", "ticket", "cart", "price"];

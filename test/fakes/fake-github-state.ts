@@ -3,7 +3,7 @@
  * pull requests, comments, reactions, installations and tokens. Route handlers and seeding
  * helpers both go through these functions, so a seeded issue and one created over REST are alike.
  */
-import type { AccountType, AuthorAssociation, LabelShape, RepoShape } from "./github-json.js";
+import type { AccountType, AuthorAssociation, LabelShape, RepoShape, ReviewCommentShape } from "./github-json.js";
 import { accountType, isoTime, stableId } from "./github-json.js";
 
 export type Role = "admin" | "maintain" | "write" | "triage" | "read" | "none";
@@ -62,23 +62,8 @@ export interface CommentRecord {
   updatedAt: string;
 }
 
-export interface ReviewCommentRecord {
-  id: number;
-  owner: string;
-  repo: string;
-  pullNumber: number;
-  reviewId: number;
-  body: string;
-  user: string;
-  path: string;
-  line: number | null;
-  side: "LEFT" | "RIGHT";
-  commitId: string;
-  diffHunk: string;
-  inReplyToId?: number;
-  createdAt: string;
-  updatedAt: string;
-}
+/** What the fake stores; the author association and reactions are worked out when rendering. */
+export type ReviewCommentRecord = Omit<ReviewCommentShape, "authorAssociation" | "reactions">;
 
 export type ReactionContent = "+1" | "-1" | "laugh" | "confused" | "heart" | "hooray" | "rocket" | "eyes";
 export const REACTION_CONTENTS: readonly ReactionContent[] = ["+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"];

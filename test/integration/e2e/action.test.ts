@@ -1,8 +1,7 @@
 // The committed Action bundle, run the way a runner runs `action.yml`: `node dist/action.js` from the
 // action's own checkout (no node_modules next to it), with only the Actions contract's environment.
 import { execFile } from "node:child_process";
-import { copyFile, symlink, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { copyFile, symlink, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +13,7 @@ import {
   type FakeAnthropic,
   type FakeGitHub,
 } from "../../fakes/index.js";
-import { demoRepoFiles, fixTemperatureScript, OWNER, REPO } from "./harness.js";
+import { demoRepoFiles, fixTemperatureScript, OWNER, REPO, tempDirIn } from "./harness.js";
 
 const run = promisify(execFile);
 const ACTION = path.resolve("dist/action.js");
@@ -31,11 +30,7 @@ beforeAll(async () => {
   await readFile(ACTION);
 });
 
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = (prefix: string): Promise<string> => tempDirIn(cleanups, prefix);
 
 interface World {
   gh: FakeGitHub;

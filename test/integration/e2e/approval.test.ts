@@ -1,12 +1,13 @@
 // The approval flow through signed webhooks: a policy question posted on the issue, the job waiting
 // for `/tackle approve` or `/tackle deny` from a user with write access, or timing out as denied.
 import { afterEach, describe, expect, it } from "vitest";
-import { issueCommentCreatedPayload, issuesAssignedPayload, sendWebhook, type ScriptedModel } from "../../fakes/index.js";
+import { issueCommentCreatedPayload, type ScriptedModel } from "../../fakes/index.js";
 import { silentLogger } from "../../../src/logging/logger.js";
 import { createTackleApp } from "../../../src/main/server.js";
 import { startOwnRedis, type OwnRedis } from "../queue/redis-server.js";
 import { OWNER, REPO, startHarness, type Harness } from "./harness.js";
 import { turnIndex } from "./script-helpers.js";
+import { assign, botComments, deliver } from "./trigger-helpers.js";
 
 const QUESTION_MARKER = "<!-- tackle:approval job=";
 
@@ -29,12 +30,7 @@ function bashThenDone(command: () => string): ScriptedModel {
 
 async function assignIssue(harness: Harness): Promise<number> {
   const issue = harness.gh.addIssue({ owner: OWNER, repo: REPO, title: "Check the environment" });
-  const response = await sendWebhook({
-    url: harness.webhookUrl,
-    secret: harness.gh.webhookSecret,
-    event: "issues",
-    payload: issuesAssignedPayload({ ...harness.gh.repoContext(OWNER, REPO), issueNumber: issue.number, assignee: harness.gh.botLogin, sender: "alice" }),
-  });
+  const response = await assign(harness, issue.number);
   expect(response.status).toBe(200);
   return issue.number;
 }
@@ -42,17 +38,13 @@ async function assignIssue(harness: Harness): Promise<number> {
 /** Posts a real comment, then delivers its `issue_comment.created`. */
 async function comment(harness: Harness, issueNumber: number, body: string, user = "alice") {
   const record = harness.gh.addComment({ owner: OWNER, repo: REPO, issueNumber, body, user });
-  const response = await sendWebhook({
-    url: harness.webhookUrl,
-    secret: harness.gh.webhookSecret,
-    event: "issue_comment",
-    payload: issueCommentCreatedPayload({ ...harness.gh.repoContext(OWNER, REPO), issueNumber, commentBody: body, commentId: record.id, commenter: user }),
-  });
+  const response = await deliver(
+    harness,
+    "issue_comment",
+    issueCommentCreatedPayload({ ...harness.gh.repoContext(OWNER, REPO), issueNumber, commentBody: body, commentId: record.id, commenter: user }),
+  );
   return { record, response };
 }
-
-const botComments = (harness: Harness, issueNumber: number) =>
-  harness.gh.comments(OWNER, REPO, issueNumber).filter((c) => c.user === harness.gh.botLogin);
 
 const questionComment = (harness: Harness, issueNumber: number) =>
   botComments(harness, issueNumber).find((c) => c.body.includes(QUESTION_MARKER));

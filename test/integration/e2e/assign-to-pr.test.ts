@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { issuesAssignedPayload, sendWebhook } from "../../fakes/index.js";
 import { fixTemperatureScript, OWNER, REPO, startHarness, type Harness } from "./harness.js";
+import { assign, botComments, sentToModel } from "./trigger-helpers.js";
 
 describe("an issue assigned to the bot becomes a draft pull request", () => {
   let h: Harness | undefined;
@@ -12,18 +12,7 @@ describe("an issue assigned to the bot becomes a draft pull request", () => {
   it("reacts, tracks, pushes the fix with the host's token and opens a draft PR that fixes the issue", async () => {
     h = await startHarness({ script: fixTemperatureScript() });
     const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "celsiusToFahrenheit(100) returns 203", body: "It should be 212." });
-    const response = await sendWebhook({
-      url: h.webhookUrl,
-      secret: h.gh.webhookSecret,
-      event: "issues",
-      payload: issuesAssignedPayload({
-        ...h.gh.repoContext(OWNER, REPO),
-        issueNumber: issue.number,
-        title: issue.title,
-        assignee: h.gh.botLogin,
-        sender: "alice",
-      }),
-    });
+    const response = await assign(h, issue.number, { title: issue.title });
     expect(response.status).toBe(200);
     await h.app.queue.idle();
 
@@ -46,7 +35,7 @@ describe("an issue assigned to the bot becomes a draft pull request", () => {
     expect(reactions.map((r) => [r.content, r.user])).toContainEqual(["eyes", h.gh.botLogin]);
 
     // Exactly one tracking comment, edited to its final state with the PR link and the run's figures.
-    const comments = h.gh.comments(OWNER, REPO, issue.number).filter((c) => c.user === h!.gh.botLogin);
+    const comments = botComments(h, issue.number);
     expect(comments).toHaveLength(1);
     const final = comments[0]!.body;
     expect(final).toContain("Tackle finished");
@@ -59,29 +48,19 @@ describe("an issue assigned to the bot becomes a draft pull request", () => {
     // The agent never saw a credential: no installation token in anything sent to the model.
     const tokens = h.gh.tokens().map((t) => t.token);
     expect(tokens.length).toBeGreaterThan(0);
-    const sentToModel = JSON.stringify(h.model.requests.map((r) => r.body));
-    for (const token of tokens) expect(sentToModel).not.toContain(token);
-    expect(sentToModel).not.toContain(h.gh.privateKeyPem.split("\n")[1]!);
+    const sent = sentToModel(h);
+    for (const token of tokens) expect(sent).not.toContain(token);
+    expect(sent).not.toContain(h.gh.privateKeyPem.split("\n")[1]!);
     // ...and `env` inside the sandbox listed no secret.
-    expect(sentToModel).not.toContain(h.gh.webhookSecret);
-    expect(sentToModel).not.toContain(h.model.apiKey);
+    expect(sent).not.toContain(h.gh.webhookSecret);
+    expect(sent).not.toContain(h.model.apiKey);
   });
 
   it("a sender with read permission triggers nothing: no model request, no push, one short reply", async () => {
     h = await startHarness({ script: fixTemperatureScript() });
     h.gh.setPermission(OWNER, REPO, "mallory", "read");
     const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "Please do my homework" });
-    const response = await sendWebhook({
-      url: h.webhookUrl,
-      secret: h.gh.webhookSecret,
-      event: "issues",
-      payload: issuesAssignedPayload({
-        ...h.gh.repoContext(OWNER, REPO),
-        issueNumber: issue.number,
-        assignee: h.gh.botLogin,
-        sender: "mallory",
-      }),
-    });
+    const response = await assign(h, issue.number, { sender: "mallory" });
     expect(response.status).toBe(200);
     await h.app.queue.idle();
     expect(h.model.requests).toHaveLength(0);
@@ -89,21 +68,18 @@ describe("an issue assigned to the bot becomes a draft pull request", () => {
     expect(h.gh.pulls(OWNER, REPO)).toHaveLength(0);
     expect(h.gh.requests({ kind: "git" })).toHaveLength(0);
     expect(h.gh.reactions(OWNER, REPO, { issueNumber: issue.number })).toHaveLength(0);
-    const botComments = h.gh.comments(OWNER, REPO, issue.number).filter((c) => c.user === h!.gh.botLogin);
-    expect(botComments.length).toBeLessThanOrEqual(1);
-    if (botComments[0]) expect(botComments[0].body).toMatch(/write access/);
+    const replies = botComments(h, issue.number);
+    // Exactly one short reply saying why (at most one, and never silent).
+    expect(replies.length).toBeLessThanOrEqual(1);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.body).toMatch(/write access/);
   });
 
   it("a permission API error refuses (fail closed)", async () => {
     h = await startHarness({ script: fixTemperatureScript() });
     const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "Fix it" });
     h.gh.failNext({ count: 5, status: 502, match: { pathRegex: /\/collaborators\/.*\/permission$/ } });
-    await sendWebhook({
-      url: h.webhookUrl,
-      secret: h.gh.webhookSecret,
-      event: "issues",
-      payload: issuesAssignedPayload({ ...h.gh.repoContext(OWNER, REPO), issueNumber: issue.number, assignee: h.gh.botLogin, sender: "alice" }),
-    });
+    await assign(h, issue.number);
     await h.app.queue.idle();
     expect(h.model.requests).toHaveLength(0);
     expect(h.gh.pulls(OWNER, REPO)).toHaveLength(0);
@@ -113,12 +89,7 @@ describe("an issue assigned to the bot becomes a draft pull request", () => {
     h = await startHarness({ script: fixTemperatureScript() });
     await h.gh.commitFiles(OWNER, REPO, "main", { ".github/tackle.yml": "draft_pr: false\n" });
     const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "celsiusToFahrenheit(100) returns 203" });
-    await sendWebhook({
-      url: h.webhookUrl,
-      secret: h.gh.webhookSecret,
-      event: "issues",
-      payload: issuesAssignedPayload({ ...h.gh.repoContext(OWNER, REPO), issueNumber: issue.number, assignee: h.gh.botLogin, sender: "alice" }),
-    });
+    await assign(h, issue.number);
     await h.app.queue.idle();
     const pulls = h.gh.pulls(OWNER, REPO);
     expect(pulls).toHaveLength(1);
@@ -128,14 +99,7 @@ describe("an issue assigned to the bot becomes a draft pull request", () => {
   it("an open PR for the branch is updated, never duplicated", async () => {
     h = await startHarness({ script: [...fixTemperatureScript(), ...secondRunScript()] });
     const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "celsiusToFahrenheit(100) returns 203" });
-    const send = (deliveryId: string) =>
-      sendWebhook({
-        url: h!.webhookUrl,
-        secret: h!.gh.webhookSecret,
-        event: "issues",
-        deliveryId,
-        payload: issuesAssignedPayload({ ...h!.gh.repoContext(OWNER, REPO), issueNumber: issue.number, assignee: h!.gh.botLogin, sender: "alice" }),
-      });
+    const send = (deliveryId: string) => assign(h!, issue.number, { deliveryId });
     await send("delivery-1");
     await h.app.queue.idle();
     await send("delivery-2");

@@ -1,12 +1,12 @@
 // The built `tackle` bin, spawned the way users run it, with only the contract's environment variables.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, readdir, rm, cp } from "node:fs/promises";
-import os from "node:os";
+import { cp, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { cleanGitEnv, issuesAssignedPayload, sendWebhook, startFakeAnthropic, startFakeGitHub } from "../../fakes/index.js";
-import { demoRepoFiles, fixTemperatureScript, OWNER, REPO } from "./harness.js";
+import { cleanGitEnv, startFakeAnthropic, startFakeGitHub } from "../../fakes/index.js";
+import { binWebhookUrl, demoRepoFiles, fixTemperatureScript, OWNER, REPO, tempDirIn } from "./harness.js";
+import { sendAssigned } from "./trigger-helpers.js";
 
 const run = promisify(execFile);
 const CLI = path.resolve("dist/cli.js");
@@ -21,11 +21,7 @@ beforeAll(async () => {
   await readFile(CLI);
 });
 
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = (prefix: string): Promise<string> => tempDirIn(cleanups, prefix);
 
 /** Only what a user's shell would give the bin: PATH, HOME, and the contract's variables. */
 function contractEnv(home: string, extra: Record<string, string>): Record<string, string> {
@@ -150,7 +146,7 @@ describe("tackle CLI", () => {
     // A transcript that ends too early: the run stops with a clear error naming the file.
     const short = path.join(home, "short.jsonl");
     const firstLine = (await readFile(transcript, "utf8")).split("\n").find((l) => l.includes('"type":"response"'))!;
-    await import("node:fs/promises").then((fs) => fs.writeFile(short, `${firstLine}\n`));
+    await writeFile(short, `${firstLine}\n`);
     const third = await makeLocalRepo();
     const cut = await runCli(["run", "--local", third.dir, "--task", "fix the offset", "--replay", short], replayEnv);
     expect(cut.code).toBe(1);
@@ -176,12 +172,7 @@ describe("tackle CLI", () => {
     expect(health.status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
 
-    const response = await sendWebhook({
-      url: `http://127.0.0.1:${port}/api/github/webhooks`,
-      secret: gh.webhookSecret,
-      event: "issues",
-      payload: issuesAssignedPayload({ ...gh.repoContext(OWNER, REPO), issueNumber: issue.number, assignee: gh.botLogin, sender: "alice" }),
-    });
+    const response = await sendAssigned(binWebhookUrl(port), gh, issue.number);
     expect(response.status).toBe(200);
     await gh.waitFor(() => gh.comments(OWNER, REPO, issue.number).some((c) => c.body.includes("Tackle finished")), 90_000);
     const pulls = gh.pulls(OWNER, REPO);
@@ -192,12 +183,7 @@ describe("tackle CLI", () => {
     expect(await gh.readFile(OWNER, REPO, `tackle/issue-${issue.number}`, "src/temperature.js")).toContain("/ 5 + 32;");
 
     // A bad signature is refused by the middleware and starts nothing.
-    const forged = await sendWebhook({
-      url: `http://127.0.0.1:${port}/api/github/webhooks`,
-      secret: "not-the-secret",
-      event: "issues",
-      payload: issuesAssignedPayload({ ...gh.repoContext(OWNER, REPO), issueNumber: issue.number, assignee: gh.botLogin, sender: "alice" }),
-    });
+    const forged = await sendAssigned(binWebhookUrl(port), gh, issue.number, { secret: "not-the-secret" });
     expect(forged.status).toBeGreaterThanOrEqual(400);
     expect(forged.status).toBeLessThan(500);
   });

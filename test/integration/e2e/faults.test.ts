@@ -1,10 +1,11 @@
 // Fault tests of the job engine through signed webhooks: duplicates, bursts, rate limits, closed issues,
 // invalid config, Redis going away.
 import { afterEach, describe, expect, it } from "vitest";
-import { issueCommentCreatedPayload, issuesAssignedPayload, sendWebhook } from "../../fakes/index.js";
+import { issueCommentCreatedPayload } from "../../fakes/index.js";
 import { startOwnRedis, type OwnRedis } from "../queue/redis-server.js";
 import { fixTemperatureScript, OWNER, REPO, startHarness, type Harness } from "./harness.js";
 import { firstUserText, gate, perJobScript, turnIndex } from "./script-helpers.js";
+import { assign, botComments, deliver } from "./trigger-helpers.js";
 
 let h: Harness | undefined;
 let redis: OwnRedis | undefined;
@@ -15,26 +16,13 @@ afterEach(async () => {
   redis = undefined;
 });
 
-function assign(harness: Harness, issueNumber: number, deliveryId?: string) {
-  return sendWebhook({
-    url: harness.webhookUrl,
-    secret: harness.gh.webhookSecret,
-    event: "issues",
-    ...(deliveryId ? { deliveryId } : {}),
-    payload: issuesAssignedPayload({ ...harness.gh.repoContext(OWNER, REPO), issueNumber, assignee: harness.gh.botLogin, sender: "alice" }),
-  });
-}
-
-const botComments = (harness: Harness, issueNumber: number) =>
-  harness.gh.comments(OWNER, REPO, issueNumber).filter((c) => c.user === harness.gh.botLogin);
-
 const conversations = (harness: Harness) => harness.model.requests.filter((r) => turnIndex(r.body) === 0 && Array.isArray((r.body as { tools?: unknown[] }).tools));
 
 describe("job engine faults", () => {
   it("the same delivery twice runs one job", async () => {
     h = await startHarness({ script: perJobScript(fixTemperatureScript()) });
     const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "celsiusToFahrenheit(100) returns 203" });
-    const [a, b] = await Promise.all([assign(h, issue.number, "same-delivery"), assign(h, issue.number, "same-delivery")]);
+    const [a, b] = await Promise.all([assign(h, issue.number, { deliveryId: "same-delivery" }), assign(h, issue.number, { deliveryId: "same-delivery" })]);
     expect([a.status, b.status]).toEqual([200, 200]);
     await h.app.queue.idle();
     expect(conversations(h)).toHaveLength(1);
@@ -55,18 +43,17 @@ describe("job engine faults", () => {
     });
     const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "celsiusToFahrenheit(100) returns 203" });
     const comment = (n: number) =>
-      sendWebhook({
-        url: h!.webhookUrl,
-        secret: h!.gh.webhookSecret,
-        event: "issue_comment",
-        payload: issueCommentCreatedPayload({
+      deliver(
+        h!,
+        "issue_comment",
+        issueCommentCreatedPayload({
           ...h!.gh.repoContext(OWNER, REPO),
           issueNumber: issue.number,
           commentBody: `@tackle step ${n}: please handle part ${n}`,
           commentId: 9000 + n,
           commenter: "alice",
         }),
-      });
+      );
     expect((await comment(1)).status).toBe(200);
     // The first job is now waiting on the model; the next four arrive while it runs.
     await expect.poll(() => waiting, { timeout: 15_000 }).toBe(1);
@@ -82,8 +69,13 @@ describe("job engine faults", () => {
     expect(positions.every((p) => p >= 0)).toBe(true);
     expect([...positions].sort((x, y) => x - y)).toEqual(positions);
     expect(second).not.toContain("step 1:");
-    // Two jobs, two tracking comments: the merged triggers' comments were withdrawn.
+    // Two jobs, two tracking comments: merged triggers get 👀 but no comment of their own.
     expect(botComments(h, issue.number).filter((c) => c.body.includes("tackle:tracking"))).toHaveLength(2);
+    // The pending job's comment said where it stood in the queue before it started.
+    const posted = h.gh
+      .requests({ method: "POST", path: /\/issues\/\d+\/comments$/ })
+      .map((r) => (r.body as { body?: string } | undefined)?.body ?? "");
+    expect(posted.some((body) => /queued this job: position 2 in the queue/.test(body))).toBe(true);
   });
 
   it("a 403 secondary rate limit with retry-after is waited out by the throttling plugin", async () => {
@@ -152,7 +144,7 @@ describe("job engine faults", () => {
     const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "celsiusToFahrenheit(100) returns 203" });
     await redis.stop();
     const started = Date.now();
-    const down = await assign(h, issue.number, "while-down");
+    const down = await assign(h, issue.number, { deliveryId: "while-down" });
     expect(down.status).toBe(503);
     expect(Date.now() - started).toBeLessThan(3000);
     expect((await fetch(h.webhookUrl.replace("/api/github/webhooks", "/readyz"))).status).toBe(503);
@@ -162,7 +154,7 @@ describe("job engine faults", () => {
     await redis.start();
     await expect.poll(async () => (await fetch(h!.webhookUrl.replace("/api/github/webhooks", "/readyz"))).status, { timeout: 15_000 }).toBe(200);
     // GitHub's redelivery carries the same delivery id; it was never queued, so it runs now.
-    const again = await assign(h, issue.number, "while-down");
+    const again = await assign(h, issue.number, { deliveryId: "while-down" });
     expect(again.status).toBe(200);
     await expect.poll(() => botComments(h!, issue.number).some((c) => c.body.includes("Tackle finished")), { timeout: 60_000 }).toBe(true);
     expect(h.gh.pulls(OWNER, REPO)).toHaveLength(1);

@@ -11,6 +11,16 @@ import { startFakeAnthropic, startFakeGitHub, type FakeAnthropic, type FakeGitHu
 export const OWNER = "octo";
 export const REPO = "widgets";
 
+/** Where a spawned `tackle server` takes webhooks. */
+export const binWebhookUrl = (port: number): string => `http://127.0.0.1:${port}${WEBHOOK_PATH}`;
+
+/** A fresh temp directory, removed by the caller's cleanup list. */
+export async function tempDirIn(cleanups: Array<() => Promise<void>>, prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 /** The example repository of the demo, as seed files for the fake GitHub. */
 export async function demoRepoFiles(): Promise<Record<string, string>> {
   const root = path.resolve("examples/demo-repo");

@@ -1,9 +1,9 @@
 // The repo config's setup commands run before the agent, sandboxed with outbound network, and the
 // agent is told how they went.
 import { afterEach, expect, it } from "vitest";
-import { issuesAssignedPayload, sendWebhook } from "../../fakes/index.js";
 import { OWNER, REPO, startHarness, type Harness } from "./harness.js";
 import { firstUserText, perJobScript } from "./script-helpers.js";
+import { assign } from "./trigger-helpers.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -28,12 +28,7 @@ it("setup steps run before the first model call, with a default route (network),
     ].join("\n"),
   });
   const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "Check the setup" });
-  await sendWebhook({
-    url: h.webhookUrl,
-    secret: h.gh.webhookSecret,
-    event: "issues",
-    payload: issuesAssignedPayload({ ...h.gh.repoContext(OWNER, REPO), issueNumber: issue.number, assignee: h.gh.botLogin, sender: "alice" }),
-  });
+  await assign(h, issue.number);
   await h.app.queue.idle();
   const first = firstUserText(h.model.requests[0]!.body);
   expect(first).toContain("## Setup steps");

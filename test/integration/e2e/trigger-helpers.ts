@@ -2,12 +2,55 @@
 // fakes saw.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { cleanGitEnv, issueCommentCreatedPayload, sendWebhook, type ScriptedBlock, type ScriptedTurn, type WebhookResponse } from "../../fakes/index.js";
+import {
+  cleanGitEnv,
+  issueCommentCreatedPayload,
+  issuesAssignedPayload,
+  sendWebhook,
+  type FakeGitHub,
+  type ScriptedBlock,
+  type ScriptedTurn,
+  type WebhookResponse,
+} from "../../fakes/index.js";
 import { OWNER, REPO, type Harness } from "./harness.js";
 
 /** Delivers one signed webhook to the harness's App. */
 export function deliver(h: Harness, event: string, payload: unknown, deliveryId?: string): Promise<WebhookResponse> {
   return sendWebhook({ url: h.webhookUrl, secret: h.gh.webhookSecret, event, payload, ...(deliveryId ? { deliveryId } : {}) });
+}
+
+export interface AssignOptions {
+  /** @defaultValue "alice" */
+  sender?: string;
+  title?: string;
+  deliveryId?: string;
+  /** @defaultValue the fake's webhook secret */
+  secret?: string;
+}
+
+/**
+ * Sends `issues.assigned` (the bot as assignee) to any webhook URL: the harness's App, or a spawned
+ * `tackle server`.
+ */
+export function sendAssigned(url: string, gh: FakeGitHub, issueNumber: number, options: AssignOptions = {}): Promise<WebhookResponse> {
+  return sendWebhook({
+    url,
+    secret: options.secret ?? gh.webhookSecret,
+    event: "issues",
+    ...(options.deliveryId ? { deliveryId: options.deliveryId } : {}),
+    payload: issuesAssignedPayload({
+      ...gh.repoContext(OWNER, REPO),
+      issueNumber,
+      ...(options.title === undefined ? {} : { title: options.title }),
+      assignee: gh.botLogin,
+      sender: options.sender ?? "alice",
+    }),
+  });
+}
+
+/** Assigns the bot to an issue through the harness's App. */
+export function assign(h: Harness, issueNumber: number, options: AssignOptions = {}): Promise<WebhookResponse> {
+  return sendAssigned(h.webhookUrl, h.gh, issueNumber, options);
 }
 
 /** Posts a real comment on the fake, then delivers its `issue_comment.created`, so 👀 lands on it. */

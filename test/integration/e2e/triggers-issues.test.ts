@@ -1,11 +1,11 @@
 // Triggers on issues through signed webhooks: labels, assignment, mentions and slash commands, repo
 // trigger settings, and bots.
 import { afterEach, describe, expect, it } from "vitest";
-import { issuesAssignedPayload, issuesLabeledPayload } from "../../fakes/index.js";
+import { issuesLabeledPayload } from "../../fakes/index.js";
 import { helpText } from "../../../src/triggers/index.js";
 import { OWNER, REPO, startHarness, type Harness } from "./harness.js";
 import { firstUserText, perJobScript } from "./script-helpers.js";
-import { botComments, comment, deliver, editScript, lookScript, sentToModel, sessions, setRepoConfig } from "./trigger-helpers.js";
+import { assign, botComments, comment, deliver, editScript, lookScript, sentToModel, sessions, setRepoConfig } from "./trigger-helpers.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -18,14 +18,6 @@ function label(harness: Harness, issueNumber: number, name: string) {
     harness,
     "issues",
     issuesLabeledPayload({ ...harness.gh.repoContext(OWNER, REPO), issueNumber, label: name, sender: "alice" }),
-  );
-}
-
-function assign(harness: Harness, issueNumber: number) {
-  return deliver(
-    harness,
-    "issues",
-    issuesAssignedPayload({ ...harness.gh.repoContext(OWNER, REPO), issueNumber, assignee: harness.gh.botLogin, sender: "alice" }),
   );
 }
 

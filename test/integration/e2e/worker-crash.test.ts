@@ -1,14 +1,13 @@
 // A worker process killed with SIGKILL mid-job: another worker reruns the job on the same branch, edits
 // the same tracking comment and opens one PR. Real bins, real BullMQ on a private Redis.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { issuesAssignedPayload, sendWebhook, startFakeAnthropic, startFakeGitHub } from "../../fakes/index.js";
+import { startFakeAnthropic, startFakeGitHub } from "../../fakes/index.js";
 import { startOwnRedis } from "../queue/redis-server.js";
-import { demoRepoFiles, fixTemperatureScript, OWNER, REPO } from "./harness.js";
+import { binWebhookUrl, demoRepoFiles, fixTemperatureScript, OWNER, REPO, tempDirIn } from "./harness.js";
 import { turnIndex } from "./script-helpers.js";
+import { sendAssigned } from "./trigger-helpers.js";
 
 const CLI = path.resolve("dist/cli.js");
 const cleanups: Array<() => Promise<void>> = [];
@@ -41,11 +40,7 @@ async function waitForOutput(child: { output: () => string }, pattern: RegExp, t
   }
 }
 
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = (prefix: string): Promise<string> => tempDirIn(cleanups, prefix);
 
 describe("worker crash", () => {
   it("SIGKILL mid-job: another worker reruns it; one PR, one tracking comment, final state reached", async () => {
@@ -83,15 +78,10 @@ describe("worker crash", () => {
 
     // Two "machines": each worker has its own TACKLE_HOME.
     const homeA = await tempDir("tackle-crash-a-");
-    const workerA = spawnBin(["worker", "--lock-seconds", "2"], { ...base, HOME: homeA, TACKLE_HOME: homeA});
+    const workerA = spawnBin(["worker", "--lock-seconds", "2"], { ...base, HOME: homeA, TACKLE_HOME: homeA });
     await waitForOutput(workerA, /consuming bullmq jobs/);
 
-    const response = await sendWebhook({
-      url: `http://127.0.0.1:${port}/api/github/webhooks`,
-      secret: gh.webhookSecret,
-      event: "issues",
-      payload: issuesAssignedPayload({ ...gh.repoContext(OWNER, REPO), issueNumber: issue.number, assignee: gh.botLogin, sender: "alice" }),
-    });
+    const response = await sendAssigned(binWebhookUrl(port), gh, issue.number);
     expect(response.status).toBe(200);
     await expect.poll(() => firstAttemptStuck, { timeout: 30_000 }).toBe(true);
 
