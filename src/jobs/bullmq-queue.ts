@@ -58,6 +58,9 @@ export interface BullmqQueueOptions {
 }
 
 const JOB_NAME = "tackle-job";
+/** How a job stopped before it ran ends in BullMQ (failed, never retried). */
+const STOPPED_BEFORE_RUN = "stopped before it ran";
+
 /** A new job waits delayed until it is the lane's pending job; if its enqueuer dies, it runs after this. */
 const HOLD_MS = 30_000;
 const CANCELLED_TTL_SECONDS = 86_400;
@@ -343,7 +346,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
     if (!parsed.success) throw new UnrecoverableError(`invalid job data: ${parsed.error.message}`);
     const lane = laneKey(parsed.data);
     const data = await takeLane(job, token, lane, redis);
-    if (!data) return "cancelled";
+    if (!data) throw new UnrecoverableError(STOPPED_BEFORE_RUN);
     const { failure, signal } = await runLeased(job, data, lane, redis, processor);
     if (failure) return afterFailure(job, token, lane, redis, failure.error, signal);
     await release(redis, lane, job.id!);
@@ -435,11 +438,9 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
           // A holder between retries would otherwise keep the lane until its backoff ends.
           await promote(holder).catch(() => undefined);
         }
-        if (pending) {
-          const job = await bull.getJob(pending);
-          // A job some worker holds right now cannot be removed; its claim sees the marker instead.
-          await job?.remove().catch(() => undefined);
-        }
+        // Never removed here: a worker may hold the job this very moment, and then its claim would end
+        // it instead, as "completed". Woken, it ends the same way every time: its claim sees the marker.
+        if (pending) await promote(pending).catch(() => undefined);
         return pending !== null || holder !== null;
       });
     },

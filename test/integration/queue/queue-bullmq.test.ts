@@ -117,7 +117,13 @@ describe("BullMQ queue across processes", () => {
     await server.idle();
     await sleep(300);
     expect(child.events.filter((e) => e.event === "started")).toHaveLength(1);
-    expect(await counts(queueName)).toMatchObject({ waiting: 0, delayed: 0, active: 0, failed: 1, completed: 0 });
+    // Both end as failed: the running one aborted, the pending one stopped before it ran (never as
+    // "completed", whichever moment the stop reached it).
+    expect(await counts(queueName)).toMatchObject({ waiting: 0, delayed: 0, active: 0, failed: 2, completed: 0 });
+    const bull = new BullQueue(queueName, { connection: inspector, prefix });
+    const reasons = (await bull.getFailed()).map((job) => job.failedReason).sort();
+    await bull.close();
+    expect(reasons).toEqual(["stopped before it ran", "stopped on request"]);
   });
 
   it("reruns the job of a worker killed with SIGKILL, with the same data, exactly once", async () => {
