@@ -1,6 +1,11 @@
 /**
  * Masks credentials in text before it reaches the model, a log, or GitHub. Known token formats are
  * masked by shape; the job's own secrets are masked by value, whatever their shape.
+ *
+ * The formats match anywhere in a string, not only at a word boundary: a token glued to a word
+ * character (`Xghs_…`, `_ghs_…`, `\nghs_…` in a JSON-escaped line) is still a token. What keeps prose
+ * and code from being masked is each format's own shape (a distinctive prefix and a minimum length),
+ * not the characters around it.
  */
 export type Redactor = (text: string) => string;
 
@@ -9,9 +14,19 @@ const REDACTED = "[REDACTED]";
 /** Secrets shorter than this are not masked by value: masking "main" or "1234" would garble text. */
 const MIN_SECRET_LENGTH = 8;
 
+/** A base64 fragment shorter than this (12 bytes of a secret) is not worth masking by value. */
+const MIN_BASE64_FRAGMENT = 16;
+
 interface Rule {
   pattern: RegExp;
   replace: string | ((match: string, ...groups: string[]) => string);
+}
+
+/** `user:password` (or `x-access-token:<token>`) in base64, as in a `Basic` credential. */
+function isBasicCredential(base64: string): boolean {
+  const decoded = Buffer.from(base64, "base64").toString("utf8");
+  // Prose after "Basic" ("Basic authentication") decodes to bytes that are not text.
+  return decoded.includes(":") && /^[\x20-\x7e\u00a0-\uffef]+$/.test(decoded) && !decoded.includes("\ufffd");
 }
 
 const RULES: readonly Rule[] = [
@@ -21,20 +36,46 @@ const RULES: readonly Rule[] = [
     pattern: /-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
     replace: "[REDACTED:private-key]",
   },
-  { pattern: /\bgh[pousr]_[A-Za-z0-9]{20,}/g, replace: "[REDACTED:github-token]" },
-  { pattern: /\bgithub_pat_[A-Za-z0-9_]{20,}/g, replace: "[REDACTED:github-token]" },
-  { pattern: /\bsk-ant-[A-Za-z0-9_-]{10,}/g, replace: "[REDACTED:anthropic-key]" },
-  { pattern: /\bnpm_[A-Za-z0-9]{36}\b/g, replace: "[REDACTED:npm-token]" },
-  { pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, replace: "[REDACTED:aws-access-key]" },
+  { pattern: /gh[pousr]_[A-Za-z0-9]{20,}/g, replace: "[REDACTED:github-token]" },
+  { pattern: /github_pat_[A-Za-z0-9_]{20,}/g, replace: "[REDACTED:github-token]" },
+  { pattern: /sk-ant-[A-Za-z0-9_-]{10,}/g, replace: "[REDACTED:anthropic-key]" },
+  // OpenAI: project, service-account and admin keys by prefix; a classic key is `sk-` and 48 letters and digits.
+  { pattern: /sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}/g, replace: "[REDACTED:openai-key]" },
+  { pattern: /sk-[A-Za-z0-9]{48,}/g, replace: "[REDACTED:openai-key]" },
+  // Slack: bot, user, app-level, configuration and refresh tokens all carry a numeric id after the prefix.
+  { pattern: /xox[abposre]-\d+-[A-Za-z0-9-]{8,}/g, replace: "[REDACTED:slack-token]" },
+  { pattern: /xapp-\d+-[A-Za-z0-9-]{8,}/g, replace: "[REDACTED:slack-token]" },
+  { pattern: /AIza[0-9A-Za-z_-]{35}/g, replace: "[REDACTED:google-api-key]" },
+  // GitLab: personal, deploy, runner, CI job, trigger, feed, incoming mail, agent, SCIM, OAuth, feature flag, workspace.
+  {
+    pattern: /gl(?:pat|dt|rt|rtr|cbt|ptt|ft|imt|agent|soat|oas|ffct|wt)-[0-9A-Za-z_.-]{20,}/g,
+    replace: "[REDACTED:gitlab-token]",
+  },
+  { pattern: /npm_[A-Za-z0-9]{36,}/g, replace: "[REDACTED:npm-token]" },
+  { pattern: /(?:AKIA|ASIA)[0-9A-Z]{16}/g, replace: "[REDACTED:aws-access-key]" },
   {
     // The secret key has no recognisable shape of its own; its assignment does.
-    pattern: /\b(aws_secret_access_key|aws_secret_key|secret_access_key|secretAccessKey)(["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}\b/gi,
+    pattern: /(aws_secret_access_key|aws_secret_key|secret_access_key|secretAccessKey)(["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40,}/gi,
     replace: (_match, name, separator) => `${name}${separator}[REDACTED:aws-secret-key]`,
   },
-  { pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g, replace: "[REDACTED:jwt]" },
+  { pattern: /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g, replace: "[REDACTED:jwt]" },
   {
-    pattern: /\b(authorization\s*:\s*(?:bearer|token|basic)\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
+    pattern: /(authorization\s*:\s*(?:bearer|token|basic)\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
     replace: (_match, prefix) => `${prefix}${REDACTED}`,
+  },
+  {
+    // Only what decodes to `user:password`, so "Basic configuration" in prose stays.
+    pattern: /(basic\s+)([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/gi,
+    replace: (match, prefix, credential) => (isBasicCredential(credential) ? `${prefix}[REDACTED:basic-auth]` : match),
+  },
+  // `x-access-token:` in base64 is this fixed prefix (15 bytes, a whole number of 3-byte groups),
+  // wherever the header that carries it was written.
+  { pattern: /eC1hY2Nlc3MtdG9rZW46[A-Za-z0-9+/]*={0,2}/g, replace: "[REDACTED:basic-auth]" },
+  { pattern: /(x-access-token:)(?!\[REDACTED)[^\s@/"'`]{8,}/g, replace: (_match, prefix) => `${prefix}${REDACTED}` },
+  // The password of a URL's user info: https://user:password@host, redis://:password@host.
+  {
+    pattern: /([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)([^\s/@]+)@/gi,
+    replace: (match, prefix, password) => (password.startsWith("[REDACTED") ? match : `${prefix}${REDACTED}@`),
   },
 ];
 
@@ -43,8 +84,23 @@ function escapeRegExp(text: string): string {
 }
 
 /**
+ * The secret as it appears inside base64 (a `Basic` header, a config file), at each of the three
+ * byte alignments it can start at: the whole 3-byte groups that hold only the secret's bytes.
+ */
+function base64Fragments(secret: string): string[] {
+  const bytes = Buffer.from(secret, "utf8");
+  const fragments: string[] = [];
+  for (let skip = 0; skip < 3; skip += 1) {
+    const whole = Math.floor((bytes.length - skip) / 3) * 3;
+    const fragment = whole > 0 ? bytes.subarray(skip, skip + whole).toString("base64") : "";
+    if (fragment.length >= MIN_BASE64_FRAGMENT) fragments.push(fragment);
+  }
+  return fragments;
+}
+
+/**
  * Builds a redactor for one job. `secrets` are the values the job knows (tokens, keys); each one of
- * 8 characters or more is masked wherever it appears, also in its URL-encoded form.
+ * 8 characters or more is masked wherever it appears, also URL-encoded and inside base64.
  */
 export function createRedactor(secrets: readonly string[] = []): Redactor {
   const values = new Set<string>();
@@ -52,6 +108,7 @@ export function createRedactor(secrets: readonly string[] = []): Redactor {
     if (secret.length < MIN_SECRET_LENGTH) continue;
     values.add(secret);
     values.add(encodeURIComponent(secret));
+    for (const fragment of base64Fragments(secret)) values.add(fragment);
   }
   // Longest first, so a secret that contains another is masked whole.
   const ordered = [...values].sort((a, b) => b.length - a.length);
