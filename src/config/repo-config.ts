@@ -1,5 +1,6 @@
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import { z } from "zod";
+import { compilePathPattern } from "../util/compile-path-pattern.js";
 import { closestKey, describeValue } from "./problem-text.js";
 
 /** Always protected, whatever the repo config says; a repo's `protected_paths` add to these. */
@@ -71,6 +72,17 @@ const triggerSchema = z
 const positiveInt = (max?: number) => (max === undefined ? z.number().int().positive() : z.number().int().positive().max(max));
 const stringList = z.array(z.string().trim().min(1));
 
+/** A protected path that cannot match as written would protect nothing, silently; it is a problem instead. */
+const pathPattern = z
+  .string()
+  .trim()
+  .min(1)
+  .superRefine((pattern, ctx) => {
+    if (pattern === "") return; // min(1) says so already
+    const compiled = compilePathPattern(pattern);
+    if (!compiled.ok) ctx.addIssue({ code: "custom", message: compiled.problem });
+  });
+
 const repoConfigSchema = z
   .object({
     trigger: triggerSchema.prefault({}),
@@ -80,7 +92,7 @@ const repoConfigSchema = z
     timeout_minutes: positiveInt(360).default(30),
     max_output_tokens: positiveInt(128_000).default(16_000),
     setup: stringList.max(20).default([]),
-    protected_paths: stringList.max(200).default([]),
+    protected_paths: z.array(pathPattern).max(200).default([]),
     blocked_commands: stringList.max(200).default([]),
     max_diff_lines: positiveInt().default(2000),
     require_approval_above: positiveInt().optional(),
@@ -202,6 +214,7 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown, doc: Document, li
   }
   const value = valueAt(data, path);
   const where = `\`${formatPath(path)}\``;
+  if (issue.code === "custom") return [`${where}: ${issue.message}${lineOf(doc, lines, path)}`];
   const got = describeValue(value);
   if (issue.code === "too_big") {
     const limit = String(issue.maximum);

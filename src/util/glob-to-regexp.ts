@@ -29,18 +29,6 @@ export function createGlobMatcher(globs: readonly string[], options: GlobOptions
   return (path) => regexps.some((regexp) => regexp.test(path));
 }
 
-/** The literal directory part of a glob before its first wildcard: `.github/workflows/**` -> `.github/workflows`. */
-export function globStaticPrefix(glob: string): string {
-  const segments = glob.replace(/^\.\//, "").split("/");
-  const literal: string[] = [];
-  for (const segment of segments) {
-    if (/[*?[{]/.test(segment)) break;
-    literal.push(segment);
-  }
-  // A glob without wildcards names a file; its prefix is the file itself.
-  return literal.join("/");
-}
-
 function translate(glob: string): string {
   let out = "";
   let i = 0;

@@ -3,4 +3,5 @@ export { DEFAULT_PROTECTED_PATHS, resolvePolicyConfig, type PolicyConfig, type R
 export { checkPushDiff, type PushDiffCheck } from "./check-push-diff.js";
 export { denyingApprovalHandler, type ApprovalAnswer, type ApprovalHandler, type ApprovalQuestion } from "./approval.js";
 export { isSensitivePath } from "./sensitive-paths.js";
+export { createProtectedPaths, normalizeRepoPath, type ProtectedPaths } from "./protected-paths.js";
 export type { PolicyDecision } from "../tools/tool.js";

@@ -68,8 +68,9 @@ function checkBash(rules: Rules, command: string, ctx: ToolContext): PolicyDecis
   for (const target of bashWriteTargets(commands)) {
     const relative = normalizeRepoPath(target.path, ctx.fs.root);
     if (relative === undefined) continue;
-    const hit = target.destructive ? rules.protectedPaths.removedWith(relative) : rules.protectedPaths.matches(relative);
-    if (hit) return protectedDenial(relative === "" ? "." : relative, rules.protectedPaths);
+    if (shellTargetIsProtected(rules.protectedPaths, relative, target.destructive)) {
+      return protectedDenial(relative === "" ? "." : relative, rules.protectedPaths);
+    }
   }
   const risky = riskyReason(command, commands);
   if (risky !== undefined) return { action: "ask", reason: `the command ${risky}` };
@@ -78,6 +79,19 @@ function checkBash(rules: Rules, command: string, ctx: ToolContext): PolicyDecis
     .find(isSensitivePath);
   if (sensitive !== undefined) return sensitiveQuestion(sensitive);
   return ALLOW;
+}
+
+/**
+ * A Bash write target (maybe with wildcards): a destructive one (rm, mv, …) also counts when it
+ * takes a protected path with it, and a wildcard may expand to anything below the literal
+ * directory before it (`rm .github/workflows/*.yml`).
+ */
+function shellTargetIsProtected(protectedPaths: ProtectedPaths, operand: string, destructive: boolean): boolean {
+  if (protectedPaths.matches(operand)) return true;
+  const first = operand.search(/[*?[{]/);
+  if (first === -1) return destructive && protectedPaths.removedWith(operand);
+  const slash = operand.lastIndexOf("/", first);
+  return protectedPaths.removedWith(slash === -1 ? "" : operand.slice(0, slash));
 }
 
 async function checkFileWrite(rules: Rules, toolName: "Write" | "Edit", input: unknown, ctx: ToolContext): Promise<PolicyDecision> {

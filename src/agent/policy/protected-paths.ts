@@ -1,5 +1,6 @@
 import path from "node:path";
-import { createGlobMatcher, globStaticPrefix } from "../../util/glob-to-regexp.js";
+import { TackleError } from "../../errors/index.js";
+import { createPathMatcher, type PathMatcher } from "../../util/create-path-matcher.js";
 
 /**
  * A path as the model or a command wrote it, made relative to the worktree root with forward
@@ -19,38 +20,26 @@ export function normalizeRepoPath(filePath: string, root: string): string | unde
   return normalized;
 }
 
-export interface ProtectedPaths {
-  globs: readonly string[];
-  /** Whether writing `relativePath` touches a protected path. */
-  matches(relativePath: string): boolean;
+/**
+ * The repository's protected paths (picomatch, see `compilePathPattern`), for real
+ * repository-relative paths: the file tools, the Bash pre-filter and the host's push check.
+ */
+export interface ProtectedPaths extends PathMatcher {
   /**
-   * Whether removing or moving `relativePath` (a directory, maybe with wildcards) would take a
-   * protected path with it: `rm -rf .github` removes `.github/workflows`.
+   * Whether removing, moving or replacing `relativePath` (a file or a symlink where a directory
+   * was) takes a protected path with it: `.github` for `.github/workflows/**`. Unlike
+   * `matchesOrContains`, a pattern without a slash (`*.lock`) does not make every directory count:
+   * whether a lock file lies below is for a check that sees the files to decide.
    */
   removedWith(relativePath: string): boolean;
 }
 
+/** Throws `config_invalid` for a pattern that cannot match as written (the repo config reports those first). */
 export function createProtectedPaths(globs: readonly string[]): ProtectedPaths {
-  const isProtected = createGlobMatcher(globs, { matchBase: true });
-  const prefixes = globs.map(globStaticPrefix).filter((prefix) => prefix !== "");
-
-  const matches = (relativePath: string): boolean => {
-    if (isProtected(relativePath)) return true;
-    const dir = wildcardDir(relativePath);
-    return dir !== undefined && dir !== "" && (isProtected(dir) || isProtected(`${dir}/_`));
-  };
-  const removedWith = (relativePath: string): boolean => {
-    if (matches(relativePath)) return true;
-    const dir = wildcardDir(relativePath) ?? relativePath;
-    return prefixes.some((prefix) => dir === "" || prefix === dir || prefix.startsWith(`${dir}/`));
-  };
-  return { globs, matches, removedWith };
-}
-
-/** For a path with shell wildcards, the literal directory before the first one; undefined without wildcards. */
-function wildcardDir(relativePath: string): string | undefined {
-  const first = relativePath.search(/[*?[{]/);
-  if (first === -1) return undefined;
-  const slash = relativePath.lastIndexOf("/", first);
-  return slash === -1 ? "" : relativePath.slice(0, slash);
+  const result = createPathMatcher(globs);
+  if (!result.ok) throw new TackleError("config_invalid", `protected_paths: ${result.problems.join("; ")}`);
+  const matcher = result.matcher;
+  const removedWith = (relativePath: string): boolean =>
+    matcher.matches(relativePath) || matcher.patterns.some((pattern) => pattern.anchored && pattern.couldMatchBelow(relativePath));
+  return { ...matcher, removedWith };
 }

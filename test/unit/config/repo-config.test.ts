@@ -166,6 +166,32 @@ instructions: |
   it("refuses an unresolved alias without throwing", () => {
     expect(parseRepoConfig("max_turns: *nope\n").ok).toBe(false);
   });
+
+  it("accepts protected paths with extglobs, POSIX classes and brace ranges", () => {
+    const config = configOf("protected_paths: ['+(a|b).txt', 'keys/[[:digit:]]*.pem', 'env{1..3}.yml', '**/.env*']\n");
+    expect(config.protected_paths).toEqual([...DEFAULT_PROTECTED_PATHS, "+(a|b).txt", "keys/[[:digit:]]*.pem", "env{1..3}.yml", "**/.env*"]);
+  });
+
+  it("names each protected path that cannot match as written, never protecting nothing silently", () => {
+    const problems = problemsOf(
+      [
+        "protected_paths:", // 1
+        "  - infra/**", // 2
+        "  - secrets/+(prod|staging", // 3
+        "  - '[z-a].key'", // 4
+        "  - /etc/**", // 5
+        "  - docs/", // 6
+        "  - 'env{a..5}'", // 7
+      ].join("\n"),
+    );
+    expect(problems).toEqual([
+      '`protected_paths[1]`: `secrets/+(prod|staging` is not a valid glob: Missing closing: ")" - use "\\\\)" to match literal characters (line 3)',
+      "`protected_paths[2]`: `[z-a].key` is not a valid glob: Range out of order in character class (line 4)",
+      "`protected_paths[3]`: `/etc/**` starts with `/`; paths are relative to the repository root, so drop it (line 5)",
+      "`protected_paths[4]`: `docs/` ends with `/`; write `docs/**` to protect a directory and everything in it (line 6)",
+      "`protected_paths[5]`: `env{a..5}` is not a valid glob: {a..5} is not a range of whole numbers or of single letters (line 7)",
+    ]);
+  });
 });
 
 describe("resolveModel", () => {

@@ -46,6 +46,15 @@ describe("protected paths", () => {
     expect((await check("Write", { file_path: ".git/config", content: "x" }, config)).action).toBe("deny");
   });
 
+  it("enforces extglob, POSIX-class and brace-range globs (they used to match nothing)", async () => {
+    const config = { protectedPaths: ["secrets/+(prod|staging).env", "keys/[[:digit:]]*.pem", "env{1..3}.yml"] };
+    expect((await check("Write", { file_path: "secrets/prod.env", content: "x" }, config)).action).toBe("deny");
+    expect((await check("Write", { file_path: "keys/1.pem", content: "x" }, config)).action).toBe("deny");
+    expect((await check("Bash", { command: "echo x > env2.yml" }, config)).action).toBe("deny");
+    expect((await check("Write", { file_path: "secrets/dev.env", content: "x" }, config)).action).toBe("allow");
+    expect((await check("Bash", { command: "echo x > env4.yml" }, config)).action).toBe("allow");
+  });
+
   it.each([
     "echo x > .github/workflows/ci.yml",
     "cat a >> ./.github/workflows/ci.yml",

@@ -1,0 +1,263 @@
+import picomatch from "picomatch";
+
+/**
+ * One repository path pattern (a `protected_paths` entry), compiled by picomatch: `*`, `?`, `**`,
+ * `[...]` with POSIX classes (`[[:digit:]]`), `{a,b}` and ranges (`{1..3}`, `{01..10}`, `{a..e}`,
+ * `{1..9..2}`), and extglobs (`+(a|b)`, `!(x)`, `@(…)`, `?(…)`, `*(…)`). Wildcards match dotfiles:
+ * for a protected path a missed `.env` costs more than a surprising match. A pattern without a slash
+ * matches a name at any depth, as in `.gitignore`. A leading `./` is dropped.
+ */
+export interface PathPattern {
+  /** The pattern as written. */
+  readonly source: string;
+  /** False for a pattern without a slash, which matches at any depth. */
+  readonly anchored: boolean;
+  /** Whether a repository-relative path matches; `dir/**` also matches `dir` itself. */
+  test(relativePath: string): boolean;
+  /** Whether some path strictly below the directory `relativeDir` could match ("" is the root). */
+  couldMatchBelow(relativeDir: string): boolean;
+}
+
+export type CompiledPathPattern = { ok: true; pattern: PathPattern } | { ok: false; problem: string };
+
+/** Ranges longer than this are refused rather than turned into a huge regular expression. */
+const MAX_RANGE_LENGTH = 1000;
+
+const OPTIONS: picomatch.PicomatchOptions = {
+  // Repository paths use forward slashes on every platform.
+  windows: false,
+  dot: true,
+  posix: true,
+  // Unbalanced `[`, `(` or `{` throw instead of silently turning into literal characters.
+  strictBrackets: true,
+  // A regular expression that does not compile throws instead of becoming one that matches nothing.
+  debug: true,
+  // A leading `!` is refused below: a negated entry would protect everything else.
+  nonegate: true,
+  expandRange,
+};
+
+/**
+ * Compiles a pattern, or says why it cannot match what it seems to name. Every way a pattern could
+ * silently match nothing is a problem here: a syntax picomatch does not accept, a shape no
+ * repository path has (`/abs`, `dir/`, `a/../b`), and, as a last check, a path built from the
+ * pattern itself that the compiled matcher does not match.
+ */
+export function compilePathPattern(source: string): CompiledPathPattern {
+  const glob = source.startsWith("./") ? source.slice(2) : source;
+  const shapeProblem = shapeProblemOf(glob);
+  if (shapeProblem !== undefined) return { ok: false, problem: `\`${source}\` ${shapeProblem}` };
+
+  const anchored = glob.includes("/");
+  let test: picomatch.Matcher;
+  try {
+    test = picomatch(anchored ? glob : `**/${glob}`, OPTIONS);
+  } catch (error) {
+    return { ok: false, problem: `\`${source}\` is not a valid glob: ${syntaxProblem(error)}` };
+  }
+  const example = samplePath(glob);
+  if (!test(example)) {
+    return { ok: false, problem: `\`${source}\` cannot match any path as written (not even \`${example}\`)` };
+  }
+
+  const segments = splitTopLevel(glob, "/");
+  return {
+    ok: true,
+    pattern: {
+      source,
+      anchored,
+      test: (relativePath) => test(relativePath),
+      couldMatchBelow: (relativeDir) => (anchored ? couldMatchBelow(segments, relativeDir) : true),
+    },
+  };
+}
+
+/** picomatch's message, without the generated regular expression a reader of the config never wrote. */
+function syntaxProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, "");
+}
+
+function shapeProblemOf(glob: string): string | undefined {
+  if (glob.startsWith("/")) return "starts with `/`; paths are relative to the repository root, so drop it";
+  if (glob.startsWith("!") && !glob.startsWith("!(")) {
+    return "starts with `!`; entries only add protection, so list what to protect (write `\\!` for a name starting with `!`)";
+  }
+  if (glob.endsWith("/")) return `ends with \`/\`; write \`${glob}**\` to protect a directory and everything in it`;
+  const segments = splitTopLevel(glob, "/");
+  if (segments.some((segment) => segment === "")) return "has an empty path segment (`//`)";
+  if (segments.some((segment) => segment === "." || segment === "..")) return "has a `.` or `..` segment, which no repository path has";
+  return undefined;
+}
+
+/**
+ * Whether a path below `dir` could match, segment by segment: `**` can absorb the rest, a segment
+ * holding a `/` inside a group (`{a/b,c}`) is not split, so it also answers yes (over-approximating
+ * is the safe side for a protected path).
+ */
+function couldMatchBelow(segments: readonly string[], dir: string): boolean {
+  const dirSegments = dir === "" ? [] : dir.split("/");
+  for (const [index, name] of dirSegments.entries()) {
+    const segment = segments[index];
+    if (segment === undefined) return false;
+    if (segment === "**" || segment.includes("/")) return true;
+    if (!segmentMatcher(segment)(name)) return false;
+  }
+  return segments.length > dirSegments.length;
+}
+
+const segmentMatchers = new Map<string, picomatch.Matcher>();
+
+function segmentMatcher(segment: string): picomatch.Matcher {
+  let matcher = segmentMatchers.get(segment);
+  if (matcher === undefined) {
+    matcher = picomatch(segment, OPTIONS);
+    segmentMatchers.set(segment, matcher);
+  }
+  return matcher;
+}
+
+/**
+ * picomatch leaves brace ranges to the caller; this expands them as bash does: numbers (zero-padded
+ * when an end is, with an optional step) or single letters, in either direction.
+ */
+function expandRange(from: string, to: string, ...rest: unknown[]): string {
+  const step = typeof rest[0] === "string" ? rest[0] : "1";
+  const values = rangeValues(from, to, step);
+  return `(${values.map(escapeRegExp).join("|")})`;
+}
+
+function rangeValues(from: string, to: string, stepText: string): string[] {
+  const integer = /^-?\d+$/;
+  if (!integer.test(stepText)) throw new SyntaxError(`the step of {${from}..${to}..${stepText}} is not a whole number`);
+  const step = Math.abs(Number(stepText)) || 1;
+  let start: number;
+  let end: number;
+  let format: (value: number) => string;
+  if (integer.test(from) && integer.test(to)) {
+    start = Number(from);
+    end = Number(to);
+    const padded = /^-?0\d/.test(from) || /^-?0\d/.test(to);
+    const width = Math.max(from.length, to.length);
+    format = (value) => {
+      if (!padded) return String(value);
+      const digits = String(Math.abs(value)).padStart(value < 0 ? width - 1 : width, "0");
+      return value < 0 ? `-${digits}` : digits;
+    };
+  } else if (/^[A-Za-z]$/.test(from) && /^[A-Za-z]$/.test(to)) {
+    start = from.charCodeAt(0);
+    end = to.charCodeAt(0);
+    format = (value) => String.fromCharCode(value);
+  } else {
+    throw new SyntaxError(`{${from}..${to}} is not a range of whole numbers or of single letters`);
+  }
+  const count = Math.floor(Math.abs(end - start) / step) + 1;
+  if (count > MAX_RANGE_LENGTH) throw new SyntaxError(`{${from}..${to}} has ${count} values, more than ${MAX_RANGE_LENGTH}`);
+  const direction = end >= start ? 1 : -1;
+  return Array.from({ length: count }, (_, index) => format(start + direction * step * index));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}
+
+/** The extglob operators: `?(…)`, `*(…)`, `+(…)`, `@(…)`, `!(…)`. */
+const EXTGLOB = new Set(["?", "*", "+", "@", "!"]);
+/** What a `!(…)` stands for in a sample: almost anything is not what it excludes. */
+const NEGATED_SAMPLE = "tackle-sample";
+
+/**
+ * A path the pattern should match, built from it: the first alternative of each group, a letter
+ * for each wildcard, a member of each bracket class. For the self-check only.
+ */
+function samplePath(glob: string): string {
+  let out = "";
+  let index = 0;
+  while (index < glob.length) {
+    const char = glob[index] as string;
+    const next = glob[index + 1];
+    if (char === "\\") {
+      out += next ?? "";
+      index += 2;
+    } else if (EXTGLOB.has(char) && next === "(") {
+      const end = closingIndex(glob, index + 1);
+      out += char === "!" ? NEGATED_SAMPLE : samplePath(splitTopLevel(glob.slice(index + 2, end), "|")[0] ?? "");
+      index = end + 1;
+    } else if (char === "*" || char === "?") {
+      while (glob[index] === char) index += 1;
+      out += "a";
+    } else if (char === "(" || char === "{") {
+      const end = closingIndex(glob, index);
+      out += groupSample(char, glob.slice(index + 1, end));
+      index = end + 1;
+    } else if (char === "[") {
+      const end = closingIndex(glob, index);
+      out += bracketSample(glob.slice(index, end + 1));
+      index = end + 1;
+    } else {
+      out += char;
+      index += 1;
+    }
+  }
+  return out;
+}
+
+function groupSample(open: "(" | "{", body: string): string {
+  if (open === "(") return samplePath(splitTopLevel(body, "|")[0] ?? "");
+  const alternatives = splitTopLevel(body, ",");
+  if (alternatives.length > 1) return samplePath(alternatives[0] ?? "");
+  const range = /^([^.]+)\.\.[^.]+(?:\.\.[^.]+)?$/.exec(body);
+  // `{x}` without a comma or range is literal to picomatch.
+  return range === null ? `{${samplePath(body)}}` : (range[1] as string);
+}
+
+function bracketSample(bracket: string): string {
+  const matcher = picomatch(bracket, OPTIONS);
+  const candidates = [...new Set([...bracket.slice(1, -1), ..."a0A_-z9Z.~ \t"])];
+  return candidates.find((candidate) => candidate !== "/" && matcher(candidate)) ?? "";
+}
+
+/** The index of the `)`, `}` or `]` closing the group opened at `open`; the end of the text if none. */
+function closingIndex(text: string, open: number): number {
+  let index = open + 1;
+  if (text[open] === "[") {
+    if (text[index] === "!" || text[index] === "^") index += 1;
+    if (text[index] === "]") index += 1;
+    while (index < text.length && text[index] !== "]") {
+      if (text[index] === "\\") index += 1;
+      else if (text[index] === "[" && text[index + 1] === ":") {
+        const close = text.indexOf(":]", index + 2);
+        if (close !== -1) index = close + 1;
+      }
+      index += 1;
+    }
+    return index;
+  }
+  const close = text[open] === "(" ? ")" : "}";
+  while (index < text.length && text[index] !== close) {
+    const char = text[index];
+    if (char === "\\") index += 2;
+    else if (char === "(" || char === "{" || char === "[") index = closingIndex(text, index) + 1;
+    else index += 1;
+  }
+  return index;
+}
+
+/** Splits at `separator` where it is outside every group and not escaped. */
+function splitTopLevel(text: string, separator: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let index = 0;
+  while (index < text.length) {
+    const char = text[index];
+    if (char === "\\") index += 2;
+    else if (char === "(" || char === "{" || char === "[") index = closingIndex(text, index) + 1;
+    else if (char === separator) {
+      parts.push(text.slice(start, index));
+      index += 1;
+      start = index;
+    } else index += 1;
+  }
+  parts.push(text.slice(start));
+  return parts;
+}

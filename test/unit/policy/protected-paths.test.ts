@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import { createProtectedPaths } from "../../../src/agent/policy/index.js";
+import { isTackleError } from "../../../src/errors/index.js";
+import { compilePathPattern } from "../../../src/util/compile-path-pattern.js";
+import { createPathMatcher } from "../../../src/util/create-path-matcher.js";
+
+function matcherOf(...globs: string[]) {
+  const result = createPathMatcher(globs);
+  if (!result.ok) throw new Error(result.problems.join("; "));
+  return result.matcher;
+}
+
+function problemOf(glob: string): string {
+  const compiled = compilePathPattern(glob);
+  if (compiled.ok) throw new Error(`expected a problem with ${glob}`);
+  return compiled.problem;
+}
+
+describe("protected path patterns (picomatch)", () => {
+  it.each([
+    // extglob
+    ["+(a|b).txt", "ab.txt", true],
+    ["+(a|b).txt", "c.txt", false],
+    ["secrets/@(prod|staging).env", "secrets/prod.env", true],
+    ["secrets/@(prod|staging).env", "secrets/dev.env", false],
+    ["config/!(*.example)", "config/app.yml", true],
+    ["config/!(*.example)", "config/app.example", false],
+    // POSIX classes
+    ["[[:digit:]].txt", "5.txt", true],
+    ["[[:digit:]].txt", "a.txt", false],
+    ["keys/[[:alpha:]]*.pem", "keys/prod.pem", true],
+    ["keys/[[:alpha:]]*.pem", "keys/1.pem", false],
+    // brace ranges, as bash expands them
+    ["env{1..3}.yml", "env2.yml", true],
+    ["env{1..3}.yml", "env4.yml", false],
+    ["db/{01..10}.sql", "db/07.sql", true],
+    ["db/{01..10}.sql", "db/7.sql", false],
+    ["f{1..9..2}", "f3", true],
+    ["f{1..9..2}", "f4", false],
+    ["part-{a..c}", "part-b", true],
+    ["part-{a..c}", "part-d", false],
+    ["*.{yml,yaml}", "deploy/x.yaml", true],
+    // dotfiles: wildcards match them
+    ["*.pem", ".ssh/.hidden.pem", true],
+    ["config/*", "config/.env", true],
+    ["**/secrets/**", ".config/secrets/.token", true],
+    // ** and a directory pattern matching the directory itself
+    [".github/workflows/**", ".github/workflows", true],
+    [".github/workflows/**", ".github/workflows/ci.yml", true],
+    [".github/workflows/**", ".github/workflows/nested/deep/x.yml", true],
+    [".github/workflows/**", ".github/workflows.yml", false],
+    [".github/workflows/**", ".github", false],
+    ["a/**/b", "a/b", true],
+    ["a/**/b", "a/x/y/b", true],
+    // a pattern without a slash matches a name at any depth; with one, from the root
+    ["*.lock", "deep/dir/yarn.lock", true],
+    ["infra/*.tf", "infra/main.tf", true],
+    ["infra/*.tf", "other/infra/main.tf", false],
+    ["./docs/**", "docs/a.md", true],
+  ])("%s vs %s -> %s", (glob, path, expected) => {
+    expect(matcherOf(glob).matches(path)).toBe(expected);
+  });
+
+  it.each([
+    ["src/[abc", "is not a valid glob: Missing closing: \"]\""],
+    ["src/+(a|b", "is not a valid glob: Missing closing: \")\""],
+    ["{a,b", "is not a valid glob: Missing closing: \"}\""],
+    ["[z-a].txt", "is not a valid glob: Range out of order in character class"],
+    ["[[:nodigit:]]", "is not a valid glob"],
+    ["{a..5}", "{a..5} is not a range of whole numbers or of single letters"],
+    ["{1..5000}", "{1..5000} has 5000 values, more than 1000"],
+    ["/secrets/**", "starts with `/`"],
+    ["!keep.txt", "starts with `!`"],
+    ["docs/", "ends with `/`; write `docs/**`"],
+    ["a/../b", "has a `.` or `..` segment"],
+    ["a//b", "has an empty path segment"],
+    ["a\\", "cannot match any path as written"],
+  ])("refuses %s, naming why", (glob, why) => {
+    expect(problemOf(glob)).toContain(`\`${glob}\` `);
+    expect(problemOf(glob)).toContain(why);
+  });
+
+  it("matchesOrContains: the directory itself or anything below it could be protected", () => {
+    const matcher = matcherOf(".github/workflows/**", ".git/**", "infra/*.tf");
+    // A symlink or a file in place of these directories touches protected paths.
+    for (const dir of ["", ".github", ".github/workflows", ".github/workflows/sub", ".git", ".git/hooks", "infra"]) {
+      expect(matcher.matchesOrContains(dir), dir).toBe(true);
+    }
+    for (const dir of ["src", ".githubx", ".github/ISSUE_TEMPLATE", "infra/modules", "docs/.github"]) {
+      expect(matcher.matchesOrContains(dir), dir).toBe(false);
+    }
+    // A pattern without a slash can match below any directory.
+    expect(matcherOf("*.lock").matchesOrContains("src/deep")).toBe(true);
+    // Extglobs and ranges in a directory segment are judged by picomatch too.
+    expect(matcherOf("env{1..3}/**").matchesOrContains("env2")).toBe(true);
+    expect(matcherOf("env{1..3}/**").matchesOrContains("env4")).toBe(false);
+    expect(matcherOf("+(a|b)/x").matchesOrContains("ab")).toBe(true);
+    expect(matcherOf("+(a|b)/x").matchesOrContains("c")).toBe(false);
+  });
+
+  it("createProtectedPaths throws config_invalid rather than protect nothing", () => {
+    expect(() => createProtectedPaths([".github/workflows/**", "src/[abc"])).toThrow(/protected_paths: `src\/\[abc` is not a valid glob/);
+    try {
+      createProtectedPaths(["docs/"]);
+    } catch (error) {
+      expect(isTackleError(error, "config_invalid")).toBe(true);
+    }
+    expect.assertions(2);
+  });
+
+  it("removedWith: what replacing or removing a path takes along, anchored patterns only", () => {
+    const paths = createProtectedPaths([".github/workflows/**", ".git/**", "*.lock"]);
+    expect(paths.matches(".github/workflows/ci.yml")).toBe(true);
+    expect(paths.removedWith(".github")).toBe(true);
+    expect(paths.removedWith("")).toBe(true);
+    expect(paths.removedWith("yarn.lock")).toBe(true);
+    // A lock file under build is for the host's check to see (it knows whether one is tracked).
+    expect(paths.removedWith("build")).toBe(false);
+    expect(paths.matchesOrContains("build")).toBe(true);
+  });
+});
