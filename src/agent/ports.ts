@@ -89,6 +89,40 @@ export interface GitPort {
   diffStat(base: string): Promise<{ files: string[]; lines: number }>;
 }
 
+/** One path of a change to be published, as the host read it from objects it owns. */
+export interface ChangedPath {
+  path: string;
+  /** A (added), D (deleted), M (modified), T (type changed). */
+  status: string;
+  /** Git modes: 100644, 100755, 120000 (symlink), 160000 (gitlink), 000000 (absent). */
+  oldMode: string;
+  newMode: string;
+  /** Added plus deleted lines; a file git calls binary counts the lines of its content. */
+  lines: number;
+  /** The larger of the two sides' sizes, in bytes. */
+  bytes: number;
+  /** For a symlink on the new side: where it points. */
+  symlinkTarget?: string;
+}
+
+/** The change a publish would make: base..sha in the host's own repository. */
+export interface PublishedChange {
+  /** The sha the change is measured from (the base, or the pull request's head at job start). */
+  from: string;
+  /** The exact commit to be published. */
+  sha: string;
+  /** The net change from..sha. */
+  files: ChangedPath[];
+  /** Each new non-merge commit's own change against its parent (empty for a single commit). */
+  commitFiles: ChangedPath[];
+  commits: number;
+  /** Sum of `files`' lines. */
+  lines: number;
+}
+
+/** The host's verdict on a change before it leaves the job. */
+export type PublishVerdict = { ok: true } | { ok: false; reason: string };
+
 export interface IssueComment {
   author: string;
   /** "User", "Bot", or "Organization", as GitHub says. */
@@ -116,7 +150,10 @@ export interface IssueSnapshot {
 /** The one issue (or PR) this job works on; there is no way to name another. */
 export interface IssuePort {
   get(signal?: AbortSignal): Promise<IssueSnapshot>;
-  /** Posts one comment (redacted by the caller); returns its URL, or "printed" in local runs. */
+  /**
+   * Posts one comment; returns its URL, or "printed" in local runs. The port masks secrets on the way
+   * out (over the job's redacting GitHub client, or in the local run's printer), not the caller.
+   */
   report(body: string, signal?: AbortSignal): Promise<{ url: string }>;
 }
 

@@ -1,5 +1,6 @@
 export {
   DEFAULT_PROTECTED_PATHS,
+  MAX_PUBLISHED_FILE_BYTES,
   REPO_CONFIG_PATH,
   defaultRepoConfig,
   parseRepoConfig,

@@ -5,6 +5,8 @@ import { closestKey, describeValue } from "./problem-text.js";
 
 /** Always protected, whatever the repo config says; a repo's `protected_paths` add to these. */
 export const DEFAULT_PROTECTED_PATHS: readonly string[] = [".github/workflows/**", ".git/**"];
+/** A file larger than this is never published: refused rather than counted by lines. */
+export const MAX_PUBLISHED_FILE_BYTES = 10 * 1024 * 1024;
 
 /** Where a repository keeps its Tackle settings, read from the default branch only. */
 export const REPO_CONFIG_PATH = ".github/tackle.yml";

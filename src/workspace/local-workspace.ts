@@ -5,7 +5,9 @@ import type { Logger } from "../logging/logger.js";
 import { chownRootOwned, chownTree, exists, removeTree } from "./fs-util.js";
 import { createHostGit, validateBranchName, type GitRepoLocation, type HostGit } from "./git-host.js";
 import { currentOwner, isCurrentProcess, isOwnerAlive, parseOwnerRecord } from "./owner-record.js";
+import { createPublishRepo, transferCommits, verifiedTip, type PublishRepo } from "./publish-repo.js";
 import { isRoot, type SandboxIdentity, type SandboxMode } from "./sandbox.js";
+import { DEFAULT_IDENTITY } from "./sandbox-plan.js";
 import { assemblePorts, DEFAULT_AUTHOR, type CommitAuthor, type Workspace } from "./workspace.js";
 
 export interface LocalWorkspaceOptions {
@@ -13,7 +15,7 @@ export interface LocalWorkspaceOptions {
   repoPath: string;
   /** A new branch, created from the repository's current HEAD. */
   branch: string;
-  /** TACKLE_HOME; the worktree goes to `${home}/local/<slug>`. */
+  /** TACKLE_HOME; the private repository goes to `${home}/local/<slug>`. */
   home: string;
   sandbox: SandboxMode;
   logger?: Logger;
@@ -22,182 +24,245 @@ export interface LocalWorkspaceOptions {
 }
 
 const STALE_AFTER_MS = 7 * 24 * 3600_000;
+/** Git's own limit on nested alternates. */
+const MAX_ALTERNATE_DEPTH = 5;
 
 /**
- * `tackle run --local PATH`: a `git worktree` of the user's repository on a new branch, so their
- * working tree is untouched and the commits land in their repository. The sandbox sees the
- * worktree and the repository's git database (objects and refs must be writable for commits to
- * land), never the user's working tree; the repository's config and hooks are read-only in it.
+ * `tackle run --local PATH`: the job works in a private repository of its own under TACKLE_HOME,
+ * which borrows the user's objects read-only (as server jobs borrow the mirror's) and starts on a
+ * new branch at the user's HEAD. Nothing of the user's repository is writable in the sandbox: not
+ * its refs, config, hooks, `commondir` nor working tree. When the run hands its work over, the host
+ * checks the branch from objects it owns (as before a push) and then writes exactly two things
+ * into the user's repository: the new objects, as one pack, and the one new branch ref.
  */
 export async function openLocalWorkspace(options: LocalWorkspaceOptions): Promise<Workspace> {
   const home = path.resolve(options.home);
-  const git = createHostGit({ gitHome: path.join(home, "git-home"), ...(options.logger ? { logger: options.logger } : {}) });
-  // The user named this repository; it may belong to another uid than Tackle's.
-  const trust = ["-c", "safe.directory=*"];
-  const userRepo = path.resolve(options.repoPath);
-  const located = await git
-    .run({ args: [...trust, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"], cwd: userRepo })
-    .catch((error: unknown) => {
-      throw new TackleError("workspace", `${userRepo} is not inside a git repository with a working tree`, { cause: error });
-    });
-  const [topLevel = "", commonDir = ""] = located.stdout.split("\n").map((line) => line.trim());
-  const mainRepo: GitRepoLocation = { gitDir: commonDir, workTree: topLevel };
-  const headSha = (
-    await git.run({ args: ["rev-parse", "--verify", "HEAD^{commit}"], repo: mainRepo }).catch((error: unknown) => {
-      throw new TackleError("workspace", `${topLevel} has no commits yet; commit something first`, { cause: error });
-    })
-  ).stdout.trim();
-  const headName = await git.run({ args: ["symbolic-ref", "--quiet", "--short", "HEAD"], repo: mainRepo, okExitCodes: [0, 1] });
-  const baseBranch = headName.exitCode === 0 ? headName.stdout.trim() : "HEAD";
+  const gitHome = path.join(home, "git-home");
+  const git = createHostGit({ gitHome, ...(options.logger ? { logger: options.logger } : {}) });
+  const templateDir = path.join(gitHome, "empty-template");
+  await mkdir(templateDir, { recursive: true });
+  const user = await locateUserRepo(git, path.resolve(options.repoPath));
 
   const branch = await validateBranchName(git, options.branch);
-  const branchExists = await git.run({ args: ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], repo: mainRepo, okExitCodes: [0, 1] });
+  const branchExists = await git.run({ args: ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], repo: user.repo, okExitCodes: [0, 1] });
   if (branchExists.exitCode === 0) {
-    throw new TackleError("workspace", `branch ${branch} already exists in ${topLevel}; pick another name or delete it`);
+    throw new TackleError("workspace", `branch ${branch} already exists in ${user.topLevel}; pick another name or delete it`);
   }
 
   const slug = branch.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+/, "");
   const root = path.join(home, "local", slug);
-  const metaPath = `${root}.json`;
-  const homeDir = `${root}.home`;
+  const paths = { root, metaPath: `${root}.json`, homeDir: `${root}.home`, publishDir: `${root}.publish` };
   await mkdir(path.dirname(root), { recursive: true });
-  await pruneStaleLocal(git, path.dirname(root));
-  await clearLeftover(git, mainRepo, root, metaPath);
-  await writeFile(metaPath, JSON.stringify({ ...(await currentOwner()), commonDir, branch }));
+  await pruneStaleLocal(path.dirname(root));
+  await clearLeftover(paths);
+  await writeFile(paths.metaPath, JSON.stringify({ ...(await currentOwner()), branch }));
 
-  await git.run({ args: ["worktree", "add", "--quiet", "-b", branch, root, headSha], repo: mainRepo });
-  const wtGitDir = (await git.run({ args: [...trust, "rev-parse", "--path-format=absolute", "--git-dir"], cwd: root })).stdout.trim();
-  const repo: GitRepoLocation = { gitDir: wtGitDir, commonDir, workTree: root };
-  await mkdir(homeDir, { recursive: true, mode: 0o700 });
-
-  // Paths that must be read-only inside the sandbox; created (empty) when missing so they can be bound.
-  const hooksDir = path.join(commonDir, "hooks");
-  const alternates = path.join(commonDir, "objects", "info", "alternates");
-  await mkdir(hooksDir, { recursive: true });
-  await mkdir(path.dirname(alternates), { recursive: true });
-  const createdAlternates = !(await exists(alternates));
-  if (createdAlternates) await writeFile(alternates, "");
-  // commondir and gitdir tie the worktree to the repository; git's ref backend trusts commondir even
-  // when GIT_COMMON_DIR is set, so neither may change.
-  const readOnlyInside = [
-    path.join(commonDir, "config"),
-    hooksDir,
-    alternates,
-    path.join(root, ".git"),
-    path.join(wtGitDir, "commondir"),
-    path.join(wtGitDir, "gitdir"),
-  ];
-  const worktreeConfig = await git.run({ args: ["config", "--bool", "extensions.worktreeConfig"], repo, okExitCodes: [0, 1] });
-  if (worktreeConfig.stdout.trim() === "true") {
-    const file = path.join(wtGitDir, "config.worktree");
-    if (!(await exists(file))) await writeFile(file, "");
-    readOnlyInside.push(file);
+  try {
+    return await openPrivateRepo(git, { ...options, home, templateDir, user, branch, ...paths });
+  } catch (error) {
+    await removeLocal(paths);
+    throw error;
   }
-  const borrowed = (await readFile(alternates, "utf8"))
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line.startsWith("/"));
+}
 
-  const owner = await localOwner(options.sandbox, commonDir);
+interface UserRepo {
+  topLevel: string;
+  /** The repository's own git dir (the common dir of a linked worktree). */
+  commonDir: string;
+  repo: GitRepoLocation;
+  headSha: string;
+  /** The branch HEAD is on, or "HEAD" when detached. */
+  baseBranch: string;
+  /** Its object directory and every one it borrows from, absolute. */
+  objectDirs: string[];
+  owner: SandboxIdentity;
+}
+
+async function locateUserRepo(git: HostGit, userPath: string): Promise<UserRepo> {
+  // The user named this repository; it may belong to another uid than Tackle's.
+  const trust = ["-c", "safe.directory=*"];
+  const located = await git.run({ args: [...trust, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"], cwd: userPath }).catch((error: unknown) => {
+    throw new TackleError("workspace", `${userPath} is not inside a git repository with a working tree`, { cause: error });
+  });
+  const [topLevel = "", commonDir = ""] = located.stdout.split("\n").map((line) => line.trim());
+  const repo: GitRepoLocation = { gitDir: commonDir, workTree: topLevel };
+  const head = await git.run({ args: ["rev-parse", "--verify", "HEAD^{commit}"], repo }).catch((error: unknown) => {
+    throw new TackleError("workspace", `${topLevel} has no commits yet; commit something first`, { cause: error });
+  });
+  const headName = await git.run({ args: ["symbolic-ref", "--quiet", "--short", "HEAD"], repo, okExitCodes: [0, 1] });
+  const info = await stat(commonDir);
+  return {
+    topLevel,
+    commonDir,
+    repo,
+    headSha: head.stdout.trim(),
+    baseBranch: headName.exitCode === 0 ? headName.stdout.trim() : "HEAD",
+    objectDirs: await objectDirsOf(path.join(commonDir, "objects")),
+    owner: { uid: info.uid, gid: info.gid },
+  };
+}
+
+/** An object directory and the ones it borrows from through `info/alternates`, as git follows them. */
+async function objectDirsOf(objects: string, depth = 0): Promise<string[]> {
+  const dirs = [objects];
+  if (depth >= MAX_ALTERNATE_DEPTH) return dirs;
+  const text = await readFile(path.join(objects, "info", "alternates"), "utf8").catch(() => "");
+  for (const line of text.split("\n").map((l) => l.trim())) {
+    if (line === "" || line.startsWith("#")) continue;
+    const borrowed = path.resolve(objects, line);
+    if (await exists(borrowed)) dirs.push(...(await objectDirsOf(borrowed, depth + 1)));
+  }
+  return [...new Set(dirs)];
+}
+
+/** Whether every file and directory under `dir` is readable by anyone (objects are read-only, 0444). */
+async function worldReadable(dir: string): Promise<boolean> {
+  const info = await stat(dir).catch(() => null);
+  if (!info) return true;
+  if (info.isDirectory()) {
+    if ((info.mode & 0o005) !== 0o005) return false;
+    for (const entry of await readdir(dir)) if (!(await worldReadable(path.join(dir, entry)))) return false;
+    return true;
+  }
+  return (info.mode & 0o004) !== 0;
+}
+
+async function openPrivateRepo(
+  git: HostGit,
+  o: LocalWorkspaceOptions & { home: string; templateDir: string; user: UserRepo; branch: string; root: string; metaPath: string; homeDir: string; publishDir: string },
+): Promise<Workspace> {
+  const { user, branch, root } = o;
+  const gitDir = path.join(root, ".git");
+  const repo: GitRepoLocation = { gitDir, workTree: root };
+  // As root, commands run as the repository's owner (never root): a root-owned repository gets the default identity.
+  const owner = isRoot() ? (user.owner.uid === 0 ? DEFAULT_IDENTITY : user.owner) : null;
+
+  await git.run({ args: ["init", "--quiet", `--template=${o.templateDir}`, root] });
+  const alternates = path.join(gitDir, "objects", "info", "alternates");
+  await mkdir(path.dirname(alternates), { recursive: true });
+  // Borrowed read-only when the sandbox user can read them; otherwise (a root-owned repository
+  // whose objects only root may read) the history of HEAD is copied in.
+  const borrow = owner === null || owner.uid === user.owner.uid || (await Promise.all(user.objectDirs.map(worldReadable))).every(Boolean);
+  if (borrow) await writeFile(alternates, `${path.join(user.commonDir, "objects")}\n`);
+  else {
+    await writeFile(alternates, "");
+    await transferCommits(git, { from: user.repo, to: repo, tip: user.headSha, exclude: [] });
+  }
+  await git.run({ args: ["checkout", "--quiet", "-f", "-B", branch, user.headSha], repo });
+  // The user's branch name too, so `git diff main` works in the agent's shell.
+  if (user.baseBranch !== "HEAD" && user.baseBranch !== branch) {
+    await git.run({ args: ["branch", "--force", "--no-track", user.baseBranch, user.headSha], repo });
+  }
+
+  const hooksDir = path.join(gitDir, "hooks");
+  await mkdir(hooksDir, { recursive: true });
+  await mkdir(o.homeDir, { recursive: true, mode: 0o700 });
+  const protectedPaths = [path.join(gitDir, "config"), hooksDir, alternates];
   if (owner) {
     await chownTree(root, owner);
-    await chownTree(homeDir, owner);
-    // `worktree add` ran as root: the new ref, its reflog and the worktree's admin dir are root's.
-    await chownRootOwned(commonDir, owner);
+    await chownTree(o.homeDir, owner);
+    for (const p of protectedPaths) await chownTree(p, { uid: 0, gid: 0 });
   }
 
   const ports = assemblePorts({
     root,
     repo,
-    mode: options.sandbox,
+    mode: o.sandbox,
     owner,
-    extraReadOnly: borrowed,
-    extraWritable: [commonDir, wtGitDir],
-    readOnlyInside,
-    homeDir,
-    author: options.author ?? DEFAULT_AUTHOR,
-    ...(options.logger ? { logger: options.logger } : {}),
+    extraReadOnly: borrow ? user.objectDirs : [],
+    extraWritable: [gitDir],
+    readOnlyInside: protectedPaths,
+    homeDir: o.homeDir,
+    author: o.author ?? DEFAULT_AUTHOR,
+    ...(o.logger ? { logger: o.logger } : {}),
   });
+
+  let publish: PublishRepo | undefined;
+  let handedOver: string | null = null;
   let disposed: Promise<void> | undefined;
+  const readCheckout = async (args: readonly string[]) => {
+    await removeTree(path.join(gitDir, "commondir"));
+    return git.run({ args, repo });
+  };
 
   return {
     root: ports.fs.root,
     branch,
-    baseBranch,
-    baseSha: headSha,
-    startSha: headSha,
+    baseBranch: user.baseBranch,
+    baseSha: user.headSha,
+    startSha: user.headSha,
     ...ports,
     sandboxed: ports.exec.sandboxed,
 
-    async push() {
-      throw new TackleError("push_refused", `there is no remote in a local run; the branch ${branch} holds the work`);
+    /** The hand-over: the checked commit into the user's repository, as one pack and one new ref. */
+    async push({ verify, signal }) {
+      publish ??= await createPublishRepo(git, o.publishDir, user.objectDirs.slice(0, 1), o.templateDir);
+      const { sha } = await verifiedTip({
+        publish,
+        checkout: repo,
+        readCheckout,
+        branch,
+        from: user.headSha,
+        exclude: [user.headSha],
+        verify,
+        ...(signal ? { signal } : {}),
+      });
+      if (sha === handedOver) return { sha, pushed: false };
+      // Hooks, fsmonitor and reflogs off: nothing runs, and nothing but the pack and the ref is written.
+      await transferCommits(git, { from: { gitDir: publish.gitDir }, to: { gitDir: user.commonDir }, tip: sha, exclude: [user.headSha] });
+      await git.run({
+        args: ["-c", "core.logAllRefUpdates=false", "update-ref", `refs/heads/${branch}`, sha, handedOver ?? ""],
+        repo: { gitDir: user.commonDir },
+      });
+      // Written as root into someone else's repository: give the new files to its owner.
+      if (isRoot() && user.owner.uid !== 0) await chownRootOwned(user.commonDir, user.owner);
+      handedOver = sha;
+      return { sha, pushed: true };
     },
 
     async commitsAhead() {
-      const { stdout } = await git.run({ args: ["rev-list", "--count", `${headSha}..refs/heads/${branch}`], repo });
+      const { stdout } = await readCheckout(["rev-list", "--count", `${user.headSha}..refs/heads/${branch}`]);
       return Number(stdout.trim());
     },
 
+    /** The patch of what was handed over (empty before the hand-over), from the host's own objects. */
     async formatPatch() {
-      const { stdout } = await git.run({ args: ["format-patch", "--stdout", "--binary", "--no-color", `${headSha}..refs/heads/${branch}`], repo });
-      return stdout;
+      return publish && handedOver ? publish.formatPatch(user.headSha, handedOver) : "";
     },
 
     dispose() {
-      disposed ??= (async () => {
-        await git.run({ args: ["worktree", "remove", "--force", root], repo: mainRepo, okExitCodes: [0, 128] });
-        await removeTree(root);
-        await git.run({ args: ["worktree", "prune"], repo: mainRepo, okExitCodes: [0, 128] });
-        await removeTree(homeDir);
-        await removeTree(metaPath);
-        if (createdAlternates && (await readFile(alternates, "utf8").catch(() => "x")) === "") await removeTree(alternates);
-      })();
+      disposed ??= removeLocal(o);
       return disposed;
     },
   };
 }
 
-/**
- * As root, the sandbox runs as the repository's owner so the objects it writes stay the user's.
- * A root-owned repository keeps root's uid (mapped, without capabilities); see SandboxOptions.identity.
- */
-async function localOwner(mode: SandboxMode, commonDir: string): Promise<SandboxIdentity | null> {
-  if (mode !== "bwrap" || !isRoot()) return null;
-  const info = await stat(commonDir);
-  return info.uid === 0 ? null : { uid: info.uid, gid: info.gid };
+async function removeLocal(paths: { root: string; metaPath: string; homeDir: string; publishDir: string }): Promise<void> {
+  await removeTree(paths.root);
+  await removeTree(paths.homeDir);
+  await removeTree(paths.publishDir);
+  await removeTree(paths.metaPath);
 }
 
-/** Worktrees of earlier runs that crashed (their owner is gone): removed, their branches kept. */
-async function pruneStaleLocal(git: HostGit, localDir: string): Promise<void> {
+/** Private repositories of earlier runs that crashed (their owner is gone). */
+async function pruneStaleLocal(localDir: string): Promise<void> {
   for (const entry of await readdir(localDir).catch(() => [] as string[])) {
     if (!entry.endsWith(".json")) continue;
     const metaPath = path.join(localDir, entry);
     const text = await readFile(metaPath, "utf8").catch(() => null);
     const owner = text === null ? null : parseOwnerRecord(text);
     if (!owner || (await isOwnerAlive(owner, STALE_AFTER_MS))) continue;
-    const { commonDir } = JSON.parse(text ?? "{}") as { commonDir?: unknown };
     const root = metaPath.slice(0, -".json".length);
-    if (typeof commonDir === "string" && (await exists(commonDir))) {
-      const repo = { gitDir: commonDir };
-      await git.run({ args: ["worktree", "remove", "--force", root], repo, okExitCodes: [0, 128] });
-      await git.run({ args: ["worktree", "prune"], repo, okExitCodes: [0, 128] });
-    }
-    await removeTree(root);
-    await removeTree(`${root}.home`);
-    await removeTree(metaPath);
+    await removeLocal({ root, metaPath, homeDir: `${root}.home`, publishDir: `${root}.publish` });
   }
 }
 
-/** A worktree left by a crashed run: removed when its owner is gone, refused when it is alive. */
-async function clearLeftover(git: HostGit, mainRepo: GitRepoLocation, root: string, metaPath: string): Promise<void> {
-  const text = await readFile(metaPath, "utf8").catch(() => null);
+/** What a crashed run with the same branch name left: removed when its owner is gone, refused when it is alive. */
+async function clearLeftover(paths: { root: string; metaPath: string; homeDir: string; publishDir: string }): Promise<void> {
+  const text = await readFile(paths.metaPath, "utf8").catch(() => null);
   const owner = text === null ? null : parseOwnerRecord(text);
   if (owner && !isCurrentProcess(owner) && (await isOwnerAlive(owner, STALE_AFTER_MS))) {
-    throw new TackleError("workspace", `${root} is in use by another run (pid ${owner.pid})`);
+    throw new TackleError("workspace", `${paths.root} is in use by another run (pid ${owner.pid})`);
   }
-  if (await exists(root)) {
-    await git.run({ args: ["worktree", "remove", "--force", root], repo: mainRepo, okExitCodes: [0, 128] });
-    await removeTree(root);
-  }
-  await git.run({ args: ["worktree", "prune"], repo: mainRepo, okExitCodes: [0, 128] });
+  await removeLocal(paths);
 }

@@ -15,6 +15,7 @@ import {
   type HostGit,
   type RemoteInfo,
 } from "./git-host.js";
+import { createPublishRepo, verifiedTip, type PublishRepo } from "./publish-repo.js";
 import { currentOwner, isCurrentProcess, isOwnerAlive, parseOwnerRecord, type OwnerRecord } from "./owner-record.js";
 import { sandboxOwner, type SandboxMode } from "./sandbox.js";
 import { assemblePorts, DEFAULT_AUTHOR, type CommitAuthor, type Workspace } from "./workspace.js";
@@ -134,19 +135,21 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
   }
 
   /** Takes the checkout directory for a job, clearing one left by a dead owner (or by this process). */
-  async function claimCheckout(name: string, jobId: string, mirror: string): Promise<{ dir: string; metaPath: string; homeDir: string }> {
+  async function claimCheckout(name: string, jobId: string, mirror: string): Promise<{ dir: string; metaPath: string; homeDir: string; publishDir: string }> {
     const dir = path.join(checkoutsDir, name);
     const metaPath = `${dir}.json`;
     const homeDir = `${dir}.home`;
+    const publishDir = `${dir}.publish`;
     const meta = await readMeta(metaPath);
     if (meta && !isCurrentProcess(meta) && (await isOwnerAlive(meta, staleAfterMs))) {
       throw new TackleError("workspace", `job ${jobId} already has a live checkout at ${dir} (pid ${meta.pid})`, { retryable: true });
     }
     await removeTree(dir);
     await removeTree(homeDir);
+    await removeTree(publishDir);
     const record: CheckoutMeta = { ...(await currentOwner()), jobId, mirror };
     await writeFile(metaPath, JSON.stringify(record), { mode: 0o644 });
-    return { dir, metaPath, homeDir };
+    return { dir, metaPath, homeDir, publishDir };
   }
 
   async function createMirror(mirror: string, remote: RemoteInfo, token: string | undefined, signal: AbortSignal | undefined): Promise<void> {
@@ -241,7 +244,7 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
 
   async function listCheckoutMetas(): Promise<Array<{ name: string; meta: CheckoutMeta | null }>> {
     const entries = await readdir(checkoutsDir).catch(() => [] as string[]);
-    const names = new Set(entries.map((entry) => entry.replace(/\.(json|home)$/, "")));
+    const names = new Set(entries.map((entry) => entry.replace(/\.(json|home|publish)$/, "")));
     const result: Array<{ name: string; meta: CheckoutMeta | null }> = [];
     for (const name of names) result.push({ name, meta: await readMeta(path.join(checkoutsDir, `${name}.json`)) });
     return result;
@@ -456,7 +459,7 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
       remote: RemoteInfo;
       mirror: string;
       owner: ReturnType<typeof sandboxOwner>;
-      checkout: { dir: string; metaPath: string; homeDir: string };
+      checkout: { dir: string; metaPath: string; homeDir: string; publishDir: string };
     },
   ): Promise<Workspace> {
     const root = s.checkout.dir;
@@ -502,18 +505,22 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
     });
     let remoteSha = s.remoteBranchSha;
     let disposed: Promise<void> | undefined;
+    let publish: PublishRepo | undefined;
+    const publishDir = s.checkout.publishDir;
     /**
      * Git's ref backend reads `commondir` even when GIT_COMMON_DIR is set, so a file the agent plants
      * there would redirect the refs the host pushes. A plain clone never has one: remove it first.
      */
-    const configPath = path.join(gitDir, "config");
-    const configDigest = await fileDigest(configPath);
+    // Read-only in the sandbox; without one ("off") the agent could change them: the config (e.g.
+    // a pushInsteadOf), or the alternates, to make objects of another repository on this host
+    // look like the checkout's own.
+    const pinned = [path.join(gitDir, "config"), alternates];
+    const digests = await Promise.all(pinned.map(fileDigest));
     const hostGit = async (command: Parameters<HostGit["run"]>[0]) => {
       await removeTree(path.join(gitDir, "commondir"));
-      // Read-only in the sandbox; without one ("off") the agent could add e.g. a pushInsteadOf
-      // that sends the push, and its credential, elsewhere.
-      if ((await fileDigest(configPath)) !== configDigest) {
-        throw new TackleError("workspace", "the checkout's .git/config was changed behind Tackle's back; refusing to run git on it");
+      const now = await Promise.all(pinned.map(fileDigest));
+      if (now.some((digest, i) => digest !== digests[i])) {
+        throw new TackleError("workspace", "the checkout's .git/config or alternates was changed behind Tackle's back; refusing to run git on it");
       }
       return git.run({ ...command, repo });
     };
@@ -527,17 +534,34 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
       ...ports,
       sandboxed: ports.exec.sandboxed,
 
-      async push({ token, signal }) {
+      async push({ token, signal, verify }) {
         assertPushAllowed(s.branch, o.allowedPushBranches);
-        const sha = (await hostGit({ args: ["rev-parse", "--verify", `refs/heads/${s.branch}^{commit}`] })).stdout.trim();
+        // A pull request's own head is measured from where it was when the job started (what this
+        // job added), an issue's branch from the base.
+        const from = continueExisting ? (s.remoteBranchSha ?? s.baseSha) : s.baseSha;
+        publish ??= await createPublishRepo(git, publishDir, [path.join(s.mirror, "objects")], templateDir);
+        const { sha } = await verifiedTip({
+          publish,
+          checkout: repo,
+          readCheckout: (args) => hostGit({ args }),
+          branch: s.branch,
+          from,
+          exclude: [...new Set([s.baseSha, from])],
+          verify,
+          ...(signal ? { signal } : {}),
+        });
         if (sha === remoteSha) return { sha, pushed: false };
+        if (continueExisting && !(await publish.isAncestor(from, sha))) {
+          throw new TackleError("push_refused", `push refused: ${sha} does not build on the pull request's head ${from}; add commits, never rewrite them`);
+        }
         const args = ["push", "--no-verify", "--quiet", "--recurse-submodules=no"];
         // A pull request's own head only ever gets new commits; a stale tackle branch is replaced,
         // but only if nobody moved it since we looked.
         if (!continueExisting) args.push(`--force-with-lease=refs/heads/${s.branch}:${remoteSha ?? ""}`);
-        args.push(s.remote.url, `refs/heads/${s.branch}:refs/heads/${s.branch}`);
+        // By sha, from the host's own repository: nothing in the checkout names what is pushed where.
+        args.push(s.remote.url, `${sha}:refs/heads/${s.branch}`);
         try {
-          await hostGit({ args, token, protocols: [s.remote.scheme], retryable: true, ...(signal ? { signal } : {}) });
+          await git.run({ args, repo: { gitDir: publish.gitDir }, ...(token !== undefined ? { token } : {}), protocols: [s.remote.scheme], retryable: true, ...(signal ? { signal } : {}) });
         } catch (error) {
           if (error instanceof TackleError && error.code === "git") {
             throw new TackleError("push_refused", `push of ${s.branch} was refused: ${error.message}`, { retryable: true, cause: error });
@@ -564,6 +588,7 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
           const recyclable = o.sandbox === "bwrap" && ports.exec.running === 0;
           const parked = recyclable && (await park(root, s.mirror).catch(() => false));
           if (!parked) await removeTree(root);
+          await removeTree(publishDir);
           await removeTree(s.checkout.homeDir);
           await removeTree(s.checkout.metaPath);
         })();
@@ -585,6 +610,7 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
       const dir = path.join(checkoutsDir, name);
       await removeTree(dir);
       await removeTree(`${dir}.home`);
+      await removeTree(`${dir}.publish`);
       await removeTree(`${dir}.json`);
     }
     // Parked checkouts nobody recycled in time, or whose mirror is gone.

@@ -1,4 +1,4 @@
-import type { ExecPort, GitPort, SearchPort } from "../agent/ports.js";
+import type { ExecPort, GitPort, PublishedChange, PublishVerdict, SearchPort } from "../agent/ports.js";
 import type { Logger } from "../logging/logger.js";
 import type { GitRepoLocation } from "./git-host.js";
 import { createGitPort } from "./git-port.js";
@@ -22,16 +22,27 @@ export interface Workspace {
   git: GitPort;
   sandboxed: boolean;
   /**
-   * Host-side push of `branch` to origin with a one-shot credential; force-with-lease when the
-   * remote branch is stale and startFrom was base. Returns the pushed sha.
+   * Publishes the tip of `branch`: the host copies its commits into a repository only it writes,
+   * computes the change there against the sha it recorded at prepare, asks `verify`, and only then
+   * pushes that exact sha to origin's `branch` with a one-shot credential (a local run hands it
+   * over to the user's repository instead). Throws TackleError("push_refused") with the reason
+   * when `verify` refuses; nothing leaves the job then.
    */
-  push(options: { token: string; signal?: AbortSignal }): Promise<{ sha: string; pushed: boolean }>;
+  push(options: PushOptions): Promise<{ sha: string; pushed: boolean }>;
   /** Commits on `branch` that are not on the base (baseSha..branch). */
   commitsAhead(): Promise<number>;
   /** Patch (git format-patch) of baseSha..branch; empty when there are no commits. */
   formatPatch(): Promise<string>;
   /** Removes the worktree; safe to call twice. */
   dispose(): Promise<void>;
+}
+
+export interface PushOptions {
+  /** The installation token for the push; unused by a local run. */
+  token?: string;
+  signal?: AbortSignal;
+  /** The policy's verdict on the change, decided before anything is published. */
+  verify: (change: PublishedChange) => PublishVerdict;
 }
 
 export interface CommitAuthor {
@@ -55,7 +66,7 @@ export interface PortsInput {
   root: string;
   repo: GitRepoLocation;
   mode: SandboxMode;
-  /** Sandbox user (and owner of new files) when Tackle runs as root; null: none. */
+  /** Who commands run as (and owner of new files) when Tackle runs as root, in every mode; null when it is not root. */
   owner: SandboxIdentity | null;
   extraReadOnly: string[];
   extraWritable: string[];
@@ -72,7 +83,7 @@ export function assemblePorts(input: PortsInput): { fs: GuardedFs; exec: Sandbox
     extraReadOnly: input.extraReadOnly,
     extraWritable: input.extraWritable,
     readOnlyInside: input.readOnlyInside,
-    identity: input.owner,
+    ...(input.owner ? { identity: input.owner } : {}),
     env: authorEnv(input.author),
     ...(input.homeDir !== undefined ? { homeDir: input.homeDir } : {}),
     ...(input.logger ? { logger: input.logger } : {}),

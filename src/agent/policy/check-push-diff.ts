@@ -1,3 +1,6 @@
+import path from "node:path";
+import type { ChangedPath, PublishedChange, PublishVerdict } from "../ports.js";
+import { MAX_PUBLISHED_FILE_BYTES } from "../../config/index.js";
 import { resolvePolicyConfig, type PolicyConfig, type ResolvedPolicyConfig } from "./policy-config.js";
 import { createProtectedPaths, type ProtectedPaths } from "./protected-paths.js";
 
@@ -35,4 +38,54 @@ export function pushDiffVerdict(resolved: ResolvedPolicyConfig, protectedPaths: 
     };
   }
   return { ok: true };
+}
+
+/**
+ * The host's verdict on a change about to leave the job (a push, or a local run's hand-over),
+ * computed from objects the host owns (see src/workspace/publish-repo.ts). Besides the paths
+ * themselves: a file or symlink standing where a protected directory is, a symlink pointing at a
+ * protected path or out of the repository, any submodule (gitlink) change, and files too large to
+ * review. Every new commit is checked on its own too, so a protected change reverted by a later
+ * commit still does not reach the remote's history.
+ */
+export function checkPublishedChange(config: PolicyConfig, change: PublishedChange): PublishVerdict {
+  const resolved = resolvePolicyConfig(config);
+  const rules = createProtectedPaths(resolved.protectedPaths);
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const entry of [...change.files, ...change.commitFiles]) {
+    const key = `${entry.path}\0${entry.oldMode}\0${entry.newMode}\0${entry.symlinkTarget ?? ""}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const problem = pathProblem(entry, rules);
+    if (problem && !problems.includes(problem)) problems.push(problem);
+  }
+  if (problems.length > 0) {
+    return {
+      ok: false,
+      reason: `${problems.join("; ")} (protected: ${resolved.protectedPaths.join(", ")}); revert those changes (and rewrite the commits that made them) before publishing`,
+    };
+  }
+  if (resolved.maxDiffLines !== undefined && change.lines > resolved.maxDiffLines) {
+    return { ok: false, reason: `the branch's diff is ${change.lines} lines, over the repository's max_diff_lines of ${resolved.maxDiffLines}` };
+  }
+  return { ok: true };
+}
+
+/**
+ * A regular file at a path that used to be a protected directory shows as the deletions of its
+ * files, so `matches` is enough for files; a symlink is judged by everything it could stand for.
+ */
+function pathProblem(entry: ChangedPath, rules: ProtectedPaths): string | null {
+  if (entry.oldMode === "160000" || entry.newMode === "160000") return `the change adds, moves or updates the submodule ${entry.path}, which Tackle does not publish`;
+  if (rules.matches(entry.path)) return `the change touches the protected path ${entry.path}`;
+  if (entry.symlinkTarget !== undefined && rules.matchesOrContains(entry.path)) return `the symlink ${entry.path} stands where protected paths are`;
+  if (entry.bytes > MAX_PUBLISHED_FILE_BYTES) return `${entry.path} is ${entry.bytes} bytes, over the ${MAX_PUBLISHED_FILE_BYTES}-byte limit for a published file`;
+  if (entry.symlinkTarget !== undefined) {
+    const target = entry.symlinkTarget;
+    const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(entry.path), target));
+    if (target.startsWith("/") || resolved === ".." || resolved.startsWith("../")) return `the symlink ${entry.path} points out of the repository (${target})`;
+    if (resolved === "." || resolved === ".git" || resolved.startsWith(".git/") || rules.matchesOrContains(resolved)) return `the symlink ${entry.path} points at the protected path ${resolved}`;
+  }
+  return null;
 }

@@ -33,9 +33,10 @@ describe("local workspace (tackle run --local)", () => {
   });
   afterEach(() => removeDir(base));
 
-  it("works in a worktree on a new branch; commits land in the user's repository and their tree is untouched", async () => {
+  it("works in a private repository on a new branch; the hand-over adds the branch and its objects to the user's repository, their tree untouched", async () => {
     const home = path.join(base, "home");
     const headBefore = await git(repo, ["rev-parse", "HEAD"], base);
+    const configBefore = readFileSync(path.join(repo, ".git", "config"), "utf8");
     const workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-fix-a", home, sandbox: mode });
     expect(workspace.root).toBe(path.join(home, "local", "tackle-local-fix-a"));
     expect(workspace.baseBranch).toBe("main");
@@ -44,41 +45,67 @@ describe("local workspace (tackle run --local)", () => {
 
     const result = await workspace.exec.run(
       [
+        "id -u",
         "echo 'let a = 2;' > src/a.js && git commit -qam 'Bump a' && echo COMMITTED",
+        "git diff --stat main | tail -1",
         `cat ${repo}/notes.txt && echo USER-TREE-VISIBLE`,
-        `echo x > ${repo}/.git/hooks/post-commit && echo HOOK-WRITTEN`,
-        `echo x >> ${repo}/.git/config && echo CONFIG-WRITTEN`,
+        `echo x > ${repo}/.git/hooks/post-commit`,
+        `echo x >> ${repo}/.git/config`,
+        `git --git-dir=${repo}/.git update-ref refs/heads/main HEAD`,
         "echo end",
       ].join("; "),
       { timeoutMs: 30_000 },
     );
     expect(result.output).toContain("COMMITTED");
-    if (mode === "bwrap") {
-      for (const marker of ["USER-TREE-VISIBLE", "HOOK-WRITTEN", "CONFIG-WRITTEN"]) expect(result.output).not.toContain(marker);
-    }
+    expect(result.output).toContain("1 file changed");
+    if (isRoot) expect(result.output.split("\n")[0]).not.toBe("0");
+    if (mode === "bwrap") expect(result.output).not.toContain("USER-TREE-VISIBLE");
+    // Whatever the sandbox wrote there, the user's repository did not change.
+    expect(existsSync(path.join(repo, ".git", "hooks", "post-commit"))).toBe(false);
+    expect(readFileSync(path.join(repo, ".git", "config"), "utf8")).toBe(configBefore);
+    expect(await git(repo, ["rev-parse", "main"], base)).toBe(headBefore);
     expect(await workspace.commitsAhead()).toBe(1);
+    // Nothing reached the user's repository before the hand-over.
+    expect(await git(repo, ["branch", "--list", "tackle/local-fix-a"], base)).toBe("");
+    expect(await workspace.formatPatch()).toBe("");
+    expect(await workspace.git.commit("nothing to do")).toBeNull();
+
+    const handed = await workspace.push({ verify: () => ({ ok: true }) });
+    expect(handed.pushed).toBe(true);
+    expect(await workspace.push({ verify: () => ({ ok: true }) })).toEqual({ sha: handed.sha, pushed: false });
     expect(await workspace.formatPatch()).toContain("Subject: [PATCH] Bump a");
-    const sha = await workspace.git.commit("nothing to do");
-    expect(sha).toBeNull();
-    await expect(workspace.push({ token: "t" })).rejects.toSatisfy((e: unknown) => isTackleError(e, "push_refused"));
 
     await workspace.dispose();
     expect(existsSync(workspace.root)).toBe(false);
     expect(await git(repo, ["log", "--format=%s", "-1", "tackle/local-fix-a"], base)).toBe("Bump a");
+    expect(await git(repo, ["rev-parse", "tackle/local-fix-a"], base)).toBe(handed.sha);
     expect(await git(repo, ["rev-parse", "HEAD"], base)).toBe(headBefore);
     expect(await git(repo, ["status", "--porcelain"], base)).toBe(" M README.md\n?? notes.txt");
-    expect(await git(repo, ["worktree", "list", "--porcelain"], base)).not.toContain("tackle-local-fix-a");
+    expect(await git(repo, ["fsck", "--no-progress"], base)).toBe("");
   });
 
-  it("removes worktrees that crashed runs left behind, keeping their branches", async () => {
+  it("hands nothing over when the host's check refuses, and says why", async () => {
+    const workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-refused", home: path.join(base, "home"), sandbox: mode });
+    try {
+      await workspace.exec.run("mkdir -p .github/workflows && echo 'on: push' > .github/workflows/x.yml && git add -A && git commit -qm wf", { timeoutMs: 30_000 });
+      const refused = await workspace.push({ verify: (change) => ({ ok: false, reason: `no: ${change.files.map((f) => f.path).join(",")}` }) }).catch((e: unknown) => e);
+      expect(isTackleError(refused, "push_refused")).toBe(true);
+      expect((refused as Error).message).toContain("no: .github/workflows/x.yml");
+      expect(await git(repo, ["branch", "--list", "tackle/local-refused"], base)).toBe("");
+      expect(await workspace.formatPatch()).toBe("");
+    } finally {
+      await workspace.dispose();
+    }
+  });
+
+  it("removes the private repositories that crashed runs left behind", async () => {
     const home = path.join(base, "home");
     const crashed = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-crashed", home, sandbox: mode });
     const meta = JSON.parse(readFileSync(`${crashed.root}.json`, "utf8")) as Record<string, unknown>;
     writeFileSync(`${crashed.root}.json`, JSON.stringify({ ...meta, pid: 2 ** 22 + 3, startTime: null }));
     const next = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-next", home, sandbox: mode });
     expect(existsSync(crashed.root)).toBe(false);
-    expect(await git(repo, ["worktree", "list", "--porcelain"], base)).not.toContain("tackle-local-crashed");
-    expect(await git(repo, ["branch", "--list", "tackle/local-crashed"], base)).toContain("tackle/local-crashed");
+    expect(existsSync(`${crashed.root}.json`)).toBe(false);
     await next.dispose();
   });
 
@@ -89,16 +116,30 @@ describe("local workspace (tackle run --local)", () => {
     );
   });
 
-  it.skipIf(!isRoot || !support.available)("as root, runs the sandbox as the repository's owner", async () => {
+  it.skipIf(!isRoot || !support.available)("as root on a user's repository: commands run as its owner, and what is handed over is the owner's", async () => {
     await execa("chown", ["-R", "1000:1000", repo]);
     const workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-owned", home: path.join(base, "home"), sandbox: "bwrap" });
     try {
       const result = await workspace.exec.run("id -u; echo change >> README.md; git commit -qam owned && echo COMMITTED", { timeoutMs: 30_000 });
       expect(result.output).toContain("1000\n");
       expect(result.output).toContain("COMMITTED");
-      const sha = await git(repo, ["-c", "safe.directory=*", "rev-parse", "tackle/local-owned"], base);
-      const objectPath = path.join(repo, ".git", "objects", sha.slice(0, 2), sha.slice(2));
-      expect(statSync(objectPath).uid).toBe(1000);
+      await workspace.push({ verify: () => ({ ok: true }) });
+      const notOwners = await execa("find", [path.join(repo, ".git"), "!", "-uid", "1000"]);
+      expect(notOwners.stdout).toBe("");
+    } finally {
+      await workspace.dispose();
+    }
+  });
+
+  it.skipIf(!isRoot || !support.available)("as root on a root-owned repository whose objects only root may read: commands run as 65534 on a private copy", async () => {
+    await execa("chmod", ["-R", "go-rwx", path.join(repo, ".git")]);
+    const workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-rootrepo", home: path.join(base, "home"), sandbox: "bwrap" });
+    try {
+      const result = await workspace.exec.run("id -u; git log --format=%s -1; echo change >> README.md; git commit -qam mine && echo COMMITTED", { timeoutMs: 30_000 });
+      expect(result.output).toContain("65534\ninitial\n");
+      expect(result.output).toContain("COMMITTED");
+      const { sha } = await workspace.push({ verify: () => ({ ok: true }) });
+      expect(await git(repo, ["rev-parse", "tackle/local-rootrepo"], base)).toBe(sha);
     } finally {
       await workspace.dispose();
     }

@@ -1,0 +1,271 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { execa } from "execa";
+import type { ChangedPath, PublishedChange } from "../agent/ports.js";
+import { MAX_PUBLISHED_FILE_BYTES } from "../config/index.js";
+import { TackleError } from "../errors/index.js";
+import { removeTree } from "./fs-util.js";
+import { hardeningArgs, hostGitEnv, type GitRepoLocation, type HostGit } from "./git-host.js";
+
+/**
+ * What leaves a job is decided here, from objects the host owns. The agent can write anything in
+ * its checkout: refs (`main`, `origin/main`, FETCH_HEAD), replace refs, grafts, shallow files,
+ * attributes, loose objects whose content does not match their name. None of that is read when
+ * deciding. The host copies the commits to publish out of the checkout as a pack and indexes it
+ * in a bare repository of its own (index-pack names every object by its content and refuses
+ * broken ones), then compares the exact commit to publish with the base sha it recorded at
+ * prepare, in that repository, with replace refs, grafts, attributes, textconv and external diff
+ * off. The push (or the hand-over to the user's repository) is made from there, by sha.
+ */
+
+const SHA = /^[0-9a-f]{40}$/;
+const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+export interface PublishRepo {
+  readonly gitDir: string;
+  /**
+   * Copies the commits reachable from `tip` and not from `exclude` out of `from` (the agent's
+   * repository) into this one, verified object by object. `tip` must be a full sha.
+   */
+  importCommits(from: GitRepoLocation, tip: string, exclude: readonly string[], signal?: AbortSignal): Promise<void>;
+  /** The change `from..tip` as the host sees it in this repository. Both must be here (or in its alternates). */
+  inspect(from: string, tip: string): Promise<PublishedChange>;
+  /** `git format-patch` of from..tip, from this repository's objects. */
+  formatPatch(from: string, tip: string): Promise<string>;
+  /** Whether `ancestor` is an ancestor of (or equal to) `tip`. */
+  isAncestor(ancestor: string, tip: string): Promise<boolean>;
+  dispose(): Promise<void>;
+}
+
+/** Options that keep a host command from reading anything a repository could plant. */
+const INSPECT_ARGS = ["-c", "core.attributesFile=/dev/null", "-c", `attr.tree=${EMPTY_TREE}`, "-c", "diff.external=", "-c", "core.quotePath=false"];
+
+export function assertSha(sha: string, what: string): string {
+  if (!SHA.test(sha)) throw new TackleError("push_refused", `${what} is not a commit id: '${sha.slice(0, 80)}'`);
+  return sha;
+}
+
+/**
+ * A bare repository only the host writes, borrowing `alternates` (object directories the host owns
+ * or the user's own repository) read-only. Nothing of it is visible in the sandbox.
+ */
+export async function createPublishRepo(git: HostGit, dir: string, alternates: readonly string[], templateDir: string): Promise<PublishRepo> {
+  await removeTree(dir);
+  await mkdir(path.dirname(dir), { recursive: true });
+  await git.run({ args: ["init", "--bare", "--quiet", `--template=${templateDir}`, dir] });
+  await mkdir(path.join(dir, "objects", "info"), { recursive: true });
+  await writeFile(path.join(dir, "objects", "info", "alternates"), alternates.map((a) => `${a}\n`).join(""));
+  const repo: GitRepoLocation = { gitDir: dir };
+  const run = (args: readonly string[], okExitCodes: readonly number[] = [0], input?: string) =>
+    git.run({ args: [...INSPECT_ARGS, ...args], repo, okExitCodes, ...(input !== undefined ? { input } : {}) });
+
+  async function importCommits(from: GitRepoLocation, tip: string, exclude: readonly string[], signal?: AbortSignal): Promise<void> {
+    await transferCommits(git, { from, to: repo, tip, exclude, ...(signal ? { signal } : {}) });
+  }
+
+  async function formatPatch(from: string, tip: string): Promise<string> {
+    return (await run(["format-patch", "--stdout", "--binary", "--no-color", "--no-ext-diff", `${assertSha(from, "the base commit")}..${assertSha(tip, "the published commit")}`])).stdout;
+  }
+
+  async function inspect(from: string, tip: string): Promise<PublishedChange> {
+    assertSha(from, "the base commit");
+    assertSha(tip, "the commit to publish");
+    const [raw, numstat, commits] = await Promise.all([
+      run(["diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-ext-diff", "--no-textconv", "--full-index", from, tip]),
+      run(["diff-tree", "-r", "-z", "--numstat", "--no-renames", "--no-ext-diff", "--no-textconv", from, tip]),
+      run(["rev-list", "--no-merges", tip, "--not", from]),
+    ]);
+    const entries = parseRawDiff(raw.stdout);
+    const lines = parseNumstatLines(numstat.stdout);
+    // Paths that any one new commit touched, even if a later commit put them back.
+    const commitList = commits.stdout.split("\n").filter((line) => SHA.test(line));
+    const perCommit = commitList.length > 1 ? parseRawDiff((await run(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index", "--no-commit-id"], [0], `${commitList.join("\n")}\n`)).stdout) : [];
+
+    const blobs = new Map<string, { size: number; content?: Buffer }>();
+    const wanted = new Set<string>();
+    for (const entry of [...entries, ...perCommit]) {
+      for (const [mode, sha] of [[entry.oldMode, entry.oldSha], [entry.newMode, entry.newSha]] as const) {
+        if (!/^0+$/.test(sha) && mode !== "160000") wanted.add(sha);
+      }
+    }
+    if (wanted.size > 0) {
+      const sizes = await run(["cat-file", "--batch-check=%(objectname) %(objectsize)"], [0], `${[...wanted].join("\n")}\n`);
+      for (const line of sizes.stdout.split("\n")) {
+        const [sha, size] = line.split(" ");
+        if (sha && size && /^\d+$/.test(size)) blobs.set(sha, { size: Number(size) });
+      }
+    }
+    // Whose line count numstat could not give ("-" for what git thinks binary): our own count.
+    const toCount = entries.filter((entry) => lines.get(entry.path) === undefined);
+    const symlinks = [...entries, ...perCommit].filter((entry) => entry.newMode === "120000");
+    const readable = [...new Set([...toCount.flatMap((e) => [e.oldSha, e.newSha]), ...symlinks.map((e) => e.newSha)])].filter(
+      (sha) => !/^0+$/.test(sha) && (blobs.get(sha)?.size ?? Infinity) <= MAX_PUBLISHED_FILE_BYTES,
+    );
+    const contents = await readBlobs(readable);
+
+    const changed = (list: RawEntry[]): ChangedPath[] =>
+      list.map((entry) => {
+        const sizes = [blobs.get(entry.oldSha)?.size ?? 0, blobs.get(entry.newSha)?.size ?? 0];
+        const counted = lines.get(entry.path) ?? lineCount(contents.get(entry.oldSha)) + lineCount(contents.get(entry.newSha));
+        const result: ChangedPath = { path: entry.path, status: entry.status, oldMode: entry.oldMode, newMode: entry.newMode, lines: counted, bytes: Math.max(...sizes) };
+        if (entry.newMode === "120000") result.symlinkTarget = contents.get(entry.newSha)?.toString("utf8") ?? "";
+        return result;
+      });
+    const net = changed(entries);
+    return {
+      from,
+      sha: tip,
+      files: net,
+      commitFiles: changed(perCommit),
+      commits: commitList.length,
+      lines: net.reduce((sum, entry) => sum + entry.lines, 0),
+    };
+  }
+
+  async function readBlobs(shas: readonly string[]): Promise<Map<string, Buffer>> {
+    const out = new Map<string, Buffer>();
+    if (shas.length === 0) return out;
+    const result = await execa("git", [...hardeningArgs(), "cat-file", "--batch"], {
+      env: hostGitEnv(git.gitHome, { repo }),
+      extendEnv: false,
+      input: `${shas.join("\n")}\n`,
+      encoding: "buffer",
+      maxBuffer: 512 * 1024 * 1024,
+      cwd: git.gitHome,
+    });
+    const buffer = Buffer.from(result.stdout);
+    let position = 0;
+    while (position < buffer.length) {
+      const newline = buffer.indexOf(10, position);
+      if (newline === -1) break;
+      const [sha = "", type = "", size = ""] = buffer.subarray(position, newline).toString("utf8").split(" ");
+      if (type === "missing") {
+        position = newline + 1;
+        continue;
+      }
+      const length = Number(size);
+      out.set(sha, buffer.subarray(newline + 1, newline + 1 + length));
+      position = newline + 1 + length + 1;
+    }
+    return out;
+  }
+
+  async function isAncestor(ancestor: string, tip: string): Promise<boolean> {
+    const result = await run(["merge-base", "--is-ancestor", assertSha(ancestor, "the start commit"), assertSha(tip, "the commit to publish")], [0, 1]);
+    return result.exitCode === 0;
+  }
+
+  return { gitDir: dir, importCommits, inspect, isAncestor, formatPatch, dispose: () => removeTree(dir) };
+}
+
+/**
+ * Copies the commits reachable from `tip` and not from `exclude` from one repository to another as
+ * a pack: `to` indexes it itself (`index-pack --strict` names every object by its content, checks
+ * each one and that everything they link to is there), so nothing of `from` but object content
+ * crosses. `from` may be hostile; `to` is one the host trusts.
+ */
+export async function transferCommits(
+  git: HostGit,
+  options: { from: GitRepoLocation; to: GitRepoLocation; tip: string; exclude: readonly string[]; signal?: AbortSignal; extraConfig?: readonly string[] },
+): Promise<void> {
+  const { tip, exclude } = options;
+  assertSha(tip, "the commit to publish");
+  for (const sha of exclude) assertSha(sha, "an excluded commit");
+  const revs = exclude.length > 0 ? `${tip}\n--not\n${exclude.join("\n")}\n` : `${tip}\n`;
+  const env = hostGitEnv(git.gitHome, { repo: options.from });
+  // Grafts would let the checkout hide parents from the walk; what is then missing fails below.
+  env.GIT_GRAFT_FILE = "/dev/null";
+  const common = { extendEnv: false, reject: false, cwd: git.gitHome, ...(options.signal ? { cancelSignal: options.signal } : {}) } as const;
+  const pack = await execa("git", [...hardeningArgs(), "pack-objects", "--stdout", "--revs", "--quiet"], {
+    ...common,
+    env,
+    input: revs,
+    encoding: "buffer",
+    maxBuffer: 1024 * 1024 * 1024,
+  });
+  if (pack.exitCode !== 0) {
+    throw new TackleError("push_refused", `the commits to publish cannot be read: ${Buffer.from(pack.stderr).toString("utf8").trim().slice(-500)}`);
+  }
+  const indexed = await execa("git", [...hardeningArgs(), ...(options.extraConfig ?? []), "index-pack", "--stdin", "--strict", "--fix-thin"], {
+    ...common,
+    env: hostGitEnv(git.gitHome, { repo: options.to }),
+    input: pack.stdout,
+  });
+  if (indexed.exitCode !== 0) {
+    throw new TackleError("push_refused", `the commits to publish are broken or incomplete: ${String(indexed.stderr).trim().slice(-500)}`);
+  }
+  const present = await git.run({ args: ["cat-file", "-e", `${tip}^{commit}`], repo: options.to, okExitCodes: [0, 1, 128] });
+  if (present.exitCode !== 0) throw new TackleError("push_refused", `${tip} is not a commit that can be published`);
+}
+
+interface RawEntry {
+  path: string;
+  status: string;
+  oldMode: string;
+  newMode: string;
+  oldSha: string;
+  newSha: string;
+}
+
+/** Parses `diff-tree -r -z --raw` (no renames): `:old new oldsha newsha status\0path\0`. */
+export function parseRawDiff(output: string): RawEntry[] {
+  const fields = output.split("\0");
+  const entries: RawEntry[] = [];
+  for (let i = 0; i < fields.length; i += 1) {
+    const head = fields[i] ?? "";
+    // With --stdin, a commit id line may precede a commit's entries; --no-commit-id keeps it out.
+    if (!head.startsWith(":")) continue;
+    const [oldMode = "", newMode = "", oldSha = "", newSha = "", status = ""] = head.slice(1).split(" ");
+    const file = fields[i + 1] ?? "";
+    i += 1;
+    entries.push({ path: file, status: status.slice(0, 1), oldMode, newMode, oldSha, newSha });
+  }
+  return entries;
+}
+
+/** `--numstat -z` lines per path; a path git called binary ("-") is left out, to be counted by content. */
+export function parseNumstatLines(output: string): Map<string, number> {
+  const lines = new Map<string, number>();
+  for (const record of output.split("\0")) {
+    const [added = "", deleted = "", ...rest] = record.replace(/^\n/, "").split("\t");
+    const file = rest.join("\t");
+    if (file === "" || !/^\d+$/.test(added) || !/^\d+$/.test(deleted)) continue;
+    lines.set(file, Number(added) + Number(deleted));
+  }
+  return lines;
+}
+
+/** Lines of a file's content, whatever bytes it holds: newlines, plus a last line without one. */
+export function lineCount(content: Buffer | undefined): number {
+  if (!content || content.length === 0) return 0;
+  let count = 0;
+  for (let i = content.indexOf(10); i !== -1; i = content.indexOf(10, i + 1)) count += 1;
+  return content[content.length - 1] === 10 ? count : count + 1;
+}
+
+/**
+ * The one path to publishing, for server jobs and local runs alike: the tip of `branch` in the
+ * agent's checkout (a pointer the agent may move: it only names what the agent wants published)
+ * is copied into `publish`, measured there from `from`, and handed to `verify`. Returns the sha
+ * that may be published, or throws TackleError("push_refused") with the verdict's reason.
+ */
+export async function verifiedTip(options: {
+  publish: PublishRepo;
+  checkout: GitRepoLocation;
+  /** Runs host git on the checkout (with its own tamper checks). */
+  readCheckout: (args: readonly string[]) => Promise<{ stdout: string }>;
+  branch: string;
+  from: string;
+  /** Commits whose objects the publish repository already has through its alternates. */
+  exclude: readonly string[];
+  verify: (change: PublishedChange) => { ok: true } | { ok: false; reason: string };
+  signal?: AbortSignal;
+}): Promise<{ sha: string; change: PublishedChange }> {
+  const { stdout } = await options.readCheckout(["rev-parse", "--verify", `refs/heads/${options.branch}^{commit}`]);
+  const sha = assertSha(stdout.trim(), `the tip of ${options.branch}`);
+  await options.publish.importCommits(options.checkout, sha, options.exclude, options.signal);
+  const change = await options.publish.inspect(options.from, sha);
+  const verdict = options.verify(change);
+  if (!verdict.ok) throw new TackleError("push_refused", `push refused: ${verdict.reason}`);
+  return { sha, change };
+}
