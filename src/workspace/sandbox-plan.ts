@@ -14,8 +14,6 @@ export interface SandboxIdentity {
 export type Launcher =
   /** Tackle runs as root: a private mount namespace stages the paths, then setpriv drops to `identity`. */
   | { kind: "root-drop"; identity: SandboxIdentity; stageDir: string }
-  /** Tackle runs as root but must keep writing files owned by root (a local run on a root-owned repo). */
-  | { kind: "root-keep" }
   /** Tackle runs unprivileged; bubblewrap uses an unprivileged user namespace, as Tackle's own uid. */
   | { kind: "unprivileged"; identity: SandboxIdentity };
 
@@ -64,8 +62,6 @@ export interface BwrapPlan {
 
 export const SANDBOX_HOME = "/home/tackle";
 export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-/** Inside-the-sandbox uid when Tackle keeps root (the mapping is 65534 -> 0, with no capabilities). */
-const MAPPED_UID = 65534;
 /** Who sandboxed commands run as when Tackle runs as root. */
 export const DEFAULT_IDENTITY: SandboxIdentity = { uid: 65534, gid: 65534 };
 
@@ -138,6 +134,18 @@ const STAGE_SCRIPT = [
   'exec "$@"',
 ].join("\n");
 
+/**
+ * Root's way down to `identity` before anything of the sandbox runs: real and effective ids, no
+ * supplementary groups, no capabilities in any set, and no way back through a setuid binary.
+ */
+export function dropPrivileges(identity: SandboxIdentity, argv: readonly string[]): string[] {
+  return [
+    "setpriv", "--reuid", String(identity.uid), "--regid", String(identity.gid), "--clear-groups",
+    "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
+    ...argv,
+  ];
+}
+
 export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   const { launcher } = input;
   const fds: ExtraFd[] = [];
@@ -152,14 +160,14 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
     return `${launcher.stageDir}/${staged.length - 1}`;
   };
 
-  const args: string[] = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"];
+  const args: string[] = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
   if (input.network === "host" || input.network === "joined") args.push("--share-net");
   args.push("--hostname", "tackle", "--clearenv");
   for (const [key, value] of Object.entries(input.env)) args.push("--setenv", key, value);
-  const identity = launcher.kind === "root-keep" ? { uid: MAPPED_UID, gid: MAPPED_UID } : launcher.identity;
+  const { identity } = launcher;
   // Inside the (unprivileged) holder's user namespace Tackle is uid 0; the sandbox gets its real uid back.
   const entersHolderUserns = input.network === "joined" && launcher.kind === "unprivileged";
-  if (launcher.kind === "root-keep" || entersHolderUserns) args.push("--uid", String(identity.uid), "--gid", String(identity.gid));
+  if (entersHolderUserns) args.push("--uid", String(identity.uid), "--gid", String(identity.gid));
 
   for (const dir of input.layout.system) {
     if (dir.symlinkTo !== undefined) args.push("--symlink", dir.symlinkTo, dir.path);
@@ -177,7 +185,10 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
     args.push("--ro-bind-data", String(fdFor({ kind: "data", content: "nameserver 10.0.2.3\n" })), "/etc/resolv.conf");
   }
 
-  args.push("--proc", "/proc", "--dev", "/dev");
+  // The sandbox user cannot write these anyway; read-only mounts keep it so should a permission slip.
+  // /sys is not mounted at all.
+  args.push("--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger");
+  args.push("--dev", "/dev");
   args.push("--size", String(input.tmpBytes), "--tmpfs", "/tmp", "--size", String(input.tmpBytes), "--tmpfs", "/var/tmp");
   if (input.homeDir !== undefined) args.push("--bind", source({ src: input.homeDir, dest: SANDBOX_HOME, kind: "dir" }), SANDBOX_HOME);
   else args.push("--tmpfs", SANDBOX_HOME);
@@ -195,14 +206,11 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
 
   let argv = ["bwrap", ...args];
   if (launcher.kind === "root-drop") {
-    const { uid, gid } = launcher.identity;
     const stageArgs = staged.flatMap((bind) => [bind.kind === "dir" ? "d" : "f", bind.src]);
     argv = [
       "unshare", "--mount", "--propagation", "private", "--",
       "sh", "-c", STAGE_SCRIPT, "tackle-stage", launcher.stageDir, ...stageArgs, "--",
-      "setpriv", "--reuid", String(uid), "--regid", String(gid), "--clear-groups",
-      "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
-      ...argv,
+      ...dropPrivileges(launcher.identity, argv),
     ];
   }
   if (input.network === "joined") {

@@ -11,6 +11,7 @@ import { isRoot, openNetwork, readChildPid, slirpAvailable } from "./sandbox-net
 import { supervise, type LaunchSpec } from "./supervise.js";
 import {
   DEFAULT_IDENTITY,
+  dropPrivileges,
   planBwrap,
   probeHostLayout,
   SANDBOX_HOME,
@@ -36,13 +37,19 @@ export { isRoot } from "./sandbox-network.js";
  *   path; its .git/config, .git/hooks and objects/info/alternates read-only on top; the repository
  *   mirror read-only (its objects resolve through alternates but cannot be written). Nothing else of
  *   the host: not /root, not the operator's HOME, not TACKLE_HOME's other jobs, not key files.
- * - Identity: when Tackle runs as root, commands run as uid 65534 (setpriv drops root before bubblewrap
- *   starts, so the user namespace is an unprivileged one). Running bubblewrap as root with --uid would
- *   only relabel root: the kernel would still see uid 0, exempt from RLIMIT_NPROC, owner of every
- *   root file. An unprivileged bubblewrap cannot reach sources below a 0700 directory such as /root,
- *   so as root the binds are first made in a private mount namespace (unshare + mount --bind) under a
- *   world-traversable stage directory. The checkout is chowned to 65534; git's own settings stay root's.
- *   When Tackle is not root (the Docker image), bubblewrap runs as Tackle's own uid.
+ * - Identity: commands never run as kernel uid 0. When Tackle runs as root, they run as the sandbox
+ *   identity (uid 65534 unless the caller names another): setpriv drops root, every capability and
+ *   the supplementary groups before bubblewrap starts, so its user namespace is an unprivileged one.
+ *   Running bubblewrap as root with --uid would only relabel root: the kernel would still see uid 0,
+ *   exempt from RLIMIT_NPROC, owner of every root file, free to write /proc/sys. An unprivileged
+ *   bubblewrap cannot reach sources below a 0700 directory such as /root, so as root the binds are
+ *   first made in a private mount namespace (unshare + mount --bind) under a world-traversable stage
+ *   directory. The checkout is chowned to the identity; git's own settings stay root's. When Tackle is
+ *   not root (the Docker image), bubblewrap runs as Tackle's own uid. Inside: --cap-drop ALL,
+ *   /proc/sys and /proc/sysrq-trigger bound read-only over the fresh /proc, no /sys.
+ * - Mode "off" as root: the same setpriv drop, then bash, in the checkout; its paths must be reachable
+ *   by the identity (no stage directory without a mount namespace), which is checked before the first
+ *   command.
  * - Limits: wall-clock timeout (SIGKILL to the sandbox's pid 1 tears the whole pid namespace down,
  *   setsid'd and nohup'd descendants included; the process group as a fallback), output cap with a
  *   hard ceiling, RLIMIT_NPROC (counted per user namespace, so it bounds this sandbox only),
@@ -54,13 +61,17 @@ export { isRoot } from "./sandbox-network.js";
 
 /**
  * `bwrap`: every command runs in bubblewrap (see README "Security model").
- * `off`: plain `bash -c` with the same cleared environment and rlimits, for hosts without
- * bubblewrap when the operator set TACKLE_SANDBOX=off. Nothing is isolated in that mode.
+ * `off`: plain `bash -c` with the same cleared environment and rlimits, as the sandbox identity when
+ * Tackle is root, for hosts without bubblewrap when the operator set TACKLE_SANDBOX=off (or a workflow
+ * set `allow_unsandboxed`). Nothing else is isolated in that mode.
  */
 export type SandboxMode = "bwrap" | "off";
 
 export interface SandboxLimits {
-  /** RLIMIT_NPROC: processes and threads of the sandbox user. @defaultValue 1024 */
+  /**
+   * RLIMIT_NPROC: processes and threads of the sandbox user, counted in the sandbox's own user
+   * namespace under bubblewrap, and host-wide for that uid in mode "off". @defaultValue 1024
+   */
   processes?: number;
   /**
    * RLIMIT_DATA per process, in bytes. Data rather than address space: V8 and WebAssembly reserve
@@ -88,12 +99,11 @@ export interface SandboxOptions {
   /** Persistent HOME, bound at /home/tackle; a fresh tmpfs per command when absent. */
   homeDir?: string;
   /**
-   * Who commands run as when Tackle itself runs as root; `null` keeps root's uid (mapped to 65534
-   * inside, without capabilities) for a local run on a root-owned repository.
-   * Ignored when Tackle is not root (the sandbox runs as Tackle's own uid).
+   * Who commands run as when Tackle itself runs as root, in either mode; never root.
+   * Ignored when Tackle is not root (commands run as Tackle's own uid).
    * @defaultValue { uid: 65534, gid: 65534 }
    */
-  identity?: SandboxIdentity | null;
+  identity?: SandboxIdentity;
   /**
    * Where the restricted network (slirp4netns, which needs Tackle to run as root) is unavailable,
    * let `network: true` commands share the host's network namespace instead of failing. This gives
@@ -128,10 +138,44 @@ export interface Sandbox extends ExecPort {
 const DEFAULT_MAX_OUTPUT = 1_000_000;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** The uid and gid files in a checkout must belong to so the sandbox can write them; null: leave as is. */
-export function sandboxOwner(mode: SandboxMode, identity?: SandboxIdentity | null): SandboxIdentity | null {
-  if (mode !== "bwrap" || !isRoot()) return null;
-  return identity === undefined ? DEFAULT_IDENTITY : identity;
+/**
+ * The uid and gid files in a checkout must belong to so commands can write them: as root, the identity
+ * they run as, the same in every mode (commands never run as root, sandboxed or not); otherwise null
+ * (they run as Tackle's own uid, which owns the files).
+ */
+export function sandboxOwner(_mode: SandboxMode, identity: SandboxIdentity = DEFAULT_IDENTITY): SandboxIdentity | null {
+  return isRoot() ? identity : null;
+}
+
+/** Whether `identity` (with no supplementary groups) may search directory `info`. */
+function canSearch(info: { uid: number; gid: number; mode: number }, identity: SandboxIdentity): boolean {
+  if (info.uid === identity.uid) return (info.mode & 0o100) !== 0;
+  if (info.gid === identity.gid) return (info.mode & 0o010) !== 0;
+  return (info.mode & 0o001) !== 0;
+}
+
+/**
+ * Mode "off" as root has no stage directory: each path the command is given must be reachable by the
+ * identity itself. Fails closed, naming the directory in the way.
+ */
+async function assertReachable(paths: readonly string[], identity: SandboxIdentity): Promise<void> {
+  for (const p of paths) {
+    const real = await realpath(p).catch(() => null);
+    if (!real) continue;
+    const info = await stat(real);
+    let dir = info.isDirectory() ? real : path.dirname(real);
+    for (;;) {
+      const here = await stat(dir);
+      if (!canSearch(here, identity)) {
+        throw new TackleError(
+          "sandbox_unavailable",
+          `without a sandbox, commands run as uid ${identity.uid}, which cannot reach ${p} (${dir} is closed to it); put TACKLE_HOME where that user can reach it, e.g. /var/lib/tackle`,
+        );
+      }
+      if (dir === "/") break;
+      dir = path.dirname(dir);
+    }
+  }
 }
 
 let stageDirPromise: Promise<string> | undefined;
@@ -209,15 +253,15 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
   const limits = options.limits ?? {};
   const logger = options.logger;
   const baseEnv = checkEnv(options.env);
+  const rootIdentity = isRoot() ? (options.identity ?? DEFAULT_IDENTITY) : null;
   let prepared: Promise<{ launcher: Launcher; writable: Bind[]; readOnly: Bind[]; readOnlyInside: Bind[] }> | undefined;
+  let offChecked: Promise<void> | undefined;
 
   function prepare() {
     prepared ??= (async () => {
-      let launcher: Launcher = { kind: "unprivileged", identity: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } };
-      if (isRoot()) {
-        const identity = options.identity === undefined ? DEFAULT_IDENTITY : options.identity;
-        launcher = identity === null ? { kind: "root-keep" } : { kind: "root-drop", identity, stageDir: await stageDir() };
-      }
+      const launcher: Launcher = rootIdentity
+        ? { kind: "root-drop", identity: rootIdentity, stageDir: await stageDir() }
+        : { kind: "unprivileged", identity: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } };
       const root = await bindOf(options.root);
       if (!root || root.kind !== "dir") throw new TackleError("workspace", `sandbox root ${options.root} is not a directory`);
       return {
@@ -250,7 +294,14 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
 
   async function spawnBox(spec: LaunchSpec): Promise<Spawned> {
     if (options.mode === "off") {
-      const child = spawn(spec.innerArgv[0] ?? "bash", spec.innerArgv.slice(1), {
+      let argv = spec.innerArgv;
+      if (rootIdentity) {
+        const paths = [options.root, ...(options.extraWritable ?? []), ...(options.extraReadOnly ?? []), ...(options.homeDir !== undefined ? [options.homeDir] : [])];
+        offChecked ??= assertReachable(paths, rootIdentity);
+        await offChecked;
+        argv = dropPrivileges(rootIdentity, argv);
+      }
+      const child = spawn(argv[0] ?? "bash", argv.slice(1), {
         cwd: options.root,
         env: spec.env,
         detached: true,
@@ -329,7 +380,8 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     let sandboxPid: number | undefined;
     const reported = info ? readChildPid(info) : undefined;
     void reported?.then((pid) => (sandboxPid = pid)).catch(() => undefined);
-    const supervision = supervise(child, spec, killAfter, options.mode === "off" ? "bash" : "bubblewrap", () => sandboxPid);
+    const what = options.mode === "bwrap" ? "bubblewrap" : rootIdentity ? "setpriv (util-linux)" : "bash";
+    const supervision = supervise(child, spec, killAfter, what, () => sandboxPid);
     for (const helper of helpers) supervision.alsoKill(helper);
     const { state } = supervision;
     try {

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync, chownSync, existsSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isTackleError } from "../../../src/errors/index.js";
@@ -15,6 +15,78 @@ process.env.GITHUB_TOKEN_CANARY = `${CANARY_ENV}-gh`;
 function unique(label: string): string {
   return `${label}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 }
+
+/**
+ * Run inside the sandbox: who the command is, its effective capabilities, and writes to the kernel's
+ * knobs that must fail. core_pattern gets its own value back, so even a broken sandbox changes nothing.
+ */
+const HARDENING_PROBE = [
+  "id -u",
+  "grep '^CapEff:' /proc/self/status",
+  'v=$(cat /proc/sys/kernel/core_pattern); printf "%s\\n" "$v" > /proc/sys/kernel/core_pattern && echo CORE-PATTERN-WRITTEN',
+  "[ -w /proc/sysrq-trigger ] && echo SYSRQ-WRITABLE",
+  "touch /sys/kernel/tackle-probe && echo SYS-WRITTEN",
+  "grep -E '^[0-9]+ [0-9]+ [^ ]+ [^ ]+ /proc/sys ' /proc/self/mountinfo | cut -d' ' -f6 | sed 's/^/proc-sys-mount /'",
+  "echo end",
+].join("; ");
+
+/** `readOnlyProc`: under bubblewrap /proc/sys is a read-only mount, not only closed by permissions. */
+function expectHardened(output: string, uid: number, options: { readOnlyProc: boolean }): void {
+  const lines = output.split("\n");
+  expect(lines[0], output).toBe(String(uid));
+  expect(lines[0]).not.toBe("0");
+  expect(output).toMatch(/^CapEff:\s+0000000000000000$/m);
+  expect(output).toContain("end");
+  for (const marker of ["CORE-PATTERN-WRITTEN", "SYSRQ-WRITABLE", "SYS-WRITTEN"]) expect(output).not.toContain(marker);
+  if (options.readOnlyProc) {
+    expect(output).toMatch(/core_pattern: Read-only file system/);
+    expect(output).toMatch(/^proc-sys-mount ro,/m);
+  }
+}
+
+/** Tries to start 300 background sleeps; bash reports the first refused fork at once, then retries. */
+function sleepFlood(seconds: string): string {
+  return `for i in $(seq 1 300); do sleep ${seconds} & done; echo ALL-STARTED`;
+}
+
+/** Processes whose command line is exactly `sleep <seconds>`. */
+function sleepsRunning(seconds: string): number {
+  return processesMatching(`sleep ${seconds}`).filter((line) => line.slice(line.indexOf(": ") + 2) === `sleep ${seconds}`).length;
+}
+
+/** Runs `work` while counting, from the host, how many of its sleeps run at once. */
+async function peakSleeps<T>(seconds: string, work: Promise<T>): Promise<{ result: T; peak: number }> {
+  let peak = 0;
+  let finished = false;
+  const done = work.finally(() => {
+    finished = true;
+  });
+  while (!finished) {
+    peak = Math.max(peak, sleepsRunning(seconds));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { result: await done, peak };
+}
+
+/** Tasks (threads included, as RLIMIT_NPROC counts them) whose real uid is `uid`, host-wide. */
+function tasksOf(uid: number): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, "utf8");
+      const real = /^Uid:\s+(\d+)/m.exec(status)?.[1];
+      if (Number(real) === uid) total += Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 1);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
+}
+
+const ownUid = process.getuid?.() ?? 0;
+/** Who commands run as: the default sandbox identity when the tests run as root. */
+const commandUid = isRoot ? 65534 : ownUid;
 
 async function gone(needle: string): Promise<string[]> {
   // The kernel tears a pid namespace down asynchronously; give it a moment.
@@ -201,6 +273,23 @@ describe.skipIf(!support.available)("bubblewrap sandbox", () => {
     expect(lines.at(-1)).toBe(String(10 * 1024 * 1024));
   });
 
+  it("inside: not uid 0, no capabilities, /proc/sys and /proc/sysrq-trigger read-only, no /sys", async () => {
+    const result = await sandbox.run(HARDENING_PROBE, { timeoutMs: 20_000 });
+    expectHardened(result.output, commandUid, { readOnlyProc: true });
+  });
+
+  it("RLIMIT_NPROC bounds the number of processes actually running, not only what ulimit prints", async () => {
+    const seconds = `1000.${Math.floor(Math.random() * 1e6)}`;
+    const limited = createSandboxExec({ root, mode: "bwrap", limits: { processes: 40 } });
+    const { result, peak } = await peakSleeps(seconds, limited.run(sleepFlood(seconds), { timeoutMs: 4_000 }));
+    expect(result.output).toContain("Resource temporarily unavailable");
+    expect(result.output).not.toContain("ALL-STARTED");
+    // Counted in the sandbox's own user namespace: bubblewrap's pid 1 and bash take two of the 40.
+    expect(peak).toBeLessThanOrEqual(40);
+    expect(peak).toBeGreaterThanOrEqual(30);
+    expect(await gone(`sleep ${seconds}`)).toEqual([]);
+  });
+
   it("bounds a fork bomb: the command returns and nothing is left running", async () => {
     const marker = unique("forkbomb");
     const limited = createSandboxExec({ root, mode: "bwrap", limits: { processes: 64 } });
@@ -278,10 +367,64 @@ describe.skipIf(!support.available)("bubblewrap sandbox", () => {
 
 describe("sandbox mode off", () => {
   let root: string;
+  let homeDir: string;
   beforeAll(() => {
-    root = tempDir("sandbox-off");
+    root = tempDir("sandbox-off", { sandboxWritable: true });
+    homeDir = tempDir("sandbox-off-home", { sandboxWritable: true });
   });
-  afterAll(() => removeDir(root));
+  afterAll(() => {
+    removeDir(root);
+    removeDir(homeDir);
+  });
+
+  it("never runs as root: as root, commands run as the sandbox identity, HOME the job's home", async () => {
+    const off = createSandboxExec({ root, mode: "off", homeDir });
+    const result = await off.run('id -u; id -G; echo "$HOME"; touch made && stat -c %u made; touch "$HOME/h" && echo HOME-WRITABLE', { timeoutMs: 10_000 });
+    expect(result.exitCode, result.output).toBe(0);
+    const [uid, groups, home, owner, homeWritable] = result.output.trim().split("\n");
+    expect(uid).toBe(String(commandUid));
+    // No supplementary groups left from root.
+    if (isRoot) expect(groups).toBe("65534");
+    expect(home).toBe(homeDir);
+    expect(owner).toBe(String(commandUid));
+    expect(homeWritable).toBe("HOME-WRITABLE");
+  });
+
+  it("inside: not uid 0, no capabilities, and /proc/sys, /proc/sysrq-trigger and /sys are not writable", async () => {
+    const off = createSandboxExec({ root, mode: "off" });
+    const result = await off.run(HARDENING_PROBE, { timeoutMs: 10_000 });
+    expectHardened(result.output, commandUid, { readOnlyProc: false });
+  });
+
+  it("RLIMIT_NPROC bounds the number of processes actually running (counted host-wide for the uid)", async () => {
+    const seconds = `1000.${Math.floor(Math.random() * 1e6)}`;
+    // Without a user namespace the limit counts every task of the uid: allow 40 more than it has now.
+    const processes = tasksOf(commandUid) + 40;
+    const off = createSandboxExec({ root, mode: "off", limits: { processes } });
+    const { result, peak } = await peakSleeps(seconds, off.run(sleepFlood(seconds), { timeoutMs: 4_000 }));
+    expect(result.output).toContain("Resource temporarily unavailable");
+    expect(result.output).not.toContain("ALL-STARTED");
+    expect(peak).toBeLessThanOrEqual(processes);
+    expect(peak).toBeGreaterThanOrEqual(10);
+    expect(await gone(`sleep ${seconds}`)).toEqual([]);
+  });
+
+  it.skipIf(!isRoot)("as root, refuses a checkout the sandbox identity cannot reach, naming the directory", async () => {
+    const closed = tempDir("sandbox-off-closed");
+    try {
+      chmodSync(closed, 0o700);
+      const inner = path.join(closed, "checkout");
+      mkdirSync(inner);
+      chownSync(inner, 65534, 65534);
+      const off = createSandboxExec({ root: inner, mode: "off" });
+      const error = await off.run("true", { timeoutMs: 10_000 }).catch((e: unknown) => e);
+      expect(isTackleError(error, "sandbox_unavailable")).toBe(true);
+      expect(String(error)).toContain(`${closed} is closed to it`);
+      expect(statSync(closed).mode & 0o777).toBe(0o700);
+    } finally {
+      removeDir(closed);
+    }
+  });
 
   it("runs bash with a cleared environment and kills the process group at the timeout", async () => {
     const off = createSandboxExec({ root, mode: "off" });
@@ -296,14 +439,50 @@ describe("sandbox mode off", () => {
   });
 });
 
+/** Runs `body` in a Node process as uid 65534 with `createSandboxExec` in scope; returns its last JSON line. */
+async function asUnprivilegedTackle<T>(root: string, body: string): Promise<T> {
+  const { execa } = await import("execa");
+  const script = `
+    const { createSandboxExec } = await import(${JSON.stringify(path.resolve("src/workspace/sandbox.ts"))});
+    ${body}
+  `;
+  const result = await execa("setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups", "node", "--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: process.cwd(),
+    env: { PATH: "/usr/bin:/bin", HOME: root, CANARY_TOKEN: CANARY_ENV },
+    extendEnv: false,
+    reject: false,
+  });
+  return JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "{}") as T;
+}
+
 describe.skipIf(!isRoot || !support.available)("bubblewrap sandbox started by an unprivileged Tackle (as in the Docker image)", () => {
+  it("inside: not uid 0, no capabilities, /proc/sys read-only; RLIMIT_NPROC bounds the processes running", async () => {
+    const root = tempDir("unprivileged", { sandboxWritable: true });
+    const seconds = `1000.${Math.floor(Math.random() * 1e6)}`;
+    try {
+      const body = `
+        const sandbox = createSandboxExec({ root: ${JSON.stringify(root)}, mode: "bwrap", limits: { processes: 40 } });
+        const probe = await sandbox.run(${JSON.stringify(HARDENING_PROBE)}, { timeoutMs: 20000 });
+        const flood = await sandbox.run(${JSON.stringify(sleepFlood(seconds))}, { timeoutMs: 4000 });
+        console.log(JSON.stringify({ probe: probe.output, flood: flood.output }));
+      `;
+      const { result, peak } = await peakSleeps(seconds, asUnprivilegedTackle<{ probe: string; flood: string }>(root, body));
+      expectHardened(result.probe, 65534, { readOnlyProc: true });
+      expect(result.flood).toContain("Resource temporarily unavailable");
+      expect(result.flood).not.toContain("ALL-STARTED");
+      expect(peak).toBeLessThanOrEqual(40);
+      expect(peak).toBeGreaterThanOrEqual(30);
+      expect(await gone(`sleep ${seconds}`)).toEqual([]);
+    } finally {
+      removeDir(root);
+    }
+  });
+
   it("runs as that user with the same isolation, and network: true either works restricted or fails closed", async () => {
-    const { execa } = await import("execa");
     const root = tempDir("unprivileged", { sandboxWritable: true });
     const server = await startCanaryServer();
     try {
-      const script = `
-        const { createSandboxExec } = await import(${JSON.stringify(path.resolve("src/workspace/sandbox.ts"))});
+      const body = `
         const sandbox = createSandboxExec({ root: ${JSON.stringify(root)}, mode: "bwrap" });
         const plain = await sandbox.run("id -u; ls /root 2>/dev/null || echo NO-ROOT; touch made && stat -c %u made", { timeoutMs: 20000 });
         const net = await sandbox
@@ -311,13 +490,7 @@ describe.skipIf(!isRoot || !support.available)("bubblewrap sandbox started by an
           .then((r) => r.output, (e) => "ERROR " + e.message);
         console.log(JSON.stringify({ plain: plain.output, net }));
       `;
-      const result = await execa("setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups", "node", "--import", "tsx", "--input-type=module", "-e", script], {
-        cwd: process.cwd(),
-        env: { PATH: "/usr/bin:/bin", HOME: root, CANARY_TOKEN: CANARY_ENV },
-        extendEnv: false,
-        reject: false,
-      });
-      const { plain, net } = JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "{}") as { plain: string; net: string };
+      const { plain, net } = await asUnprivilegedTackle<{ plain: string; net: string }>(root, body);
       expect(plain.trim().split("\n")).toEqual(["65534", "NO-ROOT", "65534"]);
       if (net.startsWith("ERROR")) expect(net).toMatch(/restricted network .* needs slirp4netns/);
       else expect(net).toMatch(/^tap0\s+00000000\s+0202000A/m);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { planBwrap, type BwrapPlanInput, type HostLayout } from "../../../src/workspace/sandbox-plan.js";
+import { dropPrivileges, planBwrap, type BwrapPlanInput, type HostLayout } from "../../../src/workspace/sandbox-plan.js";
 
 const layout: HostLayout = {
   system: [{ path: "/usr" }, { path: "/bin", symlinkTo: "usr/bin" }, { path: "/lib", symlinkTo: "usr/lib" }],
@@ -36,6 +36,7 @@ describe("bubblewrap plan", () => {
     for (const flag of ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--clearenv"]) {
       expect(plan.args).toContain(flag);
     }
+    expect(after(plan.args, "--cap-drop", "ALL")).toBe(true);
     expect(plan.args).not.toContain("--share-net");
     expect(after(plan.args, "--setenv", "PATH")).toBe(true);
     expect(plan.args.slice(-4)).toEqual(["--", "bash", "-c", "true"]);
@@ -54,6 +55,11 @@ describe("bubblewrap plan", () => {
     expect(args).not.toContain("/root");
     expect(args).not.toContain("/etc");
     expect(after(args, "--proc", "/proc")).toBe(true);
+    // Read-only over the fresh /proc, so after it; no /sys at all.
+    expect(args.indexOf("/proc/sys")).toBeGreaterThan(args.indexOf("--proc"));
+    expect(after(args, "--ro-bind", "/proc/sys")).toBe(true);
+    expect(after(args, "--ro-bind-try", "/proc/sysrq-trigger")).toBe(true);
+    expect(args.filter((arg) => arg === "/sys" || arg.startsWith("/sys/"))).toEqual([]);
     expect(after(args, "--tmpfs", "/tmp")).toBe(true);
     expect(after(args, "--tmpfs", "/home/tackle")).toBe(true);
     expect(after(args, "--remount-ro", "/")).toBe(true);
@@ -99,10 +105,6 @@ describe("bubblewrap plan", () => {
     expect(bwrapArgs).toContain("--share-net");
     expect(bwrapArgs).not.toContain("--uid");
     expect(drop.args.indexOf("setpriv")).toBeLessThan(drop.args.indexOf("bwrap"));
-
-    const keep = planBwrap(input({ network: "joined", holderPid: 4242, launcher: { kind: "root-keep" } }));
-    expect(keep.args.slice(0, 5)).toEqual(["--target", "4242", "--net", "--", "bwrap"]);
-    expect(after(keep.args, "--uid", "65534")).toBe(true);
   });
 
   it("as root, stages binds in a private mount namespace and drops to the sandbox uid", () => {
@@ -126,9 +128,10 @@ describe("bubblewrap plan", () => {
     ]);
   });
 
-  it("keeping root maps it to an unprivileged-looking uid", () => {
-    const { command, args } = planBwrap(input({ launcher: { kind: "root-keep" } }));
-    expect(command).toBe("bwrap");
-    expect(after(args, "--uid", "65534")).toBe(true);
+  it("drops root the same way in every mode: ids, groups, every capability set, no new privileges", () => {
+    expect(dropPrivileges({ uid: 1000, gid: 100 }, ["bash", "-c", "true"])).toEqual([
+      "setpriv", "--reuid", "1000", "--regid", "100", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
+      "bash", "-c", "true",
+    ]);
   });
 });
