@@ -1,4 +1,4 @@
-import type { ExecPort, GitPort, SearchPort } from "../agent/ports.js";
+import type { ExecPort, GitPort, PublishedChange, PublishVerdict, SearchPort } from "../agent/ports.js";
 import type { Logger } from "../logging/logger.js";
 import type { GitRepoLocation } from "./git-host.js";
 import { createGitPort } from "./git-port.js";
@@ -22,16 +22,27 @@ export interface Workspace {
   git: GitPort;
   sandboxed: boolean;
   /**
-   * Host-side push of `branch` to origin with a one-shot credential; force-with-lease when the
-   * remote branch is stale and startFrom was base. Returns the pushed sha.
+   * Publishes the tip of `branch`: the host copies its commits into a repository only it writes,
+   * computes the change there against the sha it recorded at prepare, asks `verify`, and only then
+   * pushes that exact sha to origin's `branch` with a one-shot credential (a local run hands it
+   * over to the user's repository instead). Throws TackleError("push_refused") with the reason
+   * when `verify` refuses; nothing leaves the job then.
    */
-  push(options: { token: string; signal?: AbortSignal }): Promise<{ sha: string; pushed: boolean }>;
+  push(options: PushOptions): Promise<{ sha: string; pushed: boolean }>;
   /** Commits on `branch` that are not on the base (baseSha..branch). */
   commitsAhead(): Promise<number>;
   /** Patch (git format-patch) of baseSha..branch; empty when there are no commits. */
   formatPatch(): Promise<string>;
   /** Removes the worktree; safe to call twice. */
   dispose(): Promise<void>;
+}
+
+export interface PushOptions {
+  /** The installation token for the push; unused by a local run. */
+  token?: string;
+  signal?: AbortSignal;
+  /** The policy's verdict on the change, decided before anything is published. */
+  verify: (change: PublishedChange) => PublishVerdict;
 }
 
 export interface CommitAuthor {

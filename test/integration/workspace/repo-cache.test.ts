@@ -95,15 +95,15 @@ describe("repo cache", () => {
     expect(await workspace.git.commit("Add feature")).toMatch(/^[0-9a-f]{40}$/);
     expect(await workspace.commitsAhead()).toBe(1);
     expect(await workspace.formatPatch()).toContain("Subject: [PATCH] Add feature");
-    const refused = await workspace.push({ token: "t" }).catch((e: unknown) => e);
+    const refused = await workspace.push({ verify: () => ({ ok: true }), token: "t" }).catch((e: unknown) => e);
     expect(isTackleError(refused, "push_refused")).toBe(true);
 
     const fresh = await prepare("job-push-2", { branch: "tackle/issue-7" });
     await fresh.fs.writeFile("src/feature.ts", "export const feature = 2;\n");
     const sha = await fresh.git.commit("Add feature v2");
-    expect(await fresh.push({ token: "t" })).toEqual({ sha, pushed: true });
+    expect(await fresh.push({ verify: () => ({ ok: true }), token: "t" })).toEqual({ sha, pushed: true });
     expect(await git(remote.remote, ["rev-parse", "tackle/issue-7"])).toBe(sha);
-    expect(await fresh.push({ token: "t" })).toEqual({ sha, pushed: false });
+    expect(await fresh.push({ verify: () => ({ ok: true }), token: "t" })).toEqual({ sha, pushed: false });
   });
 
   it("refuses branches outside tackle/ unless allowed, and invalid names", async () => {
@@ -198,7 +198,7 @@ describe("repo cache: private repository over smart HTTP", () => {
       // The agent's own git, in the sandbox, has no credential to push with.
       const agentPush = await workspace.exec.run("git push origin HEAD 2>&1; echo exit=$?", { timeoutMs: 30_000 });
       expect(agentPush.output).not.toContain("exit=0");
-      expect(await workspace.push({ token })).toEqual({ sha, pushed: true });
+      expect(await workspace.push({ verify: () => ({ ok: true }), token })).toEqual({ sha, pushed: true });
       expect(await git(path.join(projects, "acme", "private.git"), ["rev-parse", "tackle/issue-9"], base)).toBe(sha);
 
       const leaked = await execa("grep", ["-rl", "--", token, home], { reject: false });
@@ -300,7 +300,7 @@ describe.skipIf(!support.available)("workspace sandbox: attacks on git and the m
     expect(await workspace.commitsAhead()).toBe(1);
     expect(await workspace.formatPatch()).toContain("agent commit");
     await workspace.git.status();
-    expect((await workspace.push({ token: "t" })).pushed).toBe(true);
+    expect((await workspace.push({ verify: () => ({ ok: true }), token: "t" })).pushed).toBe(true);
     expect(existsSync(pwned)).toBe(false);
     expect(existsSync(path.join(workspace.root, ".git", "commondir"))).toBe(false);
   });
@@ -335,7 +335,7 @@ describe("repo cache: unsandboxed checkout", () => {
         { timeoutMs: 20_000 },
       );
       expect(result.output).toContain("PLANTED");
-      await expect(workspace.push({ token: "t" })).rejects.toThrow(/changed behind Tackle's back/);
+      await expect(workspace.push({ verify: () => ({ ok: true }), token: "t" })).rejects.toThrow(/changed behind Tackle's back/);
       await workspace.dispose();
     } finally {
       removeDir(base);
