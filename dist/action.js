@@ -49,9 +49,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// node_modules/yaml/dist/nodes/identity.js
+// ../../../work/main/node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "node_modules/yaml/dist/nodes/identity.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/nodes/identity.js"(exports2) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -106,9 +106,9 @@ var require_identity = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/visit.js
+// ../../../work/main/node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "node_modules/yaml/dist/visit.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/visit.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -126,17 +126,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node2, visitor, path21) {
-      const ctrl = callVisitor(key, node2, visitor, path21);
+    function visit_(key, node2, visitor, path22) {
+      const ctrl = callVisitor(key, node2, visitor, path22);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path21, ctrl);
-        return visit_(key, ctrl, visitor, path21);
+        replaceNode(key, path22, ctrl);
+        return visit_(key, ctrl, visitor, path22);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node2)) {
-          path21 = Object.freeze(path21.concat(node2));
+          path22 = Object.freeze(path22.concat(node2));
           for (let i2 = 0; i2 < node2.items.length; ++i2) {
-            const ci = visit_(i2, node2.items[i2], visitor, path21);
+            const ci = visit_(i2, node2.items[i2], visitor, path22);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -147,13 +147,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity3.isPair(node2)) {
-          path21 = Object.freeze(path21.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path21);
+          path22 = Object.freeze(path22.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path22);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path21);
+          const cv = visit_("value", node2.value, visitor, path22);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -174,17 +174,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node2, visitor, path21) {
-      const ctrl = await callVisitor(key, node2, visitor, path21);
+    async function visitAsync_(key, node2, visitor, path22) {
+      const ctrl = await callVisitor(key, node2, visitor, path22);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path21, ctrl);
-        return visitAsync_(key, ctrl, visitor, path21);
+        replaceNode(key, path22, ctrl);
+        return visitAsync_(key, ctrl, visitor, path22);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node2)) {
-          path21 = Object.freeze(path21.concat(node2));
+          path22 = Object.freeze(path22.concat(node2));
           for (let i2 = 0; i2 < node2.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node2.items[i2], visitor, path21);
+            const ci = await visitAsync_(i2, node2.items[i2], visitor, path22);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -195,13 +195,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity3.isPair(node2)) {
-          path21 = Object.freeze(path21.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path21);
+          path22 = Object.freeze(path22.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path22);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path21);
+          const cv = await visitAsync_("value", node2.value, visitor, path22);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -228,23 +228,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node2, visitor, path21) {
+    function callVisitor(key, node2, visitor, path22) {
       if (typeof visitor === "function")
-        return visitor(key, node2, path21);
+        return visitor(key, node2, path22);
       if (identity3.isMap(node2))
-        return visitor.Map?.(key, node2, path21);
+        return visitor.Map?.(key, node2, path22);
       if (identity3.isSeq(node2))
-        return visitor.Seq?.(key, node2, path21);
+        return visitor.Seq?.(key, node2, path22);
       if (identity3.isPair(node2))
-        return visitor.Pair?.(key, node2, path21);
+        return visitor.Pair?.(key, node2, path22);
       if (identity3.isScalar(node2))
-        return visitor.Scalar?.(key, node2, path21);
+        return visitor.Scalar?.(key, node2, path22);
       if (identity3.isAlias(node2))
-        return visitor.Alias?.(key, node2, path21);
+        return visitor.Alias?.(key, node2, path22);
       return void 0;
     }
-    function replaceNode(key, path21, node2) {
-      const parent = path21[path21.length - 1];
+    function replaceNode(key, path22, node2) {
+      const parent = path22[path22.length - 1];
       if (identity3.isCollection(parent)) {
         parent.items[key] = node2;
       } else if (identity3.isPair(parent)) {
@@ -264,9 +264,9 @@ var require_visit = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/directives.js
+// ../../../work/main/node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "node_modules/yaml/dist/doc/directives.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/doc/directives.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var visit2 = require_visit();
@@ -435,9 +435,9 @@ var require_directives = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/anchors.js
+// ../../../work/main/node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "node_modules/yaml/dist/doc/anchors.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/doc/anchors.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var visit2 = require_visit();
@@ -505,9 +505,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/applyReviver.js
+// ../../../work/main/node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
@@ -555,9 +555,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/toJS.js
+// ../../../work/main/node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     function toJS(value, arg, ctx) {
@@ -585,9 +585,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Node.js
+// ../../../work/main/node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "node_modules/yaml/dist/nodes/Node.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/nodes/Node.js"(exports2) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity3 = require_identity();
@@ -626,9 +626,9 @@ var require_Node = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Alias.js
+// ../../../work/main/node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/nodes/Alias.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var visit2 = require_visit();
@@ -744,9 +744,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Scalar.js
+// ../../../work/main/node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Node = require_Node();
@@ -774,9 +774,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/createNode.js
+// ../../../work/main/node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "node_modules/yaml/dist/doc/createNode.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/doc/createNode.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity3 = require_identity();
@@ -849,17 +849,17 @@ var require_createNode = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Collection.js
+// ../../../work/main/node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/nodes/Collection.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var identity3 = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path21, value) {
+    function collectionFromPath(schema, path22, value) {
       let v = value;
-      for (let i2 = path21.length - 1; i2 >= 0; --i2) {
-        const k = path21[i2];
+      for (let i2 = path22.length - 1; i2 >= 0; --i2) {
+        const k = path22[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a2 = [];
           a2[k] = v;
@@ -878,7 +878,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path21) => path21 == null || typeof path21 === "object" && !!path21[Symbol.iterator]().next().done;
+    var isEmptyPath = (path22) => path22 == null || typeof path22 === "object" && !!path22[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -908,11 +908,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path21, value) {
-        if (isEmptyPath(path21))
+      addIn(path22, value) {
+        if (isEmptyPath(path22))
           this.add(value);
         else {
-          const [key, ...rest] = path21;
+          const [key, ...rest] = path22;
           const node2 = this.get(key, true);
           if (identity3.isCollection(node2))
             node2.addIn(rest, value);
@@ -926,8 +926,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path21) {
-        const [key, ...rest] = path21;
+      deleteIn(path22) {
+        const [key, ...rest] = path22;
         if (rest.length === 0)
           return this.delete(key);
         const node2 = this.get(key, true);
@@ -941,8 +941,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path21, keepScalar) {
-        const [key, ...rest] = path21;
+      getIn(path22, keepScalar) {
+        const [key, ...rest] = path22;
         const node2 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity3.isScalar(node2) ? node2.value : node2;
@@ -960,8 +960,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path21) {
-        const [key, ...rest] = path21;
+      hasIn(path22) {
+        const [key, ...rest] = path22;
         if (rest.length === 0)
           return this.has(key);
         const node2 = this.get(key, true);
@@ -971,8 +971,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path21, value) {
-        const [key, ...rest] = path21;
+      setIn(path22, value) {
+        const [key, ...rest] = path22;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -992,9 +992,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyComment.js
+// ../../../work/main/node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent) {
@@ -1009,9 +1009,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/foldFlowLines.js
+// ../../../work/main/node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -1145,9 +1145,9 @@ ${indent}${text.slice(fold + 1, end2)}`;
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyString.js
+// ../../../work/main/node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -1428,9 +1428,9 @@ ${indent}`);
   }
 });
 
-// node_modules/yaml/dist/stringify/stringify.js
+// ../../../work/main/node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/stringify/stringify.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var identity3 = require_identity();
@@ -1552,9 +1552,9 @@ ${ctx.indent}${str}`;
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyPair.js
+// ../../../work/main/node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -1685,9 +1685,9 @@ ${ctx.indent}`;
   }
 });
 
-// node_modules/yaml/dist/log.js
+// ../../../work/main/node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "node_modules/yaml/dist/log.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/log.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     function debug(logLevel, ...messages) {
@@ -1707,9 +1707,9 @@ var require_log = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -1767,9 +1767,9 @@ var require_merge = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/addPairToJSMap.js
+// ../../../work/main/node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
     var log = require_log();
     var merge4 = require_merge();
@@ -1831,9 +1831,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/Pair.js
+// ../../../work/main/node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "node_modules/yaml/dist/nodes/Pair.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/nodes/Pair.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -1871,9 +1871,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyCollection.js
+// ../../../work/main/node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var stringify2 = require_stringify();
@@ -2022,9 +2022,9 @@ ${indent}${end}`;
   }
 });
 
-// node_modules/yaml/dist/nodes/YAMLMap.js
+// ../../../work/main/node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -2166,9 +2166,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/map.js
+// ../../../work/main/node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "node_modules/yaml/dist/schema/common/map.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/common/map.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -2188,9 +2188,9 @@ var require_map = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/nodes/YAMLSeq.js
+// ../../../work/main/node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -2304,9 +2304,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/seq.js
+// ../../../work/main/node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/common/seq.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -2326,9 +2326,9 @@ var require_seq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/string.js
+// ../../../work/main/node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "node_modules/yaml/dist/schema/common/string.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/common/string.js"(exports2) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string4 = {
@@ -2345,9 +2345,9 @@ var require_string = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/common/null.js
+// ../../../work/main/node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "node_modules/yaml/dist/schema/common/null.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/common/null.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -2363,9 +2363,9 @@ var require_null = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/bool.js
+// ../../../work/main/node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "node_modules/yaml/dist/schema/core/bool.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/core/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -2387,9 +2387,9 @@ var require_bool = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyNumber.js
+// ../../../work/main/node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
     function stringifyNumber({ format: format2, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -2414,9 +2414,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/float.js
+// ../../../work/main/node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "node_modules/yaml/dist/schema/core/float.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/core/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -2460,9 +2460,9 @@ var require_float = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/int.js
+// ../../../work/main/node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "node_modules/yaml/dist/schema/core/int.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -2505,9 +2505,9 @@ var require_int = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/core/schema.js
+// ../../../work/main/node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "node_modules/yaml/dist/schema/core/schema.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/core/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -2533,9 +2533,9 @@ var require_schema = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/json/schema.js
+// ../../../work/main/node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "node_modules/yaml/dist/schema/json/schema.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/json/schema.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var map2 = require_map();
@@ -2600,9 +2600,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -2666,9 +2666,9 @@ var require_binary = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -2744,9 +2744,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var toJS = require_toJS();
@@ -2822,9 +2822,9 @@ var require_omap = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -2854,9 +2854,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/float.js
+// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -2903,9 +2903,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/int.js
+// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -2982,9 +2982,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/set.js
+// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -3071,9 +3071,9 @@ var require_set = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
@@ -3159,9 +3159,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -3203,9 +3203,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/tags.js
+// ../../../work/main/node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "node_modules/yaml/dist/schema/tags.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/tags.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -3297,9 +3297,9 @@ var require_tags = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/schema/Schema.js
+// ../../../work/main/node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "node_modules/yaml/dist/schema/Schema.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/schema/Schema.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var map2 = require_map();
@@ -3329,9 +3329,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/stringify/stringifyDocument.js
+// ../../../work/main/node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var stringify2 = require_stringify();
@@ -3409,9 +3409,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/doc/Document.js
+// ../../../work/main/node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "node_modules/yaml/dist/doc/Document.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/doc/Document.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -3487,9 +3487,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path21, value) {
+      addIn(path22, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path21, value);
+          this.contents.addIn(path22, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3564,14 +3564,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path21) {
-        if (Collection2.isEmptyPath(path21)) {
+      deleteIn(path22) {
+        if (Collection2.isEmptyPath(path22)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path21) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path22) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3586,10 +3586,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path21, keepScalar) {
-        if (Collection2.isEmptyPath(path21))
+      getIn(path22, keepScalar) {
+        if (Collection2.isEmptyPath(path22))
           return !keepScalar && identity3.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity3.isCollection(this.contents) ? this.contents.getIn(path21, keepScalar) : void 0;
+        return identity3.isCollection(this.contents) ? this.contents.getIn(path22, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3600,10 +3600,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path21) {
-        if (Collection2.isEmptyPath(path21))
+      hasIn(path22) {
+        if (Collection2.isEmptyPath(path22))
           return this.contents !== void 0;
-        return identity3.isCollection(this.contents) ? this.contents.hasIn(path21) : false;
+        return identity3.isCollection(this.contents) ? this.contents.hasIn(path22) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3620,13 +3620,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path21, value) {
-        if (Collection2.isEmptyPath(path21)) {
+      setIn(path22, value) {
+        if (Collection2.isEmptyPath(path22)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path21), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path22), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path21, value);
+          this.contents.setIn(path22, value);
         }
       }
       /**
@@ -3718,9 +3718,9 @@ var require_Document = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/errors.js
+// ../../../work/main/node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "node_modules/yaml/dist/errors.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name2, pos, code, message) {
@@ -3783,9 +3783,9 @@ ${pointer}
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-props.js
+// ../../../work/main/node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
     function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -3917,9 +3917,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-contains-newline.js
+// ../../../work/main/node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
     function containsNewline(key) {
       if (!key)
@@ -3959,9 +3959,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-flow-indent-check.js
+// ../../../work/main/node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent, fc, onError) {
@@ -3977,9 +3977,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-map-includes.js
+// ../../../work/main/node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     function mapIncludes(ctx, items, search) {
@@ -3993,9 +3993,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-map.js
+// ../../../work/main/node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -4101,9 +4101,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-seq.js
+// ../../../work/main/node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -4152,9 +4152,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-end.js
+// ../../../work/main/node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment = "";
@@ -4195,9 +4195,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-flow-collection.js
+// ../../../work/main/node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -4389,9 +4389,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-collection.js
+// ../../../work/main/node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -4454,9 +4454,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-block-scalar.js
+// ../../../work/main/node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -4637,9 +4637,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// ../../../work/main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -4858,9 +4858,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-scalar.js
+// ../../../work/main/node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -4939,9 +4939,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// ../../../work/main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -4969,9 +4969,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-node.js
+// ../../../work/main/node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/compose-node.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity3 = require_identity();
@@ -5075,9 +5075,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/compose-doc.js
+// ../../../work/main/node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -5118,9 +5118,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/compose/composer.js
+// ../../../work/main/node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "node_modules/yaml/dist/compose/composer.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/compose/composer.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -5326,9 +5326,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// node_modules/yaml/dist/parse/cst-scalar.js
+// ../../../work/main/node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -5511,9 +5511,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst-stringify.js
+// ../../../work/main/node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
     "use strict";
     var stringify2 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -5572,9 +5572,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/cst-visit.js
+// ../../../work/main/node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
@@ -5587,9 +5587,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path21) => {
+    visit2.itemAtPath = (cst, path22) => {
       let item = cst;
-      for (const [field, index] of path21) {
+      for (const [field, index] of path22) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5598,23 +5598,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path21) => {
-      const parent = visit2.itemAtPath(cst, path21.slice(0, -1));
-      const field = path21[path21.length - 1][0];
+    visit2.parentCollection = (cst, path22) => {
+      const parent = visit2.itemAtPath(cst, path22.slice(0, -1));
+      const field = path22[path22.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path21, item, visitor) {
-      let ctrl = visitor(item, path21);
+    function _visit(path22, item, visitor) {
+      let ctrl = visitor(item, path22);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path21.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path22.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -5625,18 +5625,18 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path21);
+            ctrl = ctrl(item, path22);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path21) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path22) : ctrl;
     }
     exports2.visit = visit2;
   }
 });
 
-// node_modules/yaml/dist/parse/cst.js
+// ../../../work/main/node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "node_modules/yaml/dist/parse/cst.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/parse/cst.js"(exports2) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -5736,9 +5736,9 @@ var require_cst = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/lexer.js
+// ../../../work/main/node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "node_modules/yaml/dist/parse/lexer.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/parse/lexer.js"(exports2) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -6325,9 +6325,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/line-counter.js
+// ../../../work/main/node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/parse/line-counter.js"(exports2) {
     "use strict";
     var LineCounter2 = class {
       constructor() {
@@ -6356,9 +6356,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/parse/parser.js
+// ../../../work/main/node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "node_modules/yaml/dist/parse/parser.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/parse/parser.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -7230,9 +7230,9 @@ var require_parser = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/public-api.js
+// ../../../work/main/node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "node_modules/yaml/dist/public-api.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/public-api.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -7327,9 +7327,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// node_modules/yaml/dist/index.js
+// ../../../work/main/node_modules/yaml/dist/index.js
 var require_dist = __commonJS({
-  "node_modules/yaml/dist/index.js"(exports2) {
+  "../../../work/main/node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -7379,9 +7379,1785 @@ var require_dist = __commonJS({
   }
 });
 
-// node_modules/bottleneck/light.js
+// ../../../work/main/node_modules/picomatch/lib/constants.js
+var require_constants = __commonJS({
+  "../../../work/main/node_modules/picomatch/lib/constants.js"(exports2, module2) {
+    "use strict";
+    var WIN_SLASH = "\\\\/";
+    var WIN_NO_SLASH = `[^${WIN_SLASH}]`;
+    var DEFAULT_MAX_EXTGLOB_RECURSION = 0;
+    var DOT_LITERAL = "\\.";
+    var PLUS_LITERAL = "\\+";
+    var QMARK_LITERAL = "\\?";
+    var SLASH_LITERAL = "\\/";
+    var ONE_CHAR = "(?=.)";
+    var QMARK = "[^/]";
+    var END_ANCHOR = `(?:${SLASH_LITERAL}|$)`;
+    var START_ANCHOR = `(?:^|${SLASH_LITERAL})`;
+    var DOTS_SLASH = `${DOT_LITERAL}{1,2}${END_ANCHOR}`;
+    var NO_DOT = `(?!${DOT_LITERAL})`;
+    var NO_DOTS = `(?!${START_ANCHOR}${DOTS_SLASH})`;
+    var NO_DOT_SLASH = `(?!${DOT_LITERAL}{0,1}${END_ANCHOR})`;
+    var NO_DOTS_SLASH = `(?!${DOTS_SLASH})`;
+    var QMARK_NO_DOT = `[^.${SLASH_LITERAL}]`;
+    var STAR = `${QMARK}*?`;
+    var SEP = "/";
+    var POSIX_CHARS = {
+      DOT_LITERAL,
+      PLUS_LITERAL,
+      QMARK_LITERAL,
+      SLASH_LITERAL,
+      ONE_CHAR,
+      QMARK,
+      END_ANCHOR,
+      DOTS_SLASH,
+      NO_DOT,
+      NO_DOTS,
+      NO_DOT_SLASH,
+      NO_DOTS_SLASH,
+      QMARK_NO_DOT,
+      STAR,
+      START_ANCHOR,
+      SEP
+    };
+    var WINDOWS_CHARS = {
+      ...POSIX_CHARS,
+      SLASH_LITERAL: `[${WIN_SLASH}]`,
+      QMARK: WIN_NO_SLASH,
+      STAR: `${WIN_NO_SLASH}*?`,
+      DOTS_SLASH: `${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$)`,
+      NO_DOT: `(?!${DOT_LITERAL})`,
+      NO_DOTS: `(?!(?:^|[${WIN_SLASH}])${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
+      NO_DOT_SLASH: `(?!${DOT_LITERAL}{0,1}(?:[${WIN_SLASH}]|$))`,
+      NO_DOTS_SLASH: `(?!${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
+      QMARK_NO_DOT: `[^.${WIN_SLASH}]`,
+      START_ANCHOR: `(?:^|[${WIN_SLASH}])`,
+      END_ANCHOR: `(?:[${WIN_SLASH}]|$)`,
+      SEP: "\\"
+    };
+    var POSIX_REGEX_SOURCE = {
+      __proto__: null,
+      alnum: "a-zA-Z0-9",
+      alpha: "a-zA-Z",
+      ascii: "\\x00-\\x7F",
+      blank: " \\t",
+      cntrl: "\\x00-\\x1F\\x7F",
+      digit: "0-9",
+      graph: "\\x21-\\x7E",
+      lower: "a-z",
+      print: "\\x20-\\x7E ",
+      punct: "\\-!\"#$%&'()\\*+,./:;<=>?@[\\]^_`{|}~",
+      space: " \\t\\r\\n\\v\\f",
+      upper: "A-Z",
+      word: "A-Za-z0-9_",
+      xdigit: "A-Fa-f0-9"
+    };
+    module2.exports = {
+      DEFAULT_MAX_EXTGLOB_RECURSION,
+      MAX_LENGTH: 1024 * 64,
+      POSIX_REGEX_SOURCE,
+      // regular expressions
+      REGEX_BACKSLASH: /\\(?![*+?^${}(|)[\]])/g,
+      REGEX_NON_SPECIAL_CHARS: /^[^@![\].,$*+?^{}()|\\/]+/,
+      REGEX_SPECIAL_CHARS: /[-*+?.^${}(|)[\]]/,
+      REGEX_SPECIAL_CHARS_BACKREF: /(\\?)((\W)(\3*))/g,
+      REGEX_SPECIAL_CHARS_GLOBAL: /([-*+?.^${}(|)[\]])/g,
+      REGEX_REMOVE_BACKSLASH: /(?:\[.*?[^\\]\]|\\(?=.))/g,
+      // Replace globs with equivalent patterns to reduce parsing time.
+      REPLACEMENTS: {
+        __proto__: null,
+        "***": "*",
+        "**/**": "**",
+        "**/**/**": "**"
+      },
+      // Digits
+      CHAR_0: 48,
+      /* 0 */
+      CHAR_9: 57,
+      /* 9 */
+      // Alphabet chars.
+      CHAR_UPPERCASE_A: 65,
+      /* A */
+      CHAR_LOWERCASE_A: 97,
+      /* a */
+      CHAR_UPPERCASE_Z: 90,
+      /* Z */
+      CHAR_LOWERCASE_Z: 122,
+      /* z */
+      CHAR_LEFT_PARENTHESES: 40,
+      /* ( */
+      CHAR_RIGHT_PARENTHESES: 41,
+      /* ) */
+      CHAR_ASTERISK: 42,
+      /* * */
+      // Non-alphabetic chars.
+      CHAR_AMPERSAND: 38,
+      /* & */
+      CHAR_AT: 64,
+      /* @ */
+      CHAR_BACKWARD_SLASH: 92,
+      /* \ */
+      CHAR_CARRIAGE_RETURN: 13,
+      /* \r */
+      CHAR_CIRCUMFLEX_ACCENT: 94,
+      /* ^ */
+      CHAR_COLON: 58,
+      /* : */
+      CHAR_COMMA: 44,
+      /* , */
+      CHAR_DOT: 46,
+      /* . */
+      CHAR_DOUBLE_QUOTE: 34,
+      /* " */
+      CHAR_EQUAL: 61,
+      /* = */
+      CHAR_EXCLAMATION_MARK: 33,
+      /* ! */
+      CHAR_FORM_FEED: 12,
+      /* \f */
+      CHAR_FORWARD_SLASH: 47,
+      /* / */
+      CHAR_GRAVE_ACCENT: 96,
+      /* ` */
+      CHAR_HASH: 35,
+      /* # */
+      CHAR_HYPHEN_MINUS: 45,
+      /* - */
+      CHAR_LEFT_ANGLE_BRACKET: 60,
+      /* < */
+      CHAR_LEFT_CURLY_BRACE: 123,
+      /* { */
+      CHAR_LEFT_SQUARE_BRACKET: 91,
+      /* [ */
+      CHAR_LINE_FEED: 10,
+      /* \n */
+      CHAR_NO_BREAK_SPACE: 160,
+      /* \u00A0 */
+      CHAR_PERCENT: 37,
+      /* % */
+      CHAR_PLUS: 43,
+      /* + */
+      CHAR_QUESTION_MARK: 63,
+      /* ? */
+      CHAR_RIGHT_ANGLE_BRACKET: 62,
+      /* > */
+      CHAR_RIGHT_CURLY_BRACE: 125,
+      /* } */
+      CHAR_RIGHT_SQUARE_BRACKET: 93,
+      /* ] */
+      CHAR_SEMICOLON: 59,
+      /* ; */
+      CHAR_SINGLE_QUOTE: 39,
+      /* ' */
+      CHAR_SPACE: 32,
+      /*   */
+      CHAR_TAB: 9,
+      /* \t */
+      CHAR_UNDERSCORE: 95,
+      /* _ */
+      CHAR_VERTICAL_LINE: 124,
+      /* | */
+      CHAR_ZERO_WIDTH_NOBREAK_SPACE: 65279,
+      /* \uFEFF */
+      /**
+       * Create EXTGLOB_CHARS
+       */
+      extglobChars(chars) {
+        return {
+          "!": { type: "negate", open: "(?:(?!(?:", close: `))${chars.STAR})` },
+          "?": { type: "qmark", open: "(?:", close: ")?" },
+          "+": { type: "plus", open: "(?:", close: ")+" },
+          "*": { type: "star", open: "(?:", close: ")*" },
+          "@": { type: "at", open: "(?:", close: ")" }
+        };
+      },
+      /**
+       * Create GLOB_CHARS
+       */
+      globChars(win32) {
+        return win32 === true ? WINDOWS_CHARS : POSIX_CHARS;
+      }
+    };
+  }
+});
+
+// ../../../work/main/node_modules/picomatch/lib/utils.js
+var require_utils = __commonJS({
+  "../../../work/main/node_modules/picomatch/lib/utils.js"(exports2) {
+    "use strict";
+    var {
+      REGEX_BACKSLASH,
+      REGEX_REMOVE_BACKSLASH,
+      REGEX_SPECIAL_CHARS,
+      REGEX_SPECIAL_CHARS_GLOBAL
+    } = require_constants();
+    exports2.isObject = (val) => val !== null && typeof val === "object" && !Array.isArray(val);
+    exports2.hasRegexChars = (str) => REGEX_SPECIAL_CHARS.test(str);
+    exports2.isRegexChar = (str) => str.length === 1 && exports2.hasRegexChars(str);
+    exports2.escapeRegex = (str) => str.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
+    exports2.toPosixSlashes = (str) => str.replace(REGEX_BACKSLASH, "/");
+    exports2.isWindows = () => {
+      if (typeof navigator !== "undefined" && navigator.platform) {
+        const platform2 = navigator.platform.toLowerCase();
+        return platform2 === "win32" || platform2 === "windows";
+      }
+      if (typeof process !== "undefined" && process.platform) {
+        return process.platform === "win32";
+      }
+      return false;
+    };
+    exports2.removeBackslashes = (str) => {
+      return str.replace(REGEX_REMOVE_BACKSLASH, (match) => {
+        return match === "\\" ? "" : match;
+      });
+    };
+    exports2.escapeLast = (input3, char, lastIdx) => {
+      const idx = input3.lastIndexOf(char, lastIdx);
+      if (idx === -1) return input3;
+      if (input3[idx - 1] === "\\") return exports2.escapeLast(input3, char, idx - 1);
+      return `${input3.slice(0, idx)}\\${input3.slice(idx)}`;
+    };
+    exports2.removePrefix = (input3, state = {}) => {
+      let output2 = input3;
+      if (output2.startsWith("./")) {
+        output2 = output2.slice(2);
+        state.prefix = "./";
+      }
+      return output2;
+    };
+    exports2.wrapOutput = (input3, state = {}, options2 = {}) => {
+      const prepend = options2.contains ? "" : "^";
+      const append = options2.contains ? "" : "$";
+      let output2 = `${prepend}(?:${input3})${append}`;
+      if (state.negated === true) {
+        output2 = `(?:^(?!${output2}).*$)`;
+      }
+      return output2;
+    };
+    exports2.basename = (path22, { windows } = {}) => {
+      const segs = path22.split(windows ? /[\\/]/ : "/");
+      const last = segs[segs.length - 1];
+      if (last === "") {
+        return segs[segs.length - 2];
+      }
+      return last;
+    };
+  }
+});
+
+// ../../../work/main/node_modules/picomatch/lib/scan.js
+var require_scan = __commonJS({
+  "../../../work/main/node_modules/picomatch/lib/scan.js"(exports2, module2) {
+    "use strict";
+    var utils = require_utils();
+    var {
+      CHAR_ASTERISK,
+      /* * */
+      CHAR_AT,
+      /* @ */
+      CHAR_BACKWARD_SLASH,
+      /* \ */
+      CHAR_COMMA,
+      /* , */
+      CHAR_DOT,
+      /* . */
+      CHAR_EXCLAMATION_MARK,
+      /* ! */
+      CHAR_FORWARD_SLASH,
+      /* / */
+      CHAR_LEFT_CURLY_BRACE,
+      /* { */
+      CHAR_LEFT_PARENTHESES,
+      /* ( */
+      CHAR_LEFT_SQUARE_BRACKET,
+      /* [ */
+      CHAR_PLUS,
+      /* + */
+      CHAR_QUESTION_MARK,
+      /* ? */
+      CHAR_RIGHT_CURLY_BRACE,
+      /* } */
+      CHAR_RIGHT_PARENTHESES,
+      /* ) */
+      CHAR_RIGHT_SQUARE_BRACKET
+      /* ] */
+    } = require_constants();
+    var isPathSeparator = (code) => {
+      return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
+    };
+    var depth = (token) => {
+      if (token.isPrefix !== true) {
+        token.depth = token.isGlobstar ? Infinity : 1;
+      }
+    };
+    var scan = (input3, options2) => {
+      const opts = options2 || {};
+      const length = input3.length - 1;
+      const scanToEnd = opts.parts === true || opts.tokens === true || opts.scanToEnd === true;
+      const slashes = [];
+      const tokens = [];
+      const parts = [];
+      let str = input3;
+      let index = -1;
+      let start = 0;
+      let lastIndex = 0;
+      let isBrace = false;
+      let isBracket = false;
+      let isGlob = false;
+      let isExtglob = false;
+      let isGlobstar = false;
+      let braceEscaped = false;
+      let backslashes = false;
+      let negated = false;
+      let negatedExtglob = false;
+      let finished7 = false;
+      let braces = 0;
+      let prev;
+      let code;
+      let token = { value: "", depth: 0, isGlob: false };
+      const eos = () => index >= length;
+      const peek = () => str.charCodeAt(index + 1);
+      const advance = () => {
+        prev = code;
+        return str.charCodeAt(++index);
+      };
+      while (index < length) {
+        code = advance();
+        let next;
+        if (code === CHAR_BACKWARD_SLASH) {
+          backslashes = token.backslashes = true;
+          code = advance();
+          if (code === CHAR_LEFT_CURLY_BRACE) {
+            braceEscaped = true;
+          }
+          continue;
+        }
+        if (braceEscaped === true || code === CHAR_LEFT_CURLY_BRACE) {
+          braces++;
+          while (eos() !== true && (code = advance())) {
+            if (code === CHAR_BACKWARD_SLASH) {
+              backslashes = token.backslashes = true;
+              advance();
+              continue;
+            }
+            if (code === CHAR_LEFT_CURLY_BRACE) {
+              braces++;
+              continue;
+            }
+            if (braceEscaped !== true && code === CHAR_DOT && (code = advance()) === CHAR_DOT) {
+              isBrace = token.isBrace = true;
+              isGlob = token.isGlob = true;
+              finished7 = true;
+              if (scanToEnd === true) {
+                continue;
+              }
+              break;
+            }
+            if (braceEscaped !== true && code === CHAR_COMMA) {
+              isBrace = token.isBrace = true;
+              isGlob = token.isGlob = true;
+              finished7 = true;
+              if (scanToEnd === true) {
+                continue;
+              }
+              break;
+            }
+            if (code === CHAR_RIGHT_CURLY_BRACE) {
+              braces--;
+              if (braces === 0) {
+                braceEscaped = false;
+                isBrace = token.isBrace = true;
+                finished7 = true;
+                break;
+              }
+            }
+          }
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (code === CHAR_FORWARD_SLASH) {
+          slashes.push(index);
+          tokens.push(token);
+          token = { value: "", depth: 0, isGlob: false };
+          if (finished7 === true) continue;
+          if (prev === CHAR_DOT && index === start + 1) {
+            start += 2;
+            continue;
+          }
+          lastIndex = index + 1;
+          continue;
+        }
+        if (opts.noext !== true) {
+          const isExtglobChar = code === CHAR_PLUS || code === CHAR_AT || code === CHAR_ASTERISK || code === CHAR_QUESTION_MARK || code === CHAR_EXCLAMATION_MARK;
+          if (isExtglobChar === true && peek() === CHAR_LEFT_PARENTHESES) {
+            isGlob = token.isGlob = true;
+            isExtglob = token.isExtglob = true;
+            finished7 = true;
+            if (code === CHAR_EXCLAMATION_MARK && index === start) {
+              negatedExtglob = true;
+            }
+            if (scanToEnd === true) {
+              let parens = 0;
+              while (eos() !== true && (code = advance())) {
+                if (code === CHAR_BACKWARD_SLASH) {
+                  backslashes = token.backslashes = true;
+                  advance();
+                  continue;
+                }
+                if (code === CHAR_LEFT_PARENTHESES) {
+                  parens++;
+                  continue;
+                }
+                if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+                  finished7 = true;
+                  break;
+                }
+              }
+              continue;
+            }
+            break;
+          }
+        }
+        if (code === CHAR_ASTERISK) {
+          if (prev === CHAR_ASTERISK) isGlobstar = token.isGlobstar = true;
+          isGlob = token.isGlob = true;
+          finished7 = true;
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (code === CHAR_QUESTION_MARK) {
+          isGlob = token.isGlob = true;
+          finished7 = true;
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (code === CHAR_LEFT_SQUARE_BRACKET) {
+          while (eos() !== true && (next = advance())) {
+            if (next === CHAR_BACKWARD_SLASH) {
+              backslashes = token.backslashes = true;
+              advance();
+              continue;
+            }
+            if (next === CHAR_RIGHT_SQUARE_BRACKET) {
+              isBracket = token.isBracket = true;
+              isGlob = token.isGlob = true;
+              finished7 = true;
+              break;
+            }
+          }
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (opts.nonegate !== true && code === CHAR_EXCLAMATION_MARK && index === start) {
+          negated = token.negated = true;
+          start++;
+          continue;
+        }
+        if (opts.noparen !== true && code === CHAR_LEFT_PARENTHESES) {
+          isGlob = token.isGlob = true;
+          if (scanToEnd === true) {
+            let parens = 1;
+            while (eos() !== true && (code = advance())) {
+              if (code === CHAR_BACKWARD_SLASH) {
+                backslashes = token.backslashes = true;
+                advance();
+                continue;
+              }
+              if (code === CHAR_LEFT_PARENTHESES) {
+                parens++;
+                continue;
+              }
+              if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+                finished7 = true;
+                break;
+              }
+            }
+            continue;
+          }
+          break;
+        }
+        if (isGlob === true) {
+          finished7 = true;
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+      }
+      if (opts.noext === true) {
+        isExtglob = false;
+        isGlob = false;
+      }
+      let base2 = str;
+      let prefix = "";
+      let glob2 = "";
+      if (start > 0) {
+        prefix = str.slice(0, start);
+        str = str.slice(start);
+        lastIndex -= start;
+      }
+      if (base2 && isGlob === true && lastIndex > 0) {
+        base2 = str.slice(0, lastIndex);
+        glob2 = str.slice(lastIndex);
+      } else if (isGlob === true) {
+        base2 = "";
+        glob2 = str;
+      } else {
+        base2 = str;
+      }
+      if (base2 && base2 !== "" && base2 !== "/" && base2 !== str) {
+        if (isPathSeparator(base2.charCodeAt(base2.length - 1))) {
+          base2 = base2.slice(0, -1);
+        }
+      }
+      if (opts.unescape === true) {
+        if (glob2) glob2 = utils.removeBackslashes(glob2);
+        if (base2 && backslashes === true) {
+          base2 = utils.removeBackslashes(base2);
+        }
+      }
+      const state = {
+        prefix,
+        input: input3,
+        start,
+        base: base2,
+        glob: glob2,
+        isBrace,
+        isBracket,
+        isGlob,
+        isExtglob,
+        isGlobstar,
+        negated,
+        negatedExtglob
+      };
+      if (opts.tokens === true) {
+        state.maxDepth = 0;
+        if (!isPathSeparator(code)) {
+          tokens.push(token);
+        }
+        state.tokens = tokens;
+      }
+      if (opts.parts === true || opts.tokens === true) {
+        let prevIndex;
+        for (let idx = 0; idx < slashes.length; idx++) {
+          const n3 = prevIndex !== void 0 ? prevIndex + 1 : start;
+          const i2 = slashes[idx];
+          const value2 = input3.slice(n3, i2);
+          if (opts.tokens) {
+            if (idx === 0 && start !== 0) {
+              tokens[idx].isPrefix = true;
+              tokens[idx].value = prefix;
+            } else {
+              tokens[idx].value = value2;
+            }
+            depth(tokens[idx]);
+            state.maxDepth += tokens[idx].depth;
+          }
+          if (i2 >= start) {
+            parts.push(value2);
+            prevIndex = i2;
+          }
+        }
+        const n2 = prevIndex !== void 0 ? prevIndex + 1 : start;
+        const value = input3.slice(n2);
+        parts.push(value);
+        if (opts.tokens && prevIndex && prevIndex + 1 < input3.length) {
+          tokens[tokens.length - 1].value = value;
+          depth(tokens[tokens.length - 1]);
+          state.maxDepth += tokens[tokens.length - 1].depth;
+        }
+        state.slashes = slashes;
+        state.parts = parts;
+      }
+      return state;
+    };
+    module2.exports = scan;
+  }
+});
+
+// ../../../work/main/node_modules/picomatch/lib/parse.js
+var require_parse = __commonJS({
+  "../../../work/main/node_modules/picomatch/lib/parse.js"(exports2, module2) {
+    "use strict";
+    var constants7 = require_constants();
+    var utils = require_utils();
+    var {
+      MAX_LENGTH,
+      POSIX_REGEX_SOURCE,
+      REGEX_NON_SPECIAL_CHARS,
+      REGEX_SPECIAL_CHARS_BACKREF,
+      REPLACEMENTS
+    } = constants7;
+    var expandRange2 = (args, options2) => {
+      if (typeof options2.expandRange === "function") {
+        return options2.expandRange(...args, options2);
+      }
+      args.sort();
+      const value = `[${args.join("-")}]`;
+      try {
+        new RegExp(value);
+      } catch (ex) {
+        return args.map((v) => utils.escapeRegex(v)).join("..");
+      }
+      return value;
+    };
+    var syntaxError = (type, char) => {
+      return `Missing ${type}: "${char}" - use "\\\\${char}" to match literal characters`;
+    };
+    var splitTopLevel2 = (input3) => {
+      const parts = [];
+      let bracket = 0;
+      let paren = 0;
+      let quote2 = 0;
+      let value = "";
+      let escaped = false;
+      for (const ch of input3) {
+        if (escaped === true) {
+          value += ch;
+          escaped = false;
+          continue;
+        }
+        if (ch === "\\") {
+          value += ch;
+          escaped = true;
+          continue;
+        }
+        if (ch === '"') {
+          quote2 = quote2 === 1 ? 0 : 1;
+          value += ch;
+          continue;
+        }
+        if (quote2 === 0) {
+          if (ch === "[") {
+            bracket++;
+          } else if (ch === "]" && bracket > 0) {
+            bracket--;
+          } else if (bracket === 0) {
+            if (ch === "(") {
+              paren++;
+            } else if (ch === ")" && paren > 0) {
+              paren--;
+            } else if (ch === "|" && paren === 0) {
+              parts.push(value);
+              value = "";
+              continue;
+            }
+          }
+        }
+        value += ch;
+      }
+      parts.push(value);
+      return parts;
+    };
+    var isPlainBranch = (branch) => {
+      let escaped = false;
+      for (const ch of branch) {
+        if (escaped === true) {
+          escaped = false;
+          continue;
+        }
+        if (ch === "\\") {
+          escaped = true;
+          continue;
+        }
+        if (/[?*+@!()[\]{}]/.test(ch)) {
+          return false;
+        }
+      }
+      return true;
+    };
+    var normalizeSimpleBranch = (branch) => {
+      let value = branch.trim();
+      let changed = true;
+      while (changed === true) {
+        changed = false;
+        if (/^@\([^\\()[\]{}|]+\)$/.test(value)) {
+          value = value.slice(2, -1);
+          changed = true;
+        }
+      }
+      if (!isPlainBranch(value)) {
+        return;
+      }
+      return value.replace(/\\(.)/g, "$1");
+    };
+    var hasRepeatedCharPrefixOverlap = (branches) => {
+      const values = branches.map(normalizeSimpleBranch).filter(Boolean);
+      for (let i2 = 0; i2 < values.length; i2++) {
+        for (let j = i2 + 1; j < values.length; j++) {
+          const a2 = values[i2];
+          const b = values[j];
+          const char = a2[0];
+          if (!char || a2 !== char.repeat(a2.length) || b !== char.repeat(b.length)) {
+            continue;
+          }
+          if (a2 === b || a2.startsWith(b) || b.startsWith(a2)) {
+            return true;
+          }
+        }
+      }
+      return false;
+    };
+    var parseRepeatedExtglob = (pattern, requireEnd = true) => {
+      if (pattern[0] !== "+" && pattern[0] !== "*" || pattern[1] !== "(") {
+        return;
+      }
+      let bracket = 0;
+      let paren = 0;
+      let quote2 = 0;
+      let escaped = false;
+      for (let i2 = 1; i2 < pattern.length; i2++) {
+        const ch = pattern[i2];
+        if (escaped === true) {
+          escaped = false;
+          continue;
+        }
+        if (ch === "\\") {
+          escaped = true;
+          continue;
+        }
+        if (ch === '"') {
+          quote2 = quote2 === 1 ? 0 : 1;
+          continue;
+        }
+        if (quote2 === 1) {
+          continue;
+        }
+        if (ch === "[") {
+          bracket++;
+          continue;
+        }
+        if (ch === "]" && bracket > 0) {
+          bracket--;
+          continue;
+        }
+        if (bracket > 0) {
+          continue;
+        }
+        if (ch === "(") {
+          paren++;
+          continue;
+        }
+        if (ch === ")") {
+          paren--;
+          if (paren === 0) {
+            if (requireEnd === true && i2 !== pattern.length - 1) {
+              return;
+            }
+            return {
+              type: pattern[0],
+              body: pattern.slice(2, i2),
+              end: i2
+            };
+          }
+        }
+      }
+    };
+    var buildCharClassStar = (chars) => {
+      const source = chars.length === 1 ? utils.escapeRegex(chars[0]) : `[${chars.map((ch) => utils.escapeRegex(ch)).join("")}]`;
+      return `${source}*`;
+    };
+    var getStarExtglobSequenceChars = (pattern) => {
+      let index = 0;
+      const chars = [];
+      while (index < pattern.length) {
+        const match = parseRepeatedExtglob(pattern.slice(index), false);
+        if (!match || match.type !== "*") {
+          return;
+        }
+        const branches = splitTopLevel2(match.body).map((branch2) => branch2.trim());
+        if (branches.length !== 1) {
+          return;
+        }
+        const branch = normalizeSimpleBranch(branches[0]);
+        if (!branch || branch.length !== 1) {
+          return;
+        }
+        chars.push(branch);
+        index += match.end + 1;
+      }
+      if (chars.length < 1) {
+        return;
+      }
+      return chars;
+    };
+    var repeatedExtglobRecursion = (pattern) => {
+      let depth = 0;
+      let value = pattern.trim();
+      let match = parseRepeatedExtglob(value);
+      while (match) {
+        depth++;
+        value = match.body.trim();
+        match = parseRepeatedExtglob(value);
+      }
+      return depth;
+    };
+    var analyzeRepeatedExtglob = (body, options2) => {
+      if (options2.maxExtglobRecursion === false) {
+        return { risky: false };
+      }
+      const max = typeof options2.maxExtglobRecursion === "number" ? options2.maxExtglobRecursion : constants7.DEFAULT_MAX_EXTGLOB_RECURSION;
+      const branches = splitTopLevel2(body).map((branch) => branch.trim());
+      if (branches.length > 1) {
+        if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
+          return { risky: true };
+        }
+      }
+      const safeChars = [];
+      let sawStarSequence = false;
+      let combinable = true;
+      for (const branch of branches) {
+        const chars = getStarExtglobSequenceChars(branch);
+        if (chars) {
+          sawStarSequence = true;
+          safeChars.push(...chars);
+          continue;
+        }
+        const literal2 = normalizeSimpleBranch(branch);
+        if (literal2 && literal2.length === 1) {
+          safeChars.push(literal2);
+          continue;
+        }
+        combinable = false;
+        if (repeatedExtglobRecursion(branch) > max) {
+          return { risky: true };
+        }
+      }
+      if (sawStarSequence) {
+        return combinable ? { risky: true, safeOutput: buildCharClassStar([...new Set(safeChars)]) } : { risky: true };
+      }
+      return { risky: false };
+    };
+    var parse5 = (input3, options2) => {
+      if (typeof input3 !== "string") {
+        throw new TypeError("Expected a string");
+      }
+      input3 = REPLACEMENTS[input3] || input3;
+      const opts = { ...options2 };
+      const max = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+      let len = input3.length;
+      if (len > max) {
+        throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max}`);
+      }
+      const bos = { type: "bos", value: "", output: opts.prepend || "" };
+      const tokens = [bos];
+      const capture = opts.capture ? "" : "?:";
+      const PLATFORM_CHARS = constants7.globChars(opts.windows);
+      const EXTGLOB_CHARS = constants7.extglobChars(PLATFORM_CHARS);
+      const {
+        DOT_LITERAL,
+        PLUS_LITERAL,
+        SLASH_LITERAL,
+        ONE_CHAR,
+        DOTS_SLASH,
+        NO_DOT,
+        NO_DOT_SLASH,
+        NO_DOTS_SLASH,
+        QMARK,
+        QMARK_NO_DOT,
+        STAR,
+        START_ANCHOR
+      } = PLATFORM_CHARS;
+      const globstar = (opts2) => {
+        return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
+      };
+      const nodot = opts.dot ? "" : NO_DOT;
+      const qmarkNoDot = opts.dot ? QMARK : QMARK_NO_DOT;
+      let star = opts.bash === true ? globstar(opts) : STAR;
+      if (opts.capture) {
+        star = `(${star})`;
+      }
+      if (typeof opts.noext === "boolean") {
+        opts.noextglob = opts.noext;
+      }
+      const state = {
+        input: input3,
+        index: -1,
+        start: 0,
+        dot: opts.dot === true,
+        consumed: "",
+        output: "",
+        prefix: "",
+        backtrack: false,
+        negated: false,
+        brackets: 0,
+        braces: 0,
+        parens: 0,
+        quotes: 0,
+        globstar: false,
+        tokens
+      };
+      input3 = utils.removePrefix(input3, state);
+      len = input3.length;
+      const extglobs = [];
+      const braces = [];
+      const stack = [];
+      let prev = bos;
+      let value;
+      const eos = () => state.index === len - 1;
+      const peek = state.peek = (n2 = 1) => input3[state.index + n2];
+      const advance = state.advance = () => input3[++state.index] || "";
+      const remaining = () => input3.slice(state.index + 1);
+      const consume = (value2 = "", num = 0) => {
+        state.consumed += value2;
+        state.index += num;
+      };
+      const append = (token) => {
+        state.output += token.output != null ? token.output : token.value;
+        consume(token.value);
+      };
+      const negate = () => {
+        let count3 = 1;
+        while (peek() === "!" && (peek(2) !== "(" || peek(3) === "?")) {
+          advance();
+          state.start++;
+          count3++;
+        }
+        if (count3 % 2 === 0) {
+          return false;
+        }
+        state.negated = true;
+        state.start++;
+        return true;
+      };
+      const increment2 = (type) => {
+        state[type]++;
+        stack.push(type);
+      };
+      const decrement = (type) => {
+        state[type]--;
+        stack.pop();
+      };
+      const push = (tok) => {
+        if (prev.type === "globstar") {
+          const isBrace = state.braces > 0 && (tok.type === "comma" || tok.type === "brace");
+          const isExtglob = tok.extglob === true || extglobs.length && (tok.type === "pipe" || tok.type === "paren");
+          if (tok.type !== "slash" && tok.type !== "paren" && !isBrace && !isExtglob) {
+            state.output = state.output.slice(0, -prev.output.length);
+            prev.type = "star";
+            prev.value = "*";
+            prev.output = star;
+            state.output += prev.output;
+          }
+        }
+        if (extglobs.length && tok.type !== "paren") {
+          extglobs[extglobs.length - 1].inner += tok.value;
+        }
+        if (tok.value || tok.output) append(tok);
+        if (prev && prev.type === "text" && tok.type === "text") {
+          prev.output = (prev.output || prev.value) + tok.value;
+          prev.value += tok.value;
+          return;
+        }
+        tok.prev = prev;
+        tokens.push(tok);
+        prev = tok;
+      };
+      const extglobOpen = (type, value2) => {
+        const token = { ...EXTGLOB_CHARS[value2], conditions: 1, inner: "" };
+        token.prev = prev;
+        token.parens = state.parens;
+        token.output = state.output;
+        token.startIndex = state.index;
+        token.tokensIndex = tokens.length;
+        const output2 = (opts.capture ? "(" : "") + token.open;
+        increment2("parens");
+        push({ type, value: value2, output: state.output ? "" : ONE_CHAR });
+        push({ type: "paren", extglob: true, value: advance(), output: output2 });
+        extglobs.push(token);
+      };
+      const extglobClose = (token) => {
+        const literal2 = input3.slice(token.startIndex, state.index + 1);
+        const body = input3.slice(token.startIndex + 2, state.index);
+        const analysis = analyzeRepeatedExtglob(body, opts);
+        if ((token.type === "plus" || token.type === "star") && analysis.risky) {
+          const safeOutput = analysis.safeOutput ? (token.output ? "" : ONE_CHAR) + (opts.capture ? `(${analysis.safeOutput})` : analysis.safeOutput) : void 0;
+          const open5 = tokens[token.tokensIndex];
+          open5.type = "text";
+          open5.value = literal2;
+          open5.output = safeOutput || utils.escapeRegex(literal2);
+          for (let i2 = token.tokensIndex + 1; i2 < tokens.length; i2++) {
+            tokens[i2].value = "";
+            tokens[i2].output = "";
+            delete tokens[i2].suffix;
+          }
+          state.output = token.output + open5.output;
+          state.backtrack = true;
+          push({ type: "paren", extglob: true, value, output: "" });
+          decrement("parens");
+          return;
+        }
+        let output2 = token.close + (opts.capture ? ")" : "");
+        let rest;
+        if (token.type === "negate") {
+          let extglobStar = star;
+          if (token.inner && token.inner.length > 1 && token.inner.includes("/")) {
+            extglobStar = globstar(opts);
+          }
+          if (extglobStar !== star || eos() || /^\)+$/.test(remaining())) {
+            output2 = token.close = `)$))${extglobStar}`;
+          }
+          if (token.inner.includes("*") && (rest = remaining()) && /^\.[^\\/.]+$/.test(rest)) {
+            const expression = parse5(rest, { ...options2, fastpaths: false }).output;
+            output2 = token.close = `)${expression})${extglobStar})`;
+          }
+          if (token.prev.type === "bos") {
+            state.negatedExtglob = true;
+          }
+        }
+        push({ type: "paren", extglob: true, value, output: output2 });
+        decrement("parens");
+      };
+      if (opts.fastpaths !== false && !/(^[*!]|[/()[\]{}"])/.test(input3)) {
+        let backslashes = false;
+        let output2 = input3.replace(REGEX_SPECIAL_CHARS_BACKREF, (m, esc2, chars, first, rest, index) => {
+          if (first === "\\") {
+            backslashes = true;
+            return m;
+          }
+          if (first === "?") {
+            if (esc2) {
+              return esc2 + first + (rest ? QMARK.repeat(rest.length) : "");
+            }
+            if (index === 0) {
+              return qmarkNoDot + (rest ? QMARK.repeat(rest.length) : "");
+            }
+            return QMARK.repeat(chars.length);
+          }
+          if (first === ".") {
+            return DOT_LITERAL.repeat(chars.length);
+          }
+          if (first === "*") {
+            if (esc2) {
+              return esc2 + first + (rest ? star : "");
+            }
+            return star;
+          }
+          return esc2 ? m : `\\${m}`;
+        });
+        if (backslashes === true) {
+          if (opts.unescape === true) {
+            output2 = output2.replace(/\\/g, "");
+          } else {
+            output2 = output2.replace(/\\+/g, (m) => {
+              return m.length % 2 === 0 ? "\\\\" : m ? "\\" : "";
+            });
+          }
+        }
+        if (output2 === input3 && opts.contains === true) {
+          state.output = input3;
+          return state;
+        }
+        state.output = utils.wrapOutput(output2, state, options2);
+        return state;
+      }
+      while (!eos()) {
+        value = advance();
+        if (value === "\0") {
+          continue;
+        }
+        if (value === "\\") {
+          const next = peek();
+          if (next === "/" && opts.bash !== true) {
+            continue;
+          }
+          if (next === "." || next === ";") {
+            continue;
+          }
+          if (!next) {
+            value += "\\";
+            push({ type: "text", value });
+            continue;
+          }
+          const match = /^\\+/.exec(remaining());
+          let slashes = 0;
+          if (match && match[0].length > 2) {
+            slashes = match[0].length;
+            state.index += slashes;
+            if (slashes % 2 !== 0) {
+              value += "\\";
+            }
+          }
+          if (opts.unescape === true) {
+            value = advance();
+          } else {
+            value += advance();
+          }
+          if (state.brackets === 0) {
+            push({ type: "text", value });
+            continue;
+          }
+        }
+        if (state.brackets > 0 && (value !== "]" || prev.value === "[" || prev.value === "[^")) {
+          if (opts.posix !== false && value === ":") {
+            const inner = prev.value.slice(1);
+            if (inner.includes("[")) {
+              prev.posix = true;
+              if (inner.includes(":")) {
+                const idx = prev.value.lastIndexOf("[");
+                const pre = prev.value.slice(0, idx);
+                const rest2 = prev.value.slice(idx + 2);
+                const posix = POSIX_REGEX_SOURCE[rest2];
+                if (posix) {
+                  prev.value = pre + posix;
+                  state.backtrack = true;
+                  advance();
+                  if (!bos.output && tokens.indexOf(prev) === 1) {
+                    bos.output = ONE_CHAR;
+                  }
+                  continue;
+                }
+              }
+            }
+          }
+          if (value === "[" && peek() !== ":" || value === "-" && peek() === "]") {
+            value = `\\${value}`;
+          }
+          if (value === "]" && (prev.value === "[" || prev.value === "[^")) {
+            value = `\\${value}`;
+          }
+          if (opts.posix === true && value === "!" && prev.value === "[") {
+            value = "^";
+          }
+          prev.value += value;
+          append({ value });
+          continue;
+        }
+        if (state.quotes === 1 && value !== '"') {
+          value = utils.escapeRegex(value);
+          prev.value += value;
+          append({ value });
+          continue;
+        }
+        if (value === '"') {
+          state.quotes = state.quotes === 1 ? 0 : 1;
+          if (opts.keepQuotes === true) {
+            push({ type: "text", value });
+          }
+          continue;
+        }
+        if (value === "(") {
+          increment2("parens");
+          push({ type: "paren", value });
+          continue;
+        }
+        if (value === ")") {
+          if (state.parens === 0 && opts.strictBrackets === true) {
+            throw new SyntaxError(syntaxError("opening", "("));
+          }
+          const extglob = extglobs[extglobs.length - 1];
+          if (extglob && state.parens === extglob.parens + 1) {
+            extglobClose(extglobs.pop());
+            continue;
+          }
+          push({ type: "paren", value, output: state.parens ? ")" : "\\)" });
+          decrement("parens");
+          continue;
+        }
+        if (value === "[") {
+          if (opts.nobracket === true || !remaining().includes("]")) {
+            if (opts.nobracket !== true && opts.strictBrackets === true) {
+              throw new SyntaxError(syntaxError("closing", "]"));
+            }
+            value = `\\${value}`;
+          } else {
+            increment2("brackets");
+          }
+          push({ type: "bracket", value });
+          continue;
+        }
+        if (value === "]") {
+          if (opts.nobracket === true || prev && prev.type === "bracket" && prev.value.length === 1) {
+            push({ type: "text", value, output: `\\${value}` });
+            continue;
+          }
+          if (state.brackets === 0) {
+            if (opts.strictBrackets === true) {
+              throw new SyntaxError(syntaxError("opening", "["));
+            }
+            push({ type: "text", value, output: `\\${value}` });
+            continue;
+          }
+          decrement("brackets");
+          const prevValue = prev.value.slice(1);
+          if (prev.posix !== true && prevValue[0] === "^" && !prevValue.includes("/")) {
+            value = `/${value}`;
+          }
+          prev.value += value;
+          append({ value });
+          if (opts.literalBrackets === false || utils.hasRegexChars(prevValue)) {
+            continue;
+          }
+          const escaped = utils.escapeRegex(prev.value);
+          state.output = state.output.slice(0, -prev.value.length);
+          if (opts.literalBrackets === true) {
+            state.output += escaped;
+            prev.value = escaped;
+            continue;
+          }
+          prev.value = `(${capture}${escaped}|${prev.value})`;
+          state.output += prev.value;
+          continue;
+        }
+        if (value === "{" && opts.nobrace !== true) {
+          increment2("braces");
+          const open5 = {
+            type: "brace",
+            value,
+            output: "(",
+            outputIndex: state.output.length,
+            tokensIndex: state.tokens.length
+          };
+          braces.push(open5);
+          push(open5);
+          continue;
+        }
+        if (value === "}") {
+          const brace = braces[braces.length - 1];
+          if (opts.nobrace === true || !brace) {
+            push({ type: "text", value, output: value });
+            continue;
+          }
+          let output2 = ")";
+          if (brace.dots === true) {
+            const arr = tokens.slice();
+            const range = [];
+            for (let i2 = arr.length - 1; i2 >= 0; i2--) {
+              tokens.pop();
+              if (arr[i2].type === "brace") {
+                break;
+              }
+              if (arr[i2].type !== "dots") {
+                range.unshift(arr[i2].value);
+              }
+            }
+            output2 = expandRange2(range, opts);
+            state.backtrack = true;
+          }
+          if (brace.comma !== true && brace.dots !== true) {
+            const out = state.output.slice(0, brace.outputIndex);
+            const toks = state.tokens.slice(brace.tokensIndex);
+            brace.value = brace.output = "\\{";
+            value = output2 = "\\}";
+            state.output = out;
+            for (const t of toks) {
+              state.output += t.output || t.value;
+            }
+          }
+          push({ type: "brace", value, output: output2 });
+          decrement("braces");
+          braces.pop();
+          continue;
+        }
+        if (value === "|") {
+          if (extglobs.length > 0) {
+            extglobs[extglobs.length - 1].conditions++;
+          }
+          push({ type: "text", value });
+          continue;
+        }
+        if (value === ",") {
+          let output2 = value;
+          const brace = braces[braces.length - 1];
+          if (brace && stack[stack.length - 1] === "braces") {
+            brace.comma = true;
+            output2 = "|";
+          }
+          push({ type: "comma", value, output: output2 });
+          continue;
+        }
+        if (value === "/") {
+          if (prev.type === "dot" && state.index === state.start + 1) {
+            state.start = state.index + 1;
+            state.consumed = "";
+            state.output = "";
+            tokens.pop();
+            prev = bos;
+            continue;
+          }
+          push({ type: "slash", value, output: SLASH_LITERAL });
+          continue;
+        }
+        if (value === ".") {
+          if (state.braces > 0 && prev.type === "dot") {
+            if (prev.value === ".") prev.output = DOT_LITERAL;
+            const brace = braces[braces.length - 1];
+            prev.type = "dots";
+            prev.output += value;
+            prev.value += value;
+            brace.dots = true;
+            continue;
+          }
+          if (state.braces + state.parens === 0 && prev.type !== "bos" && prev.type !== "slash") {
+            push({ type: "text", value, output: DOT_LITERAL });
+            continue;
+          }
+          push({ type: "dot", value, output: DOT_LITERAL });
+          continue;
+        }
+        if (value === "?") {
+          const isGroup = prev && prev.value === "(";
+          if (!isGroup && opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+            extglobOpen("qmark", value);
+            continue;
+          }
+          if (prev && prev.type === "paren") {
+            const next = peek();
+            let output2 = value;
+            if (prev.value === "(" && !/[!=<:]/.test(next) || next === "<" && !/<([!=]|\w+>)/.test(remaining())) {
+              output2 = `\\${value}`;
+            }
+            push({ type: "text", value, output: output2 });
+            continue;
+          }
+          if (opts.dot !== true && (prev.type === "slash" || prev.type === "bos")) {
+            push({ type: "qmark", value, output: QMARK_NO_DOT });
+            continue;
+          }
+          push({ type: "qmark", value, output: QMARK });
+          continue;
+        }
+        if (value === "!") {
+          if (opts.noextglob !== true && peek() === "(") {
+            if (peek(2) !== "?" || !/[!=<:]/.test(peek(3))) {
+              extglobOpen("negate", value);
+              continue;
+            }
+          }
+          if (opts.nonegate !== true && state.index === 0) {
+            negate();
+            continue;
+          }
+        }
+        if (value === "+") {
+          if (opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+            extglobOpen("plus", value);
+            continue;
+          }
+          if (prev && prev.value === "(" || opts.regex === false) {
+            push({ type: "plus", value, output: PLUS_LITERAL });
+            continue;
+          }
+          if (prev && (prev.type === "bracket" || prev.type === "paren" || prev.type === "brace") || state.parens > 0) {
+            push({ type: "plus", value });
+            continue;
+          }
+          push({ type: "plus", value: PLUS_LITERAL });
+          continue;
+        }
+        if (value === "@") {
+          if (opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+            push({ type: "at", extglob: true, value, output: "" });
+            continue;
+          }
+          push({ type: "text", value });
+          continue;
+        }
+        if (value !== "*") {
+          if (value === "$" || value === "^") {
+            value = `\\${value}`;
+          }
+          const match = REGEX_NON_SPECIAL_CHARS.exec(remaining());
+          if (match) {
+            value += match[0];
+            state.index += match[0].length;
+          }
+          push({ type: "text", value });
+          continue;
+        }
+        if (prev && (prev.type === "globstar" || prev.star === true)) {
+          prev.type = "star";
+          prev.star = true;
+          prev.value += value;
+          prev.output = star;
+          state.backtrack = true;
+          state.globstar = true;
+          consume(value);
+          continue;
+        }
+        let rest = remaining();
+        if (opts.noextglob !== true && /^\([^?]/.test(rest)) {
+          extglobOpen("star", value);
+          continue;
+        }
+        if (prev.type === "star") {
+          if (opts.noglobstar === true) {
+            consume(value);
+            continue;
+          }
+          const prior = prev.prev;
+          const before = prior.prev;
+          const isStart = prior.type === "slash" || prior.type === "bos";
+          const afterStar = before && (before.type === "star" || before.type === "globstar");
+          if (opts.bash === true && (!isStart || rest[0] && rest[0] !== "/")) {
+            push({ type: "star", value, output: "" });
+            continue;
+          }
+          const isBrace = state.braces > 0 && (prior.type === "comma" || prior.type === "brace");
+          const isExtglob = extglobs.length && (prior.type === "pipe" || prior.type === "paren");
+          if (!isStart && prior.type !== "paren" && !isBrace && !isExtglob) {
+            push({ type: "star", value, output: "" });
+            continue;
+          }
+          while (rest.slice(0, 3) === "/**") {
+            const after = input3[state.index + 4];
+            if (after && after !== "/") {
+              break;
+            }
+            rest = rest.slice(3);
+            consume("/**", 3);
+          }
+          const isEnd = eos() || state.parens > 0 && rest === ")".repeat(state.parens) && !extglobs.some((extglob) => extglob.type === "negate");
+          if (prior.type === "bos" && eos()) {
+            prev.type = "globstar";
+            prev.value += value;
+            prev.output = globstar(opts);
+            state.output = prev.output;
+            state.globstar = true;
+            consume(value);
+            continue;
+          }
+          if (prior.type === "slash" && prior.prev.type !== "bos" && !afterStar && isEnd) {
+            state.output = state.output.slice(0, -(prior.output + prev.output).length);
+            prior.output = `(?:${prior.output}`;
+            prev.type = "globstar";
+            prev.output = globstar(opts) + (opts.strictSlashes ? ")" : "|$)");
+            prev.value += value;
+            state.globstar = true;
+            state.output += prior.output + prev.output;
+            consume(value);
+            continue;
+          }
+          if (prior.type === "slash" && prior.prev.type !== "bos" && rest[0] === "/") {
+            const end = rest[1] !== void 0 ? "|$" : "";
+            state.output = state.output.slice(0, -(prior.output + prev.output).length);
+            prior.output = `(?:${prior.output}`;
+            prev.type = "globstar";
+            prev.output = `${globstar(opts)}${SLASH_LITERAL}|${SLASH_LITERAL}${end})`;
+            prev.value += value;
+            state.output += prior.output + prev.output;
+            state.globstar = true;
+            consume(value + advance());
+            push({ type: "slash", value: "/", output: "" });
+            continue;
+          }
+          if (prior.type === "bos" && rest[0] === "/") {
+            prev.type = "globstar";
+            prev.value += value;
+            prev.output = `(?:^|${SLASH_LITERAL}|${globstar(opts)}${SLASH_LITERAL})`;
+            state.output = prev.output;
+            state.globstar = true;
+            consume(value + advance());
+            push({ type: "slash", value: "/", output: "" });
+            continue;
+          }
+          state.output = state.output.slice(0, -prev.output.length);
+          prev.type = "globstar";
+          prev.output = globstar(opts);
+          prev.value += value;
+          state.output += prev.output;
+          state.globstar = true;
+          consume(value);
+          continue;
+        }
+        const token = { type: "star", value, output: star };
+        if (opts.bash === true) {
+          token.output = ".*?";
+          if (prev.type === "bos" || prev.type === "slash") {
+            token.output = nodot + token.output;
+          }
+          push(token);
+          continue;
+        }
+        if (prev && (prev.type === "bracket" || prev.type === "paren") && opts.regex === true) {
+          token.output = value;
+          push(token);
+          continue;
+        }
+        if (state.index === state.start || prev.type === "slash" || prev.type === "dot") {
+          if (prev.type === "dot") {
+            state.output += NO_DOT_SLASH;
+            prev.output += NO_DOT_SLASH;
+          } else if (opts.dot === true) {
+            state.output += NO_DOTS_SLASH;
+            prev.output += NO_DOTS_SLASH;
+          } else {
+            state.output += nodot;
+            prev.output += nodot;
+          }
+          if (peek() !== "*") {
+            state.output += ONE_CHAR;
+            prev.output += ONE_CHAR;
+          }
+        }
+        push(token);
+      }
+      while (state.brackets > 0) {
+        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", "]"));
+        state.output = utils.escapeLast(state.output, "[");
+        decrement("brackets");
+      }
+      while (state.parens > 0) {
+        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", ")"));
+        state.output = utils.escapeLast(state.output, "(");
+        decrement("parens");
+      }
+      while (state.braces > 0) {
+        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", "}"));
+        state.output = utils.escapeLast(state.output, "{");
+        decrement("braces");
+      }
+      if (opts.strictSlashes !== true && (prev.type === "star" || prev.type === "bracket")) {
+        push({ type: "maybe_slash", value: "", output: `${SLASH_LITERAL}?` });
+      }
+      if (state.backtrack === true) {
+        state.output = "";
+        for (const token of state.tokens) {
+          state.output += token.output != null ? token.output : token.value;
+          if (token.suffix) {
+            state.output += token.suffix;
+          }
+        }
+      }
+      return state;
+    };
+    parse5.fastpaths = (input3, options2) => {
+      const opts = { ...options2 };
+      const max = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+      const len = input3.length;
+      if (len > max) {
+        throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max}`);
+      }
+      input3 = REPLACEMENTS[input3] || input3;
+      const {
+        DOT_LITERAL,
+        SLASH_LITERAL,
+        ONE_CHAR,
+        DOTS_SLASH,
+        NO_DOT,
+        NO_DOTS,
+        NO_DOTS_SLASH,
+        STAR,
+        START_ANCHOR
+      } = constants7.globChars(opts.windows);
+      const nodot = opts.dot ? NO_DOTS : NO_DOT;
+      const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
+      const capture = opts.capture ? "" : "?:";
+      const state = { negated: false, prefix: "" };
+      let star = opts.bash === true ? ".*?" : STAR;
+      if (opts.capture) {
+        star = `(${star})`;
+      }
+      const globstar = (opts2) => {
+        if (opts2.noglobstar === true) return star;
+        return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
+      };
+      const create = (str) => {
+        switch (str) {
+          case "*":
+            return `${nodot}${ONE_CHAR}${star}`;
+          case ".*":
+            return `${DOT_LITERAL}${ONE_CHAR}${star}`;
+          case "*.*":
+            return `${nodot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
+          case "*/*":
+            return `${nodot}${star}${SLASH_LITERAL}${ONE_CHAR}${slashDot}${star}`;
+          case "**":
+            return nodot + globstar(opts);
+          case "**/*":
+            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${ONE_CHAR}${star}`;
+          case "**/*.*":
+            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
+          case "**/.*":
+            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${DOT_LITERAL}${ONE_CHAR}${star}`;
+          default: {
+            const match = /^(.*?)\.(\w+)$/.exec(str);
+            if (!match) return;
+            const source2 = create(match[1]);
+            if (!source2) return;
+            return source2 + DOT_LITERAL + match[2];
+          }
+        }
+      };
+      const output2 = utils.removePrefix(input3, state);
+      let source = create(output2);
+      if (source && opts.strictSlashes !== true) {
+        source += `${SLASH_LITERAL}?`;
+      }
+      return source;
+    };
+    module2.exports = parse5;
+  }
+});
+
+// ../../../work/main/node_modules/picomatch/lib/picomatch.js
+var require_picomatch = __commonJS({
+  "../../../work/main/node_modules/picomatch/lib/picomatch.js"(exports2, module2) {
+    "use strict";
+    var scan = require_scan();
+    var parse5 = require_parse();
+    var utils = require_utils();
+    var constants7 = require_constants();
+    var isObject3 = (val) => val && typeof val === "object" && !Array.isArray(val);
+    var picomatch2 = (glob2, options2, returnState = false) => {
+      if (Array.isArray(glob2)) {
+        const fns = glob2.map((input3) => picomatch2(input3, options2, returnState));
+        const arrayMatcher = (str) => {
+          for (const isMatch of fns) {
+            const state2 = isMatch(str);
+            if (state2) return state2;
+          }
+          return false;
+        };
+        return arrayMatcher;
+      }
+      const isState = isObject3(glob2) && glob2.tokens && glob2.input;
+      if (glob2 === "" || typeof glob2 !== "string" && !isState) {
+        throw new TypeError("Expected pattern to be a non-empty string");
+      }
+      const opts = options2 || {};
+      const posix = opts.windows;
+      const regex2 = isState ? picomatch2.compileRe(glob2, options2) : picomatch2.makeRe(glob2, options2, false, true);
+      const state = regex2.state;
+      delete regex2.state;
+      let isIgnored = () => false;
+      if (opts.ignore) {
+        const ignoreOpts = { ...options2, ignore: null, onMatch: null, onResult: null };
+        isIgnored = picomatch2(opts.ignore, ignoreOpts, returnState);
+      }
+      const matcher = (input3, returnObject = false) => {
+        const { isMatch, match, output: output2 } = picomatch2.test(input3, regex2, options2, { glob: glob2, posix });
+        const result = { glob: glob2, state, regex: regex2, posix, input: input3, output: output2, match, isMatch };
+        if (typeof opts.onResult === "function") {
+          opts.onResult(result);
+        }
+        if (isMatch === false) {
+          result.isMatch = false;
+          return returnObject ? result : false;
+        }
+        if (isIgnored(input3)) {
+          if (typeof opts.onIgnore === "function") {
+            opts.onIgnore(result);
+          }
+          result.isMatch = false;
+          return returnObject ? result : false;
+        }
+        if (typeof opts.onMatch === "function") {
+          opts.onMatch(result);
+        }
+        return returnObject ? result : true;
+      };
+      if (returnState) {
+        matcher.state = state;
+      }
+      return matcher;
+    };
+    picomatch2.test = (input3, regex2, options2, { glob: glob2, posix } = {}) => {
+      if (typeof input3 !== "string") {
+        throw new TypeError("Expected input to be a string");
+      }
+      if (input3 === "") {
+        return { isMatch: false, output: "" };
+      }
+      const opts = options2 || {};
+      const format2 = opts.format || (posix ? utils.toPosixSlashes : null);
+      let match = input3 === glob2;
+      let output2 = match && format2 ? format2(input3) : input3;
+      if (match === false) {
+        output2 = format2 ? format2(input3) : input3;
+        match = output2 === glob2;
+      }
+      if (match === false || opts.capture === true) {
+        if (opts.matchBase === true || opts.basename === true) {
+          match = picomatch2.matchBase(input3, regex2, options2, posix);
+        } else {
+          match = regex2.exec(output2);
+        }
+      }
+      return { isMatch: Boolean(match), match, output: output2 };
+    };
+    picomatch2.matchBase = (input3, glob2, options2, posix = options2 && options2.windows) => {
+      const regex2 = glob2 instanceof RegExp ? glob2 : picomatch2.makeRe(glob2, options2);
+      return regex2.test(utils.basename(input3, { windows: posix }));
+    };
+    picomatch2.isMatch = (str, patterns, options2) => picomatch2(patterns, options2)(str);
+    picomatch2.parse = (pattern, options2) => {
+      if (Array.isArray(pattern)) return pattern.map((p) => picomatch2.parse(p, options2));
+      return parse5(pattern, { ...options2, fastpaths: false });
+    };
+    picomatch2.scan = (input3, options2) => scan(input3, options2);
+    picomatch2.compileRe = (state, options2, returnOutput = false, returnState = false) => {
+      if (returnOutput === true) {
+        return state.output;
+      }
+      const opts = options2 || {};
+      const prepend = opts.contains ? "" : "^";
+      const append = opts.contains ? "" : "$";
+      let source = `${prepend}(?:${state.output})${append}`;
+      if (state && state.negated === true) {
+        source = `^(?!${source}).*$`;
+      }
+      const regex2 = picomatch2.toRegex(source, options2);
+      if (returnState === true) {
+        regex2.state = state;
+      }
+      return regex2;
+    };
+    picomatch2.makeRe = (input3, options2 = {}, returnOutput = false, returnState = false) => {
+      if (!input3 || typeof input3 !== "string") {
+        throw new TypeError("Expected a non-empty string");
+      }
+      let parsed = { negated: false, fastpaths: true };
+      if (options2.fastpaths !== false && (input3[0] === "." || input3[0] === "*")) {
+        parsed.output = parse5.fastpaths(input3, options2);
+      }
+      if (!parsed.output) {
+        parsed = parse5(input3, options2);
+      }
+      return picomatch2.compileRe(parsed, options2, returnOutput, returnState);
+    };
+    picomatch2.toRegex = (source, options2) => {
+      try {
+        const opts = options2 || {};
+        return new RegExp(source, opts.flags || (opts.nocase ? "i" : ""));
+      } catch (err) {
+        if (options2 && options2.debug === true) throw err;
+        return /$^/;
+      }
+    };
+    picomatch2.constants = constants7;
+    module2.exports = picomatch2;
+  }
+});
+
+// ../../../work/main/node_modules/picomatch/index.js
+var require_picomatch2 = __commonJS({
+  "../../../work/main/node_modules/picomatch/index.js"(exports2, module2) {
+    "use strict";
+    var pico = require_picomatch();
+    var utils = require_utils();
+    function picomatch2(glob2, options2, returnState = false) {
+      if (options2 && (options2.windows === null || options2.windows === void 0)) {
+        options2 = { ...options2, windows: utils.isWindows() };
+      }
+      return pico(glob2, options2, returnState);
+    }
+    Object.assign(picomatch2, pico);
+    module2.exports = picomatch2;
+  }
+});
+
+// ../../../work/main/node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "node_modules/bottleneck/light.js"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/light.js"(exports2, module2) {
     (function(global3, factory) {
       typeof exports2 === "object" && typeof module2 !== "undefined" ? module2.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global3.Bottleneck = factory();
     })(exports2, (function() {
@@ -8698,9 +10474,9 @@ var require_light = __commonJS({
   }
 });
 
-// node_modules/deepmerge/dist/cjs.js
+// ../../../work/main/node_modules/deepmerge/dist/cjs.js
 var require_cjs = __commonJS({
-  "node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
+  "../../../work/main/node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
     "use strict";
     var isMergeableObject = function isMergeableObject2(value) {
       return isNonNullObject(value) && !isSpecial(value);
@@ -8801,9 +10577,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/err-helpers.js
+// ../../../work/main/node_modules/pino-std-serializers/lib/err-helpers.js
 var require_err_helpers = __commonJS({
-  "node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
     "use strict";
     var isErrorLike = (err) => {
       return err && typeof err.message === "string";
@@ -8858,9 +10634,9 @@ var require_err_helpers = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/err-proto.js
+// ../../../work/main/node_modules/pino-std-serializers/lib/err-proto.js
 var require_err_proto = __commonJS({
-  "node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
     "use strict";
     var seen = /* @__PURE__ */ Symbol("circular-ref-tag");
     var rawSymbol = /* @__PURE__ */ Symbol("pino-raw-err-ref");
@@ -8909,9 +10685,9 @@ var require_err_proto = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/err.js
+// ../../../work/main/node_modules/pino-std-serializers/lib/err.js
 var require_err = __commonJS({
-  "node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
     "use strict";
     module2.exports = errSerializer;
     var { messageWithCauses, stackWithCauses, isErrorLike } = require_err_helpers();
@@ -8949,9 +10725,9 @@ var require_err = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/err-with-cause.js
+// ../../../work/main/node_modules/pino-std-serializers/lib/err-with-cause.js
 var require_err_with_cause = __commonJS({
-  "node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
     "use strict";
     module2.exports = errWithCauseSerializer;
     var { isErrorLike } = require_err_helpers();
@@ -8992,9 +10768,9 @@ var require_err_with_cause = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/req.js
+// ../../../work/main/node_modules/pino-std-serializers/lib/req.js
 var require_req = __commonJS({
-  "node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpRequest,
@@ -9064,8 +10840,8 @@ var require_req = __commonJS({
       if (req.originalUrl) {
         _req.url = req.originalUrl;
       } else {
-        const path21 = req.path;
-        _req.url = typeof path21 === "string" ? path21 : req.url ? req.url.path || req.url : void 0;
+        const path22 = req.path;
+        _req.url = typeof path22 === "string" ? path22 : req.url ? req.url.path || req.url : void 0;
       }
       if (req.query) {
         _req.query = req.query;
@@ -9087,9 +10863,9 @@ var require_req = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/lib/res.js
+// ../../../work/main/node_modules/pino-std-serializers/lib/res.js
 var require_res = __commonJS({
-  "node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpResponse,
@@ -9136,9 +10912,9 @@ var require_res = __commonJS({
   }
 });
 
-// node_modules/pino-std-serializers/index.js
+// ../../../work/main/node_modules/pino-std-serializers/index.js
 var require_pino_std_serializers = __commonJS({
-  "node_modules/pino-std-serializers/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-std-serializers/index.js"(exports2, module2) {
     "use strict";
     var errSerializer = require_err();
     var errWithCauseSerializer = require_err_with_cause();
@@ -9173,9 +10949,9 @@ var require_pino_std_serializers = __commonJS({
   }
 });
 
-// node_modules/pino/lib/caller.js
+// ../../../work/main/node_modules/pino/lib/caller.js
 var require_caller = __commonJS({
-  "node_modules/pino/lib/caller.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino/lib/caller.js"(exports2, module2) {
     "use strict";
     var util2 = __require("node:util");
     var getCallSites = util2.getCallSites ?? util2.getCallSite;
@@ -9206,9 +10982,9 @@ var require_caller = __commonJS({
   }
 });
 
-// node_modules/@pinojs/redact/index.js
+// ../../../work/main/node_modules/@pinojs/redact/index.js
 var require_redact = __commonJS({
-  "node_modules/@pinojs/redact/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/@pinojs/redact/index.js"(exports2, module2) {
     "use strict";
     function deepClone(obj) {
       if (obj === null || typeof obj !== "object") {
@@ -9235,14 +11011,14 @@ var require_redact = __commonJS({
       }
       return obj;
     }
-    function parsePath(path21) {
+    function parsePath(path22) {
       const parts = [];
       let current = "";
       let inBrackets = false;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path21.length; i2++) {
-        const char = path21[i2];
+      for (let i2 = 0; i2 < path22.length; i2++) {
+        const char = path22[i2];
         if (!inBrackets && char === ".") {
           if (current) {
             parts.push(current);
@@ -9373,10 +11149,10 @@ var require_redact = __commonJS({
       return current;
     }
     function redactPaths(obj, paths, censor, remove = false) {
-      for (const path21 of paths) {
-        const parts = parsePath(path21);
+      for (const path22 of paths) {
+        const parts = parsePath(path22);
         if (parts.includes("*")) {
-          redactWildcardPath(obj, parts, censor, path21, remove);
+          redactWildcardPath(obj, parts, censor, path22, remove);
         } else {
           if (remove) {
             removeKey(obj, parts);
@@ -9461,8 +11237,8 @@ var require_redact = __commonJS({
           }
         } else {
           if (afterWildcard.includes("*")) {
-            const wrappedCensor = typeof censor === "function" ? (value, path21) => {
-              const fullPath = [...pathArray.slice(0, pathLength), ...path21];
+            const wrappedCensor = typeof censor === "function" ? (value, path22) => {
+              const fullPath = [...pathArray.slice(0, pathLength), ...path22];
               return censor(value, fullPath);
             } : censor;
             redactWildcardPath(current, afterWildcard, wrappedCensor, originalPath, remove);
@@ -9497,8 +11273,8 @@ var require_redact = __commonJS({
         return null;
       }
       const pathStructure = /* @__PURE__ */ new Map();
-      for (const path21 of pathsToClone) {
-        const parts = parsePath(path21);
+      for (const path22 of pathsToClone) {
+        const parts = parsePath(path22);
         let current = pathStructure;
         for (let i2 = 0; i2 < parts.length; i2++) {
           const part = parts[i2];
@@ -9550,24 +11326,24 @@ var require_redact = __commonJS({
       }
       return cloneSelectively(obj, pathStructure);
     }
-    function validatePath(path21) {
-      if (typeof path21 !== "string") {
+    function validatePath(path22) {
+      if (typeof path22 !== "string") {
         throw new Error("Paths must be (non-empty) strings");
       }
-      if (path21 === "") {
+      if (path22 === "") {
         throw new Error("Invalid redaction path ()");
       }
-      if (path21.includes("..")) {
-        throw new Error(`Invalid redaction path (${path21})`);
+      if (path22.includes("..")) {
+        throw new Error(`Invalid redaction path (${path22})`);
       }
-      if (path21.includes(",")) {
-        throw new Error(`Invalid redaction path (${path21})`);
+      if (path22.includes(",")) {
+        throw new Error(`Invalid redaction path (${path22})`);
       }
       let bracketCount = 0;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path21.length; i2++) {
-        const char = path21[i2];
+      for (let i2 = 0; i2 < path22.length; i2++) {
+        const char = path22[i2];
         if ((char === '"' || char === "'") && bracketCount > 0) {
           if (!inQuotes) {
             inQuotes = true;
@@ -9581,20 +11357,20 @@ var require_redact = __commonJS({
         } else if (char === "]" && !inQuotes) {
           bracketCount--;
           if (bracketCount < 0) {
-            throw new Error(`Invalid redaction path (${path21})`);
+            throw new Error(`Invalid redaction path (${path22})`);
           }
         }
       }
       if (bracketCount !== 0) {
-        throw new Error(`Invalid redaction path (${path21})`);
+        throw new Error(`Invalid redaction path (${path22})`);
       }
     }
     function validatePaths(paths) {
       if (!Array.isArray(paths)) {
         throw new TypeError("paths must be an array");
       }
-      for (const path21 of paths) {
-        validatePath(path21);
+      for (const path22 of paths) {
+        validatePath(path22);
       }
     }
     function slowRedact(options2 = {}) {
@@ -9639,9 +11415,9 @@ var require_redact = __commonJS({
   }
 });
 
-// node_modules/pino/lib/symbols.js
+// ../../../work/main/node_modules/pino/lib/symbols.js
 var require_symbols = __commonJS({
-  "node_modules/pino/lib/symbols.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino/lib/symbols.js"(exports2, module2) {
     "use strict";
     var setLevelSym = /* @__PURE__ */ Symbol("pino.setLevel");
     var getLevelSym = /* @__PURE__ */ Symbol("pino.getLevel");
@@ -9712,9 +11488,9 @@ var require_symbols = __commonJS({
   }
 });
 
-// node_modules/pino/lib/redaction.js
+// ../../../work/main/node_modules/pino/lib/redaction.js
 var require_redaction = __commonJS({
-  "node_modules/pino/lib/redaction.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino/lib/redaction.js"(exports2, module2) {
     "use strict";
     var Redact = require_redact();
     var { redactFmtSym, wildcardFirstSym } = require_symbols();
@@ -9764,8 +11540,8 @@ var require_redaction = __commonJS({
         if (shape[k] === null) {
           o2[k] = (value) => topCensor(value, [k]);
         } else {
-          const wrappedCensor = typeof censor === "function" ? (value, path21) => {
-            return censor(value, [k, ...path21]);
+          const wrappedCensor = typeof censor === "function" ? (value, path22) => {
+            return censor(value, [k, ...path22]);
           } : censor;
           o2[k] = Redact({
             paths: shape[k],
@@ -9794,9 +11570,9 @@ var require_redaction = __commonJS({
   }
 });
 
-// node_modules/pino/lib/time.js
+// ../../../work/main/node_modules/pino/lib/time.js
 var require_time = __commonJS({
-  "node_modules/pino/lib/time.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino/lib/time.js"(exports2, module2) {
     "use strict";
     var nullTime = () => "";
     var epochTime = () => `,"time":${Date.now()}`;
@@ -9825,9 +11601,9 @@ var require_time = __commonJS({
   }
 });
 
-// node_modules/quick-format-unescaped/index.js
+// ../../../work/main/node_modules/quick-format-unescaped/index.js
 var require_quick_format_unescaped = __commonJS({
-  "node_modules/quick-format-unescaped/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/quick-format-unescaped/index.js"(exports2, module2) {
     "use strict";
     function tryStringify(o2) {
       try {
@@ -9944,9 +11720,9 @@ var require_quick_format_unescaped = __commonJS({
   }
 });
 
-// node_modules/atomic-sleep/index.js
+// ../../../work/main/node_modules/atomic-sleep/index.js
 var require_atomic_sleep = __commonJS({
-  "node_modules/atomic-sleep/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/atomic-sleep/index.js"(exports2, module2) {
     "use strict";
     if (typeof SharedArrayBuffer !== "undefined" && typeof Atomics !== "undefined") {
       let sleep3 = function(ms) {
@@ -9979,14 +11755,14 @@ var require_atomic_sleep = __commonJS({
   }
 });
 
-// node_modules/sonic-boom/index.js
+// ../../../work/main/node_modules/sonic-boom/index.js
 var require_sonic_boom = __commonJS({
-  "node_modules/sonic-boom/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs5 = __require("fs");
     var EventEmitter2 = __require("events");
     var inherits = __require("util").inherits;
-    var path21 = __require("path");
+    var path22 = __require("path");
     var sleep3 = require_atomic_sleep();
     var assert2 = __require("assert");
     var BUSY_WRITE_TIMEOUT = 100;
@@ -10040,7 +11816,7 @@ var require_sonic_boom = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs5.mkdirSync(path21.dirname(file2), { recursive: true });
+          if (sonic.mkdir) fs5.mkdirSync(path22.dirname(file2), { recursive: true });
           const fd = fs5.openSync(file2, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -10048,7 +11824,7 @@ var require_sonic_boom = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs5.mkdir(path21.dirname(file2), { recursive: true }, (err) => {
+        fs5.mkdir(path22.dirname(file2), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs5.open(file2, flags, mode, fileOpened);
         });
@@ -10060,7 +11836,7 @@ var require_sonic_boom = __commonJS({
       if (!(this instanceof SonicBoom)) {
         return new SonicBoom(opts);
       }
-      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append = true, mkdir: mkdir8, retryEAGAIN, fsync, contentMode, mode } = opts || {};
+      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append = true, mkdir: mkdir9, retryEAGAIN, fsync, contentMode, mode } = opts || {};
       fd = fd || dest;
       this._len = 0;
       this.fd = -1;
@@ -10085,7 +11861,7 @@ var require_sonic_boom = __commonJS({
       this.append = append || false;
       this.mode = mode;
       this.retryEAGAIN = retryEAGAIN || (() => true);
-      this.mkdir = mkdir8 || false;
+      this.mkdir = mkdir9 || false;
       let fsWriteSync;
       let fsWrite;
       if (contentMode === kContentModeBuffer) {
@@ -10566,9 +12342,9 @@ var require_sonic_boom = __commonJS({
   }
 });
 
-// node_modules/on-exit-leak-free/index.js
+// ../../../work/main/node_modules/on-exit-leak-free/index.js
 var require_on_exit_leak_free = __commonJS({
-  "node_modules/on-exit-leak-free/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/on-exit-leak-free/index.js"(exports2, module2) {
     "use strict";
     var refs = {
       exit: [],
@@ -10660,9 +12436,9 @@ var require_on_exit_leak_free = __commonJS({
   }
 });
 
-// node_modules/thread-stream/package.json
+// ../../../work/main/node_modules/thread-stream/package.json
 var require_package = __commonJS({
-  "node_modules/thread-stream/package.json"(exports2, module2) {
+  "../../../work/main/node_modules/thread-stream/package.json"(exports2, module2) {
     module2.exports = {
       name: "thread-stream",
       version: "4.2.1",
@@ -10721,9 +12497,9 @@ var require_package = __commonJS({
   }
 });
 
-// node_modules/thread-stream/lib/wait.js
+// ../../../work/main/node_modules/thread-stream/lib/wait.js
 var require_wait = __commonJS({
-  "node_modules/thread-stream/lib/wait.js"(exports2, module2) {
+  "../../../work/main/node_modules/thread-stream/lib/wait.js"(exports2, module2) {
     "use strict";
     var WAIT_MS = 1e4;
     function wait2(state, index, expected, timeout, done) {
@@ -10791,9 +12567,9 @@ var require_wait = __commonJS({
   }
 });
 
-// node_modules/thread-stream/lib/indexes.js
+// ../../../work/main/node_modules/thread-stream/lib/indexes.js
 var require_indexes = __commonJS({
-  "node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
+  "../../../work/main/node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
     "use strict";
     var SEQ_INDEX = 2;
     var WRITE_INDEX = 4;
@@ -10806,9 +12582,9 @@ var require_indexes = __commonJS({
   }
 });
 
-// node_modules/thread-stream/index.js
+// ../../../work/main/node_modules/thread-stream/index.js
 var require_thread_stream = __commonJS({
-  "node_modules/thread-stream/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/thread-stream/index.js"(exports2, module2) {
     "use strict";
     var { version: version2 } = require_package();
     var { EventEmitter: EventEmitter2 } = __require("events");
@@ -11371,9 +13147,9 @@ var require_thread_stream = __commonJS({
   }
 });
 
-// node_modules/pino/lib/transport.js
+// ../../../work/main/node_modules/pino/lib/transport.js
 var require_transport = __commonJS({
-  "node_modules/pino/lib/transport.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire2 } = __require("module");
     var { existsSync } = __require("node:fs");
@@ -11443,15 +13219,15 @@ var require_transport = __commonJS({
       if (!unquoted) {
         return false;
       }
-      let path21 = unquoted;
-      if (path21.startsWith("file://")) {
+      let path22 = unquoted;
+      if (path22.startsWith("file://")) {
         try {
-          path21 = fileURLToPath3(path21);
+          path22 = fileURLToPath3(path22);
         } catch {
           return false;
         }
       }
-      return isAbsolute2(path21) && !existsSync(path21);
+      return isAbsolute2(path22) && !existsSync(path22);
     }
     function stripQuotes(value) {
       const first = value[0];
@@ -11603,9 +13379,9 @@ var require_transport = __commonJS({
   }
 });
 
-// node_modules/pino/lib/tools.js
+// ../../../work/main/node_modules/pino/lib/tools.js
 var require_tools = __commonJS({
-  "node_modules/pino/lib/tools.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino/lib/tools.js"(exports2, module2) {
     "use strict";
     var diagChan = __require("node:diagnostics_channel");
     var format2 = require_quick_format_unescaped();
@@ -11932,9 +13708,9 @@ var require_tools = __commonJS({
   }
 });
 
-// node_modules/pino/lib/constants.js
-var require_constants = __commonJS({
-  "node_modules/pino/lib/constants.js"(exports2, module2) {
+// ../../../work/main/node_modules/pino/lib/constants.js
+var require_constants2 = __commonJS({
+  "../../../work/main/node_modules/pino/lib/constants.js"(exports2, module2) {
     var DEFAULT_LEVELS = {
       trace: 10,
       debug: 20,
@@ -11954,9 +13730,9 @@ var require_constants = __commonJS({
   }
 });
 
-// node_modules/pino/lib/levels.js
+// ../../../work/main/node_modules/pino/lib/levels.js
 var require_levels = __commonJS({
-  "node_modules/pino/lib/levels.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino/lib/levels.js"(exports2, module2) {
     "use strict";
     var {
       lsCacheSym,
@@ -11968,7 +13744,7 @@ var require_levels = __commonJS({
       levelCompSym
     } = require_symbols();
     var { noop: noop7, genLog } = require_tools();
-    var { DEFAULT_LEVELS, SORTING_ORDER } = require_constants();
+    var { DEFAULT_LEVELS, SORTING_ORDER } = require_constants2();
     var levelMethods = {
       fatal: (hook7) => {
         const logFatal = genLog(DEFAULT_LEVELS.fatal, hook7);
@@ -12147,17 +13923,17 @@ var require_levels = __commonJS({
   }
 });
 
-// node_modules/pino/lib/meta.js
+// ../../../work/main/node_modules/pino/lib/meta.js
 var require_meta = __commonJS({
-  "node_modules/pino/lib/meta.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino/lib/meta.js"(exports2, module2) {
     "use strict";
     module2.exports = { version: "10.4.0" };
   }
 });
 
-// node_modules/pino/lib/proto.js
+// ../../../work/main/node_modules/pino/lib/proto.js
 var require_proto = __commonJS({
-  "node_modules/pino/lib/proto.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino/lib/proto.js"(exports2, module2) {
     "use strict";
     var { EventEmitter: EventEmitter2 } = __require("node:events");
     var {
@@ -12385,9 +14161,9 @@ var require_proto = __commonJS({
   }
 });
 
-// node_modules/safe-stable-stringify/index.js
+// ../../../work/main/node_modules/safe-stable-stringify/index.js
 var require_safe_stable_stringify = __commonJS({
-  "node_modules/safe-stable-stringify/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/safe-stable-stringify/index.js"(exports2, module2) {
     "use strict";
     var { hasOwnProperty } = Object.prototype;
     var stringify2 = configure();
@@ -12981,12 +14757,12 @@ ${originalIndentation}`;
   }
 });
 
-// node_modules/pino/lib/multistream.js
+// ../../../work/main/node_modules/pino/lib/multistream.js
 var require_multistream = __commonJS({
-  "node_modules/pino/lib/multistream.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino/lib/multistream.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
-    var { DEFAULT_LEVELS } = require_constants();
+    var { DEFAULT_LEVELS } = require_constants2();
     var DEFAULT_INFO_LEVEL = DEFAULT_LEVELS.info;
     function multistream(streamsArray, opts) {
       streamsArray = streamsArray || [];
@@ -13151,9 +14927,9 @@ var require_multistream = __commonJS({
   }
 });
 
-// node_modules/pino/pino.js
+// ../../../work/main/node_modules/pino/pino.js
 var require_pino = __commonJS({
-  "node_modules/pino/pino.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino/pino.js"(exports2, module2) {
     "use strict";
     var os2 = __require("node:os");
     var stdSerializers = require_pino_std_serializers();
@@ -13164,7 +14940,7 @@ var require_pino = __commonJS({
     var symbols = require_symbols();
     var { configure } = require_safe_stable_stringify();
     var { assertDefaultLevelFound, mappings, genLsCache, genLevelComparison, assertLevelComparison } = require_levels();
-    var { DEFAULT_LEVELS, SORTING_ORDER } = require_constants();
+    var { DEFAULT_LEVELS, SORTING_ORDER } = require_constants2();
     var {
       createArgsNormalizer,
       asChindings,
@@ -13382,9 +15158,9 @@ var require_pino = __commonJS({
   }
 });
 
-// node_modules/colorette/index.cjs
+// ../../../work/main/node_modules/colorette/index.cjs
 var require_colorette = __commonJS({
-  "node_modules/colorette/index.cjs"(exports2) {
+  "../../../work/main/node_modules/colorette/index.cjs"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var tty3 = __require("tty");
@@ -13566,9 +15342,9 @@ var require_colorette = __commonJS({
   }
 });
 
-// node_modules/wrappy/wrappy.js
+// ../../../work/main/node_modules/wrappy/wrappy.js
 var require_wrappy = __commonJS({
-  "node_modules/wrappy/wrappy.js"(exports2, module2) {
+  "../../../work/main/node_modules/wrappy/wrappy.js"(exports2, module2) {
     module2.exports = wrappy;
     function wrappy(fn, cb) {
       if (fn && cb) return wrappy(fn)(cb);
@@ -13596,9 +15372,9 @@ var require_wrappy = __commonJS({
   }
 });
 
-// node_modules/once/once.js
+// ../../../work/main/node_modules/once/once.js
 var require_once = __commonJS({
-  "node_modules/once/once.js"(exports2, module2) {
+  "../../../work/main/node_modules/once/once.js"(exports2, module2) {
     var wrappy = require_wrappy();
     module2.exports = wrappy(once10);
     module2.exports.strict = wrappy(onceStrict);
@@ -13640,9 +15416,9 @@ var require_once = __commonJS({
   }
 });
 
-// node_modules/end-of-stream/index.js
+// ../../../work/main/node_modules/end-of-stream/index.js
 var require_end_of_stream = __commonJS({
-  "node_modules/end-of-stream/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/end-of-stream/index.js"(exports2, module2) {
     var once10 = require_once();
     var noop7 = function() {
     };
@@ -13723,9 +15499,9 @@ var require_end_of_stream = __commonJS({
   }
 });
 
-// node_modules/pump/index.js
+// ../../../work/main/node_modules/pump/index.js
 var require_pump = __commonJS({
-  "node_modules/pump/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/pump/index.js"(exports2, module2) {
     var once10 = require_once();
     var eos = require_end_of_stream();
     var fs5;
@@ -13798,9 +15574,9 @@ var require_pump = __commonJS({
   }
 });
 
-// node_modules/split2/index.js
+// ../../../work/main/node_modules/split2/index.js
 var require_split2 = __commonJS({
-  "node_modules/split2/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/split2/index.js"(exports2, module2) {
     "use strict";
     var { Transform: Transform2 } = __require("stream");
     var { StringDecoder: StringDecoder3 } = __require("string_decoder");
@@ -13899,9 +15675,9 @@ var require_split2 = __commonJS({
   }
 });
 
-// node_modules/pino-abstract-transport/index.js
+// ../../../work/main/node_modules/pino-abstract-transport/index.js
 var require_pino_abstract_transport = __commonJS({
-  "node_modules/pino-abstract-transport/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-abstract-transport/index.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
     var split = require_split2();
@@ -14017,9 +15793,9 @@ var require_pino_abstract_transport = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/constants.js
-var require_constants2 = __commonJS({
-  "node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
+// ../../../work/main/node_modules/pino-pretty/lib/constants.js
+var require_constants3 = __commonJS({
+  "../../../work/main/node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       DATE_FORMAT: "yyyy-mm-dd HH:MM:ss.l o",
@@ -14063,12 +15839,12 @@ var require_constants2 = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/get-level-label-data.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/get-level-label-data.js
 var require_get_level_label_data = __commonJS({
-  "node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
     "use strict";
     module2.exports = getLevelLabelData;
-    var { LEVELS, LEVEL_NAMES } = require_constants2();
+    var { LEVELS, LEVEL_NAMES } = require_constants3();
     function getLevelLabelData(useOnlyCustomProps, customLevels, customLevelNames) {
       const levels = useOnlyCustomProps ? customLevels || LEVELS : Object.assign({}, LEVELS, customLevels);
       const levelNames = useOnlyCustomProps ? customLevelNames || LEVEL_NAMES : Object.assign({}, LEVEL_NAMES, customLevelNames);
@@ -14085,9 +15861,9 @@ var require_get_level_label_data = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/colors.js
+// ../../../work/main/node_modules/pino-pretty/lib/colors.js
 var require_colors = __commonJS({
-  "node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
     "use strict";
     var nocolor = (input3) => input3;
     var plain = {
@@ -14179,14 +15955,14 @@ var require_colors = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/node_modules/sonic-boom/index.js
+// ../../../work/main/node_modules/pino-pretty/node_modules/sonic-boom/index.js
 var require_sonic_boom2 = __commonJS({
-  "node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs5 = __require("node:fs");
     var EventEmitter2 = __require("node:events");
     var inherits = __require("node:util").inherits;
-    var path21 = __require("node:path");
+    var path22 = __require("node:path");
     var assert2 = __require("node:assert");
     var sleep3 = require_atomic_sleep();
     var BUSY_WRITE_TIMEOUT = 100;
@@ -14257,7 +16033,7 @@ var require_sonic_boom2 = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs5.mkdirSync(path21.dirname(file2), { recursive: true });
+          if (sonic.mkdir) fs5.mkdirSync(path22.dirname(file2), { recursive: true });
           const fd = fs5.openSync(file2, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -14265,7 +16041,7 @@ var require_sonic_boom2 = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs5.mkdir(path21.dirname(file2), { recursive: true }, (err) => {
+        fs5.mkdir(path22.dirname(file2), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs5.open(file2, flags, mode, fileOpened);
         });
@@ -14277,7 +16053,7 @@ var require_sonic_boom2 = __commonJS({
       if (!(this instanceof SonicBoom)) {
         return new SonicBoom(opts);
       }
-      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append = true, mkdir: mkdir8, retryEAGAIN, maxWriteRetries, fsync, contentMode, mode } = opts || {};
+      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append = true, mkdir: mkdir9, retryEAGAIN, maxWriteRetries, fsync, contentMode, mode } = opts || {};
       fd = fd || dest;
       this._len = 0;
       this.fd = -1;
@@ -14308,7 +16084,7 @@ var require_sonic_boom2 = __commonJS({
       this.retryEAGAIN = retryEAGAIN || (() => true);
       this.maxWriteRetries = maxWriteRetries || 0;
       this._writeRetries = 0;
-      this.mkdir = mkdir8 || false;
+      this.mkdir = mkdir9 || false;
       let fsWriteSync;
       let fsWrite;
       if (contentMode === kContentModeBuffer) {
@@ -14941,18 +16717,18 @@ var require_sonic_boom2 = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/noop.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/noop.js
 var require_noop = __commonJS({
-  "node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
     "use strict";
     module2.exports = function noop7() {
     };
   }
 });
 
-// node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
 var require_build_safe_sonic_boom = __commonJS({
-  "node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
     "use strict";
     module2.exports = buildSafeSonicBoom;
     var { isMainThread } = __require("node:worker_threads");
@@ -15001,9 +16777,9 @@ var require_build_safe_sonic_boom = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/is-valid-date.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/is-valid-date.js
 var require_is_valid_date = __commonJS({
-  "node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
     "use strict";
     module2.exports = isValidDate;
     function isValidDate(date5) {
@@ -15012,9 +16788,9 @@ var require_is_valid_date = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/create-date.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/create-date.js
 var require_create_date = __commonJS({
-  "node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
     "use strict";
     module2.exports = createDate;
     var isValidDate = require_is_valid_date();
@@ -15029,9 +16805,9 @@ var require_create_date = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/split-property-key.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/split-property-key.js
 var require_split_property_key = __commonJS({
-  "node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
     "use strict";
     module2.exports = splitPropertyKey;
     function splitPropertyKey(key) {
@@ -15064,9 +16840,9 @@ var require_split_property_key = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/get-property-value.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/get-property-value.js
 var require_get_property_value = __commonJS({
-  "node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
     "use strict";
     module2.exports = getPropertyValue;
     var splitPropertyKey = require_split_property_key();
@@ -15083,9 +16859,9 @@ var require_get_property_value = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/delete-log-property.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/delete-log-property.js
 var require_delete_log_property = __commonJS({
-  "node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
     "use strict";
     module2.exports = deleteLogProperty;
     var getPropertyValue = require_get_property_value();
@@ -15101,9 +16877,9 @@ var require_delete_log_property = __commonJS({
   }
 });
 
-// node_modules/fast-copy/dist/cjs/index.cjs
+// ../../../work/main/node_modules/fast-copy/dist/cjs/index.cjs
 var require_cjs2 = __commonJS({
-  "node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
+  "../../../work/main/node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
     "use strict";
     var MaxDepthExceededError = class extends RangeError {
       constructor(maxDepth) {
@@ -15451,9 +17227,9 @@ var require_cjs2 = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/filter-log.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/filter-log.js
 var require_filter_log = __commonJS({
-  "node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
     "use strict";
     module2.exports = filterLog;
     var { createCopier } = require_cjs2();
@@ -15507,9 +17283,9 @@ var require_filter_log = __commonJS({
   }
 });
 
-// node_modules/dateformat/lib/dateformat.js
+// ../../../work/main/node_modules/dateformat/lib/dateformat.js
 var require_dateformat = __commonJS({
-  "node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
+  "../../../work/main/node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
     "use strict";
     function _typeof(obj) {
       "@babel/helpers - typeof";
@@ -15760,15 +17536,15 @@ var require_dateformat = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/format-time.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/format-time.js
 var require_format_time = __commonJS({
-  "node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
     "use strict";
     module2.exports = formatTime;
     var {
       DATE_FORMAT,
       DATE_FORMAT_SIMPLE
-    } = require_constants2();
+    } = require_constants3();
     var dateformat = require_dateformat();
     var createDate = require_create_date();
     var isValidDate = require_is_valid_date();
@@ -15799,9 +17575,9 @@ var require_format_time = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
 var require_handle_custom_levels_names_opts = __commonJS({
-  "node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsNamesOpts;
     function handleCustomLevelsNamesOpts(cLevels) {
@@ -15824,9 +17600,9 @@ var require_handle_custom_levels_names_opts = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
 var require_handle_custom_levels_opts = __commonJS({
-  "node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsOpts;
     function handleCustomLevelsOpts(cLevels) {
@@ -15852,9 +17628,9 @@ var require_handle_custom_levels_opts = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/interpret-conditionals.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js
 var require_interpret_conditionals = __commonJS({
-  "node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
     "use strict";
     module2.exports = interpretConditionals;
     var getPropertyValue = require_get_property_value();
@@ -15877,9 +17653,9 @@ var require_interpret_conditionals = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/is-object.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/is-object.js
 var require_is_object = __commonJS({
-  "node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
     "use strict";
     module2.exports = isObject3;
     function isObject3(input3) {
@@ -15888,9 +17664,9 @@ var require_is_object = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
 var require_join_lines_with_indentation = __commonJS({
-  "node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
     "use strict";
     module2.exports = joinLinesWithIndentation;
     function joinLinesWithIndentation({ input: input3, ident = "    ", eol = "\n" }) {
@@ -15903,14 +17679,14 @@ var require_join_lines_with_indentation = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/parse-factory-options.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/parse-factory-options.js
 var require_parse_factory_options = __commonJS({
-  "node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
     "use strict";
     module2.exports = parseFactoryOptions;
     var {
       LEVEL_NAMES
-    } = require_constants2();
+    } = require_constants3();
     var colors = require_colors();
     var handleCustomLevelsOpts = require_handle_custom_levels_opts();
     var handleCustomLevelsNamesOpts = require_handle_custom_levels_names_opts();
@@ -16001,9 +17777,9 @@ var require_parse_factory_options = __commonJS({
   }
 });
 
-// node_modules/fast-safe-stringify/index.js
+// ../../../work/main/node_modules/fast-safe-stringify/index.js
 var require_fast_safe_stringify = __commonJS({
-  "node_modules/fast-safe-stringify/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/fast-safe-stringify/index.js"(exports2, module2) {
     module2.exports = stringify2;
     stringify2.default = stringify2;
     stringify2.stable = deterministicStringify;
@@ -16195,9 +17971,9 @@ var require_fast_safe_stringify = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
 var require_strip_unsafe_control_chars = __commonJS({
-  "node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
     "use strict";
     module2.exports = stripUnsafeControlChars;
     var unsafeControlChars = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
@@ -16207,9 +17983,9 @@ var require_strip_unsafe_control_chars = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-error.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/prettify-error.js
 var require_prettify_error = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyError2;
     var joinLinesWithIndentation = require_join_lines_with_indentation();
@@ -16243,14 +18019,14 @@ var require_prettify_error = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-object.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/prettify-object.js
 var require_prettify_object = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyObject;
     var {
       LOGGER_KEYS
-    } = require_constants2();
+    } = require_constants3();
     var stringifySafe = require_fast_safe_stringify();
     var joinLinesWithIndentation = require_join_lines_with_indentation();
     var prettifyError2 = require_prettify_error();
@@ -16311,14 +18087,14 @@ var require_prettify_object = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-error-log.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/prettify-error-log.js
 var require_prettify_error_log = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyErrorLog;
     var {
       LOGGER_KEYS
-    } = require_constants2();
+    } = require_constants3();
     var isObject3 = require_is_object();
     var joinLinesWithIndentation = require_join_lines_with_indentation();
     var prettifyObject = require_prettify_object();
@@ -16366,9 +18142,9 @@ var require_prettify_error_log = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-level.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/prettify-level.js
 var require_prettify_level = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyLevel;
     var getPropertyValue = require_get_property_value();
@@ -16393,14 +18169,14 @@ var require_prettify_level = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-message.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/prettify-message.js
 var require_prettify_message = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMessage;
     var {
       LEVELS
-    } = require_constants2();
+    } = require_constants3();
     var getPropertyValue = require_get_property_value();
     var interpretConditionals = require_interpret_conditionals();
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
@@ -16441,9 +18217,9 @@ var require_prettify_message = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-metadata.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/prettify-metadata.js
 var require_prettify_metadata = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMetadata;
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
@@ -16482,9 +18258,9 @@ var require_prettify_metadata = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/prettify-time.js
+// ../../../work/main/node_modules/pino-pretty/lib/utils/prettify-time.js
 var require_prettify_time = __commonJS({
-  "node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyTime;
     var formatTime = require_format_time();
@@ -16508,9 +18284,9 @@ var require_prettify_time = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/utils/index.js
-var require_utils = __commonJS({
-  "node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
+// ../../../work/main/node_modules/pino-pretty/lib/utils/index.js
+var require_utils2 = __commonJS({
+  "../../../work/main/node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       buildSafeSonicBoom: require_build_safe_sonic_boom(),
@@ -16541,9 +18317,9 @@ var require_utils = __commonJS({
   }
 });
 
-// node_modules/secure-json-parse/index.js
+// ../../../work/main/node_modules/secure-json-parse/index.js
 var require_secure_json_parse = __commonJS({
-  "node_modules/secure-json-parse/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/secure-json-parse/index.js"(exports2, module2) {
     "use strict";
     var hasBuffer = typeof Buffer !== "undefined";
     var suspectProtoRx = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
@@ -16647,9 +18423,9 @@ var require_secure_json_parse = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/lib/pretty.js
+// ../../../work/main/node_modules/pino-pretty/lib/pretty.js
 var require_pretty = __commonJS({
-  "node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
     "use strict";
     module2.exports = pretty;
     var sjs = require_secure_json_parse();
@@ -16665,7 +18441,7 @@ var require_pretty = __commonJS({
       LEVELS,
       LEVEL_KEY,
       LEVEL_NAMES
-    } = require_constants2();
+    } = require_constants3();
     var jsonParser = (input3) => {
       try {
         return { value: sjs.parse(input3, { protoAction: "remove" }) };
@@ -16782,9 +18558,9 @@ var require_pretty = __commonJS({
   }
 });
 
-// node_modules/pino-pretty/index.js
+// ../../../work/main/node_modules/pino-pretty/index.js
 var require_pino_pretty = __commonJS({
-  "node_modules/pino-pretty/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-pretty/index.js"(exports2, module2) {
     "use strict";
     var { isColorSupported } = require_colorette();
     var pump = require_pump();
@@ -16797,11 +18573,11 @@ var require_pino_pretty = __commonJS({
       LEVEL_LABEL,
       MESSAGE_KEY,
       TIMESTAMP_KEY
-    } = require_constants2();
+    } = require_constants3();
     var {
       buildSafeSonicBoom,
       parseFactoryOptions
-    } = require_utils();
+    } = require_utils2();
     var pretty = require_pretty();
     var defaultOptions2 = {
       colorize: isColorSupported,
@@ -16915,9 +18691,9 @@ var require_pino_pretty = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/parser.js
+// ../../../work/main/node_modules/bottleneck/lib/parser.js
 var require_parser2 = __commonJS({
-  "node_modules/bottleneck/lib/parser.js"(exports2) {
+  "../../../work/main/node_modules/bottleneck/lib/parser.js"(exports2) {
     "use strict";
     exports2.load = function(received, defaults2, onto = {}) {
       var k, ref, v;
@@ -16940,9 +18716,9 @@ var require_parser2 = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/DLList.js
+// ../../../work/main/node_modules/bottleneck/lib/DLList.js
 var require_DLList = __commonJS({
-  "node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
     "use strict";
     var DLList;
     DLList = class DLList {
@@ -17030,9 +18806,9 @@ var require_DLList = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Events.js
+// ../../../work/main/node_modules/bottleneck/lib/Events.js
 var require_Events = __commonJS({
-  "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve3, reject, _next, _throw, key, arg) {
       try {
@@ -17164,9 +18940,9 @@ var require_Events = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Queues.js
+// ../../../work/main/node_modules/bottleneck/lib/Queues.js
 var require_Queues = __commonJS({
-  "node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
     "use strict";
     var DLList;
     var Events4;
@@ -17234,9 +19010,9 @@ var require_Queues = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/BottleneckError.js
+// ../../../work/main/node_modules/bottleneck/lib/BottleneckError.js
 var require_BottleneckError = __commonJS({
-  "node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     BottleneckError = class BottleneckError extends Error {
@@ -17245,9 +19021,9 @@ var require_BottleneckError = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Job.js
+// ../../../work/main/node_modules/bottleneck/lib/Job.js
 var require_Job = __commonJS({
-  "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve3, reject, _next, _throw, key, arg) {
       try {
@@ -17449,9 +19225,9 @@ var require_Job = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/LocalDatastore.js
+// ../../../work/main/node_modules/bottleneck/lib/LocalDatastore.js
 var require_LocalDatastore = __commonJS({
-  "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve3, reject, _next, _throw, key, arg) {
       try {
@@ -17711,9 +19487,9 @@ var require_LocalDatastore = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/lua.json
+// ../../../work/main/node_modules/bottleneck/lib/lua.json
 var require_lua = __commonJS({
-  "node_modules/bottleneck/lib/lua.json"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/lib/lua.json"(exports2, module2) {
     module2.exports = {
       "blacklist_client.lua": "local blacklist = ARGV[num_static_argv + 1]\n\nif redis.call('zscore', client_last_seen_key, blacklist) then\n  redis.call('zadd', client_last_seen_key, 0, blacklist)\nend\n\n\nreturn {}\n",
       "check.lua": "local weight = tonumber(ARGV[num_static_argv + 1])\n\nlocal capacity = process_tick(now, false)['capacity']\nlocal nextRequest = tonumber(redis.call('hget', settings_key, 'nextRequest'))\n\nreturn conditions_check(capacity, weight) and nextRequest - now <= 0\n",
@@ -17846,9 +19622,9 @@ return {}
   }
 });
 
-// node_modules/bottleneck/lib/Scripts.js
+// ../../../work/main/node_modules/bottleneck/lib/Scripts.js
 var require_Scripts = __commonJS({
-  "node_modules/bottleneck/lib/Scripts.js"(exports2) {
+  "../../../work/main/node_modules/bottleneck/lib/Scripts.js"(exports2) {
     "use strict";
     var headers;
     var lua;
@@ -18012,9 +19788,9 @@ var require_Scripts = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/RedisConnection.js
+// ../../../work/main/node_modules/bottleneck/lib/RedisConnection.js
 var require_RedisConnection = __commonJS({
-  "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
+  "../../../work/main/node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
     function asyncGeneratorStep(gen, resolve3, reject, _next, _throw, key, arg) {
       try {
@@ -18208,9 +19984,9 @@ var require_RedisConnection = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/IORedisConnection.js
+// ../../../work/main/node_modules/bottleneck/lib/IORedisConnection.js
 var require_IORedisConnection = __commonJS({
-  "node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
+  "../../../work/main/node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
     "use strict";
     function _slicedToArray(arr, i2) {
       return _arrayWithHoles(arr) || _iterableToArrayLimit(arr, i2) || _nonIterableRest();
@@ -18417,9 +20193,9 @@ var require_IORedisConnection = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/RedisDatastore.js
+// ../../../work/main/node_modules/bottleneck/lib/RedisDatastore.js
 var require_RedisDatastore = __commonJS({
-  "node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i2) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i2) || _nonIterableRest2();
@@ -18768,9 +20544,9 @@ var require_RedisDatastore = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/States.js
+// ../../../work/main/node_modules/bottleneck/lib/States.js
 var require_States = __commonJS({
-  "node_modules/bottleneck/lib/States.js"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/lib/States.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     var States;
@@ -18846,9 +20622,9 @@ var require_States = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Sync.js
+// ../../../work/main/node_modules/bottleneck/lib/Sync.js
 var require_Sync = __commonJS({
-  "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve3, reject, _next, _throw, key, arg) {
       try {
@@ -18944,16 +20720,16 @@ var require_Sync = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/version.json
+// ../../../work/main/node_modules/bottleneck/lib/version.json
 var require_version = __commonJS({
-  "node_modules/bottleneck/lib/version.json"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/lib/version.json"(exports2, module2) {
     module2.exports = { version: "2.19.5" };
   }
 });
 
-// node_modules/bottleneck/lib/Group.js
+// ../../../work/main/node_modules/bottleneck/lib/Group.js
 var require_Group = __commonJS({
-  "node_modules/bottleneck/lib/Group.js"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/lib/Group.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i2) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i2) || _nonIterableRest2();
@@ -19173,9 +20949,9 @@ var require_Group = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Batcher.js
+// ../../../work/main/node_modules/bottleneck/lib/Batcher.js
 var require_Batcher = __commonJS({
-  "node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
     "use strict";
     var Batcher;
     var Events4;
@@ -19231,9 +21007,9 @@ var require_Batcher = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/Bottleneck.js
+// ../../../work/main/node_modules/bottleneck/lib/Bottleneck.js
 var require_Bottleneck = __commonJS({
-  "node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i2) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i2) || _nonIterableRest2();
@@ -19780,17 +21556,17 @@ var require_Bottleneck = __commonJS({
   }
 });
 
-// node_modules/bottleneck/lib/index.js
+// ../../../work/main/node_modules/bottleneck/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/bottleneck/lib/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/bottleneck/lib/index.js"(exports2, module2) {
     "use strict";
     module2.exports = require_Bottleneck();
   }
 });
 
-// node_modules/get-caller-file/index.js
+// ../../../work/main/node_modules/get-caller-file/index.js
 var require_get_caller_file = __commonJS({
-  "node_modules/get-caller-file/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/get-caller-file/index.js"(exports2, module2) {
     "use strict";
     module2.exports = function getCallerFile(position) {
       if (position === void 0) {
@@ -19812,9 +21588,9 @@ var require_get_caller_file = __commonJS({
   }
 });
 
-// node_modules/pino-http/logger.js
+// ../../../work/main/node_modules/pino-http/logger.js
 var require_logger = __commonJS({
-  "node_modules/pino-http/logger.js"(exports2, module2) {
+  "../../../work/main/node_modules/pino-http/logger.js"(exports2, module2) {
     "use strict";
     var { pino: pino3, symbols: { stringifySym, chindingsSym } } = require_pino();
     var serializers = require_pino_std_serializers();
@@ -20036,7 +21812,7 @@ var require_logger = __commonJS({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/tslib.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/tslib.mjs
 function __classPrivateFieldSet(receiver, state, value, kind, f) {
   if (kind === "m")
     throw new TypeError("Private method is not writable");
@@ -20054,11 +21830,11 @@ function __classPrivateFieldGet(receiver, state, kind, f) {
   return kind === "m" ? f : kind === "a" ? f.call(receiver) : f ? f.value : state.get(receiver);
 }
 var init_tslib = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/tslib.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/tslib.mjs"() {
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/errors.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/errors.mjs
 function isAbortError(err) {
   return typeof err === "object" && err !== null && // Spec-compliant fetch implementations
   ("name" in err && err.name === "AbortError" || // Expo fetch
@@ -20066,7 +21842,7 @@ function isAbortError(err) {
 }
 var castToError;
 var init_errors = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/errors.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/errors.mjs"() {
     castToError = (err) => {
       if (err instanceof Error)
         return err;
@@ -20095,10 +21871,10 @@ var init_errors = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/core/error.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/core/error.mjs
 var AnthropicError, APIError, APIUserAbortError, APIConnectionError, APIConnectionTimeoutError, RetryableError, BadRequestError, AuthenticationError, PaymentRequiredError, PermissionDeniedError, NotFoundError, RequestTimeoutError, ConflictError, PreconditionFailedError, ContentTooLargeError, UnprocessableEntityError, RateLimitError, RequestHeaderFieldsTooLargeError, ClientClosedRequestError, InternalServerError, NotImplementedError, ServiceUnavailableError, GatewayTimeoutError, OverloadedError, STATUS_ERROR_CLASSES;
 var init_error = __esm({
-  "node_modules/@anthropic-ai/sdk/core/error.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/core/error.mjs"() {
     init_errors();
     AnthropicError = /* @__PURE__ */ (() => {
       class AnthropicError2 extends Error {
@@ -20328,7 +22104,7 @@ var init_error = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/utils/values.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/values.mjs
 function maybeObj(x) {
   if (typeof x !== "object") {
     return {};
@@ -20352,7 +22128,7 @@ function checkNever(_value) {
 }
 var startsWithSchemeRegexp, isAbsoluteURL, isArray, isReadonlyArray, validatePositiveInteger, CREDENTIAL_OPTIONS, safeJSON;
 var init_values = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/utils/values.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/values.mjs"() {
     init_error();
     startsWithSchemeRegexp = /^[a-z][a-z0-9+.-]*:/i;
     isAbsoluteURL = (url2) => {
@@ -20380,10 +22156,10 @@ var init_values = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/utils/sleep.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/sleep.mjs
 var sleep;
 var init_sleep = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/utils/sleep.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/sleep.mjs"() {
     sleep = (ms, signal) => new Promise((resolve3) => {
       if (signal?.aborted)
         return resolve3();
@@ -20400,15 +22176,15 @@ var init_sleep = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/version.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/version.mjs
 var VERSION19;
 var init_version = __esm({
-  "node_modules/@anthropic-ai/sdk/version.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/version.mjs"() {
     VERSION19 = "1.14.0";
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/detect-platform.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/detect-platform.mjs
 function getDetectedPlatform() {
   if (typeof Deno !== "undefined" && Deno.build != null) {
     return "deno";
@@ -20446,7 +22222,7 @@ function getBrowserInfo() {
 }
 var isRunningInBrowser, getPlatformProperties, normalizeArch, normalizePlatform, _platformHeaders, getPlatformHeaders;
 var init_detect_platform = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/detect-platform.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/detect-platform.mjs"() {
     init_version();
     isRunningInBrowser = () => {
       return (
@@ -20547,7 +22323,7 @@ var init_detect_platform = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/request-signal.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/request-signal.mjs
 function makeCleanup(signal, listener) {
   return () => signal.removeEventListener("abort", listener);
 }
@@ -20568,13 +22344,13 @@ function releaseRequestSignal(controller) {
 }
 var cleanups, registry2;
 var init_request_signal = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/request-signal.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/request-signal.mjs"() {
     cleanups = /* @__PURE__ */ new WeakMap();
     registry2 = typeof globalThis.FinalizationRegistry === "function" ? new globalThis.FinalizationRegistry((controller) => releaseRequestSignal(controller)) : null;
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/shims.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/shims.mjs
 function getDefaultFetch() {
   if (typeof fetch !== "undefined") {
     return fetch;
@@ -20655,7 +22431,7 @@ async function CancelReadableStream(stream2) {
 }
 var droppedReaders;
 var init_shims = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/shims.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/shims.mjs"() {
     droppedReaders = typeof FinalizationRegistry === "undefined" ? void 0 : /* @__PURE__ */ new FinalizationRegistry(async (iter) => {
       try {
         await iter.return?.();
@@ -20665,10 +22441,10 @@ var init_shims = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/request-options.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/request-options.mjs
 var FallbackEncoder;
 var init_request_options = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/request-options.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/request-options.mjs"() {
     FallbackEncoder = ({ headers, body }) => {
       return {
         bodyHeaders: {
@@ -20680,15 +22456,15 @@ var init_request_options = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/version.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/version.mjs
 var VERSION20;
 var init_version2 = __esm({
-  "node_modules/@opentelemetry/api/dist/version.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/version.mjs"() {
     VERSION20 = "1.10.0";
   }
 });
 
-// node_modules/@opentelemetry/api/dist/internal/semver.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/internal/semver.mjs
 function _makeCompatibilityCheck(ownVersion) {
   const acceptedVersions = /* @__PURE__ */ new Set([ownVersion]);
   const rejectedVersions = /* @__PURE__ */ new Set();
@@ -20734,14 +22510,14 @@ function _makeCompatibilityCheck(ownVersion) {
 }
 var re, isCompatible;
 var init_semver = __esm({
-  "node_modules/@opentelemetry/api/dist/internal/semver.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/internal/semver.mjs"() {
     init_version2();
     re = /^(\d+)\.(\d+)\.(\d+)(-(.+))?$/;
     isCompatible = _makeCompatibilityCheck(VERSION20);
   }
 });
 
-// node_modules/@opentelemetry/api/dist/internal/global-utils.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/internal/global-utils.mjs
 function _makeGlobalApi() {
   return Object.defineProperty({}, "version", {
     value: VERSION20,
@@ -20783,7 +22559,7 @@ function unregisterGlobal(type, diag2) {
 }
 var major, GLOBAL_OPENTELEMETRY_API_KEY, _global, _compatibleGlobalApi;
 var init_global_utils = __esm({
-  "node_modules/@opentelemetry/api/dist/internal/global-utils.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/internal/global-utils.mjs"() {
     init_version2();
     init_semver();
     major = VERSION20.split(".")[0];
@@ -20792,7 +22568,7 @@ var init_global_utils = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/diag/ComponentLogger.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/diag/ComponentLogger.mjs
 function logProxy(funcName, namespace, args) {
   const logger = getGlobal("diag");
   if (!logger) return;
@@ -20800,7 +22576,7 @@ function logProxy(funcName, namespace, args) {
 }
 var DiagComponentLogger;
 var init_ComponentLogger = __esm({
-  "node_modules/@opentelemetry/api/dist/diag/ComponentLogger.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/diag/ComponentLogger.mjs"() {
     init_global_utils();
     DiagComponentLogger = class {
       constructor(props) {
@@ -20825,7 +22601,7 @@ var init_ComponentLogger = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.mjs
 function createLogLevelDiagLogger(maxLevel, logger) {
   if (maxLevel < 0) maxLevel = 0;
   else if (maxLevel > 9999) maxLevel = 9999;
@@ -20845,14 +22621,14 @@ function createLogLevelDiagLogger(maxLevel, logger) {
   };
 }
 var init_logLevelLogger = __esm({
-  "node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.mjs"() {
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/diag.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/api/diag.mjs
 var API_NAME, DiagAPI;
 var init_diag = __esm({
-  "node_modules/@opentelemetry/api/dist/api/diag.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/api/diag.mjs"() {
     init_global_utils();
     init_ComponentLogger();
     init_logLevelLogger();
@@ -20912,10 +22688,10 @@ var init_diag = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.mjs
 var BaggageImpl;
 var init_baggage_impl = __esm({
-  "node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.mjs"() {
     BaggageImpl = class BaggageImpl2 {
       constructor(entries) {
         this._entries = entries ? new Map(entries) : /* @__PURE__ */ new Map();
@@ -20950,26 +22726,26 @@ var init_baggage_impl = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/baggage/utils.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/baggage/utils.mjs
 function createBaggage(entries = {}) {
   return new BaggageImpl(new Map(Object.entries(entries)));
 }
 var diag;
 var init_utils = __esm({
-  "node_modules/@opentelemetry/api/dist/baggage/utils.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/baggage/utils.mjs"() {
     init_diag();
     init_baggage_impl();
     diag = DiagAPI.instance();
   }
 });
 
-// node_modules/@opentelemetry/api/dist/context/context.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/context/context.mjs
 function createContextKey(description) {
   return Symbol.for(description);
 }
 var ROOT_CONTEXT;
 var init_context = __esm({
-  "node_modules/@opentelemetry/api/dist/context/context.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/context/context.mjs"() {
     ROOT_CONTEXT = new class BaseContext {
       /**
       * Construct a new context which inherits values from an optional parent context.
@@ -20995,10 +22771,10 @@ var init_context = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.mjs
 var defaultTextMapGetter, defaultTextMapSetter;
 var init_TextMapPropagator = __esm({
-  "node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.mjs"() {
     defaultTextMapGetter = {
       get(carrier, key) {
         if (carrier == null) return;
@@ -21016,10 +22792,10 @@ var init_TextMapPropagator = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.mjs
 var INVALID_SPANID, INVALID_TRACEID, INVALID_SPAN_CONTEXT;
 var init_invalid_span_constants = __esm({
-  "node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.mjs"() {
     INVALID_SPANID = "0000000000000000";
     INVALID_TRACEID = "00000000000000000000000000000000";
     INVALID_SPAN_CONTEXT = {
@@ -21030,10 +22806,10 @@ var init_invalid_span_constants = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.mjs
 var NonRecordingSpan;
 var init_NonRecordingSpan = __esm({
-  "node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.mjs"() {
     init_invalid_span_constants();
     NonRecordingSpan = class {
       constructor(spanContext = INVALID_SPAN_CONTEXT) {
@@ -21074,7 +22850,7 @@ var init_NonRecordingSpan = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/spancontext-utils.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/spancontext-utils.mjs
 function isValidHex(id, length) {
   if (typeof id !== "string" || id.length !== length) return false;
   let r = 0;
@@ -21095,7 +22871,7 @@ function wrapSpanContext(spanContext) {
 }
 var isHex;
 var init_spancontext_utils = __esm({
-  "node_modules/@opentelemetry/api/dist/trace/spancontext-utils.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/spancontext-utils.mjs"() {
     init_NonRecordingSpan();
     isHex = new Uint8Array([
       0,
@@ -21205,10 +22981,10 @@ var init_spancontext_utils = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/context/NoopContextManager.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/context/NoopContextManager.mjs
 var NoopContextManager;
 var init_NoopContextManager = __esm({
-  "node_modules/@opentelemetry/api/dist/context/NoopContextManager.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/context/NoopContextManager.mjs"() {
     init_context();
     NoopContextManager = class {
       active() {
@@ -21235,10 +23011,10 @@ var init_NoopContextManager = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/context.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/api/context.mjs
 var API_NAME2, NOOP_CONTEXT_MANAGER, NOOP_TOKEN, ContextAPI;
 var init_context2 = __esm({
-  "node_modules/@opentelemetry/api/dist/api/context.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/api/context.mjs"() {
     init_global_utils();
     init_diag();
     init_NoopContextManager();
@@ -21333,7 +23109,7 @@ var init_context2 = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/context-utils.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/context-utils.mjs
 function getSpan(context2) {
   return context2.getValue(SPAN_KEY) || void 0;
 }
@@ -21355,7 +23131,7 @@ function getSpanContext(context2) {
 }
 var SPAN_KEY;
 var init_context_utils = __esm({
-  "node_modules/@opentelemetry/api/dist/trace/context-utils.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/context-utils.mjs"() {
     init_context();
     init_context2();
     init_NonRecordingSpan();
@@ -21363,13 +23139,13 @@ var init_context_utils = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/NoopTracer.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/NoopTracer.mjs
 function isSpanContext(spanContext) {
   return spanContext !== null && typeof spanContext === "object" && "spanId" in spanContext && typeof spanContext["spanId"] === "string" && "traceId" in spanContext && typeof spanContext["traceId"] === "string" && "traceFlags" in spanContext && typeof spanContext["traceFlags"] === "number";
 }
 var contextApi, NoopTracer;
 var init_NoopTracer = __esm({
-  "node_modules/@opentelemetry/api/dist/trace/NoopTracer.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/NoopTracer.mjs"() {
     init_context2();
     init_NonRecordingSpan();
     init_context_utils();
@@ -21406,10 +23182,10 @@ var init_NoopTracer = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/ProxyTracer.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/ProxyTracer.mjs
 var NOOP_TRACER, ProxyTracer;
 var init_ProxyTracer = __esm({
-  "node_modules/@opentelemetry/api/dist/trace/ProxyTracer.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/ProxyTracer.mjs"() {
     init_NoopTracer();
     NOOP_TRACER = new NoopTracer();
     ProxyTracer = class {
@@ -21441,10 +23217,10 @@ var init_ProxyTracer = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/span_kind.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/span_kind.mjs
 var SpanKind;
 var init_span_kind = __esm({
-  "node_modules/@opentelemetry/api/dist/trace/span_kind.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/span_kind.mjs"() {
     SpanKind = /* @__PURE__ */ (function(SpanKind2) {
       SpanKind2[SpanKind2["INTERNAL"] = 0] = "INTERNAL";
       SpanKind2[SpanKind2["SERVER"] = 1] = "SERVER";
@@ -21456,10 +23232,10 @@ var init_span_kind = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/status.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/status.mjs
 var SpanStatusCode;
 var init_status = __esm({
-  "node_modules/@opentelemetry/api/dist/trace/status.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/status.mjs"() {
     SpanStatusCode = /* @__PURE__ */ (function(SpanStatusCode2) {
       SpanStatusCode2[SpanStatusCode2["UNSET"] = 0] = "UNSET";
       SpanStatusCode2[SpanStatusCode2["OK"] = 1] = "OK";
@@ -21469,10 +23245,10 @@ var init_status = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.mjs
 var NoopTracerProvider;
 var init_NoopTracerProvider = __esm({
-  "node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.mjs"() {
     init_NoopTracer();
     NoopTracerProvider = class {
       getTracer(_name, _version, _options) {
@@ -21482,10 +23258,10 @@ var init_NoopTracerProvider = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.mjs
 var NOOP_TRACER_PROVIDER, ProxyTracerProvider;
 var init_ProxyTracerProvider = __esm({
-  "node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.mjs"() {
     init_ProxyTracer();
     init_NoopTracerProvider();
     NOOP_TRACER_PROVIDER = new NoopTracerProvider();
@@ -21515,19 +23291,19 @@ var init_ProxyTracerProvider = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/context-api.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/context-api.mjs
 var context;
 var init_context_api = __esm({
-  "node_modules/@opentelemetry/api/dist/context-api.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/context-api.mjs"() {
     init_context2();
     context = ContextAPI.getInstance();
   }
 });
 
-// node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.mjs
 var NoopTextMapPropagator;
 var init_NoopTextMapPropagator = __esm({
-  "node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.mjs"() {
     NoopTextMapPropagator = class {
       /** Noop inject function does nothing */
       inject(_context, _carrier) {
@@ -21543,7 +23319,7 @@ var init_NoopTextMapPropagator = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/baggage/context-helpers.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/baggage/context-helpers.mjs
 function getBaggage(context2) {
   return context2.getValue(BAGGAGE_KEY) || void 0;
 }
@@ -21558,17 +23334,17 @@ function deleteBaggage(context2) {
 }
 var BAGGAGE_KEY;
 var init_context_helpers = __esm({
-  "node_modules/@opentelemetry/api/dist/baggage/context-helpers.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/baggage/context-helpers.mjs"() {
     init_context();
     init_context2();
     BAGGAGE_KEY = createContextKey("OpenTelemetry Baggage Key");
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/propagation.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/api/propagation.mjs
 var API_NAME3, NOOP_TEXT_MAP_PROPAGATOR, PropagationAPI;
 var init_propagation = __esm({
-  "node_modules/@opentelemetry/api/dist/api/propagation.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/api/propagation.mjs"() {
     init_global_utils();
     init_diag();
     init_utils();
@@ -21636,19 +23412,19 @@ var init_propagation = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/propagation-api.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/propagation-api.mjs
 var propagation;
 var init_propagation_api = __esm({
-  "node_modules/@opentelemetry/api/dist/propagation-api.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/propagation-api.mjs"() {
     init_propagation();
     propagation = PropagationAPI.getInstance();
   }
 });
 
-// node_modules/@opentelemetry/api/dist/api/trace.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/api/trace.mjs
 var API_NAME4, TraceAPI;
 var init_trace = __esm({
-  "node_modules/@opentelemetry/api/dist/api/trace.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/api/trace.mjs"() {
     init_global_utils();
     init_diag();
     init_context_utils();
@@ -21704,18 +23480,18 @@ var init_trace = __esm({
   }
 });
 
-// node_modules/@opentelemetry/api/dist/trace-api.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/trace-api.mjs
 var trace;
 var init_trace_api = __esm({
-  "node_modules/@opentelemetry/api/dist/trace-api.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/trace-api.mjs"() {
     init_trace();
     trace = TraceAPI.getInstance();
   }
 });
 
-// node_modules/@opentelemetry/api/dist/index.mjs
+// ../../../work/main/node_modules/@opentelemetry/api/dist/index.mjs
 var init_dist = __esm({
-  "node_modules/@opentelemetry/api/dist/index.mjs"() {
+  "../../../work/main/node_modules/@opentelemetry/api/dist/index.mjs"() {
     init_span_kind();
     init_status();
     init_context_api();
@@ -21724,7 +23500,7 @@ var init_dist = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/utils/bytes.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/bytes.mjs
 function concatBytes(buffers) {
   let length = 0;
   for (const buffer of buffers) {
@@ -21748,11 +23524,11 @@ function decodeUTF8(bytes) {
 }
 var encodeUTF8_, decodeUTF8_;
 var init_bytes = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/utils/bytes.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/bytes.mjs"() {
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/decoders/line.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/decoders/line.mjs
 function findNewlineIndex(buffer, startIndex) {
   const newline = 10;
   const carriage = 13;
@@ -21768,7 +23544,7 @@ function findNewlineIndex(buffer, startIndex) {
 }
 var _LineDecoder_buffer, _LineDecoder_carriageReturnIndex, LineDecoder;
 var init_line = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/decoders/line.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/decoders/line.mjs"() {
     init_tslib();
     init_bytes();
     LineDecoder = /* @__PURE__ */ (() => {
@@ -21821,10 +23597,10 @@ var init_line = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/utils/env.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/env.mjs
 var readEnv;
 var init_env = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/utils/env.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/env.mjs"() {
     readEnv = (env) => {
       if (typeof globalThis.process !== "undefined") {
         return globalThis.process.env?.[env]?.trim() || void 0;
@@ -21837,7 +23613,7 @@ var init_env = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/utils/log.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/log.mjs
 function noop4() {
 }
 function makeLogFn(fnLevel, logger, logLevel) {
@@ -21885,7 +23661,7 @@ function debugLogRequestDetails(logger, message, details) {
 }
 var defaultLogLevel, levelNumbers, parseLogLevel, noopLogger, cachedLoggers, lastEnvLevel, cachedDefaultLogger, formatRequestDetails;
 var init_log = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/utils/log.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/log.mjs"() {
     init_values();
     init_env();
     defaultLogLevel = "warn";
@@ -21936,7 +23712,7 @@ var init_log = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/core/streaming.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/core/streaming.mjs
 async function* _iterSSEMessages(response, controller) {
   if (!response.body) {
     controller.abort();
@@ -22022,7 +23798,7 @@ async function* _iterSSEMessages(response, controller) {
 }
 var _Stream_client, Stream;
 var init_streaming = __esm({
-  "node_modules/@anthropic-ai/sdk/core/streaming.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/core/streaming.mjs"() {
     init_tslib();
     init_error();
     init_shims();
@@ -22205,7 +23981,7 @@ var init_streaming = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/headers.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/headers.mjs
 function* iterateHeaders(headers) {
   if (!headers)
     return;
@@ -22246,7 +24022,7 @@ function* iterateHeaders(headers) {
 }
 var brand_privateNullableHeaders, clearSentinel, APPEND_HEADERS, appendHeaderValue, buildHeaders;
 var init_headers = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/headers.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/headers.mjs"() {
     init_values();
     brand_privateNullableHeaders = /* @__PURE__ */ Symbol.for("brand.privateNullableHeaders");
     clearSentinel = /* @__PURE__ */ Symbol("clear");
@@ -22298,7 +24074,7 @@ var init_headers = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/tracing.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/tracing.mjs
 function resolveOpenTelemetryOptions(option) {
   const { tracerProvider, propagation: propagation2, traces } = option === false ? { traces: false } : option ?? optionFromEnv();
   const { enabled, contentMode, maxContentBytes } = typeof traces === "boolean" ? { enabled: traces } : traces ?? {};
@@ -22386,8 +24162,8 @@ function requestAttributes(client, name2, request2) {
     return {};
   }
   const attributes = { ...table.constants };
-  for (const [attribute, path21, type] of table.request ?? []) {
-    const value = guardTracing(client, () => attributeValue(dig(request2?.body, path21), type));
+  for (const [attribute, path22, type] of table.request ?? []) {
+    const value = guardTracing(client, () => attributeValue(dig(request2?.body, path22), type));
     if (value !== void 0) {
       attributes[attribute] = value;
     }
@@ -22410,9 +24186,9 @@ function requestAttributes(client, name2, request2) {
   return attributes;
 }
 function setResponseAttributes(span, name2, data) {
-  for (const [attribute, path21, type] of SPAN_ATTRIBUTES[name2]?.response ?? []) {
+  for (const [attribute, path22, type] of SPAN_ATTRIBUTES[name2]?.response ?? []) {
     try {
-      const value = attributeValue(dig(data, path21), type);
+      const value = attributeValue(dig(data, path22), type);
       if (value !== void 0) {
         span.setAttribute(attribute, value);
       }
@@ -22420,9 +24196,9 @@ function setResponseAttributes(span, name2, data) {
     }
   }
 }
-function dig(data, path21) {
+function dig(data, path22) {
   let value = data;
-  for (const name2 of path21) {
+  for (const name2 of path22) {
     if (typeof value !== "object" || value === null) {
       return void 0;
     }
@@ -22668,7 +24444,7 @@ function errorType(error62) {
 }
 var INSTRUMENTATION_SCOPE, ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID, ATTR_GEN_AI_PROVIDER_NAME, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_REQUEST_RESEND_COUNT, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT, ATTR_URL_FULL, ATTR_URL_PATH, ATTR_URL_QUERY, ATTR_URL_SCHEME, ATTR_ANTHROPIC_SESSION_THREAD_ID, DEFAULT_MAX_CONTENT_BYTES, SPAN_ATTRIBUTES, CONTENT_QUERY_PARAMS, RESPONSE_HEADER_ATTRIBUTES;
 var init_tracing = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/tracing.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/tracing.mjs"() {
     init_dist();
     init_error();
     init_streaming();
@@ -22751,10 +24527,10 @@ var init_tracing = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/qs/formats.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/qs/formats.mjs
 var default_format, default_formatter, formatters, RFC1738;
 var init_formats = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/qs/formats.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/qs/formats.mjs"() {
     default_format = "RFC3986";
     default_formatter = (v) => String(v);
     formatters = {
@@ -22765,7 +24541,7 @@ var init_formats = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/qs/utils.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/qs/utils.mjs
 function is_buffer(obj) {
   if (!obj || typeof obj !== "object") {
     return false;
@@ -22784,7 +24560,7 @@ function maybe_map(val, fn) {
 }
 var has, hex_table, limit, encode3;
 var init_utils2 = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/qs/utils.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/qs/utils.mjs"() {
     init_formats();
     init_values();
     has = (obj, key) => (has = Object.hasOwn ?? Function.prototype.call.bind(Object.prototype.hasOwnProperty), has(obj, key));
@@ -22851,7 +24627,7 @@ var init_utils2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/qs/stringify.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/qs/stringify.mjs
 function is_non_nullish_primitive(v) {
   return typeof v === "string" || typeof v === "number" || typeof v === "boolean" || typeof v === "symbol" || typeof v === "bigint";
 }
@@ -23091,7 +24867,7 @@ function stringify(object2, opts = {}) {
 }
 var array_prefix_generators, push_to_array, toISOString, defaults, sentinel;
 var init_stringify = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/qs/stringify.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/qs/stringify.mjs"() {
     init_utils2();
     init_formats();
     init_values();
@@ -23136,20 +24912,20 @@ var init_stringify = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/utils/query.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/query.mjs
 function stringifyQuery(query) {
   return stringify(query, { arrayFormat: "brackets" });
 }
 var init_query = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/utils/query.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/query.mjs"() {
     init_stringify();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/core/resource.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/core/resource.mjs
 var APIResource;
 var init_resource = __esm({
-  "node_modules/@anthropic-ai/sdk/core/resource.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/core/resource.mjs"() {
     APIResource = class {
       constructor(client) {
         this._client = client;
@@ -23158,7 +24934,7 @@ var init_resource = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/parse.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/parse.mjs
 async function defaultParseResponse(client, props) {
   const { response, requestLogID, retryOfRequestLogID, startTime: startTime2 } = props;
   const body = await (async () => {
@@ -23209,14 +24985,14 @@ function addResponseIDs(value, response) {
   });
 }
 var init_parse = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/parse.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/parse.mjs"() {
     init_streaming();
     init_log();
     init_request_signal();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/uploads.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/uploads.mjs
 function makeFile(fileBits, fileName, options2) {
   checkFileSupport();
   return new File(fileBits, fileName ?? "", options2);
@@ -23247,7 +25023,7 @@ function supportsFormData(fetchObject) {
 }
 var checkFileSupport, isAsyncIterable, multipartFormRequestOptions, supportsFormDataMap, createForm, addFormValue;
 var init_uploads = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/uploads.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/uploads.mjs"() {
     init_shims();
     init_tracing();
     checkFileSupport = () => {
@@ -23314,10 +25090,10 @@ var init_uploads = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/tracing/attributes.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/attributes.mjs
 var ATTR_GEN_AI_AGENT_ID, ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_OUTPUT_MESSAGES, ATTR_GEN_AI_OUTPUT_TYPE, ATTR_GEN_AI_REQUEST_MODEL, ATTR_GEN_AI_REQUEST_STOP_SEQUENCES, ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, ATTR_GEN_AI_SYSTEM_INSTRUCTIONS, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_ID, ATTR_GEN_AI_TOOL_DESCRIPTION, ATTR_GEN_AI_TOOL_NAME, ATTR_GEN_AI_TOOL_TYPE, ATTR_GEN_AI_USAGE_INPUT_TOKENS, GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL, GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT, GEN_AI_OUTPUT_TYPE_VALUE_JSON, GEN_AI_TOOL_TYPE_VALUE_FUNCTION, ATTR_ANTHROPIC_CONTENT_TRUNCATED, ATTR_ANTHROPIC_TOOL_RESULT_CONTENT, ATTR_ANTHROPIC_TOOLSET_NAME, ATTR_ANTHROPIC_USAGE_COMPACTION_INPUT_TOKENS, ATTR_ANTHROPIC_USAGE_COMPACTION_OUTPUT_TOKENS;
 var init_attributes = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/attributes.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/attributes.mjs"() {
     init_tracing();
     init_tracing();
     ATTR_GEN_AI_AGENT_ID = "gen_ai.agent.id";
@@ -23347,7 +25123,7 @@ var init_attributes = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/tracing/content.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/content.mjs
 function setMessageContentAttributes(call2, body, output2, limit2) {
   const span = call2.span;
   const requestSize = call2.requestContentSize;
@@ -23618,12 +25394,12 @@ function utf8Length(text) {
   return size;
 }
 var init_content = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/content.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/content.mjs"() {
     init_attributes();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/tracing/response.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/response.mjs
 function setUsageSumAttributes(span, usage, complete) {
   if (!isObj(usage)) {
     return;
@@ -23650,7 +25426,7 @@ function count(usage, name2) {
 }
 var INPUT_TOKEN_COUNTS;
 var init_response = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/response.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/response.mjs"() {
     init_values();
     init_attributes();
     INPUT_TOKEN_COUNTS = [
@@ -23661,7 +25437,7 @@ var init_response = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/tracing/api-call.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/api-call.mjs
 function messagesCreateSpanSettings(client, request2) {
   const attributes = guardTracing(client, () => {
     const outputConfig = isObj(request2.body) ? request2.body["output_config"] : void 0;
@@ -23706,7 +25482,7 @@ function recordMessagesCreateResponse(client, call2, body, data) {
   }
 }
 var init_api_call = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/api-call.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/api-call.mjs"() {
     init_streaming();
     init_tracing();
     init_log();
@@ -23717,7 +25493,7 @@ var init_api_call = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/trace-headers.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/trace-headers.mjs
 function traceHeaderNames() {
   const names = /* @__PURE__ */ new Set(["traceparent", "tracestate", "baggage"]);
   try {
@@ -23730,13 +25506,13 @@ function traceHeaderNames() {
   return names;
 }
 var init_trace_headers = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/trace-headers.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/trace-headers.mjs"() {
     init_dist();
     init_log();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/tracing/headers.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/headers.mjs
 function takeTraceHeaders(headers) {
   const names = traceHeaderNames();
   const taken = Array.from(headers.entries()).filter(([name2]) => names.has(name2));
@@ -23758,12 +25534,12 @@ function withoutTraceHeaders(middleware) {
   };
 }
 var init_headers2 = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/headers.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/headers.mjs"() {
     init_trace_headers();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/tracing/streaming.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/streaming.mjs
 function recordStreamedMessageContent(client, call2, body, message) {
   if (!call2.span.isRecording() || client.openTelemetry.traces.contentMode !== "content") {
     return;
@@ -23855,8 +25631,8 @@ function endMessagesCreateSpanWhenStreamEnds(client, span, stream2, props) {
           const complete = sawMessageDelta || sawStop;
           let response = { ...message, usage };
           if (!complete) {
-            for (const path21 of FINAL_FROM_MESSAGE_DELTA) {
-              response = without(response, path21);
+            for (const path22 of FINAL_FROM_MESSAGE_DELTA) {
+              response = without(response, path22);
             }
           }
           setResponseAttributes(span, call2.name, response);
@@ -23884,8 +25660,8 @@ function endMessagesCreateSpanWhenStreamEnds(client, span, stream2, props) {
     }
   });
 }
-function without(data, path21) {
-  const [name2, ...rest] = path21;
+function without(data, path22) {
+  const [name2, ...rest] = path22;
   if (name2 === void 0 || !(name2 in data)) {
     return data;
   }
@@ -23898,7 +25674,7 @@ function without(data, path21) {
 }
 var FINAL_FROM_MESSAGE_DELTA, TOTALS_IN_MESSAGE_DELTA;
 var init_streaming2 = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/streaming.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/streaming.mjs"() {
     init_dist();
     init_error();
     init_streaming();
@@ -23923,7 +25699,7 @@ var init_streaming2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/tracing/environments.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/environments.mjs
 function startEnvironmentWorkSpan(client, work, parentContext) {
   return client._tracer?.startSpan("anthropic.environment.work", {
     kind: SpanKind.INTERNAL,
@@ -23966,14 +25742,14 @@ async function withEnvironmentWorkSpan(client, span, signal, handle) {
   guardTracing(client, () => endEnvironmentWorkSpan(span, signal));
 }
 var init_environments = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/environments.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/environments.mjs"() {
     init_dist();
     init_tracing();
     init_attributes();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs
 function helperHeader(value) {
   return { [STAINLESS_HELPER_HEADER]: value };
 }
@@ -24024,14 +25800,14 @@ function stainlessHelperHeaderFromFile(file2) {
 }
 var STAINLESS_HELPER_HEADER, STAINLESS_HELPER_METHOD_HEADER, SDK_HELPER_SYMBOL;
 var init_stainless_helper_header = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs"() {
     STAINLESS_HELPER_HEADER = "x-stainless-helper";
     STAINLESS_HELPER_METHOD_HEADER = "x-stainless-helper-method";
     SDK_HELPER_SYMBOL = /* @__PURE__ */ Symbol("anthropic.sdk.stainlessHelper");
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/tracing/tools.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/tools.mjs
 function startToolRunnerSpan(client, params, conversationId) {
   if (!client._tracer)
     return void 0;
@@ -24100,7 +25876,7 @@ async function withToolUseSpan(client, tool, toolUse, options2, run2) {
   }
 }
 var init_tools = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/tools.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/tools.mjs"() {
     init_dist();
     init_stainless_helper_header();
     init_tracing();
@@ -24110,9 +25886,9 @@ var init_tools = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/tracing.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing.mjs
 var init_tracing2 = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/tracing.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing.mjs"() {
     init_api_call();
     init_headers2();
     init_streaming2();
@@ -24121,10 +25897,10 @@ var init_tracing2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/core/api-promise.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/core/api-promise.mjs
 var _APIPromise_client, APIPromise;
 var init_api_promise = __esm({
-  "node_modules/@anthropic-ai/sdk/core/api-promise.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/core/api-promise.mjs"() {
     init_tslib();
     init_parse();
     init_tracing();
@@ -24239,10 +26015,10 @@ var init_api_promise = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/core/pagination.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/core/pagination.mjs
 var _AbstractPage_client, AbstractPage, PagePromise, Page, PageCursor, BidirectionalPageCursor, ReportPageCursor;
 var init_pagination = __esm({
-  "node_modules/@anthropic-ai/sdk/core/pagination.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/core/pagination.mjs"() {
     init_tslib();
     init_error();
     init_parse();
@@ -24451,21 +26227,21 @@ var init_pagination = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
 function encodeURIPath(str) {
   return str.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@]+/g, encodeURIComponent);
 }
 var EMPTY, createPathTagFunction, path3;
 var init_path = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/utils/path.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs"() {
     init_error();
     EMPTY = /* @__PURE__ */ Object.freeze(/* @__PURE__ */ Object.create(null));
-    createPathTagFunction = (pathEncoder = encodeURIPath) => function path21(statics, ...params) {
+    createPathTagFunction = (pathEncoder = encodeURIPath) => function path22(statics, ...params) {
       if (statics.length === 1)
         return statics[0];
       let postPath = false;
       const invalidSegments = [];
-      const path22 = statics.reduce((previousValue, currentValue, index) => {
+      const path23 = statics.reduce((previousValue, currentValue, index) => {
         if (/[?#]/.test(currentValue)) {
           postPath = true;
         }
@@ -24489,7 +26265,7 @@ var init_path = __esm({
         }
         return previousValue + currentValue + (index === params.length ? "" : encoded);
       }, "");
-      const pathOnly = path22.split(/[?#]/, 1)[0];
+      const pathOnly = path23.split(/[?#]/, 1)[0];
       const invalidSegmentPattern = /(?<=^|\/)(?:\.|%2e){1,2}(?:;[^/]*)?(?=\/|$)/gi;
       let match;
       while ((match = invalidSegmentPattern.exec(pathOnly)) !== null) {
@@ -24510,19 +26286,19 @@ var init_path = __esm({
         const underline2 = Array.from(marks, (mark) => mark ?? " ").join("");
         throw new AnthropicError(`Path parameters result in path with invalid segments:
 ${invalidSegments.map((e) => e.error).join("\n")}
-${path22}
+${path23}
 ${underline2}`);
       }
-      return path22;
+      return path23;
     };
     path3 = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/files.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/files.mjs
 var FileNotDownloadableError, StorageQuotaExceededError, FileExpiredError, Files;
 var init_files = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/files.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/files.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -24715,10 +26491,10 @@ var init_files = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/shared.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/shared.mjs
 var ClaudeCodeKeyCreatorNotMemberError, ClaudeCodeVersionTooOldError, CMEKKeyDisabledError, CMEKKeyNetworkBlockedError, OrganizationOnHoldError, OrganizationTypeNotSupportedError, ParentOrganizationRequiredError, RequestBodyEncodingInvalidError, RequestBodyEncodingUnsupportedError, WorkspaceHumanReviewDisabledError, LinkedOrganizationBillingUnavailableError, LinkedOrganizationSpendLimitReachedError, SandboxEgressRestrictedError, RequestBodyTooLargeAfterDecodingError, ContractSpendLimitReachedError, EnforcedSpendLimitReachedError, RampLimitExceededError, CMEKContextUnavailableError, CMEKKeyUnreachableError;
 var init_shared = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/shared.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/shared.mjs"() {
     init_error();
     ClaudeCodeKeyCreatorNotMemberError = /* @__PURE__ */ (() => {
       class ClaudeCodeKeyCreatorNotMemberError2 extends BadRequestError {
@@ -24837,10 +26613,10 @@ var init_shared = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/deployment-runs.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/deployment-runs.mjs
 var DeploymentRuns;
 var init_deployment_runs = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/deployment-runs.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/deployment-runs.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -24920,10 +26696,10 @@ var init_deployment_runs = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/deployments.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/deployments.mjs
 var Deployments;
 var init_deployments = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/deployments.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/deployments.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -25194,10 +26970,10 @@ var init_deployments = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/dreams.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/dreams.mjs
 var Dreams;
 var init_dreams = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/dreams.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/dreams.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -25392,10 +27168,10 @@ var init_dreams = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/files.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/files.mjs
 var Files2;
 var init_files2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/files.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/files.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -25584,10 +27360,10 @@ var init_files2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/models.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/models.mjs
 var Models;
 var init_models = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/models.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/models.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -25668,9 +27444,9 @@ var init_models = __esm({
   }
 });
 
-// node_modules/@stablelib/base64/lib/base64.js
+// ../../../work/main/node_modules/@stablelib/base64/lib/base64.js
 var require_base64 = __commonJS({
-  "node_modules/@stablelib/base64/lib/base64.js"(exports2) {
+  "../../../work/main/node_modules/@stablelib/base64/lib/base64.js"(exports2) {
     "use strict";
     var __extends = exports2 && exports2.__extends || /* @__PURE__ */ (function() {
       var extendStatics = function(d, b) {
@@ -25881,9 +27657,9 @@ var require_base64 = __commonJS({
   }
 });
 
-// node_modules/fast-sha256/sha256.js
+// ../../../work/main/node_modules/fast-sha256/sha256.js
 var require_sha256 = __commonJS({
-  "node_modules/fast-sha256/sha256.js"(exports2, module2) {
+  "../../../work/main/node_modules/fast-sha256/sha256.js"(exports2, module2) {
     (function(root, factory) {
       var exports3 = {};
       factory(exports3);
@@ -26305,9 +28081,9 @@ var require_sha256 = __commonJS({
   }
 });
 
-// node_modules/standardwebhooks/dist/timing_safe_equal.js
+// ../../../work/main/node_modules/standardwebhooks/dist/timing_safe_equal.js
 var require_timing_safe_equal = __commonJS({
-  "node_modules/standardwebhooks/dist/timing_safe_equal.js"(exports2) {
+  "../../../work/main/node_modules/standardwebhooks/dist/timing_safe_equal.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.timingSafeEqual = timingSafeEqual;
@@ -26339,9 +28115,9 @@ var require_timing_safe_equal = __commonJS({
   }
 });
 
-// node_modules/standardwebhooks/dist/index.js
+// ../../../work/main/node_modules/standardwebhooks/dist/index.js
 var require_dist2 = __commonJS({
-  "node_modules/standardwebhooks/dist/index.js"(exports2) {
+  "../../../work/main/node_modules/standardwebhooks/dist/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.Webhook = exports2.WebhookVerificationError = void 0;
@@ -26456,10 +28232,10 @@ var require_dist2 = __commonJS({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/webhooks.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/webhooks.mjs
 var import_standardwebhooks, Webhooks;
 var init_webhooks = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/webhooks.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/webhooks.mjs"() {
     init_resource();
     import_standardwebhooks = __toESM(require_dist2(), 1);
     Webhooks = class extends APIResource {
@@ -26490,10 +28266,10 @@ var init_webhooks = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/agents/versions.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/agents/versions.mjs
 var Versions;
 var init_versions = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/agents/versions.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/agents/versions.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -26537,10 +28313,10 @@ var init_versions = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/agents/agents.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/agents/agents.mjs
 var Agents;
 var init_agents = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/agents/agents.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/agents/agents.mjs"() {
     init_resource();
     init_versions();
     init_versions();
@@ -26713,10 +28489,10 @@ var init_agents = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/cases.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/cases.mjs
 var Cases;
 var init_cases = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/cases.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/cases.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -26854,10 +28630,10 @@ var init_cases = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/items.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/items.mjs
 var Items;
 var init_items = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/items.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/items.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -26911,10 +28687,10 @@ var init_items = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/notices.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/notices.mjs
 var Notices;
 var init_notices = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/notices.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/notices.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -26969,10 +28745,10 @@ var init_notices = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/review.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/review.mjs
 var Review;
 var init_review = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/review.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/review.mjs"() {
     init_resource();
     init_cases();
     init_cases();
@@ -26997,10 +28773,10 @@ var init_review = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/compliance/compliance.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/compliance.mjs
 var Compliance;
 var init_compliance = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/compliance/compliance.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/compliance.mjs"() {
     init_resource();
     init_review();
     init_review();
@@ -27017,10 +28793,10 @@ var init_compliance = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/utils/uuid.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/uuid.mjs
 var uuid42;
 var init_uuid = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/utils/uuid.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/uuid.mjs"() {
     uuid42 = function() {
       const { crypto: crypto3 } = globalThis;
       if (crypto3?.randomUUID) {
@@ -27034,7 +28810,7 @@ var init_uuid = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/utils/abort.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/abort.mjs
 function linkAbort(external, controller) {
   if (!external)
     return () => {
@@ -27049,11 +28825,11 @@ function linkAbort(external, controller) {
   return () => external.removeEventListener("abort", onAbort);
 }
 var init_abort = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/utils/abort.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/abort.mjs"() {
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/utils/backoff.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/backoff.mjs
 function isStatus(e, code) {
   return e instanceof APIError && e.status === code;
 }
@@ -27073,12 +28849,12 @@ function applyJitter(ms) {
   return ms * (1 - Math.random() * 0.25);
 }
 var init_backoff = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/utils/backoff.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/backoff.mjs"() {
     init_error();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/helper-client.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/helper-client.mjs
 function copyClientForHelper(client, { authToken, helper }) {
   if (!authToken) {
     throw new AnthropicError(`copyClientForHelper: expected a non-empty authToken but received ${JSON.stringify(authToken)}`);
@@ -27104,14 +28880,14 @@ function copyClientForHelper(client, { authToken, helper }) {
   });
 }
 var init_helper_client = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/helper-client.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/helper-client.mjs"() {
     init_error();
     init_headers();
     init_stainless_helper_header();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/environments/poller.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/environments/poller.mjs
 function backoff2(attempt) {
   return backoff(attempt, POLL_BACKOFF_BASE_MS, POLL_BACKOFF_CAP_MS);
 }
@@ -27122,7 +28898,7 @@ function defaultWorkerId() {
 }
 var _WorkPoller_runnerClient, _WorkPoller_consumed, _WorkPoller_controller, _WorkPoller_detachExternal, _WorkPoller_autoStop, _WorkPoller_drain, _WorkPoller_blockMs, _WorkPoller_reclaimOlderThanMs, _WorkPoller_requestOpts, _IdleLog_log, _IdleLog_environmentId, _IdleLog_idleSince, _IdleLog_lastReport, POLL_BLOCK_MS, POLL_BACKOFF_BASE_MS, POLL_BACKOFF_CAP_MS, IDLE_REPORT_INTERVAL_MS, WorkPoller, IdleLog;
 var init_poller = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/environments/poller.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/environments/poller.mjs"() {
     init_tslib();
     init_dist();
     init_error();
@@ -27288,10 +29064,10 @@ var init_poller = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/utils/base64.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/base64.mjs
 var fromBase642;
 var init_base64 = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/utils/base64.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/base64.mjs"() {
     init_error();
     fromBase642 = (str) => {
       if (typeof globalThis.Buffer !== "undefined") {
@@ -27311,10 +29087,10 @@ var init_base64 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/utils/async-queue.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/async-queue.mjs
 var _AsyncQueue_items, _AsyncQueue_waiters, _AsyncQueue_closed, AsyncQueue;
 var init_async_queue = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/utils/async-queue.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/async-queue.mjs"() {
     init_tslib();
     AsyncQueue = /* @__PURE__ */ (() => {
       class AsyncQueue2 {
@@ -27383,10 +29159,10 @@ var init_async_queue = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/tools/ToolError.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/ToolError.mjs
 var ToolError;
 var init_ToolError = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/tools/ToolError.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/ToolError.mjs"() {
     ToolError = /* @__PURE__ */ (() => {
       class ToolError2 extends Error {
         constructor(content) {
@@ -27405,7 +29181,7 @@ var init_ToolError = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/toolsets/sanitize.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/sanitize.mjs
 function wellFormed(text) {
   return text.replace(LONE_SURROGATE_RE, "\uFFFD");
 }
@@ -27444,7 +29220,7 @@ function errorTextContent(content) {
 }
 var LINE_UNSAFE, CONTROL_RE, LONE_SURROGATE_RE, FIELD_MAX, LOG_MAX;
 var init_sanitize = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/toolsets/sanitize.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/sanitize.mjs"() {
     LINE_UNSAFE = "\\x00-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069";
     CONTROL_RE = /* @__PURE__ */ (() => new RegExp(`[${LINE_UNSAFE}]+`, "g"))();
     LONE_SURROGATE_RE = /[\uD800-\uDFFF]/gu;
@@ -27453,7 +29229,7 @@ var init_sanitize = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/tools/BetaRunnableTool.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/BetaRunnableTool.mjs
 function toolName(tool) {
   return "name" in tool ? tool.name : "mcp_server_name" in tool ? tool.mcp_server_name : tool.type;
 }
@@ -27470,13 +29246,13 @@ async function runRunnableTool(tool, rawInput, context2) {
   }
 }
 var init_BetaRunnableTool = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/tools/BetaRunnableTool.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/BetaRunnableTool.mjs"() {
     init_ToolError();
     init_sanitize();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/tools/SessionToolRunner.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/SessionToolRunner.mjs
 function endsTurn(ev) {
   if (ev.type !== "session.status_idle")
     return false;
@@ -27514,7 +29290,7 @@ function toSessionContent(content) {
 }
 var _IdleClock_maxIdleMs, _IdleClock_onExpire, _IdleClock_blockers, _IdleClock_armPending, _IdleClock_idleMayBeStale, _IdleClock_timer, _SessionToolRunner_instances, _SessionToolRunner_consumed, _SessionToolRunner_controller, _SessionToolRunner_detachExternal, _SessionToolRunner_requestOpts, _SessionToolRunner_toolByName, _SessionToolRunner_logger, _SessionToolRunner_seen, _SessionToolRunner_answered, _SessionToolRunner_confirmationVerdicts, _SessionToolRunner_awaitingConfirmation, _SessionToolRunner_terminatedThreads, _SessionToolRunner_results, _SessionToolRunner_inFlightCount, _SessionToolRunner_sendRetryWindowMs, _SessionToolRunner_onIdle, _SessionToolRunner_idleClock, _SessionToolRunner_otelContext, _SessionToolRunner_primaryThreadId, _SessionToolRunner_historyRead, _SessionToolRunner_requestOptions, _SessionToolRunner_streamLoop, _SessionToolRunner_reconcile, _SessionToolRunner_ingestHistory, _SessionToolRunner_notePrimaryThread, _SessionToolRunner_handleStreamEvent, _SessionToolRunner_inTerminatedThread, _SessionToolRunner_releaseTerminatedHolds, _SessionToolRunner_routeToolEvent, _SessionToolRunner_noteConfirmation, _SessionToolRunner_applyVerdict, _SessionToolRunner_surfaceCall, _SessionToolRunner_execute, _SessionToolRunner_sendResult, _SessionToolRunner_drain, STREAM_BACKOFF_START_MS, STREAM_BACKOFF_CAP_MS, TOOL_TIMEOUT_MS, DRAIN_TIMEOUT_MS, SEND_BACKOFF_START_MS, SEND_BACKOFF_CAP_MS, SEND_RETRY_WINDOW_MS, DEFAULT_MAX_IDLE_MS, IdleClock, SessionToolRunner;
 var init_SessionToolRunner = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/tools/SessionToolRunner.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/SessionToolRunner.mjs"() {
     init_tslib();
     init_dist();
     init_error();
@@ -28106,7 +29882,7 @@ var init_SessionToolRunner = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/tools/agent-toolset/sync-interval.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/sync-interval.mjs
 function checkMemorySyncInterval(ms, option) {
   if (!(ms >= MIN_MEMORY_SYNC_INTERVAL_MS)) {
     throw new AnthropicError(`${option} must be at least ${MIN_MEMORY_SYNC_INTERVAL_MS}ms (got ${ms}); to run without memory sync, pass \`memorySyncIntervalMs: null\` to the worker instead`);
@@ -28114,16 +29890,16 @@ function checkMemorySyncInterval(ms, option) {
 }
 var DEFAULT_MEMORY_SYNC_INTERVAL_MS, MIN_MEMORY_SYNC_INTERVAL_MS;
 var init_sync_interval = __esm({
-  "node_modules/@anthropic-ai/sdk/tools/agent-toolset/sync-interval.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/sync-interval.mjs"() {
     init_error();
     DEFAULT_MEMORY_SYNC_INTERVAL_MS = 15e3;
     MIN_MEMORY_SYNC_INTERVAL_MS = 5e3;
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/utils.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils.mjs
 var init_utils3 = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/utils.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils.mjs"() {
     init_values();
     init_base64();
     init_env();
@@ -28134,7 +29910,7 @@ var init_utils3 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/helpers/beta/json-schema.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/helpers/beta/json-schema.mjs
 function betaTool(options2) {
   const { name: name2, inputSchema: inputSchema16, description, run: run2, ...extraProps } = options2;
   if (inputSchema16.type !== "object") {
@@ -28151,11 +29927,11 @@ function betaTool(options2) {
   };
 }
 var init_json_schema = __esm({
-  "node_modules/@anthropic-ai/sdk/helpers/beta/json-schema.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/helpers/beta/json-schema.mjs"() {
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/utils/promise.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/promise.mjs
 function promiseWithResolvers() {
   let resolve3;
   let reject;
@@ -28166,11 +29942,11 @@ function promiseWithResolvers() {
   return { promise: promise2, resolve: resolve3, reject };
 }
 var init_promise = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/utils/promise.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/promise.mjs"() {
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/node.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/node.mjs
 var node_exports = {};
 __export(node_exports, {
   child_process: () => child_process,
@@ -28189,11 +29965,11 @@ import * as path4 from "node:path";
 import * as stream from "node:stream";
 import * as util from "node:util";
 var init_node = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/node.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/node.mjs"() {
   }
 });
 
-// node_modules/@anthropic-ai/sdk/tools/agent-toolset/fs-util.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/fs-util.mjs
 function isWithin(root, p) {
   const from = path4.resolve(root);
   const to = path4.resolve(p);
@@ -28366,7 +30142,7 @@ function scrubbedShellEnv() {
 }
 var fs2, DIR_CREATE_MODE, FILE_CREATE_MODE, MAX_SYMLINK_HOPS;
 var init_fs_util = __esm({
-  "node_modules/@anthropic-ai/sdk/tools/agent-toolset/fs-util.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/fs-util.mjs"() {
     init_node();
     init_env();
     init_ToolError();
@@ -28377,7 +30153,7 @@ var init_fs_util = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/tools/agent-toolset/skills.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/skills.mjs
 async function setupSkills(ctx) {
   const { client, sessionId } = ctx;
   if (!client)
@@ -28616,7 +30392,7 @@ async function readHead(file2, n2) {
 }
 var fs3, INCONSISTENT_LISTING, PLAIN_TYPE_CHARS, ARCHIVE_TOOL_OUTPUT_LIMIT, ARCHIVE_TOOL_HELPERS;
 var init_skills = __esm({
-  "node_modules/@anthropic-ai/sdk/tools/agent-toolset/skills.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/skills.mjs"() {
     init_node();
     init_error();
     init_log();
@@ -28641,7 +30417,7 @@ var init_skills = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/file-store.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/file-store.mjs
 function isPathLegal(p) {
   return p.startsWith("/") && !p.split("/").includes("..");
 }
@@ -28823,7 +30599,7 @@ function oldEnoughToCache(st, walkStartNs) {
 }
 var fsp, C, OWNER_ONLY_DIR_MODE, OWNER_ONLY_FILE_MODE, OWNER_ONLY_EXEC_MODE, O_NOFOLLOW, O_NONBLOCK, FileStoreError, FileStore, TIMESTAMP_TRUST_MARGIN_NS, _internals, LocalFileStore, asyncDispose;
 var init_file_store = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/file-store.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/file-store.mjs"() {
     init_node();
     init_bytes();
     fsp = fs.promises;
@@ -29089,7 +30865,7 @@ var init_file_store = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/tools/agent-toolset/memories.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/memories.mjs
 function markerSha(memoryStoreId) {
   return crypto.createHash("sha256").update(`version ${MARKER_VERSION}
 ${memoryStoreId}`, "utf-8").digest("hex");
@@ -29117,7 +30893,7 @@ async function settledOrAborted(p, signal) {
 }
 var _SessionMemoryStores_instances, _SessionMemoryStores_client, _SessionMemoryStores_workdir, _SessionMemoryStores_syncIntervalMs, _SessionMemoryStores_syncDeletions, _SessionMemoryStores_log, _SessionMemoryStores_lastSyncAt, _SessionMemoryStores_finished, _SessionMemoryStores_stores, _SessionMemoryStores_storeRoot, _SessionMemoryStores_scanMarker, _SessionMemoryStores_syncStore, _SessionMemoryStores_flushStore, _SessionMemoryStores_recover, _SessionMemoryStores_settleSent, _SessionMemoryStores_stampAndPull, _SessionMemoryStores_syncPath, _SessionMemoryStores_removeLocal, _SessionMemoryStores_write, _SessionMemoryStores_pullAll, _SessionMemoryStores_uploadAll, _SessionMemoryStores_listMemories, _SessionMemoryStores_upload, _SessionMemoryStores_corroboratedDelete, _SessionMemoryStores_deleteRemote, MEMORY_FLUSH_TIMEOUT_MS, MARKER_PATH, MARKER_VERSION, DELETE_CORROBORATION_MS, LIST_PAGE_SIZE, FULL_LIST_PAGE_SIZE, FETCH_CONCURRENCY, UPLOAD_CONCURRENCY, DELETE_CAP_FLOOR, DELETE_CAP_CEILING, SessionMemoryError, DeletePass, SessionMemoryStores;
 var init_memories = __esm({
-  "node_modules/@anthropic-ai/sdk/tools/agent-toolset/memories.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/memories.mjs"() {
     init_tslib();
     init_node();
     init_error();
@@ -29826,7 +31602,7 @@ ${store.memoryStoreId}`);
   }
 });
 
-// node_modules/@anthropic-ai/sdk/tools/agent-toolset/node.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/node.mjs
 var node_exports2 = {};
 __export(node_exports2, {
   BashSession: () => BashSession,
@@ -30412,7 +32188,7 @@ async function walk2(root, rel, fn, signal) {
 }
 var _BashSession_instances, _BashSession_proc, _BashSession_buf, _BashSession_truncated, _BashSession_closed, _BashSession_waiting, _BashSession_append, _LineRangeCollector_instances, _LineRangeCollector_filePath, _LineRangeCollector_startLine, _LineRangeCollector_endLine, _LineRangeCollector_start, _LineRangeCollector_end, _LineRangeCollector_limit, _LineRangeCollector_line, _LineRangeCollector_collected, _LineRangeCollector_collectedBytes, _LineRangeCollector_collect, _LineRangeCollector_overLimitError, BASH_OUTPUT_LIMIT, BASH_DEFAULT_TIMEOUT_MS2, DEFAULT_MAX_FILE_BYTES, READ_STREAM_CHUNK_BYTES, NEWLINE, GREP_OUTPUT_LIMIT, GREP_TIMEOUT_MS, GREP_MAX_LINE_LENGTH, GREP_BATCH_LINES, GREP_MAX_SEARCHES, GLOB_RESULT_LIMIT, BashTimeoutError, ANSI_RE, fsGlob, BashSession, LineRangeCollector, grepSlots, GREP_WORKER_SOURCE, WALK_MAX_DEPTH, WALK_MAX_ENTRIES;
 var init_node2 = __esm({
-  "node_modules/@anthropic-ai/sdk/tools/agent-toolset/node.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/node.mjs"() {
     init_tslib();
     init_error();
     init_ToolError();
@@ -30651,7 +32427,7 @@ parentPort.postMessage([]);
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/environments/worker.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/environments/worker.mjs
 function hasMemoryStore(session) {
   return session.resources.some((r) => r.type === "memory_store");
 }
@@ -30778,7 +32554,7 @@ async function heartbeatLoop(client, work, lease, logger, requestOptions, onLeas
 }
 var _EnvironmentWorker_instances, _EnvironmentWorker_signal, _EnvironmentWorker_handleItem, _Lease_ctrl, _Lease_endReason, HEARTBEAT_DEFAULT_MS, HEARTBEAT_TTL_DEFAULT_MS, NO_HEARTBEAT_SENTINEL, EnvironmentWorker, Lease;
 var init_worker = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/environments/worker.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/environments/worker.mjs"() {
     init_tslib();
     init_error();
     init_log();
@@ -31094,10 +32870,10 @@ var init_worker = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/environments/work.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/environments/work.mjs
 var BetaHeartbeatPreconditionFailedError, Work;
 var init_work = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/environments/work.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/environments/work.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -31431,10 +33207,10 @@ var init_work = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/environments/environments.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/environments/environments.mjs
 var BetaEnvironmentArchivedError, BetaInvalidConfigTypeChangeError, BetaInvalidMetadataError, BetaEnvironmentCreateDisabledError, BetaEnvironmentUpdateDisabledError, BetaEnvironmentNotFoundError, Environments;
 var init_environments2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/environments/environments.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/environments/environments.mjs"() {
     init_resource();
     init_work();
     init_work();
@@ -31700,10 +33476,10 @@ var init_environments2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memories.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memories.mjs
 var Memories;
 var init_memories2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memories.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memories.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -31879,10 +33655,10 @@ var init_memories2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-versions.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-versions.mjs
 var MemoryVersions;
 var init_memory_versions = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-versions.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-versions.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -32005,10 +33781,10 @@ var init_memory_versions = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-stores.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-stores.mjs
 var MemoryStores;
 var init_memory_stores = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-stores.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-stores.mjs"() {
     init_resource();
     init_memories2();
     init_memories2();
@@ -32205,10 +33981,10 @@ var init_memory_stores = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/decoders/jsonl.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/decoders/jsonl.mjs
 var JSONLDecoder;
 var init_jsonl = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/decoders/jsonl.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/decoders/jsonl.mjs"() {
     init_error();
     init_shims();
     init_line();
@@ -32254,17 +34030,17 @@ var init_jsonl = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/error.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/error.mjs
 var init_error2 = __esm({
-  "node_modules/@anthropic-ai/sdk/error.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/error.mjs"() {
     init_error();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/messages/batches.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/messages/batches.mjs
 var Batches;
 var init_batches = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/messages/batches.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/messages/batches.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -32538,10 +34314,10 @@ var init_batches = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/constants.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/constants.mjs
 var MODEL_NONSTREAMING_TOKENS;
 var init_constants = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/constants.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/constants.mjs"() {
     MODEL_NONSTREAMING_TOKENS = {
       "claude-opus-4@20250514": 8192,
       "anthropic.claude-opus-4-1-20250805-v1:0": 8192,
@@ -32550,10 +34326,10 @@ var init_constants = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.mjs
 var DEPRECATED_MODELS;
 var init_deprecated_models = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.mjs"() {
     DEPRECATED_MODELS = {
       "claude-mythos-preview": "June 30th, 2026",
       "claude-opus-4-5": "January 22nd, 2027",
@@ -32564,10 +34340,10 @@ var init_deprecated_models = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/data/models-to-warn-with-thinking-enabled.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/data/models-to-warn-with-thinking-enabled.mjs
 var MODELS_TO_WARN_WITH_THINKING_ENABLED;
 var init_models_to_warn_with_thinking_enabled = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/data/models-to-warn-with-thinking-enabled.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/data/models-to-warn-with-thinking-enabled.mjs"() {
     MODELS_TO_WARN_WITH_THINKING_ENABLED = [
       "claude-opus-4-6",
       "claude-mythos-preview"
@@ -32575,15 +34351,15 @@ var init_models_to_warn_with_thinking_enabled = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/data.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/data.mjs
 var init_data = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/data.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/data.mjs"() {
     init_deprecated_models();
     init_models_to_warn_with_thinking_enabled();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/beta-parser.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/beta-parser.mjs
 function getOutputFormat(params) {
   return params?.output_format ?? params?.output_config?.format;
 }
@@ -32656,19 +34432,19 @@ function parseBetaOutputFormat(params, content) {
   }
 }
 var init_beta_parser = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/beta-parser.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/beta-parser.mjs"() {
     init_error();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/streaming.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/streaming.mjs
 var init_streaming3 = __esm({
-  "node_modules/@anthropic-ai/sdk/streaming.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/streaming.mjs"() {
     init_streaming();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/beta-messages-request.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/beta-messages-request.mjs
 function messagesCreateHeaders(params, options2) {
   const { betas, user_profile_id, workspace_id, tools, messages } = params;
   return buildHeaders([
@@ -32707,7 +34483,7 @@ function assertOneOutputFormat(params) {
   }
 }
 var init_beta_messages_request = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/beta-messages-request.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/beta-messages-request.mjs"() {
     init_error2();
     init_headers();
     init_stainless_helper_header();
@@ -32716,10 +34492,10 @@ var init_beta_messages_request = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/_vendor/partial-json-parser/parser.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/_vendor/partial-json-parser/parser.mjs
 var LITERALS, isWhitespace, isTruncatedLiteral, tokenize, strip, unstrip, isScalar2, generate, partialParse;
 var init_parser = __esm({
-  "node_modules/@anthropic-ai/sdk/_vendor/partial-json-parser/parser.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/_vendor/partial-json-parser/parser.mjs"() {
     LITERALS = ["true", "false", "null"];
     isWhitespace = (char) => char === " " || char === "	" || char === "\n" || char === "\r";
     isTruncatedLiteral = (word, rest) => LITERALS.some((literal2) => literal2 !== word && literal2.startsWith(word)) && [...rest].every(isWhitespace);
@@ -32953,7 +34729,7 @@ var init_parser = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/message-stream-utils.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/message-stream-utils.mjs
 function withLazyInput(prev, jsonBuf) {
   const next = {};
   for (const key of Object.keys(prev)) {
@@ -32978,19 +34754,19 @@ function withLazyInput(prev, jsonBuf) {
 }
 var JSON_BUF_PROPERTY;
 var init_message_stream_utils = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/message-stream-utils.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/message-stream-utils.mjs"() {
     init_parser();
     JSON_BUF_PROPERTY = "__json_buf";
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/BetaMessageStream.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/BetaMessageStream.mjs
 function tracksToolInput(content) {
   return content.type === "tool_use" || content.type === "server_tool_use" || content.type === "mcp_tool_use";
 }
 var _BetaMessageStream_instances, _BetaMessageStream_currentMessageSnapshot, _BetaMessageStream_params, _BetaMessageStream_connectedPromise, _BetaMessageStream_resolveConnectedPromise, _BetaMessageStream_rejectConnectedPromise, _BetaMessageStream_endPromise, _BetaMessageStream_resolveEndPromise, _BetaMessageStream_rejectEndPromise, _BetaMessageStream_listeners, _BetaMessageStream_ended, _BetaMessageStream_errored, _BetaMessageStream_aborted, _BetaMessageStream_catchingPromiseCreated, _BetaMessageStream_response, _BetaMessageStream_request_id, _BetaMessageStream_workspace_id, _BetaMessageStream_logger, _BetaMessageStream_client, _BetaMessageStream_span, _BetaMessageStream_spanBody, _BetaMessageStream_getFinalMessage, _BetaMessageStream_getFinalText, _BetaMessageStream_handleError, _BetaMessageStream_beginRequest, _BetaMessageStream_addStreamEvent, _BetaMessageStream_endRequest, _BetaMessageStream_accumulateMessage, _BetaMessageStream_toolInputParseError, BetaMessageStream;
 var init_BetaMessageStream = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/BetaMessageStream.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/BetaMessageStream.mjs"() {
     init_tslib();
     init_stainless_helper_header();
     init_error2();
@@ -33685,7 +35461,7 @@ var init_BetaMessageStream = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/toolsets/family.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/family.mjs
 function toolsetFamily(toolset) {
   return TOOLSET_TYPE_TO_FAMILY[toolset.type];
 }
@@ -33694,7 +35470,7 @@ function isRunnableToolset(t) {
 }
 var TOOLSET_TYPE_TO_FAMILY;
 var init_family = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/toolsets/family.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/family.mjs"() {
     TOOLSET_TYPE_TO_FAMILY = {
       browser_toolset_20260801: "browser",
       computer_toolset_20260801: "computer"
@@ -33702,10 +35478,10 @@ var init_family = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/toolsets/errors.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/errors.mjs
 var ToolsetUsageError, ToolsetContractError;
 var init_errors2 = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/toolsets/errors.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/errors.mjs"() {
     init_error();
     ToolsetUsageError = /* @__PURE__ */ (() => {
       class ToolsetUsageError2 extends AnthropicError {
@@ -33727,7 +35503,7 @@ var init_errors2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/toolsets/run.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/run.mjs
 function notExecutedText(family) {
   return Object.prototype.hasOwnProperty.call(NOT_EXECUTED_BY_FAMILY, family) ? NOT_EXECUTED_BY_FAMILY[family] : NOT_EXECUTED;
 }
@@ -33767,7 +35543,7 @@ async function runToolsetMember(toolset, toolUse, options2 = {}) {
 }
 var NOT_EXECUTED, NOT_EXECUTED_BY_FAMILY;
 var init_run = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/toolsets/run.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/run.mjs"() {
     init_error();
     init_ToolError();
     init_errors2();
@@ -33781,17 +35557,17 @@ var init_run = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/messages/index.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/messages/index.mjs
 var init_messages = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/messages/index.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/messages/index.mjs"() {
     init_messages2();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/api-keys.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/api-keys.mjs
 var APIKeys;
 var init_api_keys = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/api-keys.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/api-keys.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -33871,10 +35647,10 @@ var init_api_keys = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/artifacts.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/artifacts.mjs
 var Artifacts;
 var init_artifacts = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/artifacts.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/artifacts.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -33912,10 +35688,10 @@ var init_artifacts = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/connectors.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/connectors.mjs
 var Connectors;
 var init_connectors = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/connectors.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/connectors.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -33965,10 +35741,10 @@ var init_connectors = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost.mjs
 var Cost;
 var init_cost = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -34050,10 +35826,10 @@ var init_cost = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost-report.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost-report.mjs
 var CostReport;
 var init_cost_report = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost-report.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost-report.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -34115,10 +35891,10 @@ var init_cost_report = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/plugins.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/plugins.mjs
 var Plugins;
 var init_plugins = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/plugins.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/plugins.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -34171,10 +35947,10 @@ var init_plugins = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/skills.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/skills.mjs
 var Skills;
 var init_skills2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/skills.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/skills.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -34222,10 +35998,10 @@ var init_skills2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/summaries.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/summaries.mjs
 var Summaries;
 var init_summaries = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/summaries.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/summaries.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -34268,10 +36044,10 @@ var init_summaries = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage.mjs
 var Usage;
 var init_usage = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -34353,10 +36129,10 @@ var init_usage = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage-report.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage-report.mjs
 var UsageReport;
 var init_usage_report = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage-report.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage-report.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -34418,10 +36194,10 @@ var init_usage_report = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-cost-report.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-cost-report.mjs
 var UserCostReport;
 var init_user_cost_report = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-cost-report.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-cost-report.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -34491,10 +36267,10 @@ var init_user_cost_report = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-usage-report.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-usage-report.mjs
 var UserUsageReport;
 var init_user_usage_report = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-usage-report.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-usage-report.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -34564,10 +36340,10 @@ var init_user_usage_report = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/users.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/users.mjs
 var Users;
 var init_users = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/users.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/users.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -34615,10 +36391,10 @@ var init_users = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/projects.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/projects.mjs
 var Projects;
 var init_projects = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/projects.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/projects.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -34665,10 +36441,10 @@ var init_projects = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/chat.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/chat.mjs
 var Chat;
 var init_chat = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/chat.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/chat.mjs"() {
     init_resource();
     init_projects();
     init_projects();
@@ -34685,10 +36461,10 @@ var init_chat = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/apps.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/apps.mjs
 var Apps;
 var init_apps = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/apps.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/apps.mjs"() {
     init_resource();
     init_chat();
     init_chat();
@@ -34705,10 +36481,10 @@ var init_apps = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/analytics.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/analytics.mjs
 var Analytics;
 var init_analytics = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/analytics.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/analytics.mjs"() {
     init_resource();
     init_artifacts();
     init_artifacts();
@@ -34773,10 +36549,10 @@ var init_analytics = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/compliance-settings.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/compliance-settings.mjs
 var ComplianceSettings;
 var init_compliance_settings = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/compliance-settings.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/compliance-settings.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -34856,10 +36632,10 @@ var init_compliance_settings = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/external-keys.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/external-keys.mjs
 var ExternalKeys;
 var init_external_keys = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/external-keys.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/external-keys.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -35028,10 +36804,10 @@ var init_external_keys = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/external-storage.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/external-storage.mjs
 var BetaExternalStorageInUseError, BetaExternalStorageInWorkspacePolicyError, BetaExternalStorageNotAvailableError, BetaGrantRequiredError, BetaInvalidStorageARNError, BetaProviderNotAllowedError, BetaStorageAttachLimitReachedError, BetaStorageNotAttachableError, BetaStorageProfileStillRequiredError, BetaStorageVerificationFailedError, BetaUnsupportedRegionError, BetaStorageAlreadyRegisteredError, BetaStorageChangedConcurrentlyError, ExternalStorage;
 var init_external_storage = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/external-storage.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/external-storage.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -35337,10 +37113,10 @@ var init_external_storage = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/invites.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/invites.mjs
 var Invites;
 var init_invites = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/invites.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/invites.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -35453,10 +37229,10 @@ var init_invites = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/plugin-marketplaces.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugin-marketplaces.mjs
 var PluginMarketplaces;
 var init_plugin_marketplaces = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/plugin-marketplaces.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugin-marketplaces.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -35712,10 +37488,10 @@ var init_plugin_marketplaces = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/rate-limits.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rate-limits.mjs
 var RateLimits;
 var init_rate_limits = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/rate-limits.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rate-limits.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -35753,10 +37529,10 @@ var init_rate_limits = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/users.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/users.mjs
 var BetaCannotSignOutPrimaryOwnerError, BetaCannotSignOutSelfError, BetaCannotSignOutManagedMemberError, BetaCannotSignOutMembershipAdminError, BetaCannotSignOutOwnerError, BetaCannotSignOutPrivilegedMemberError, Users2;
 var init_users2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/users.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/users.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -35959,10 +37735,10 @@ var init_users2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/webhooks.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/webhooks.mjs
 var Webhooks2;
 var init_webhooks2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/webhooks.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/webhooks.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -36195,10 +37971,10 @@ var init_webhooks2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/configuration.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/configuration.mjs
 var Configuration;
 var init_configuration = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/configuration.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/configuration.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -36297,10 +38073,10 @@ var init_configuration = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-group-default.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-group-default.mjs
 var RBACGroupDefault;
 var init_rbac_group_default = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-group-default.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-group-default.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -36386,10 +38162,10 @@ var init_rbac_group_default = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-groups.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-groups.mjs
 var RBACGroups;
 var init_rbac_groups = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-groups.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-groups.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -36587,10 +38363,10 @@ var init_rbac_groups = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/managed-settings.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/managed-settings.mjs
 var BetaCMEKFeatureUnsupportedError, BetaRBACGroupOrderLimitExceededError, BetaSettingsDocumentLimitExceededError, BetaSettingsHistoryLimitExceededError, BetaRBACGroupManagedSettingsNotFoundError, ManagedSettings;
 var init_managed_settings = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/managed-settings.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/managed-settings.mjs"() {
     init_resource();
     init_configuration();
     init_configuration();
@@ -36651,10 +38427,10 @@ var init_managed_settings = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/claude-code.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/claude-code.mjs
 var ClaudeCode;
 var init_claude_code = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/claude-code.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/claude-code.mjs"() {
     init_resource();
     init_managed_settings();
     init_managed_settings();
@@ -36676,10 +38452,10 @@ var init_claude_code = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-channels.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-channels.mjs
 var SlackChannels;
 var init_slack_channels = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-channels.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-channels.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -36907,10 +38683,10 @@ var init_slack_channels = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-workspaces.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-workspaces.mjs
 var SlackWorkspaces;
 var init_slack_workspaces = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-workspaces.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-workspaces.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -37037,10 +38813,10 @@ var init_slack_workspaces = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/targets.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/targets.mjs
 var Targets;
 var init_targets = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/targets.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/targets.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -37202,10 +38978,10 @@ var init_targets = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/bundles.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/bundles.mjs
 var Bundles;
 var init_bundles = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/bundles.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/bundles.mjs"() {
     init_resource();
     init_targets();
     init_targets();
@@ -37331,10 +39107,10 @@ var init_bundles = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/claude-tag.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/claude-tag.mjs
 var BetaBundleAttachmentNotSupportedError, BetaBundleOnCallError, BetaSlackChannelSetUpSettingsRefusedError, BetaAPIKeyScopeMissingError, BetaClaudeTagWritesNotEnabledError, BetaComplianceConfigurationRestrictedError, BetaOrganizationLevelScopedAPIKeyRequiredError, BetaSlackChannelSetUpEnvironmentNotFoundError, BetaSlackChannelSetUpSettingsConflictError, ClaudeTag;
 var init_claude_tag = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/claude-tag.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/claude-tag.mjs"() {
     init_resource();
     init_slack_channels();
     init_slack_channels();
@@ -37423,10 +39199,10 @@ var init_claude_tag = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/issuers.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/issuers.mjs
 var Issuers;
 var init_issuers = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/issuers.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/issuers.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -37627,10 +39403,10 @@ var init_issuers = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/workspaces.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/workspaces.mjs
 var Workspaces;
 var init_workspaces = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/workspaces.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/workspaces.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -37768,10 +39544,10 @@ var init_workspaces = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/rules.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/rules.mjs
 var Rules;
 var init_rules = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/rules.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/rules.mjs"() {
     init_resource();
     init_workspaces();
     init_workspaces();
@@ -38002,10 +39778,10 @@ var init_rules = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/federation.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/federation.mjs
 var Federation;
 var init_federation = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/federation.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/federation.mjs"() {
     init_resource();
     init_issuers();
     init_issuers();
@@ -38026,10 +39802,10 @@ var init_federation = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/installation-settings.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/installation-settings.mjs
 var InstallationSettings;
 var init_installation_settings = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/installation-settings.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/installation-settings.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -38201,10 +39977,10 @@ var init_installation_settings = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/shares.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/shares.mjs
 var Shares;
 var init_shares = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/shares.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/shares.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -38262,10 +40038,10 @@ var init_shares = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/versions.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/versions.mjs
 var Versions2;
 var init_versions2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/versions.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/versions.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -38501,10 +40277,10 @@ var init_versions2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/plugins.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/plugins.mjs
 var BetaScanFailedError, BetaPluginNameTakenError, BetaScanPendingError, BetaSkillNameTakenError, BetaRegistrationPendingError, Plugins2;
 var init_plugins2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/plugins.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/plugins.mjs"() {
     init_resource();
     init_installation_settings();
     init_installation_settings();
@@ -38860,10 +40636,10 @@ var init_plugins2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/data-controls.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/data-controls.mjs
 var DataControls;
 var init_data_controls = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/data-controls.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/data-controls.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -38953,10 +40729,10 @@ var init_data_controls = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/projects.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/projects.mjs
 var Projects2;
 var init_projects2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/projects.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/projects.mjs"() {
     init_resource();
     init_data_controls();
     init_data_controls();
@@ -38973,10 +40749,10 @@ var init_projects2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/google.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/google.mjs
 var Google;
 var init_google = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/google.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/google.mjs"() {
     init_resource();
     init_projects2();
     init_projects2();
@@ -38993,10 +40769,10 @@ var init_google = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/providers.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/providers.mjs
 var Providers;
 var init_providers = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/providers.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/providers.mjs"() {
     init_resource();
     init_google();
     init_google();
@@ -39013,10 +40789,10 @@ var init_providers = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/members.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/members.mjs
 var Members;
 var init_members = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/members.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/members.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -39120,10 +40896,10 @@ var init_members = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/rbac-groups.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/rbac-groups.mjs
 var BetaRBACGroupNotFoundError, RBACGroups2;
 var init_rbac_groups2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/rbac-groups.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/rbac-groups.mjs"() {
     init_resource();
     init_members();
     init_members();
@@ -39283,10 +41059,10 @@ var init_rbac_groups2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/permissions.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/permissions.mjs
 var Permissions;
 var init_permissions = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/permissions.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/permissions.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -39327,10 +41103,10 @@ var init_permissions = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/rbac-roles.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/rbac-roles.mjs
 var RBACRoles;
 var init_rbac_roles = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/rbac-roles.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/rbac-roles.mjs"() {
     init_resource();
     init_permissions();
     init_permissions();
@@ -39404,10 +41180,10 @@ var init_rbac_roles = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/workspaces.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/workspaces.mjs
 var Workspaces2;
 var init_workspaces2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/workspaces.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/workspaces.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -39556,10 +41332,10 @@ var init_workspaces2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/service-accounts.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/service-accounts.mjs
 var ServiceAccounts;
 var init_service_accounts = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/service-accounts.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/service-accounts.mjs"() {
     init_resource();
     init_workspaces2();
     init_workspaces2();
@@ -39766,10 +41542,10 @@ var init_service_accounts = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/effective.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/effective.mjs
 var Effective;
 var init_effective = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/effective.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/effective.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -39807,10 +41583,10 @@ var init_effective = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/increase-requests.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/increase-requests.mjs
 var IncreaseRequests;
 var init_increase_requests = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/increase-requests.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/increase-requests.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -39932,10 +41708,10 @@ var init_increase_requests = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/spend-limits.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/spend-limits.mjs
 var BetaSpendLimitsAdminAPIWritesNotEnabledError, SpendLimits;
 var init_spend_limits = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/spend-limits.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/spend-limits.mjs"() {
     init_resource();
     init_effective();
     init_effective();
@@ -40099,10 +41875,10 @@ var init_spend_limits = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/workspaces.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/workspaces.mjs
 var Workspaces3;
 var init_workspaces3 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/workspaces.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/workspaces.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -40233,10 +42009,10 @@ var init_workspaces3 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/telemetry-destinations.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/telemetry-destinations.mjs
 var TelemetryDestinations;
 var init_telemetry_destinations = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/telemetry-destinations.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/telemetry-destinations.mjs"() {
     init_resource();
     init_workspaces3();
     init_workspaces3();
@@ -40465,10 +42241,10 @@ var init_telemetry_destinations = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/members.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/members.mjs
 var Members2;
 var init_members2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/members.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/members.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -40621,10 +42397,10 @@ var init_members2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/rate-limits.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/rate-limits.mjs
 var RateLimits2;
 var init_rate_limits2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/rate-limits.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/rate-limits.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -40709,10 +42485,10 @@ var init_rate_limits2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/service-accounts.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/service-accounts.mjs
 var ServiceAccounts2;
 var init_service_accounts2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/service-accounts.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/service-accounts.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -40943,10 +42719,10 @@ var init_service_accounts2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/workspaces.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/workspaces.mjs
 var BetaHumanReviewOnWithExternalStorageError, BetaTranscriptsStorageRequiredError, BetaWorkspaceChangedConcurrentlyError, Workspaces4;
 var init_workspaces4 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/workspaces.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/workspaces.mjs"() {
     init_resource();
     init_members2();
     init_members2();
@@ -41180,10 +42956,10 @@ var init_workspaces4 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/organization/organization.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/organization.mjs
 var BetaApprovalRequiredError, BetaHumanReviewNotAvailableError, BetaOrganizationNotEligibleError, BetaAuthorizationCheckUnavailableError, Organization;
 var init_organization = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/organization/organization.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/organization.mjs"() {
     init_resource();
     init_api_keys();
     init_api_keys();
@@ -41367,10 +43143,10 @@ var init_organization = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/sessions/events.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/events.mjs
 var Events2;
 var init_events = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/sessions/events.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/events.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -41527,10 +43303,10 @@ var init_events = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/sessions/resources.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/resources.mjs
 var Resources;
 var init_resources = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/sessions/resources.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/resources.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -41703,10 +43479,10 @@ var init_resources = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/events.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/events.mjs
 var Events3;
 var init_events2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/events.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/events.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -41787,10 +43563,10 @@ var init_events2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/threads.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/threads.mjs
 var Threads;
 var init_threads = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/threads.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/threads.mjs"() {
     init_resource();
     init_events2();
     init_events2();
@@ -41904,10 +43680,10 @@ var init_threads = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/sessions/sessions.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/sessions.mjs
 var Sessions;
 var init_sessions = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/sessions/sessions.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/sessions.mjs"() {
     init_resource();
     init_events();
     init_events();
@@ -42146,10 +43922,10 @@ var init_sessions = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/skills/versions.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/skills/versions.mjs
 var Versions3;
 var init_versions3 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/skills/versions.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/skills/versions.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -42332,10 +44108,10 @@ var init_versions3 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/skills/skills.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/skills/skills.mjs
 var Skills2;
 var init_skills3 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/skills/skills.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/skills/skills.mjs"() {
     init_resource();
     init_versions3();
     init_versions3();
@@ -42487,10 +44263,10 @@ var init_skills3 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/tunnels/certificates.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/tunnels/certificates.mjs
 var Certificates;
 var init_certificates = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/tunnels/certificates.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/tunnels/certificates.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -42652,10 +44428,10 @@ var init_certificates = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/tunnels/tunnels.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/tunnels/tunnels.mjs
 var Tunnels;
 var init_tunnels = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/tunnels/tunnels.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/tunnels/tunnels.mjs"() {
     init_resource();
     init_certificates();
     init_certificates();
@@ -42885,10 +44661,10 @@ var init_tunnels = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/action-urls.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/action-urls.mjs
 var ActionURLs;
 var init_action_urls = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/action-urls.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/action-urls.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -42933,10 +44709,10 @@ var init_action_urls = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/data-controls.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/data-controls.mjs
 var DataControls2;
 var init_data_controls2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/data-controls.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/data-controls.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -43014,10 +44790,10 @@ var init_data_controls2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/google.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/google.mjs
 var Google2;
 var init_google2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/google.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/google.mjs"() {
     init_resource();
     init_data_controls2();
     init_data_controls2();
@@ -43034,10 +44810,10 @@ var init_google2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/providers.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/providers.mjs
 var Providers2;
 var init_providers2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/providers.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/providers.mjs"() {
     init_resource();
     init_google2();
     init_google2();
@@ -43054,10 +44830,10 @@ var init_providers2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/user-profiles.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/user-profiles.mjs
 var UserProfiles;
 var init_user_profiles = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/user-profiles.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/user-profiles.mjs"() {
     init_resource();
     init_action_urls();
     init_action_urls();
@@ -43285,10 +45061,10 @@ var init_user_profiles = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/vaults/credentials.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/vaults/credentials.mjs
 var Credentials;
 var init_credentials = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/vaults/credentials.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/vaults/credentials.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -43522,10 +45298,10 @@ var init_credentials = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/vaults/vaults.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/vaults/vaults.mjs
 var Vaults;
 var init_vaults = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/vaults/vaults.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/vaults/vaults.mjs"() {
     init_resource();
     init_credentials();
     init_credentials();
@@ -43724,24 +45500,24 @@ var init_vaults = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/index.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/index.mjs
 var init_beta = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/index.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/index.mjs"() {
     init_messages();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta.mjs
 var init_beta2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta.mjs"() {
     init_beta();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/BetaToolRunnerStream.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/BetaToolRunnerStream.mjs
 var _BetaToolRunnerStream_instances, _BetaToolRunnerStream_onToolCall, _BetaToolRunnerStream_emitted, _BetaToolRunnerStream_readers, _BetaToolRunnerStream_toolCalls, _BetaToolRunnerStream_closed, _BetaToolRunnerStream_ready, _BetaToolRunnerStream_fallback, _BetaToolRunnerStream_track, _BetaToolRunnerStream_release, _BetaToolRunnerStream_removeReader, BetaToolRunnerStream;
 var init_BetaToolRunnerStream = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/BetaToolRunnerStream.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/BetaToolRunnerStream.mjs"() {
     init_tslib();
     init_BetaMessageStream();
     BetaToolRunnerStream = /* @__PURE__ */ (() => {
@@ -43843,7 +45619,7 @@ var init_BetaToolRunnerStream = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/threads/ThreadState.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/threads/ThreadState.mjs
 function isUnfinishedStopReason(stopReason) {
   return UNFINISHED_STOP_REASONS.some((unfinished) => unfinished === stopReason);
 }
@@ -43918,7 +45694,7 @@ function toMessageList(input3) {
 }
 var _ThreadState_instances, _ThreadState_fields, _ThreadState_stored, _ThreadState_staged, _ThreadState_anchor, _ThreadState_turn, _ThreadState_logger, _ThreadState_lastReply_get, _ThreadState_repeatsLastReply, _ThreadState_startNewThread, _ThreadState_retryPartialTurn, _ThreadState_dropsRefusedTurn, _ThreadState_storeTurn, _ThreadState_adoptContainer, _ThreadState_checkCreateOnly, _ThreadState_requestOptions, Turn, ThreadState, UNFINISHED_STOP_REASONS, MESSAGE_THREADS_BETA, CREATE_ONLY_FIELDS, REPLAY_ERROR_CODES;
 var init_ThreadState = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/threads/ThreadState.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/threads/ThreadState.mjs"() {
     init_tslib();
     init_error();
     init_headers();
@@ -44280,7 +46056,7 @@ var init_ThreadState = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/threads/tool-runner-params.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/threads/tool-runner-params.mjs
 function splitToolRunnerParams(params) {
   const { stream: stream2, max_iterations, runToolsEagerly, thread, ...threadParams } = params;
   if (thread !== void 0 && thread !== false) {
@@ -44289,11 +46065,11 @@ function splitToolRunnerParams(params) {
   return { settings: { stream: stream2, max_iterations, runToolsEagerly }, thread, threadParams };
 }
 var init_tool_runner_params = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/threads/tool-runner-params.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/threads/tool-runner-params.mjs"() {
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/tools/BetaToolRunner.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/BetaToolRunner.mjs
 function sameMessages(a2, b) {
   return a2.length === b.length && a2.every((message, i2) => sameMessage(message, b[i2]));
 }
@@ -44544,7 +46320,7 @@ function determineNextStepFromStopReason(stopReason) {
 }
 var _BetaToolRunner_instances, _BetaToolRunner_consumed, _BetaToolRunner_mutated, _BetaToolRunner_thread, _BetaToolRunner_settings, _BetaToolRunner_options, _BetaToolRunner_helperHeader, _BetaToolRunner_messagesWithoutReply, _BetaToolRunner_message, _BetaToolRunner_stream, _BetaToolRunner_toolResponse, _BetaToolRunner_completion, _BetaToolRunner_iterationCount, _BetaToolRunner_toolRunnerOtelContext, _BetaToolRunner_compaction, _BetaToolRunner_calls, _BetaToolRunner_lastStopReason, _BetaToolRunner_toolOverrides, _BetaToolRunner_pendingToolChanges, _BetaToolRunner_withToolRunnerSpan, _BetaToolRunner_send, _BetaToolRunner_turnOptions, _BetaToolRunner_streamThatStartsTools, _BetaToolRunner_startedCallsSettled, _BetaToolRunner_compact, _BetaToolRunner_compactionThread, _BetaToolRunner_runnableTools, _BetaToolRunner_availableToolNames, _BetaToolRunner_recordRemovalsFromHistory, _BetaToolRunner_compactAfterFinalTurn, _BetaToolRunner_generateToolResponse, _BetaToolRunner_toolsetFamilies, _BetaToolRunner_toolsetParams, _BetaToolRunner_flushPendingToolChanges, _BetaToolRunner_pendingToolChangesMessage, USE_A_NEW_RUNNER, REMOVE_WITH_A_NEW_RUNNER, BetaToolRunner, MESSAGES_CHANGED_WHILE_COMPACTING;
 var init_BetaToolRunner = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/tools/BetaToolRunner.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/BetaToolRunner.mjs"() {
     init_tslib();
     init_dist();
     init_BetaRunnableTool();
@@ -45171,10 +46947,10 @@ var init_BetaToolRunner = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/threads/BetaMessageThread.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/threads/BetaMessageThread.mjs
 var BetaMessageThread;
 var init_BetaMessageThread = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/threads/BetaMessageThread.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/threads/BetaMessageThread.mjs"() {
     init_api_promise();
     init_error();
     init_parse();
@@ -45334,10 +47110,10 @@ var init_BetaMessageThread = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/messages/messages.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/messages/messages.mjs
 var Messages, BETA_CLIENT_TOOL_UNION_KEYS;
 var init_messages2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/messages/messages.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/messages/messages.mjs"() {
     init_batches();
     init_resource();
     init_constants();
@@ -45549,10 +47325,10 @@ Please migrate to a newer model. Visit https://docs.anthropic.com/en/docs/resour
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs
 var BetaCMEKNotApprovedError, BetaExternalKeyNotFoundError, BetaExternalKeyProviderMismatchError, BetaGCPProjectNotVerifiedError, BetaOrganizationNotEnrolledInBetaError, BetaRegionNotSupportedError, BetaRequestBodyTimeoutError, BetaStorageNotApprovedError, BetaUnsupportedCharsetError, BetaGCPProjectControlledByAnotherOrganizationError, BetaStorageInUseError, Beta;
 var init_beta3 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs"() {
     init_resource();
     init_deployment_runs();
     init_deployment_runs();
@@ -45721,7 +47497,7 @@ var init_beta3 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/internal/messages-request.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/messages-request.mjs
 function messagesCreateHeaders2(params, options2) {
   const { user_profile_id, workspace_id, tools, messages } = params;
   return buildHeaders([
@@ -45740,7 +47516,7 @@ function startMessagesStreamSpan2(client, body, options2) {
   return startApiCallSpan(client, "anthropic.messages.create", options2, messagesCreateSpanSettings(client, { body, headers, stream: true }));
 }
 var init_messages_request = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/internal/messages-request.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/messages-request.mjs"() {
     init_headers();
     init_stainless_helper_header();
     init_tracing();
@@ -45748,7 +47524,7 @@ var init_messages_request = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/parser.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/parser.mjs
 function getOutputFormat2(params) {
   return params?.output_config?.format;
 }
@@ -45809,18 +47585,18 @@ function parseOutputFormat(params, content) {
   }
 }
 var init_parser2 = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/parser.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/parser.mjs"() {
     init_error();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/MessageStream.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/MessageStream.mjs
 function tracksToolInput2(content) {
   return content.type === "tool_use" || content.type === "server_tool_use";
 }
 var _MessageStream_instances, _MessageStream_currentMessageSnapshot, _MessageStream_params, _MessageStream_connectedPromise, _MessageStream_resolveConnectedPromise, _MessageStream_rejectConnectedPromise, _MessageStream_endPromise, _MessageStream_resolveEndPromise, _MessageStream_rejectEndPromise, _MessageStream_listeners, _MessageStream_ended, _MessageStream_errored, _MessageStream_aborted, _MessageStream_catchingPromiseCreated, _MessageStream_response, _MessageStream_request_id, _MessageStream_workspace_id, _MessageStream_logger, _MessageStream_client, _MessageStream_span, _MessageStream_getFinalMessage, _MessageStream_getFinalText, _MessageStream_handleError, _MessageStream_beginRequest, _MessageStream_addStreamEvent, _MessageStream_endRequest, _MessageStream_accumulateMessage, MessageStream;
 var init_MessageStream = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/MessageStream.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/MessageStream.mjs"() {
     init_tslib();
     init_stainless_helper_header();
     init_errors();
@@ -46440,10 +48216,10 @@ var init_MessageStream = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/messages/batches.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/messages/batches.mjs
 var Batches2;
 var init_batches2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/messages/batches.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/messages/batches.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -46692,10 +48468,10 @@ var init_batches2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs
 var AvailableToolsLimitExceededError, CompactionBlockAmbiguousError, CompactionBlockMisplacedError, CompactionContentMismatchError, CompactionIncompleteTurnError, CompactionNothingToSummarizeError, CompactionSignatureInvalidError, CompactionTooManyToolReferencesError, CompactionToolChangesMismatchError, ImageDimensionsTooLargeError, ThreadAlreadyContinuedError, ThreadContinueInFlightError, ThreadFingerprintMismatchError, ThreadUnsupportedRequestError, ToolNameConflictError, ToolReferenceUnresolvedError, ThreadNotFoundError, CompactionUnavailableError, Messages2;
 var init_messages3 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs"() {
     init_resource();
     init_data();
     init_headers();
@@ -46984,10 +48760,10 @@ Please migrate to a newer model. Visit https://docs.anthropic.com/en/docs/resour
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/api-keys.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/api-keys.mjs
 var OrgAPIKeyLimitExceededError, WorkspaceAPIKeyLimitExceededError, APIKeys2;
 var init_api_keys2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/api-keys.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/api-keys.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -47080,10 +48856,10 @@ var init_api_keys2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/external-keys.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/external-keys.mjs
 var ExternalKeyInWorkspacePolicyError, ExternalKeyValidationFailedError, ExternalKeyValidationTimedOutError, ExternalKeyChangedError, ExternalKeys2;
 var init_external_keys2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/external-keys.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/external-keys.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -47278,10 +49054,10 @@ var init_external_keys2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/invites.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/invites.mjs
 var AlreadyMemberError, CannotInviteEmailsWithUnverifiedDomainsError, EmailDomainNotAllowedError, InviteAlreadyExistsError, Invites2;
 var init_invites2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/invites.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/invites.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -47419,10 +49195,10 @@ var init_invites2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/compliance-settings.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/compliance-settings.mjs
 var ComplianceSettings2;
 var init_compliance_settings2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/compliance-settings.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/compliance-settings.mjs"() {
     init_resource();
     init_tracing();
     ComplianceSettings2 = class extends APIResource {
@@ -47489,10 +49265,10 @@ var init_compliance_settings2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/rate-limits.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rate-limits.mjs
 var RateLimits3;
 var init_rate_limits3 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/rate-limits.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rate-limits.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -47529,10 +49305,10 @@ var init_rate_limits3 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/users.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/users.mjs
 var CannotRemoveLastMemberError, Users3;
 var init_users3 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/users.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/users.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -47638,10 +49414,10 @@ var init_users3 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/analytics/artifacts.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/artifacts.mjs
 var Artifacts2;
 var init_artifacts2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/artifacts.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/artifacts.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -47678,10 +49454,10 @@ var init_artifacts2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/analytics/connectors.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/connectors.mjs
 var Connectors2;
 var init_connectors2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/connectors.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/connectors.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -47730,10 +49506,10 @@ var init_connectors2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/analytics/plugins.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/plugins.mjs
 var Plugins3;
 var init_plugins3 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/plugins.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/plugins.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -47785,10 +49561,10 @@ var init_plugins3 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/analytics/skills.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/skills.mjs
 var Skills3;
 var init_skills4 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/skills.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/skills.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -47835,10 +49611,10 @@ var init_skills4 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/analytics/summaries.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/summaries.mjs
 var Summaries2;
 var init_summaries2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/summaries.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/summaries.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -47880,10 +49656,10 @@ var init_summaries2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/analytics/users.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/users.mjs
 var Users4;
 var init_users4 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/users.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/users.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -47930,10 +49706,10 @@ var init_users4 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/projects.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/projects.mjs
 var Projects3;
 var init_projects3 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/projects.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/projects.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -47979,10 +49755,10 @@ var init_projects3 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/chat.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/chat.mjs
 var Chat2;
 var init_chat2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/chat.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/chat.mjs"() {
     init_resource();
     init_projects3();
     init_projects3();
@@ -47999,10 +49775,10 @@ var init_chat2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/apps.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/apps.mjs
 var Apps2;
 var init_apps2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/apps.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/apps.mjs"() {
     init_resource();
     init_chat2();
     init_chat2();
@@ -48019,10 +49795,10 @@ var init_apps2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/analytics/analytics.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/analytics.mjs
 var Analytics2;
 var init_analytics2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/analytics.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/analytics.mjs"() {
     init_resource();
     init_artifacts2();
     init_artifacts2();
@@ -48063,10 +49839,10 @@ var init_analytics2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/federation/issuers.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/issuers.mjs
 var Issuers2;
 var init_issuers2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/federation/issuers.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/issuers.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -48236,10 +50012,10 @@ var init_issuers2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/workspaces.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/workspaces.mjs
 var Workspaces5;
 var init_workspaces5 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/workspaces.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/workspaces.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -48359,10 +50135,10 @@ var init_workspaces5 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/rules.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/rules.mjs
 var Rules2;
 var init_rules2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/rules.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/rules.mjs"() {
     init_resource();
     init_workspaces5();
     init_workspaces5();
@@ -48562,10 +50338,10 @@ var init_rules2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/federation/federation.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/federation.mjs
 var Federation2;
 var init_federation2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/federation/federation.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/federation.mjs"() {
     init_resource();
     init_issuers2();
     init_issuers2();
@@ -48586,10 +50362,10 @@ var init_federation2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/members.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/members.mjs
 var Members3;
 var init_members3 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/members.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/members.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -48690,10 +50466,10 @@ var init_members3 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/rbac-groups.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/rbac-groups.mjs
 var RBACGroupGrantsOwnerAccessError, RBACGroupOwnerAccessUnconfirmedError, RBACGroups3;
 var init_rbac_groups3 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/rbac-groups.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/rbac-groups.mjs"() {
     init_resource();
     init_members3();
     init_members3();
@@ -48855,10 +50631,10 @@ var init_rbac_groups3 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/permissions.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/permissions.mjs
 var Permissions2;
 var init_permissions2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/permissions.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/permissions.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -48898,10 +50674,10 @@ var init_permissions2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/rbac-roles.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/rbac-roles.mjs
 var RBACRoles2;
 var init_rbac_roles2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/rbac-roles.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/rbac-roles.mjs"() {
     init_resource();
     init_permissions2();
     init_permissions2();
@@ -48973,10 +50749,10 @@ var init_rbac_roles2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/workspaces.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/workspaces.mjs
 var Workspaces6;
 var init_workspaces6 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/workspaces.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/workspaces.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -49107,10 +50883,10 @@ var init_workspaces6 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/service-accounts.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/service-accounts.mjs
 var ServiceAccounts3;
 var init_service_accounts3 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/service-accounts.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/service-accounts.mjs"() {
     init_resource();
     init_workspaces6();
     init_workspaces6();
@@ -49286,10 +51062,10 @@ var init_service_accounts3 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/effective.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/effective.mjs
 var Effective2;
 var init_effective2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/effective.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/effective.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -49326,10 +51102,10 @@ var init_effective2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/increase-requests.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/increase-requests.mjs
 var IncreaseRequests2;
 var init_increase_requests2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/increase-requests.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/increase-requests.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -49447,10 +51223,10 @@ var init_increase_requests2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/spend-limits.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/spend-limits.mjs
 var SpendLimits2;
 var init_spend_limits2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/spend-limits.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/spend-limits.mjs"() {
     init_resource();
     init_effective2();
     init_effective2();
@@ -49471,10 +51247,10 @@ var init_spend_limits2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/workspaces/members.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/members.mjs
 var Members4;
 var init_members4 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/workspaces/members.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/members.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -49622,10 +51398,10 @@ var init_members4 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/workspaces/rate-limits.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/rate-limits.mjs
 var RateLimits4;
 var init_rate_limits4 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/workspaces/rate-limits.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/rate-limits.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -49708,10 +51484,10 @@ var init_rate_limits4 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/workspaces/service-accounts.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/service-accounts.mjs
 var ServiceAccounts4;
 var init_service_accounts4 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/workspaces/service-accounts.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/service-accounts.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -49914,10 +51690,10 @@ var init_service_accounts4 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/workspaces/workspaces.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/workspaces.mjs
 var KeyProfileMismatchError, StorageProfileMismatchError, WorkspaceMemberLimitExceededError, WorkspacePolicyViolationError, StorageAttachedDuringArchiveError, WorkspaceCreatedIncompleteError, Workspaces7;
 var init_workspaces7 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/workspaces/workspaces.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/workspaces.mjs"() {
     init_resource();
     init_members4();
     init_members4();
@@ -50114,10 +51890,10 @@ var init_workspaces7 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/organization/organization.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/organization.mjs
 var OrgMemberLimitExceededError, RBACRoleNotFoundError, ConcurrentMembershipChangeError, ChangeOutcomeUnknownError, Organization2;
 var init_organization2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/organization/organization.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/organization.mjs"() {
     init_resource();
     init_api_keys2();
     init_api_keys2();
@@ -50249,10 +52025,10 @@ var init_organization2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/skills/versions.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/skills/versions.mjs
 var Versions4;
 var init_versions4 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/skills/versions.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/skills/versions.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -50385,10 +52161,10 @@ var init_versions4 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/skills/skills.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/skills/skills.mjs
 var SkillReadBlockedUndecryptableError, Skills4;
 var init_skills5 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/skills/skills.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/skills/skills.mjs"() {
     init_resource();
     init_versions4();
     init_versions4();
@@ -50528,10 +52304,10 @@ var init_skills5 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/user-profiles/action-urls.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/user-profiles/action-urls.mjs
 var ActionURLs2;
 var init_action_urls2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/user-profiles/action-urls.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/user-profiles/action-urls.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -50572,10 +52348,10 @@ var init_action_urls2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/user-profiles/user-profiles.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/user-profiles/user-profiles.mjs
 var UserProfileNotFoundError, UserProfileRequiredError, UserProfileBillingNotAuthorizedError, UserProfileNotBillableError, UserProfiles2;
 var init_user_profiles2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/user-profiles/user-profiles.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/user-profiles/user-profiles.mjs"() {
     init_resource();
     init_action_urls2();
     init_action_urls2();
@@ -50770,10 +52546,10 @@ var init_user_profiles2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/core/error-classes.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/core/error-classes.mjs
 var ERROR_CODE_CLASSES;
 var init_error_classes = __esm({
-  "node_modules/@anthropic-ai/sdk/core/error-classes.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/core/error-classes.mjs"() {
     init_files();
     init_shared();
     init_beta3();
@@ -50936,7 +52712,7 @@ var init_error_classes = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/credentials/types.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/types.mjs
 function requireSecureTokenEndpoint(baseURL) {
   if (!baseURL)
     return;
@@ -50994,14 +52770,14 @@ function redactSensitive(body) {
   }
   return null;
 }
-async function checkCredentialsFileSafety(path21, onWarn = (m) => console.warn(`anthropic-sdk: ${m}`)) {
+async function checkCredentialsFileSafety(path22, onWarn = (m) => console.warn(`anthropic-sdk: ${m}`)) {
   if (typeof process === "undefined" || process.platform === "win32")
     return;
   const { fs: fs5 } = await Promise.resolve().then(() => (init_node(), node_exports));
-  let resolved = path21;
+  let resolved = path22;
   let st;
   try {
-    resolved = await fs5.promises.realpath(path21);
+    resolved = await fs5.promises.realpath(path22);
     st = await fs5.promises.stat(resolved);
   } catch {
     return;
@@ -51018,8 +52794,8 @@ async function checkCredentialsFileSafety(path21, onWarn = (m) => console.warn(`
   }
 }
 async function writeCredentialsFileAtomic(targetPath, data) {
-  const { fs: fs5, path: path21 } = await Promise.resolve().then(() => (init_node(), node_exports));
-  const dir = path21.dirname(targetPath);
+  const { fs: fs5, path: path22 } = await Promise.resolve().then(() => (init_node(), node_exports));
+  const dir = path22.dirname(targetPath);
   await fs5.promises.mkdir(dir, { recursive: true, mode: 448 });
   const tmpPath = `${targetPath}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
@@ -51082,7 +52858,7 @@ async function readLimitedText(resp) {
 }
 var GRANT_TYPE_JWT_BEARER, GRANT_TYPE_REFRESH_TOKEN, TOKEN_ENDPOINT, OAUTH_API_BETA_HEADER, FEDERATION_BETA_HEADER, ADVISORY_REFRESH_THRESHOLD_IN_SECONDS, MANDATORY_REFRESH_THRESHOLD_IN_SECONDS, ADVISORY_REFRESH_BACKOFF_IN_SECONDS, MAX_TOKEN_RESPONSE_BYTES, MAX_ERROR_BODY_CHARS, SAFE_ERROR_KEYS, WorkloadIdentityError;
 var init_types = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/credentials/types.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/types.mjs"() {
     init_error();
     GRANT_TYPE_JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
     GRANT_TYPE_REFRESH_TOKEN = "refresh_token";
@@ -51110,19 +52886,19 @@ var init_types = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/utils/time.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/time.mjs
 function nowAsSeconds() {
   return Math.floor(Date.now() / 1e3);
 }
 var init_time = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/utils/time.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/time.mjs"() {
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/credentials/token-cache.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/token-cache.mjs
 var TokenCache;
 var init_token_cache = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/credentials/token-cache.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/token-cache.mjs"() {
     init_types();
     init_time();
     TokenCache = class {
@@ -51215,7 +52991,7 @@ var init_token_cache = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/core/credentials.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/core/credentials.mjs
 function validateProfileName(name2) {
   if (!name2) {
     throw new Error("profile name is empty");
@@ -51232,7 +53008,7 @@ function validateProfileName(name2) {
 }
 var CREDENTIALS_FILE_VERSION, PROFILE_NAME_PATTERN, loadConfigWithSource, getCredentialsPath, getRootConfigPath, supportsLocalConfigFiles, getActiveProfileName;
 var init_credentials2 = __esm({
-  "node_modules/@anthropic-ai/sdk/core/credentials.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/core/credentials.mjs"() {
     init_error();
     init_detect_platform();
     init_utils3();
@@ -51280,8 +53056,8 @@ var init_credentials2 = __esm({
         return null;
       }
       validateProfileName(profileName);
-      const { fs: fs5, path: path21 } = await Promise.resolve().then(() => (init_node(), node_exports));
-      const configPath = path21.join(rootConfigPath, "configs", `${profileName}.json`);
+      const { fs: fs5, path: path22 } = await Promise.resolve().then(() => (init_node(), node_exports));
+      const configPath = path22.join(rootConfigPath, "configs", `${profileName}.json`);
       let configRaw;
       try {
         configRaw = await fs5.promises.readFile(configPath, "utf-8");
@@ -51341,14 +53117,14 @@ var init_credentials2 = __esm({
         return null;
       }
       validateProfileName(profileName);
-      const { path: path21 } = await Promise.resolve().then(() => (init_node(), node_exports));
-      return path21.join(rootConfigPath, "credentials", `${profileName}.json`);
+      const { path: path22 } = await Promise.resolve().then(() => (init_node(), node_exports));
+      return path22.join(rootConfigPath, "credentials", `${profileName}.json`);
     };
     getRootConfigPath = async () => {
       if (!supportsLocalConfigFiles()) {
         return null;
       }
-      const { path: path21 } = await Promise.resolve().then(() => (init_node(), node_exports));
+      const { path: path22 } = await Promise.resolve().then(() => (init_node(), node_exports));
       const configDir = readEnv("ANTHROPIC_CONFIG_DIR");
       if (configDir) {
         return configDir;
@@ -51357,21 +53133,21 @@ var init_credentials2 = __esm({
       if (os2 === "Windows") {
         const appData = readEnv("APPDATA");
         if (appData) {
-          return path21.join(appData, "Anthropic");
+          return path22.join(appData, "Anthropic");
         }
         const userProfile = readEnv("USERPROFILE");
         if (userProfile) {
-          return path21.join(userProfile, "AppData", "Roaming", "Anthropic");
+          return path22.join(userProfile, "AppData", "Roaming", "Anthropic");
         }
         return null;
       }
       const xdgConfigHome = readEnv("XDG_CONFIG_HOME");
       if (xdgConfigHome) {
-        return path21.join(xdgConfigHome, "anthropic");
+        return path22.join(xdgConfigHome, "anthropic");
       }
       const home = readEnv("HOME");
       if (home) {
-        return path21.join(home, ".config", "anthropic");
+        return path22.join(home, ".config", "anthropic");
       }
       return null;
     };
@@ -51388,8 +53164,8 @@ var init_credentials2 = __esm({
       if (profileName) {
         return profileName;
       }
-      const { fs: fs5, path: path21 } = await Promise.resolve().then(() => (init_node(), node_exports));
-      const filePath = path21.join(rootConfigPath, "active_config");
+      const { fs: fs5, path: path22 } = await Promise.resolve().then(() => (init_node(), node_exports));
+      const filePath = path22.join(rootConfigPath, "active_config");
       try {
         return (await fs5.promises.readFile(filePath, "utf-8")).trim() || "default";
       } catch (err) {
@@ -51402,22 +53178,22 @@ var init_credentials2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/credentials/identity-token.mjs
-function identityTokenFromFile(path21) {
-  if (!path21) {
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/identity-token.mjs
+function identityTokenFromFile(path22) {
+  if (!path22) {
     throw new AnthropicError("Identity token file path is empty");
   }
   return async () => {
     const { fs: fs5 } = await Promise.resolve().then(() => (init_node(), node_exports));
     let content;
     try {
-      content = await fs5.promises.readFile(path21, "utf-8");
+      content = await fs5.promises.readFile(path22, "utf-8");
     } catch (err) {
-      throw new AnthropicError(`Failed to read identity token file at ${path21}: ${err}`);
+      throw new AnthropicError(`Failed to read identity token file at ${path22}: ${err}`);
     }
     const token = content.trim();
     if (!token) {
-      throw new AnthropicError(`Identity token file at ${path21} is empty`);
+      throw new AnthropicError(`Identity token file at ${path22} is empty`);
     }
     return token;
   };
@@ -51429,12 +53205,12 @@ function identityTokenFromValue(token) {
   return () => token;
 }
 var init_identity_token = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/credentials/identity-token.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/identity-token.mjs"() {
     init_error();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/credentials/oidc-federation.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/oidc-federation.mjs
 function oidcFederationProvider(config3) {
   return async () => {
     requireSecureTokenEndpoint(config3.baseURL);
@@ -51493,14 +53269,14 @@ function oidcFederationProvider(config3) {
   };
 }
 var init_oidc_federation = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/credentials/oidc-federation.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/oidc-federation.mjs"() {
     init_types();
     init_time();
     init_version();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/credentials/user-oauth.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/user-oauth.mjs
 function userOAuthProvider(config3) {
   return async (opts) => {
     const { fs: fs5 } = await Promise.resolve().then(() => (init_node(), node_exports));
@@ -51575,7 +53351,7 @@ function userOAuthProvider(config3) {
   };
 }
 var init_user_oauth = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/credentials/user-oauth.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/user-oauth.mjs"() {
     init_credentials2();
     init_types();
     init_time();
@@ -51583,7 +53359,7 @@ var init_user_oauth = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/lib/credentials/credential-chain.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/credential-chain.mjs
 function resolveCredentialsFromConfig(config3, options2) {
   const credentialsPath = config3.authentication.credentials_path ?? null;
   const effectiveBaseURL = (config3.base_url || options2.baseURL).replace(/\/+$/, "");
@@ -51715,7 +53491,7 @@ function cachedExchangeProvider(exchange, credentialsPath, onCacheWriteError, on
   };
 }
 var init_credential_chain = __esm({
-  "node_modules/@anthropic-ai/sdk/lib/credentials/credential-chain.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/credential-chain.mjs"() {
     init_env();
     init_credentials2();
     init_types();
@@ -51726,7 +53502,7 @@ var init_credential_chain = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/core/middleware.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/core/middleware.mjs
 function isFetchOriginError(err) {
   return typeof err === "object" && err !== null && fetchOriginErrors.has(err);
 }
@@ -51822,7 +53598,7 @@ function applyMiddleware(fetchFn, middleware, options2, client) {
 }
 var fetchOriginErrors;
 var init_middleware = __esm({
-  "node_modules/@anthropic-ai/sdk/core/middleware.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/core/middleware.mjs"() {
     init_errors();
     init_parse();
     init_log();
@@ -51832,7 +53608,7 @@ var init_middleware = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/internal/to-file.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/to-file.mjs
 async function toFile(value, name2, options2) {
   checkFileSupport();
   value = await value;
@@ -51886,7 +53662,7 @@ function propsForError(value) {
 }
 var isBlobLike, isFileLike, isResponseLike;
 var init_to_file = __esm({
-  "node_modules/@anthropic-ai/sdk/internal/to-file.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/to-file.mjs"() {
     init_uploads();
     init_uploads();
     isBlobLike = (value) => value != null && typeof value === "object" && typeof value.size === "number" && typeof value.type === "string" && typeof value.text === "function" && typeof value.slice === "function" && typeof value.arrayBuffer === "function";
@@ -51895,17 +53671,17 @@ var init_to_file = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/core/uploads.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/core/uploads.mjs
 var init_uploads2 = __esm({
-  "node_modules/@anthropic-ai/sdk/core/uploads.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/core/uploads.mjs"() {
     init_to_file();
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/models.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/models.mjs
 var Models2;
 var init_models2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/models.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/models.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -51976,9 +53752,9 @@ var init_models2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/resources/index.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/index.mjs
 var init_resources2 = __esm({
-  "node_modules/@anthropic-ai/sdk/resources/index.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/index.mjs"() {
     init_shared();
     init_messages3();
     init_beta3();
@@ -51990,10 +53766,10 @@ var init_resources2 = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/client.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/client.mjs
 var _BaseAnthropic_instances, _a3, _BaseAnthropic_encoder, _BaseAnthropic_apiKeyFunction, _BaseAnthropic_openTelemetry, _BaseAnthropic_baseURLOverridden, warnedOfKeyAndTokenInEnv, BaseAnthropic, Anthropic;
 var init_client = __esm({
-  "node_modules/@anthropic-ai/sdk/client.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/client.mjs"() {
     init_tslib();
     init_values();
     init_sleep();
@@ -52420,9 +54196,9 @@ var init_client = __esm({
           }
           return APIError.generate(status, error62, message, headers);
         }
-        buildURL(path21, query, defaultBaseURL) {
+        buildURL(path22, query, defaultBaseURL) {
           const baseURL = !__classPrivateFieldGet(this, _BaseAnthropic_instances, "m", _BaseAnthropic_baseURLOverridden).call(this) && defaultBaseURL || this.baseURL;
-          const url2 = isAbsoluteURL(path21) ? new URL(path21) : new URL(baseURL + (baseURL.endsWith("/") && path21.startsWith("/") ? path21.slice(1) : path21));
+          const url2 = isAbsoluteURL(path22) ? new URL(path22) : new URL(baseURL + (baseURL.endsWith("/") && path22.startsWith("/") ? path22.slice(1) : path22));
           const defaultQuery = this.defaultQuery();
           const pathQuery = Object.fromEntries(url2.searchParams);
           if (!isEmptyObj(defaultQuery) || !isEmptyObj(pathQuery)) {
@@ -52498,24 +54274,24 @@ var init_client = __esm({
         backendMiddleware() {
           return [];
         }
-        get(path21, opts) {
-          return this.methodRequest("get", path21, opts);
+        get(path22, opts) {
+          return this.methodRequest("get", path22, opts);
         }
-        post(path21, opts) {
-          return this.methodRequest("post", path21, opts);
+        post(path22, opts) {
+          return this.methodRequest("post", path22, opts);
         }
-        patch(path21, opts) {
-          return this.methodRequest("patch", path21, opts);
+        patch(path22, opts) {
+          return this.methodRequest("patch", path22, opts);
         }
-        put(path21, opts) {
-          return this.methodRequest("put", path21, opts);
+        put(path22, opts) {
+          return this.methodRequest("put", path22, opts);
         }
-        delete(path21, opts) {
-          return this.methodRequest("delete", path21, opts);
+        delete(path22, opts) {
+          return this.methodRequest("delete", path22, opts);
         }
-        methodRequest(method, path21, opts) {
+        methodRequest(method, path22, opts) {
           return this.request(Promise.resolve(opts).then((opts2) => {
-            return { method, path: path21, ...opts2 };
+            return { method, path: path22, ...opts2 };
           }));
         }
         request(options2, remainingRetries = null) {
@@ -52661,8 +54437,8 @@ var init_client = __esm({
           armAbandonmentBackstop(response.body ?? response, controller);
           return { response, options: options2, controller, requestLogID, retryOfRequestLogID, startTime: startTime2 };
         }
-        getAPIList(path21, Page2, opts) {
-          return this.requestAPIList(Page2, opts && "then" in opts ? opts.then((opts2) => ({ method: "get", path: path21, ...opts2 })) : { method: "get", path: path21, ...opts });
+        getAPIList(path22, Page2, opts) {
+          return this.requestAPIList(Page2, opts && "then" in opts ? opts.then((opts2) => ({ method: "get", path: path22, ...opts2 })) : { method: "get", path: path22, ...opts });
         }
         requestAPIList(Page2, options2) {
           if (!this._tracer) {
@@ -52796,14 +54572,14 @@ var init_client = __esm({
         }
         async buildRequest(inputOptions, { retryCount = 0 } = {}) {
           const options2 = { ...inputOptions };
-          const { method, path: path21, query, defaultBaseURL } = options2;
+          const { method, path: path22, query, defaultBaseURL } = options2;
           if (this._authState.resolution) {
             await this._authState.resolution;
           }
           if (!this._baseURLIsExplicit && this._authState.baseURL && this.baseURL !== this._authState.baseURL) {
             this.baseURL = this._authState.baseURL;
           }
-          const url2 = this.buildURL(path21, query, defaultBaseURL);
+          const url2 = this.buildURL(path22, query, defaultBaseURL);
           if ("timeout" in options2)
             validatePositiveInteger("timeout", options2.timeout);
           options2.timeout = options2.timeout ?? this.timeout;
@@ -53002,21 +54778,21 @@ var init_client = __esm({
   }
 });
 
-// node_modules/@anthropic-ai/sdk/index.mjs
+// ../../../work/main/node_modules/@anthropic-ai/sdk/index.mjs
 var init_sdk = __esm({
-  "node_modules/@anthropic-ai/sdk/index.mjs"() {
+  "../../../work/main/node_modules/@anthropic-ai/sdk/index.mjs"() {
     init_client();
     init_error();
   }
 });
 
-// node_modules/isexe/windows.js
+// ../../../work/main/node_modules/isexe/windows.js
 var require_windows = __commonJS({
-  "node_modules/isexe/windows.js"(exports2, module2) {
+  "../../../work/main/node_modules/isexe/windows.js"(exports2, module2) {
     module2.exports = isexe;
     isexe.sync = sync;
     var fs5 = __require("fs");
-    function checkPathExt(path21, options2) {
+    function checkPathExt(path22, options2) {
       var pathext = options2.pathExt !== void 0 ? options2.pathExt : process.env.PATHEXT;
       if (!pathext) {
         return true;
@@ -53027,42 +54803,42 @@ var require_windows = __commonJS({
       }
       for (var i2 = 0; i2 < pathext.length; i2++) {
         var p = pathext[i2].toLowerCase();
-        if (p && path21.substr(-p.length).toLowerCase() === p) {
+        if (p && path22.substr(-p.length).toLowerCase() === p) {
           return true;
         }
       }
       return false;
     }
-    function checkStat(stat9, path21, options2) {
+    function checkStat(stat9, path22, options2) {
       if (!stat9.isSymbolicLink() && !stat9.isFile()) {
         return false;
       }
-      return checkPathExt(path21, options2);
+      return checkPathExt(path22, options2);
     }
-    function isexe(path21, options2, cb) {
-      fs5.stat(path21, function(er, stat9) {
-        cb(er, er ? false : checkStat(stat9, path21, options2));
+    function isexe(path22, options2, cb) {
+      fs5.stat(path22, function(er, stat9) {
+        cb(er, er ? false : checkStat(stat9, path22, options2));
       });
     }
-    function sync(path21, options2) {
-      return checkStat(fs5.statSync(path21), path21, options2);
+    function sync(path22, options2) {
+      return checkStat(fs5.statSync(path22), path22, options2);
     }
   }
 });
 
-// node_modules/isexe/mode.js
+// ../../../work/main/node_modules/isexe/mode.js
 var require_mode = __commonJS({
-  "node_modules/isexe/mode.js"(exports2, module2) {
+  "../../../work/main/node_modules/isexe/mode.js"(exports2, module2) {
     module2.exports = isexe;
     isexe.sync = sync;
     var fs5 = __require("fs");
-    function isexe(path21, options2, cb) {
-      fs5.stat(path21, function(er, stat9) {
+    function isexe(path22, options2, cb) {
+      fs5.stat(path22, function(er, stat9) {
         cb(er, er ? false : checkStat(stat9, options2));
       });
     }
-    function sync(path21, options2) {
-      return checkStat(fs5.statSync(path21), options2);
+    function sync(path22, options2) {
+      return checkStat(fs5.statSync(path22), options2);
     }
     function checkStat(stat9, options2) {
       return stat9.isFile() && checkMode(stat9, options2);
@@ -53083,9 +54859,9 @@ var require_mode = __commonJS({
   }
 });
 
-// node_modules/isexe/index.js
+// ../../../work/main/node_modules/isexe/index.js
 var require_isexe = __commonJS({
-  "node_modules/isexe/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/isexe/index.js"(exports2, module2) {
     var fs5 = __require("fs");
     var core;
     if (process.platform === "win32" || global.TESTING_WINDOWS) {
@@ -53095,7 +54871,7 @@ var require_isexe = __commonJS({
     }
     module2.exports = isexe;
     isexe.sync = sync;
-    function isexe(path21, options2, cb) {
+    function isexe(path22, options2, cb) {
       if (typeof options2 === "function") {
         cb = options2;
         options2 = {};
@@ -53105,7 +54881,7 @@ var require_isexe = __commonJS({
           throw new TypeError("callback not provided");
         }
         return new Promise(function(resolve3, reject) {
-          isexe(path21, options2 || {}, function(er, is) {
+          isexe(path22, options2 || {}, function(er, is) {
             if (er) {
               reject(er);
             } else {
@@ -53114,7 +54890,7 @@ var require_isexe = __commonJS({
           });
         });
       }
-      core(path21, options2 || {}, function(er, is) {
+      core(path22, options2 || {}, function(er, is) {
         if (er) {
           if (er.code === "EACCES" || options2 && options2.ignoreErrors) {
             er = null;
@@ -53124,9 +54900,9 @@ var require_isexe = __commonJS({
         cb(er, is);
       });
     }
-    function sync(path21, options2) {
+    function sync(path22, options2) {
       try {
-        return core.sync(path21, options2 || {});
+        return core.sync(path22, options2 || {});
       } catch (er) {
         if (options2 && options2.ignoreErrors || er.code === "EACCES") {
           return false;
@@ -53138,11 +54914,11 @@ var require_isexe = __commonJS({
   }
 });
 
-// node_modules/which/which.js
+// ../../../work/main/node_modules/which/which.js
 var require_which = __commonJS({
-  "node_modules/which/which.js"(exports2, module2) {
+  "../../../work/main/node_modules/which/which.js"(exports2, module2) {
     var isWindows = process.platform === "win32" || process.env.OSTYPE === "cygwin" || process.env.OSTYPE === "msys";
-    var path21 = __require("path");
+    var path22 = __require("path");
     var COLON = isWindows ? ";" : ":";
     var isexe = require_isexe();
     var getNotFoundError = (cmd) => Object.assign(new Error(`not found: ${cmd}`), { code: "ENOENT" });
@@ -53180,7 +54956,7 @@ var require_which = __commonJS({
           return opt.all && found.length ? resolve3(found) : reject(getNotFoundError(cmd));
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path21.join(pathPart, cmd);
+        const pCmd = path22.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         resolve3(subStep(p, i2, 0));
       });
@@ -53207,7 +54983,7 @@ var require_which = __commonJS({
       for (let i2 = 0; i2 < pathEnv.length; i2++) {
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path21.join(pathPart, cmd);
+        const pCmd = path22.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         for (let j = 0; j < pathExt.length; j++) {
           const cur = p + pathExt[j];
@@ -53234,9 +55010,9 @@ var require_which = __commonJS({
   }
 });
 
-// node_modules/path-key/index.js
+// ../../../work/main/node_modules/path-key/index.js
 var require_path_key = __commonJS({
-  "node_modules/path-key/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/path-key/index.js"(exports2, module2) {
     "use strict";
     var pathKey2 = (options2 = {}) => {
       const environment = options2.env || process.env;
@@ -53251,11 +55027,11 @@ var require_path_key = __commonJS({
   }
 });
 
-// node_modules/cross-spawn/lib/util/resolveCommand.js
+// ../../../work/main/node_modules/cross-spawn/lib/util/resolveCommand.js
 var require_resolveCommand = __commonJS({
-  "node_modules/cross-spawn/lib/util/resolveCommand.js"(exports2, module2) {
+  "../../../work/main/node_modules/cross-spawn/lib/util/resolveCommand.js"(exports2, module2) {
     "use strict";
-    var path21 = __require("path");
+    var path22 = __require("path");
     var which = require_which();
     var getPathKey = require_path_key();
     function resolveCommandAttempt(parsed, withoutPathExt) {
@@ -53273,7 +55049,7 @@ var require_resolveCommand = __commonJS({
       try {
         resolved = which.sync(parsed.command, {
           path: env[getPathKey({ env })],
-          pathExt: withoutPathExt ? path21.delimiter : void 0
+          pathExt: withoutPathExt ? path22.delimiter : void 0
         });
       } catch (e) {
       } finally {
@@ -53282,7 +55058,7 @@ var require_resolveCommand = __commonJS({
         }
       }
       if (resolved) {
-        resolved = path21.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
+        resolved = path22.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
       }
       return resolved;
     }
@@ -53293,9 +55069,9 @@ var require_resolveCommand = __commonJS({
   }
 });
 
-// node_modules/cross-spawn/lib/util/escape.js
+// ../../../work/main/node_modules/cross-spawn/lib/util/escape.js
 var require_escape = __commonJS({
-  "node_modules/cross-spawn/lib/util/escape.js"(exports2, module2) {
+  "../../../work/main/node_modules/cross-spawn/lib/util/escape.js"(exports2, module2) {
     "use strict";
     var metaCharsRegExp = /([()\][%!^"`<>&|;, *?])/g;
     function escapeCommand(arg) {
@@ -53318,17 +55094,17 @@ var require_escape = __commonJS({
   }
 });
 
-// node_modules/shebang-regex/index.js
+// ../../../work/main/node_modules/shebang-regex/index.js
 var require_shebang_regex = __commonJS({
-  "node_modules/shebang-regex/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/shebang-regex/index.js"(exports2, module2) {
     "use strict";
     module2.exports = /^#!(.*)/;
   }
 });
 
-// node_modules/shebang-command/index.js
+// ../../../work/main/node_modules/shebang-command/index.js
 var require_shebang_command = __commonJS({
-  "node_modules/shebang-command/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/shebang-command/index.js"(exports2, module2) {
     "use strict";
     var shebangRegex = require_shebang_regex();
     module2.exports = (string4 = "") => {
@@ -53336,8 +55112,8 @@ var require_shebang_command = __commonJS({
       if (!match) {
         return null;
       }
-      const [path21, argument] = match[0].replace(/#! ?/, "").split(" ");
-      const binary = path21.split("/").pop();
+      const [path22, argument] = match[0].replace(/#! ?/, "").split(" ");
+      const binary = path22.split("/").pop();
       if (binary === "env") {
         return argument;
       }
@@ -53346,9 +55122,9 @@ var require_shebang_command = __commonJS({
   }
 });
 
-// node_modules/cross-spawn/lib/util/readShebang.js
+// ../../../work/main/node_modules/cross-spawn/lib/util/readShebang.js
 var require_readShebang = __commonJS({
-  "node_modules/cross-spawn/lib/util/readShebang.js"(exports2, module2) {
+  "../../../work/main/node_modules/cross-spawn/lib/util/readShebang.js"(exports2, module2) {
     "use strict";
     var fs5 = __require("fs");
     var shebangCommand = require_shebang_command();
@@ -53368,11 +55144,11 @@ var require_readShebang = __commonJS({
   }
 });
 
-// node_modules/cross-spawn/lib/parse.js
-var require_parse = __commonJS({
-  "node_modules/cross-spawn/lib/parse.js"(exports2, module2) {
+// ../../../work/main/node_modules/cross-spawn/lib/parse.js
+var require_parse2 = __commonJS({
+  "../../../work/main/node_modules/cross-spawn/lib/parse.js"(exports2, module2) {
     "use strict";
-    var path21 = __require("path");
+    var path22 = __require("path");
     var resolveCommand = require_resolveCommand();
     var escape2 = require_escape();
     var readShebang = require_readShebang();
@@ -53397,7 +55173,7 @@ var require_parse = __commonJS({
       const needsShell = !isExecutableRegExp.test(commandFile);
       if (parsed.options.forceShell || needsShell) {
         const needsDoubleEscapeMetaChars = isCmdShimRegExp.test(commandFile);
-        parsed.command = path21.normalize(parsed.command);
+        parsed.command = path22.normalize(parsed.command);
         parsed.command = escape2.command(parsed.command);
         parsed.args = parsed.args.map((arg) => escape2.argument(arg, needsDoubleEscapeMetaChars));
         const shellCommand = [parsed.command].concat(parsed.args).join(" ");
@@ -53430,9 +55206,9 @@ var require_parse = __commonJS({
   }
 });
 
-// node_modules/cross-spawn/lib/enoent.js
+// ../../../work/main/node_modules/cross-spawn/lib/enoent.js
 var require_enoent = __commonJS({
-  "node_modules/cross-spawn/lib/enoent.js"(exports2, module2) {
+  "../../../work/main/node_modules/cross-spawn/lib/enoent.js"(exports2, module2) {
     "use strict";
     var isWin = process.platform === "win32";
     function notFoundError(original, syscall) {
@@ -53480,12 +55256,12 @@ var require_enoent = __commonJS({
   }
 });
 
-// node_modules/cross-spawn/index.js
+// ../../../work/main/node_modules/cross-spawn/index.js
 var require_cross_spawn = __commonJS({
-  "node_modules/cross-spawn/index.js"(exports2, module2) {
+  "../../../work/main/node_modules/cross-spawn/index.js"(exports2, module2) {
     "use strict";
     var cp2 = __require("child_process");
-    var parse5 = require_parse();
+    var parse5 = require_parse2();
     var enoent = require_enoent();
     function spawn7(command, args, options2) {
       const parsed = parse5(command, args, options2);
@@ -53508,13 +55284,13 @@ var require_cross_spawn = __commonJS({
 });
 
 // src/main/action.ts
-import { appendFile as appendFile2, readFile as readFile6 } from "node:fs/promises";
-import path20 from "node:path";
+import { appendFile as appendFile3, readFile as readFile6 } from "node:fs/promises";
+import path21 from "node:path";
 
 // src/config/repo-config.ts
 var import_yaml = __toESM(require_dist(), 1);
 
-// node_modules/zod/v4/classic/external.js
+// ../../../work/main/node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
   $brand: () => $brand,
@@ -53777,7 +55553,7 @@ __export(external_exports, {
   xor: () => xor
 });
 
-// node_modules/zod/v4/core/index.js
+// ../../../work/main/node_modules/zod/v4/core/index.js
 var core_exports2 = {};
 __export(core_exports2, {
   $ZodAny: () => $ZodAny,
@@ -54094,7 +55870,7 @@ __export(core_exports2, {
   withParser: () => withParser
 });
 
-// node_modules/zod/v4/core/util.js
+// ../../../work/main/node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
   BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
@@ -54331,10 +56107,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path21) {
-  if (!path21)
+function getElementAtPath(obj, path22) {
+  if (!path22)
     return obj;
-  return path21.reduce((acc, key) => acc?.[key], obj);
+  return path22.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -54674,11 +56450,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path21, issues) {
+function prefixIssues(path22, issues) {
   return issues.map((iss) => {
     var _a4;
     (_a4 = iss).path ?? (_a4.path = []);
-    iss.path.unshift(path21);
+    iss.path.unshift(path22);
     return iss;
   });
 }
@@ -54950,7 +56726,7 @@ function constantCatch(value) {
   return fn;
 }
 
-// node_modules/zod/v4/core/core.js
+// ../../../work/main/node_modules/zod/v4/core/core.js
 var _a;
 var NEVER = /* @__PURE__ */ Object.freeze({
   status: "aborted"
@@ -55072,7 +56848,7 @@ function config(newConfig) {
   return globalConfig;
 }
 
-// node_modules/zod/v4/core/errors.js
+// ../../../work/main/node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -55140,16 +56916,16 @@ function flattenError(error62, mapper = (issue2) => issue2.message) {
 }
 function formatError(error62, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error63, path21 = []) => {
+  const processError = (error63, path22 = []) => {
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path21, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path22, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path21, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path22, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path21, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path22, ...issue2.path]);
       } else {
-        const fullpath = [...path21, ...issue2.path];
+        const fullpath = [...path22, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -55188,17 +56964,17 @@ function formatError(error62, mapper = (issue2) => issue2.message) {
 }
 function treeifyError(error62, mapper = (issue2) => issue2.message) {
   const result = { errors: [] };
-  const processError = (error63, path21 = []) => {
+  const processError = (error63, path22 = []) => {
     var _a4;
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path21, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path22, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path21, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path22, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path21, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path22, ...issue2.path]);
       } else {
-        const fullpath = [...path21, ...issue2.path];
+        const fullpath = [...path22, ...issue2.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue2));
           continue;
@@ -55237,8 +57013,8 @@ function treeifyError(error62, mapper = (issue2) => issue2.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path21 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path21) {
+  const path22 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path22) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -55264,7 +57040,7 @@ function prettifyError(error62) {
   return lines.join("\n");
 }
 
-// node_modules/zod/v4/core/parse.js
+// ../../../work/main/node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
@@ -55424,7 +57200,7 @@ var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 var safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync($ZodRealError);
 
-// node_modules/zod/v4/core/regexes.js
+// ../../../work/main/node_modules/zod/v4/core/regexes.js
 var regexes_exports = {};
 __export(regexes_exports, {
   anyString: () => anyString,
@@ -55596,7 +57372,7 @@ var sha512_hex = /^[0-9a-fA-F]{128}$/;
 var sha512_base64 = /* @__PURE__ */ fixedBase64(86, "==");
 var sha512_base64url = /* @__PURE__ */ fixedBase64url(86);
 
-// node_modules/zod/v4/core/checks.js
+// ../../../work/main/node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
   var _a4;
   inst._zod ?? (inst._zod = {});
@@ -56072,7 +57848,7 @@ var $ZodCheckOverwrite = /* @__PURE__ */ $constructor("$ZodCheckOverwrite", (ins
   };
 });
 
-// node_modules/zod/v4/core/doc.js
+// ../../../work/main/node_modules/zod/v4/core/doc.js
 var Doc = class {
   constructor(args = [], closed = {}) {
     this.content = [];
@@ -56113,14 +57889,14 @@ ${content.join("\n")}
   }
 };
 
-// node_modules/zod/v4/core/versions.js
+// ../../../work/main/node_modules/zod/v4/core/versions.js
 var version = {
   major: 4,
   minor: 6,
   patch: 7
 };
 
-// node_modules/zod/v4/core/schemas.js
+// ../../../work/main/node_modules/zod/v4/core/schemas.js
 var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
   var _a4;
   inst ?? (inst = {});
@@ -58562,7 +60338,7 @@ function handleRefineResult(result, payload, input3, inst) {
   }
 }
 
-// node_modules/zod/v4/core/memoizer.js
+// ../../../work/main/node_modules/zod/v4/core/memoizer.js
 var $ZodCyclicError = class extends Error {
   constructor() {
     super(`Cannot parse a reference cycle that closes through a transform`);
@@ -58839,7 +60615,7 @@ function isBackEdge(ctx, value) {
   return backEdges !== void 0 && isRef(value) && backEdges.has(value);
 }
 
-// node_modules/zod/v4/locales/index.js
+// ../../../work/main/node_modules/zod/v4/locales/index.js
 var locales_exports = {};
 __export(locales_exports, {
   ar: () => ar_default,
@@ -58907,7 +60683,7 @@ __export(locales_exports, {
   zhTW: () => zh_TW_default
 });
 
-// node_modules/zod/v4/locales/ar.js
+// ../../../work/main/node_modules/zod/v4/locales/ar.js
 var error = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0641", verb: "\u0623\u0646 \u064A\u062D\u0648\u064A" },
@@ -59019,7 +60795,7 @@ function ar_default() {
   };
 }
 
-// node_modules/zod/v4/locales/az.js
+// ../../../work/main/node_modules/zod/v4/locales/az.js
 var error2 = () => {
   const Sizable = {
     string: { unit: "simvol", verb: "olmal\u0131d\u0131r" },
@@ -59130,7 +60906,7 @@ function az_default() {
   };
 }
 
-// node_modules/zod/v4/locales/be.js
+// ../../../work/main/node_modules/zod/v4/locales/be.js
 function getBelarusianPlural(count3, one, few, many) {
   const absCount = Math.abs(count3);
   const lastDigit = absCount % 10;
@@ -59299,7 +61075,7 @@ function be_default() {
   };
 }
 
-// node_modules/zod/v4/locales/bg.js
+// ../../../work/main/node_modules/zod/v4/locales/bg.js
 var error4 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0430", verb: "\u0434\u0430 \u0441\u044A\u0434\u044A\u0440\u0436\u0430" },
@@ -59425,7 +61201,7 @@ function bg_default() {
   };
 }
 
-// node_modules/zod/v4/locales/bn.js
+// ../../../work/main/node_modules/zod/v4/locales/bn.js
 var error5 = () => {
   const Sizable = {
     string: { unit: "\u0985\u0995\u09CD\u09B7\u09B0", verb: "\u09A5\u09BE\u0995\u09A4\u09C7 \u09B9\u09AC\u09C7" },
@@ -59539,7 +61315,7 @@ function bn_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ca.js
+// ../../../work/main/node_modules/zod/v4/locales/ca.js
 var error6 = () => {
   const Sizable = {
     string: { unit: "car\xE0cters", verb: "contenir" },
@@ -59653,7 +61429,7 @@ function ca_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ckb.js
+// ../../../work/main/node_modules/zod/v4/locales/ckb.js
 var error7 = () => {
   const Sizable = {
     string: { unit: "\u067E\u06CC\u062A", verb: "\u0628\u06CE\u062A" },
@@ -59786,7 +61562,7 @@ function ckb_default() {
   };
 }
 
-// node_modules/zod/v4/locales/cs.js
+// ../../../work/main/node_modules/zod/v4/locales/cs.js
 var error8 = () => {
   const Sizable = {
     string: { unit: "znak\u016F", verb: "m\xEDt" },
@@ -59903,7 +61679,7 @@ function cs_default() {
   };
 }
 
-// node_modules/zod/v4/locales/da.js
+// ../../../work/main/node_modules/zod/v4/locales/da.js
 var error9 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "havde" },
@@ -60024,7 +61800,7 @@ function da_default() {
   };
 }
 
-// node_modules/zod/v4/locales/de.js
+// ../../../work/main/node_modules/zod/v4/locales/de.js
 var error10 = () => {
   const Sizable = {
     string: { unit: "Zeichen", verb: "zu haben" },
@@ -60138,7 +61914,7 @@ function de_default() {
   };
 }
 
-// node_modules/zod/v4/locales/el.js
+// ../../../work/main/node_modules/zod/v4/locales/el.js
 var error11 = () => {
   const Sizable = {
     string: { unit: "\u03C7\u03B1\u03C1\u03B1\u03BA\u03C4\u03AE\u03C1\u03B5\u03C2", verb: "\u03BD\u03B1 \u03AD\u03C7\u03B5\u03B9" },
@@ -60251,7 +62027,7 @@ function el_default() {
   };
 }
 
-// node_modules/zod/v4/locales/en.js
+// ../../../work/main/node_modules/zod/v4/locales/en.js
 var error12 = () => {
   const Sizable = {
     string: { unit: "characters", verb: "to have" },
@@ -60376,7 +62152,7 @@ function en_default() {
   };
 }
 
-// node_modules/zod/v4/locales/eo.js
+// ../../../work/main/node_modules/zod/v4/locales/eo.js
 var error13 = () => {
   const Sizable = {
     string: { unit: "karaktrojn", verb: "havi" },
@@ -60491,7 +62267,7 @@ function eo_default() {
   };
 }
 
-// node_modules/zod/v4/locales/es.js
+// ../../../work/main/node_modules/zod/v4/locales/es.js
 var error14 = () => {
   const Sizable = {
     string: { unit: "caracteres", verb: "tener" },
@@ -60628,7 +62404,7 @@ function es_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fa.js
+// ../../../work/main/node_modules/zod/v4/locales/fa.js
 var error15 = () => {
   const Sizable = {
     string: { unit: "\u06A9\u0627\u0631\u0627\u06A9\u062A\u0631", verb: "\u062F\u0627\u0634\u062A\u0647 \u0628\u0627\u0634\u062F" },
@@ -60748,7 +62524,7 @@ function fa_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fi.js
+// ../../../work/main/node_modules/zod/v4/locales/fi.js
 var error16 = () => {
   const Sizable = {
     string: { unit: "merkki\xE4", subject: "merkkijonon" },
@@ -60866,7 +62642,7 @@ function fi_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fr.js
+// ../../../work/main/node_modules/zod/v4/locales/fr.js
 var error17 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -60996,7 +62772,7 @@ function fr_default() {
   };
 }
 
-// node_modules/zod/v4/locales/fr-CA.js
+// ../../../work/main/node_modules/zod/v4/locales/fr-CA.js
 var error18 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -61109,7 +62885,7 @@ function fr_CA_default() {
   };
 }
 
-// node_modules/zod/v4/locales/gu.js
+// ../../../work/main/node_modules/zod/v4/locales/gu.js
 var error19 = () => {
   const Sizable = {
     string: { unit: "\u0A85\u0A95\u0ACD\u0AB7\u0AB0", verb: "\u0AB9\u0ACB\u0AB5\u0ABE \u0A9C\u0ACB\u0A88\u0A8F" },
@@ -61223,7 +62999,7 @@ function gu_default() {
   };
 }
 
-// node_modules/zod/v4/locales/he.js
+// ../../../work/main/node_modules/zod/v4/locales/he.js
 var error20 = () => {
   const TypeNames = {
     string: { label: "\u05DE\u05D7\u05E8\u05D5\u05D6\u05EA", gender: "f" },
@@ -61425,7 +63201,7 @@ function he_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hi.js
+// ../../../work/main/node_modules/zod/v4/locales/hi.js
 var error21 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0930\u0916\u0928\u0947 \u0915\u0947 \u0932\u093F\u090F" },
@@ -61537,7 +63313,7 @@ function hi_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hr.js
+// ../../../work/main/node_modules/zod/v4/locales/hr.js
 var error22 = () => {
   const Sizable = {
     string: { unit: "znakova", verb: "imati" },
@@ -61664,7 +63440,7 @@ function hr_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hu.js
+// ../../../work/main/node_modules/zod/v4/locales/hu.js
 var error23 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "legyen" },
@@ -61778,7 +63554,7 @@ function hu_default() {
   };
 }
 
-// node_modules/zod/v4/locales/hy.js
+// ../../../work/main/node_modules/zod/v4/locales/hy.js
 function getArmenianPlural(count3, one, many) {
   return Math.abs(count3) === 1 ? one : many;
 }
@@ -61937,7 +63713,7 @@ function hy_default() {
   };
 }
 
-// node_modules/zod/v4/locales/id.js
+// ../../../work/main/node_modules/zod/v4/locales/id.js
 var error25 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "memiliki" },
@@ -62049,7 +63825,7 @@ function id_default() {
   };
 }
 
-// node_modules/zod/v4/locales/is.js
+// ../../../work/main/node_modules/zod/v4/locales/is.js
 var error26 = () => {
   const Sizable = {
     string: { unit: "stafi", verb: "a\xF0 hafa" },
@@ -62164,7 +63940,7 @@ function is_default() {
   };
 }
 
-// node_modules/zod/v4/locales/it.js
+// ../../../work/main/node_modules/zod/v4/locales/it.js
 var error27 = () => {
   const Sizable = {
     string: { unit: "caratteri", verb: "avere" },
@@ -62278,7 +64054,7 @@ function it_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ja.js
+// ../../../work/main/node_modules/zod/v4/locales/ja.js
 var error28 = () => {
   const Sizable = {
     string: { unit: "\u6587\u5B57", verb: "\u3067\u3042\u308B" },
@@ -62391,7 +64167,7 @@ function ja_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ka.js
+// ../../../work/main/node_modules/zod/v4/locales/ka.js
 var error29 = () => {
   const Sizable = {
     string: { unit: "\u10E1\u10D8\u10DB\u10D1\u10DD\u10DA\u10DD", verb: "\u10E3\u10DC\u10D3\u10D0 \u10E8\u10D4\u10D8\u10EA\u10D0\u10D5\u10D3\u10D4\u10E1" },
@@ -62509,7 +64285,7 @@ function ka_default() {
   };
 }
 
-// node_modules/zod/v4/locales/km.js
+// ../../../work/main/node_modules/zod/v4/locales/km.js
 var error30 = () => {
   const Sizable = {
     string: { unit: "\u178F\u17BD\u17A2\u1780\u17D2\u179F\u179A", verb: "\u1782\u17BD\u179A\u1798\u17B6\u1793" },
@@ -62625,12 +64401,12 @@ function km_default() {
   };
 }
 
-// node_modules/zod/v4/locales/kh.js
+// ../../../work/main/node_modules/zod/v4/locales/kh.js
 function kh_default() {
   return km_default();
 }
 
-// node_modules/zod/v4/locales/kn.js
+// ../../../work/main/node_modules/zod/v4/locales/kn.js
 var error31 = () => {
   const Sizable = {
     string: { unit: "\u0C85\u0C95\u0CCD\u0CB7\u0CB0\u0C97\u0CB3\u0CC1", verb: "\u0CB9\u0CCA\u0C82\u0CA6\u0CB2\u0CC1" },
@@ -62746,7 +64522,7 @@ function kn_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ko.js
+// ../../../work/main/node_modules/zod/v4/locales/ko.js
 var error32 = () => {
   const Sizable = {
     string: { unit: "\uBB38\uC790", verb: "to have" },
@@ -62863,7 +64639,7 @@ function ko_default() {
   };
 }
 
-// node_modules/zod/v4/locales/lt.js
+// ../../../work/main/node_modules/zod/v4/locales/lt.js
 var capitalizeFirstCharacter = (text) => {
   return text.charAt(0).toUpperCase() + text.slice(1);
 };
@@ -63071,7 +64847,7 @@ function lt_default() {
   };
 }
 
-// node_modules/zod/v4/locales/mk.js
+// ../../../work/main/node_modules/zod/v4/locales/mk.js
 var error34 = () => {
   const Sizable = {
     string: { unit: "\u0437\u043D\u0430\u0446\u0438", verb: "\u0434\u0430 \u0438\u043C\u0430\u0430\u0442" },
@@ -63186,7 +64962,7 @@ function mk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ms.js
+// ../../../work/main/node_modules/zod/v4/locales/ms.js
 var error35 = () => {
   const Sizable = {
     string: { unit: "aksara", verb: "mempunyai" },
@@ -63299,7 +65075,7 @@ function ms_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ne.js
+// ../../../work/main/node_modules/zod/v4/locales/ne.js
 var error36 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0939\u0941\u0928\u0941\u092A\u0930\u094D\u091B" },
@@ -63411,7 +65187,7 @@ function ne_default() {
   };
 }
 
-// node_modules/zod/v4/locales/nl.js
+// ../../../work/main/node_modules/zod/v4/locales/nl.js
 var error37 = () => {
   const Sizable = {
     string: { unit: "tekens", verb: "heeft" },
@@ -63527,7 +65303,7 @@ function nl_default() {
   };
 }
 
-// node_modules/zod/v4/locales/nn.js
+// ../../../work/main/node_modules/zod/v4/locales/nn.js
 var error38 = () => {
   const Sizable = {
     string: { unit: "teikn", verb: "\xE5 ha" },
@@ -63641,7 +65417,7 @@ function nn_default() {
   };
 }
 
-// node_modules/zod/v4/locales/no.js
+// ../../../work/main/node_modules/zod/v4/locales/no.js
 var error39 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "\xE5 ha" },
@@ -63755,7 +65531,7 @@ function no_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ota.js
+// ../../../work/main/node_modules/zod/v4/locales/ota.js
 var error40 = () => {
   const Sizable = {
     string: { unit: "harf", verb: "olmal\u0131d\u0131r" },
@@ -63870,7 +65646,7 @@ function ota_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ps.js
+// ../../../work/main/node_modules/zod/v4/locales/ps.js
 var error41 = () => {
   const Sizable = {
     string: { unit: "\u062A\u0648\u06A9\u064A", verb: "\u0648\u0644\u0631\u064A" },
@@ -63990,7 +65766,7 @@ function ps_default() {
   };
 }
 
-// node_modules/zod/v4/locales/pl.js
+// ../../../work/main/node_modules/zod/v4/locales/pl.js
 var error42 = () => {
   const Sizable = {
     string: { unit: "znak\xF3w", verb: "mie\u0107" },
@@ -64105,7 +65881,7 @@ function pl_default() {
   };
 }
 
-// node_modules/zod/v4/locales/pt.js
+// ../../../work/main/node_modules/zod/v4/locales/pt.js
 var error43 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -64249,7 +66025,7 @@ function pt_default() {
   };
 }
 
-// node_modules/zod/v4/locales/pt-BR.js
+// ../../../work/main/node_modules/zod/v4/locales/pt-BR.js
 var error44 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -64394,7 +66170,7 @@ function pt_BR_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ro.js
+// ../../../work/main/node_modules/zod/v4/locales/ro.js
 var error45 = () => {
   const Sizable = {
     string: { unit: "caractere", verb: "s\u0103 aib\u0103" },
@@ -64517,7 +66293,7 @@ function ro_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ru.js
+// ../../../work/main/node_modules/zod/v4/locales/ru.js
 function getRussianPlural(count3, one, few, many) {
   const absCount = Math.abs(count3);
   const lastDigit = absCount % 10;
@@ -64686,7 +66462,7 @@ function ru_default() {
   };
 }
 
-// node_modules/zod/v4/locales/sk.js
+// ../../../work/main/node_modules/zod/v4/locales/sk.js
 var error47 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "ma\u0165" },
@@ -64803,7 +66579,7 @@ function sk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/sl.js
+// ../../../work/main/node_modules/zod/v4/locales/sl.js
 var error48 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "imeti" },
@@ -64918,7 +66694,7 @@ function sl_default() {
   };
 }
 
-// node_modules/zod/v4/locales/sv.js
+// ../../../work/main/node_modules/zod/v4/locales/sv.js
 var error49 = () => {
   const Sizable = {
     string: { unit: "tecken", verb: "att ha" },
@@ -65034,7 +66810,7 @@ function sv_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ta.js
+// ../../../work/main/node_modules/zod/v4/locales/ta.js
 var error50 = () => {
   const Sizable = {
     string: { unit: "\u0B8E\u0BB4\u0BC1\u0BA4\u0BCD\u0BA4\u0BC1\u0B95\u0BCD\u0B95\u0BB3\u0BCD", verb: "\u0B95\u0BCA\u0BA3\u0BCD\u0B9F\u0BBF\u0BB0\u0BC1\u0B95\u0BCD\u0B95 \u0BB5\u0BC7\u0BA3\u0BCD\u0B9F\u0BC1\u0BAE\u0BCD" },
@@ -65150,7 +66926,7 @@ function ta_default() {
   };
 }
 
-// node_modules/zod/v4/locales/tg.js
+// ../../../work/main/node_modules/zod/v4/locales/tg.js
 var error51 = () => {
   const Sizable = {
     string: { unit: "\u0430\u043B\u043E\u043C\u0430\u0442", verb: "\u0434\u043E\u0448\u0442\u0430 \u0431\u043E\u0448\u0430\u0434" },
@@ -65267,7 +67043,7 @@ function tg_default() {
   };
 }
 
-// node_modules/zod/v4/locales/th.js
+// ../../../work/main/node_modules/zod/v4/locales/th.js
 var error52 = () => {
   const Sizable = {
     string: { unit: "\u0E15\u0E31\u0E27\u0E2D\u0E31\u0E01\u0E29\u0E23", verb: "\u0E04\u0E27\u0E23\u0E21\u0E35" },
@@ -65383,7 +67159,7 @@ function th_default() {
   };
 }
 
-// node_modules/zod/v4/locales/tk.js
+// ../../../work/main/node_modules/zod/v4/locales/tk.js
 var error53 = () => {
   const Sizable = {
     string: { unit: "simwol", verb: "bolmaly" },
@@ -65491,7 +67267,7 @@ function tk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/tr.js
+// ../../../work/main/node_modules/zod/v4/locales/tr.js
 var error54 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "olmal\u0131" },
@@ -65602,7 +67378,7 @@ function tr_default() {
   };
 }
 
-// node_modules/zod/v4/locales/uk.js
+// ../../../work/main/node_modules/zod/v4/locales/uk.js
 var error55 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0456\u0432", verb: "\u043C\u0430\u0442\u0438\u043C\u0435" },
@@ -65716,12 +67492,12 @@ function uk_default() {
   };
 }
 
-// node_modules/zod/v4/locales/ua.js
+// ../../../work/main/node_modules/zod/v4/locales/ua.js
 function ua_default() {
   return uk_default();
 }
 
-// node_modules/zod/v4/locales/ur.js
+// ../../../work/main/node_modules/zod/v4/locales/ur.js
 var error56 = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0648\u0641", verb: "\u06C1\u0648\u0646\u0627" },
@@ -65837,7 +67613,7 @@ function ur_default() {
   };
 }
 
-// node_modules/zod/v4/locales/uz.js
+// ../../../work/main/node_modules/zod/v4/locales/uz.js
 var error57 = () => {
   const Sizable = {
     string: { unit: "belgi", verb: "bo\u2018lishi kerak" },
@@ -65951,7 +67727,7 @@ function uz_default() {
   };
 }
 
-// node_modules/zod/v4/locales/vi.js
+// ../../../work/main/node_modules/zod/v4/locales/vi.js
 var error58 = () => {
   const Sizable = {
     string: { unit: "k\xFD t\u1EF1", verb: "c\xF3" },
@@ -66065,7 +67841,7 @@ function vi_default() {
   };
 }
 
-// node_modules/zod/v4/locales/zh-CN.js
+// ../../../work/main/node_modules/zod/v4/locales/zh-CN.js
 var error59 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u7B26", verb: "\u5305\u542B" },
@@ -66180,7 +67956,7 @@ function zh_CN_default() {
   };
 }
 
-// node_modules/zod/v4/locales/zh-TW.js
+// ../../../work/main/node_modules/zod/v4/locales/zh-TW.js
 var error60 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u5143", verb: "\u64C1\u6709" },
@@ -66293,7 +68069,7 @@ function zh_TW_default() {
   };
 }
 
-// node_modules/zod/v4/locales/yo.js
+// ../../../work/main/node_modules/zod/v4/locales/yo.js
 var error61 = () => {
   const Sizable = {
     string: { unit: "\xE0mi", verb: "n\xED" },
@@ -66406,7 +68182,7 @@ function yo_default() {
   };
 }
 
-// node_modules/zod/v4/core/registries.js
+// ../../../work/main/node_modules/zod/v4/core/registries.js
 var _a2;
 var $output = /* @__PURE__ */ Symbol("ZodOutput");
 var $input = /* @__PURE__ */ Symbol("ZodInput");
@@ -66456,7 +68232,7 @@ function registry() {
 (_a2 = globalThis).__zod_globalRegistry ?? (_a2.__zod_globalRegistry = registry());
 var globalRegistry = globalThis.__zod_globalRegistry;
 
-// node_modules/zod/v4/core/compile.js
+// ../../../work/main/node_modules/zod/v4/core/compile.js
 var INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var FALLBACK_FLAG = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
 var ZodCompileAsyncError = class extends Error {
@@ -68066,7 +69842,7 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
   return accessor;
 }
 
-// node_modules/zod/v4/core/api.js
+// ../../../work/main/node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -69125,7 +70901,7 @@ function _stringFormat(Class2, format2, fnOrRegex, _params = {}) {
   return inst;
 }
 
-// node_modules/zod/v4/core/to-json-schema.js
+// ../../../work/main/node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
     for (const key of Reflect.ownKeys(source)) {
@@ -69655,7 +71431,7 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
   return finalize(ctx, schema);
 };
 
-// node_modules/zod/v4/core/json-schema-processors.js
+// ../../../work/main/node_modules/zod/v4/core/json-schema-processors.js
 var narrowMin = (agg, key, value) => {
   if (agg[key] === void 0 || value > agg[key])
     agg[key] = value;
@@ -70403,7 +72179,7 @@ function toJSONSchema(input3, params) {
   return finalize(ctx, input3);
 }
 
-// node_modules/zod/v4/core/json-schema-generator.js
+// ../../../work/main/node_modules/zod/v4/core/json-schema-generator.js
 var JSONSchemaGenerator = class {
   /** @deprecated Access via ctx instead */
   get metadataRegistry() {
@@ -70481,10 +72257,10 @@ var JSONSchemaGenerator = class {
   }
 };
 
-// node_modules/zod/v4/core/json-schema.js
+// ../../../work/main/node_modules/zod/v4/core/json-schema.js
 var json_schema_exports = {};
 
-// node_modules/zod/v4/classic/schemas.js
+// ../../../work/main/node_modules/zod/v4/classic/schemas.js
 var schemas_exports2 = {};
 __export(schemas_exports2, {
   ZodAny: () => ZodAny,
@@ -70665,7 +72441,7 @@ __export(schemas_exports2, {
   xor: () => xor
 });
 
-// node_modules/zod/v4/classic/checks.js
+// ../../../work/main/node_modules/zod/v4/classic/checks.js
 var checks_exports2 = {};
 __export(checks_exports2, {
   endsWith: () => _endsWith,
@@ -70700,7 +72476,7 @@ __export(checks_exports2, {
   uppercase: () => _uppercase
 });
 
-// node_modules/zod/v4/classic/errors.js
+// ../../../work/main/node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
 function _lazyMethod(proto, key, make) {
   Object.defineProperty(proto, key, {
@@ -70746,7 +72522,7 @@ var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0
   Parent: Error
 });
 
-// node_modules/zod/v4/classic/parse.js
+// ../../../work/main/node_modules/zod/v4/classic/parse.js
 var parse2 = /* @__PURE__ */ _parse(ZodRealError);
 var parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError);
 var safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError);
@@ -70760,7 +72536,7 @@ var safeDecode2 = /* @__PURE__ */ _safeDecode(ZodRealError);
 var safeEncodeAsync2 = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 var safeDecodeAsync2 = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-// node_modules/zod/v4/classic/schemas.js
+// ../../../work/main/node_modules/zod/v4/classic/schemas.js
 function _ensureDefaultLocale() {
   if (!globalConfig.localeError)
     config(en_default());
@@ -72225,7 +74001,7 @@ function preprocess(fn, schema) {
   });
 }
 
-// node_modules/zod/v4/classic/compat.js
+// ../../../work/main/node_modules/zod/v4/classic/compat.js
 var ZodIssueCode = {
   invalid_type: "invalid_type",
   too_big: "too_big",
@@ -72251,7 +74027,7 @@ var ZodFirstPartyTypeKind;
 /* @__PURE__ */ (function(ZodFirstPartyTypeKind2) {
 })(ZodFirstPartyTypeKind || (ZodFirstPartyTypeKind = {}));
 
-// node_modules/zod/v4/classic/iso.js
+// ../../../work/main/node_modules/zod/v4/classic/iso.js
 var iso_exports = {};
 __export(iso_exports, {
   ZodISODate: () => ZodISODate,
@@ -72276,7 +74052,7 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 
-// node_modules/zod/v4/classic/from-json-schema.js
+// ../../../work/main/node_modules/zod/v4/classic/from-json-schema.js
 var z = {
   ...schemas_exports2,
   ...checks_exports2,
@@ -72376,13 +74152,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path21 = ref.slice(1).split("/").filter(Boolean);
-  if (path21.length === 0) {
+  const path22 = ref.slice(1).split("/").filter(Boolean);
+  if (path22.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path21[0] === defsKey) {
-    const key = path21[1] === void 0 ? void 0 : decodeJSONPointerSegment(path21[1]);
+  if (path22[0] === defsKey) {
+    const key = path22[1] === void 0 ? void 0 : decodeJSONPointerSegment(path22[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -73009,7 +74785,7 @@ function fromJSONSchema(schema, params) {
   return convertSchema(normalized, ctx);
 }
 
-// node_modules/zod/v4/core/visit.js
+// ../../../work/main/node_modules/zod/v4/core/visit.js
 var RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
 function visit(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node2, rewritten) => {
@@ -73164,7 +74940,7 @@ function visit(schema, fnOrHandlers) {
   return run2(schema);
 }
 
-// node_modules/zod/v4/classic/deep-partial.js
+// ../../../work/main/node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
   return visit(schema, {
     object: (s) => s.partial(),
@@ -73176,7 +74952,7 @@ function deepPartial(schema) {
   });
 }
 
-// node_modules/zod/v4/classic/in-out.js
+// ../../../work/main/node_modules/zod/v4/classic/in-out.js
 function withChecks(side, checks) {
   if (!checks?.length)
     return side;
@@ -73206,7 +74982,7 @@ function output(schema) {
   });
 }
 
-// node_modules/zod/v4/classic/coerce.js
+// ../../../work/main/node_modules/zod/v4/classic/coerce.js
 var coerce_exports = {};
 __export(coerce_exports, {
   bigint: () => bigint3,
@@ -73229,6 +75005,206 @@ function bigint3(params) {
 }
 function date4(params) {
   return _coercedDate(ZodDate, params);
+}
+
+// src/util/compile-path-pattern.ts
+var import_picomatch = __toESM(require_picomatch2(), 1);
+var MAX_RANGE_LENGTH = 1e3;
+var OPTIONS = {
+  // Repository paths use forward slashes on every platform.
+  windows: false,
+  dot: true,
+  posix: true,
+  // Unbalanced `[`, `(` or `{` throw instead of silently turning into literal characters.
+  strictBrackets: true,
+  // A regular expression that does not compile throws instead of becoming one that matches nothing.
+  debug: true,
+  // A leading `!` is refused below: a negated entry would protect everything else.
+  nonegate: true,
+  expandRange
+};
+function compilePathPattern(source) {
+  const glob2 = source.startsWith("./") ? source.slice(2) : source;
+  const shapeProblem = shapeProblemOf(glob2);
+  if (shapeProblem !== void 0) return { ok: false, problem: `\`${source}\` ${shapeProblem}` };
+  const anchored = glob2.includes("/");
+  let test;
+  try {
+    test = (0, import_picomatch.default)(anchored ? glob2 : `**/${glob2}`, OPTIONS);
+  } catch (error62) {
+    return { ok: false, problem: `\`${source}\` is not a valid glob: ${syntaxProblem(error62)}` };
+  }
+  const example = samplePath(glob2);
+  if (!test(example)) {
+    return { ok: false, problem: `\`${source}\` cannot match any path as written (not even \`${example}\`)` };
+  }
+  const segments = splitTopLevel(glob2, "/");
+  return {
+    ok: true,
+    pattern: {
+      source,
+      anchored,
+      test: (relativePath) => test(relativePath),
+      couldMatchBelow: (relativeDir) => anchored ? couldMatchBelow(segments, relativeDir) : true
+    }
+  };
+}
+function syntaxProblem(error62) {
+  const message = error62 instanceof Error ? error62.message : String(error62);
+  return message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, "");
+}
+function shapeProblemOf(glob2) {
+  if (glob2.startsWith("/")) return "starts with `/`; paths are relative to the repository root, so drop it";
+  if (glob2.startsWith("!") && !glob2.startsWith("!(")) {
+    return "starts with `!`; entries only add protection, so list what to protect (write `\\!` for a name starting with `!`)";
+  }
+  if (glob2.endsWith("/")) return `ends with \`/\`; write \`${glob2}**\` to protect a directory and everything in it`;
+  const segments = splitTopLevel(glob2, "/");
+  if (segments.some((segment) => segment === "")) return "has an empty path segment (`//`)";
+  if (segments.some((segment) => segment === "." || segment === "..")) return "has a `.` or `..` segment, which no repository path has";
+  return void 0;
+}
+function couldMatchBelow(segments, dir) {
+  const dirSegments = dir === "" ? [] : dir.split("/");
+  for (const [index, name2] of dirSegments.entries()) {
+    const segment = segments[index];
+    if (segment === void 0) return false;
+    if (segment === "**" || segment.includes("/")) return true;
+    if (!segmentMatcher(segment)(name2)) return false;
+  }
+  return segments.length > dirSegments.length;
+}
+var segmentMatchers = /* @__PURE__ */ new Map();
+function segmentMatcher(segment) {
+  let matcher = segmentMatchers.get(segment);
+  if (matcher === void 0) {
+    matcher = (0, import_picomatch.default)(segment, OPTIONS);
+    segmentMatchers.set(segment, matcher);
+  }
+  return matcher;
+}
+function expandRange(from, to, ...rest) {
+  const step = typeof rest[0] === "string" ? rest[0] : "1";
+  const values = rangeValues(from, to, step);
+  return `(${values.map(escapeRegExp).join("|")})`;
+}
+function rangeValues(from, to, stepText) {
+  const integer2 = /^-?\d+$/;
+  if (!integer2.test(stepText)) throw new SyntaxError(`the step of {${from}..${to}..${stepText}} is not a whole number`);
+  const step = Math.abs(Number(stepText)) || 1;
+  let start;
+  let end;
+  let format2;
+  if (integer2.test(from) && integer2.test(to)) {
+    start = Number(from);
+    end = Number(to);
+    const padded = /^-?0\d/.test(from) || /^-?0\d/.test(to);
+    const width = Math.max(from.length, to.length);
+    format2 = (value) => {
+      if (!padded) return String(value);
+      const digits = String(Math.abs(value)).padStart(value < 0 ? width - 1 : width, "0");
+      return value < 0 ? `-${digits}` : digits;
+    };
+  } else if (/^[A-Za-z]$/.test(from) && /^[A-Za-z]$/.test(to)) {
+    start = from.charCodeAt(0);
+    end = to.charCodeAt(0);
+    format2 = (value) => String.fromCharCode(value);
+  } else {
+    throw new SyntaxError(`{${from}..${to}} is not a range of whole numbers or of single letters`);
+  }
+  const count3 = Math.floor(Math.abs(end - start) / step) + 1;
+  if (count3 > MAX_RANGE_LENGTH) throw new SyntaxError(`{${from}..${to}} has ${count3} values, more than ${MAX_RANGE_LENGTH}`);
+  const direction = end >= start ? 1 : -1;
+  return Array.from({ length: count3 }, (_, index) => format2(start + direction * step * index));
+}
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}
+var EXTGLOB = /* @__PURE__ */ new Set(["?", "*", "+", "@", "!"]);
+var NEGATED_SAMPLE = "tackle-sample";
+function samplePath(glob2) {
+  let out = "";
+  let index = 0;
+  while (index < glob2.length) {
+    const char = glob2[index];
+    const next = glob2[index + 1];
+    if (char === "\\") {
+      out += next ?? "";
+      index += 2;
+    } else if (EXTGLOB.has(char) && next === "(") {
+      const end = closingIndex(glob2, index + 1);
+      out += char === "!" ? NEGATED_SAMPLE : samplePath(splitTopLevel(glob2.slice(index + 2, end), "|")[0] ?? "");
+      index = end + 1;
+    } else if (char === "*" || char === "?") {
+      while (glob2[index] === char) index += 1;
+      out += "a";
+    } else if (char === "(" || char === "{") {
+      const end = closingIndex(glob2, index);
+      out += groupSample(char, glob2.slice(index + 1, end));
+      index = end + 1;
+    } else if (char === "[") {
+      const end = closingIndex(glob2, index);
+      out += bracketSample(glob2.slice(index, end + 1));
+      index = end + 1;
+    } else {
+      out += char;
+      index += 1;
+    }
+  }
+  return out;
+}
+function groupSample(open5, body) {
+  if (open5 === "(") return samplePath(splitTopLevel(body, "|")[0] ?? "");
+  const alternatives = splitTopLevel(body, ",");
+  if (alternatives.length > 1) return samplePath(alternatives[0] ?? "");
+  const range = /^([^.]+)\.\.[^.]+(?:\.\.[^.]+)?$/.exec(body);
+  return range === null ? `{${samplePath(body)}}` : range[1];
+}
+function bracketSample(bracket) {
+  const matcher = (0, import_picomatch.default)(bracket, OPTIONS);
+  const candidates = [.../* @__PURE__ */ new Set([...bracket.slice(1, -1), ..."a0A_-z9Z.~ 	"])];
+  return candidates.find((candidate) => candidate !== "/" && matcher(candidate)) ?? "";
+}
+function closingIndex(text, open5) {
+  let index = open5 + 1;
+  if (text[open5] === "[") {
+    if (text[index] === "!" || text[index] === "^") index += 1;
+    if (text[index] === "]") index += 1;
+    while (index < text.length && text[index] !== "]") {
+      if (text[index] === "\\") index += 1;
+      else if (text[index] === "[" && text[index + 1] === ":") {
+        const close2 = text.indexOf(":]", index + 2);
+        if (close2 !== -1) index = close2 + 1;
+      }
+      index += 1;
+    }
+    return index;
+  }
+  const close = text[open5] === "(" ? ")" : "}";
+  while (index < text.length && text[index] !== close) {
+    const char = text[index];
+    if (char === "\\") index += 2;
+    else if (char === "(" || char === "{" || char === "[") index = closingIndex(text, index) + 1;
+    else index += 1;
+  }
+  return index;
+}
+function splitTopLevel(text, separator) {
+  const parts = [];
+  let start = 0;
+  let index = 0;
+  while (index < text.length) {
+    const char = text[index];
+    if (char === "\\") index += 2;
+    else if (char === "(" || char === "{" || char === "[") index = closingIndex(text, index) + 1;
+    else if (char === separator) {
+      parts.push(text.slice(start, index));
+      index += 1;
+      start = index;
+    } else index += 1;
+  }
+  parts.push(text.slice(start));
+  return parts;
 }
 
 // src/config/problem-text.ts
@@ -73271,6 +75247,7 @@ function editDistance(a2, b) {
 
 // src/config/repo-config.ts
 var DEFAULT_PROTECTED_PATHS = [".github/workflows/**", ".git/**"];
+var MAX_PUBLISHED_FILE_BYTES = 10 * 1024 * 1024;
 var REPO_CONFIG_PATH = ".github/tackle.yml";
 var name = /^[A-Za-z0-9][A-Za-z0-9-]*$/;
 var triggerSchema = external_exports.object({
@@ -73282,6 +75259,11 @@ var triggerSchema = external_exports.object({
 }).strict();
 var positiveInt = (max) => max === void 0 ? external_exports.number().int().positive() : external_exports.number().int().positive().max(max);
 var stringList = external_exports.array(external_exports.string().trim().min(1));
+var pathPattern = external_exports.string().trim().min(1).superRefine((pattern, ctx) => {
+  if (pattern === "") return;
+  const compiled = compilePathPattern(pattern);
+  if (!compiled.ok) ctx.addIssue({ code: "custom", message: compiled.problem });
+});
 var repoConfigSchema = external_exports.object({
   trigger: triggerSchema.prefault({}),
   model: external_exports.string().trim().min(1).optional(),
@@ -73290,7 +75272,7 @@ var repoConfigSchema = external_exports.object({
   timeout_minutes: positiveInt(360).default(30),
   max_output_tokens: positiveInt(128e3).default(16e3),
   setup: stringList.max(20).default([]),
-  protected_paths: stringList.max(200).default([]),
+  protected_paths: external_exports.array(pathPattern).max(200).default([]),
   blocked_commands: stringList.max(200).default([]),
   max_diff_lines: positiveInt().default(2e3),
   require_approval_above: positiveInt().optional(),
@@ -73360,7 +75342,7 @@ function withDefaultProtectedPaths(config3) {
   return { ...config3, protected_paths: paths };
 }
 function redundantProtectedPaths(paths) {
-  return paths.filter((path21) => DEFAULT_PROTECTED_PATHS.includes(path21)).map((path21) => `\`protected_paths\`: \`${path21}\` is always protected; listing it changes nothing`);
+  return paths.filter((path22) => DEFAULT_PROTECTED_PATHS.includes(path22)).map((path22) => `\`protected_paths\`: \`${path22}\` is always protected; listing it changes nothing`);
 }
 function inLineOrder(problems) {
   const line = (problem) => Number(/ \(line (\d+)\)$/.exec(problem)?.[1] ?? Number.MAX_SAFE_INTEGER);
@@ -73371,50 +75353,51 @@ function yamlProblem(message, position) {
   return position === void 0 ? `YAML: ${text}` : `line ${position.line}, column ${position.col}: ${text}`;
 }
 function describeIssue(issue2, data, doc, lines) {
-  const path21 = issue2.path.filter((part) => typeof part !== "symbol");
+  const path22 = issue2.path.filter((part) => typeof part !== "symbol");
   if (issue2.code === "unrecognized_keys") {
-    const known = KNOWN_KEYS[path21.join(".")] ?? [];
+    const known = KNOWN_KEYS[path22.join(".")] ?? [];
     return issue2.keys.map((key) => {
       const suggestion = closestKey(key, known);
       const hint = suggestion === void 0 ? "" : ` (did you mean \`${suggestion}\`?)`;
-      return `\`${formatPath([...path21, key])}\`: unknown key${hint}${lineOf(doc, lines, path21, key)}`;
+      return `\`${formatPath([...path22, key])}\`: unknown key${hint}${lineOf(doc, lines, path22, key)}`;
     });
   }
-  const value = valueAt(data, path21);
-  const where = `\`${formatPath(path21)}\``;
+  const value = valueAt(data, path22);
+  const where = `\`${formatPath(path22)}\``;
+  if (issue2.code === "custom") return [`${where}: ${issue2.message}${lineOf(doc, lines, path22)}`];
   const got = describeValue(value);
   if (issue2.code === "too_big") {
     const limit2 = String(issue2.maximum);
-    const at = lineOf(doc, lines, path21);
+    const at = lineOf(doc, lines, path22);
     if (issue2.origin === "array") return [`${where}: expected at most ${limit2} entries, got ${value.length}${at}`];
     if (issue2.origin === "string") return [`${where}: expected at most ${limit2} characters, got ${value.length}${at}`];
     return [`${where}: expected at most ${limit2}, got ${got}${at}`];
   }
-  const expected = EXPECTED[path21.map((part) => typeof part === "number" ? "[]" : part).join(".").replace(/\.\[\]/g, "[]")];
+  const expected = EXPECTED[path22.map((part) => typeof part === "number" ? "[]" : part).join(".").replace(/\.\[\]/g, "[]")];
   const text = expected === void 0 ? issue2.message : `expected ${expected}`;
-  return [`${path21.length === 0 ? "the file" : where}: ${text}, got ${got}${lineOf(doc, lines, path21)}`];
+  return [`${path22.length === 0 ? "the file" : where}: ${text}, got ${got}${lineOf(doc, lines, path22)}`];
 }
-function formatPath(path21) {
-  return path21.reduce((text, part) => {
+function formatPath(path22) {
+  return path22.reduce((text, part) => {
     if (typeof part === "number") return `${text}[${part}]`;
     return text === "" ? part : `${text}.${part}`;
   }, "");
 }
-function valueAt(data, path21) {
+function valueAt(data, path22) {
   let value = data;
-  for (const part of path21) {
+  for (const part of path22) {
     if (value === null || typeof value !== "object") return void 0;
     value = value[part];
   }
   return value;
 }
-function lineOf(doc, lines, path21, key) {
+function lineOf(doc, lines, path22, key) {
   let offset;
   if (key === void 0) {
-    const node2 = path21.length === 0 ? doc.contents : doc.getIn(path21, true);
+    const node2 = path22.length === 0 ? doc.contents : doc.getIn(path22, true);
     offset = rangeStart(node2);
   } else {
-    const parent = path21.length === 0 ? doc.contents : doc.getIn(path21, true);
+    const parent = path22.length === 0 ? doc.contents : doc.getIn(path22, true);
     if ((0, import_yaml.isMap)(parent)) {
       const pair = parent.items.find((item) => (0, import_yaml.isScalar)(item.key) && String(item.key.value) === key);
       offset = rangeStart(pair?.key);
@@ -73538,7 +75521,7 @@ function parseEnv(env, options2 = {}) {
   const has2 = (name2) => (env[name2] ?? "").trim() !== "";
   problems.push(...missingForMode(has2, mode, options2.runsJobs));
   const wantsApp = mode === "server" || mode === "worker" || has2("APP_ID");
-  const readFile7 = options2.readFile ?? ((path21) => readFileSync(path21, "utf8"));
+  const readFile7 = options2.readFile ?? ((path22) => readFileSync(path22, "utf8"));
   const privateKey = wantsApp ? readPrivateKey(env, readFile7, mode, problems) : void 0;
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   const { APP_ID: appId, WEBHOOK_SECRET: webhookSecret } = parsed.data;
@@ -73596,7 +75579,7 @@ function missingForMode(has2, mode, runsJobs) {
 }
 function readPrivateKey(env, readFile7, mode, problems) {
   const inline = env.PRIVATE_KEY?.trim();
-  const path21 = env.PRIVATE_KEY_PATH?.trim();
+  const path22 = env.PRIVATE_KEY_PATH?.trim();
   if (inline) {
     const key2 = normalizePem(inline);
     if (key2 === void 0) {
@@ -73604,21 +75587,21 @@ function readPrivateKey(env, readFile7, mode, problems) {
     }
     return key2;
   }
-  if (!path21) {
+  if (!path22) {
     const why = mode === "server" || mode === "worker" ? `required in ${mode} mode` : "required when APP_ID is set";
     problems.push(`\`PRIVATE_KEY\` or \`PRIVATE_KEY_PATH\`: ${why}`);
     return void 0;
   }
   let text;
   try {
-    text = readFile7(path21);
+    text = readFile7(path22);
   } catch (error62) {
     const reason = error62 instanceof Error ? error62.message : String(error62);
-    problems.push(`\`PRIVATE_KEY_PATH\`: cannot read ${path21}: ${reason}`);
+    problems.push(`\`PRIVATE_KEY_PATH\`: cannot read ${path22}: ${reason}`);
     return void 0;
   }
   const key = normalizePem(text);
-  if (key === void 0) problems.push(`\`PRIVATE_KEY_PATH\`: ${path21} does not hold a PEM private key`);
+  if (key === void 0) problems.push(`\`PRIVATE_KEY_PATH\`: ${path22} does not hold a PEM private key`);
   return key;
 }
 function normalizePem(raw) {
@@ -73634,10 +75617,10 @@ function describeIssue2(issue2, env) {
   if (SECRETS.has(name2)) return `\`${name2}\`: ${text}`;
   return `\`${name2}\`: ${text}, got ${describeValue(env[name2])}`;
 }
-function expandHome(path21, homeDir) {
-  if (path21 === "~") return homeDir;
-  if (path21.startsWith("~/")) return join(homeDir, path21.slice(2));
-  return resolve(path21);
+function expandHome(path22, homeDir) {
+  if (path22 === "~") return homeDir;
+  if (path22.startsWith("~/")) return join(homeDir, path22.slice(2));
+  return resolve(path22);
 }
 function trimSlash(url2) {
   return url2.replace(/\/+$/, "");
@@ -73774,21 +75757,21 @@ function createGitHubClient(octokit, options2) {
       const { data } = await octokit.rest.pulls.update({ ...r(repo), pull_number: number4, ...patch });
       return toPullInfo(data);
     }),
-    getFile: async (repo, path21, ref) => {
+    getFile: async (repo, path22, ref) => {
       try {
-        const { data } = await octokit.rest.repos.getContent({ ...r(repo), path: path21, ...ref ? { ref } : {} });
+        const { data } = await octokit.rest.repos.getContent({ ...r(repo), path: path22, ...ref ? { ref } : {} });
         if (Array.isArray(data) || data.type !== "file" || !("content" in data)) return null;
         return Buffer.from(data.content, "base64").toString("utf8");
       } catch (error62) {
         if (statusOf(error62) === 404) return null;
-        throw githubError(`read ${path21}`, error62);
+        throw githubError(`read ${path22}`, error62);
       }
     },
     gitToken: options2.gitToken
   };
 }
 
-// node_modules/universal-user-agent/index.js
+// ../../../work/main/node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -73799,7 +75782,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-// node_modules/@octokit/endpoint/dist-bundle/index.js
+// ../../../work/main/node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
 var DEFAULTS = {
@@ -74112,7 +76095,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var endpoint = withDefaults(null, DEFAULTS);
 
-// node_modules/content-type/dist/index.js
+// ../../../work/main/node_modules/content-type/dist/index.js
 var SP = 32;
 var HTAB = 9;
 var SEMI = 59;
@@ -74296,7 +76279,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result + str.slice(start, end);
 }
 
-// node_modules/json-with-bigint/json-with-bigint.js
+// ../../../work/main/node_modules/json-with-bigint/json-with-bigint.js
 var intRegex = /^-?\d+$/;
 var noiseValue = /^-?\d+n+$/;
 var originalStringify = JSON.stringify;
@@ -74631,7 +76614,7 @@ var JSONParse = (text, reviver) => {
   }
 };
 
-// node_modules/@octokit/request-error/dist-src/index.js
+// ../../../work/main/node_modules/@octokit/request-error/dist-src/index.js
 var RequestError = class extends Error {
   name;
   /**
@@ -74670,7 +76653,7 @@ var RequestError = class extends Error {
   }
 };
 
-// node_modules/@octokit/request/dist-bundle/index.js
+// ../../../work/main/node_modules/@octokit/request/dist-bundle/index.js
 var VERSION2 = "10.0.16";
 var defaults_default = {
   headers: {
@@ -74852,7 +76835,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var request = withDefaults2(endpoint, defaults_default);
 
-// node_modules/@octokit/oauth-methods/dist-bundle/index.js
+// ../../../work/main/node_modules/@octokit/oauth-methods/dist-bundle/index.js
 function requestToOAuthBaseUrl(request2) {
   const endpointDefaults = request2.endpoint.DEFAULTS;
   if (/^https:\/\/(api\.)?github\.com$/.test(endpointDefaults.baseUrl)) {
@@ -75084,7 +77067,7 @@ async function deleteAuthorization(options2) {
   );
 }
 
-// node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
+// ../../../work/main/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
 async function getOAuthAccessToken(state, options2) {
   const cachedAuthentication = getCachedAuthentication(state, options2.auth);
   if (cachedAuthentication) return cachedAuthentication;
@@ -75207,7 +77190,7 @@ function createOAuthDeviceAuth(options2) {
   });
 }
 
-// node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
+// ../../../work/main/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
 var VERSION4 = "0.0.0-development";
 async function getAuthentication(state) {
   if ("code" in state.strategyOptions) {
@@ -75389,7 +77372,7 @@ function createOAuthUserAuth({
 }
 createOAuthUserAuth.VERSION = VERSION4;
 
-// node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
+// ../../../work/main/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
 async function auth3(state, authOptions) {
   if (authOptions.type === "oauth-app") {
     return {
@@ -75467,7 +77450,7 @@ function createOAuthAppAuth(options2) {
   });
 }
 
-// node_modules/universal-github-app-jwt/lib/utils.js
+// ../../../work/main/node_modules/universal-github-app-jwt/lib/utils.js
 function isPkcs1(privateKey) {
   return privateKey.includes("-----BEGIN RSA PRIVATE KEY-----");
 }
@@ -75506,7 +77489,7 @@ function base64encodeJSON(obj) {
   return fromBase64(btoa(JSON.stringify(obj)));
 }
 
-// node_modules/universal-github-app-jwt/lib/crypto-node.js
+// ../../../work/main/node_modules/universal-github-app-jwt/lib/crypto-node.js
 import { subtle } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 function convertPrivateKey(privateKey) {
@@ -75517,7 +77500,7 @@ function convertPrivateKey(privateKey) {
   });
 }
 
-// node_modules/universal-github-app-jwt/lib/get-token.js
+// ../../../work/main/node_modules/universal-github-app-jwt/lib/get-token.js
 async function getToken({ privateKey, payload }) {
   const convertedPrivateKey = convertPrivateKey(privateKey);
   if (isPkcs1(convertedPrivateKey)) {
@@ -75554,7 +77537,7 @@ async function getToken({ privateKey, payload }) {
   return `${encodedMessage}.${encodedSignature}`;
 }
 
-// node_modules/universal-github-app-jwt/index.js
+// ../../../work/main/node_modules/universal-github-app-jwt/index.js
 async function githubAppJwt({
   id,
   privateKey,
@@ -75580,7 +77563,7 @@ async function githubAppJwt({
   };
 }
 
-// node_modules/toad-cache/dist/toad-cache.mjs
+// ../../../work/main/node_modules/toad-cache/dist/toad-cache.mjs
 function validateCacheParams(max, ttlInMsecs) {
   if (typeof max !== "number" || !Number.isInteger(max) || max < 0) {
     throw new Error("Invalid max value");
@@ -75718,7 +77701,7 @@ var LruObject = class {
   }
 };
 
-// node_modules/@octokit/auth-app/dist-node/index.js
+// ../../../work/main/node_modules/@octokit/auth-app/dist-node/index.js
 async function getAppAuthentication({
   appId,
   privateKey,
@@ -76177,7 +78160,7 @@ function createAppAuth(options2) {
   });
 }
 
-// node_modules/before-after-hook/lib/register.js
+// ../../../work/main/node_modules/before-after-hook/lib/register.js
 function register(state, name2, method, options2) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -76200,7 +78183,7 @@ function register(state, name2, method, options2) {
   });
 }
 
-// node_modules/before-after-hook/lib/add.js
+// ../../../work/main/node_modules/before-after-hook/lib/add.js
 function addHook(state, kind, name2, hook7) {
   const orig = hook7;
   if (!state.registry[name2]) {
@@ -76235,7 +78218,7 @@ function addHook(state, kind, name2, hook7) {
   });
 }
 
-// node_modules/before-after-hook/lib/remove.js
+// ../../../work/main/node_modules/before-after-hook/lib/remove.js
 function removeHook(state, name2, method) {
   if (!state.registry[name2]) {
     return;
@@ -76249,7 +78232,7 @@ function removeHook(state, name2, method) {
   state.registry[name2].splice(index, 1);
 }
 
-// node_modules/before-after-hook/index.js
+// ../../../work/main/node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook7, state, name2) {
@@ -76283,7 +78266,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// node_modules/@octokit/graphql/dist-bundle/index.js
+// ../../../work/main/node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION7 = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -76393,7 +78376,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// node_modules/@octokit/auth-token/dist-bundle/index.js
+// ../../../work/main/node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
@@ -76438,10 +78421,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// node_modules/@octokit/core/dist-src/version.js
+// ../../../work/main/node_modules/@octokit/core/dist-src/version.js
 var VERSION8 = "7.0.8";
 
-// node_modules/@octokit/core/dist-src/index.js
+// ../../../work/main/node_modules/@octokit/core/dist-src/index.js
 var noop2 = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -76575,26 +78558,26 @@ var Octokit = class {
   auth;
 };
 
-// node_modules/@octokit/plugin-request-log/dist-src/version.js
+// ../../../work/main/node_modules/@octokit/plugin-request-log/dist-src/version.js
 var VERSION9 = "6.0.0";
 
-// node_modules/@octokit/plugin-request-log/dist-src/index.js
+// ../../../work/main/node_modules/@octokit/plugin-request-log/dist-src/index.js
 function requestLog(octokit) {
   octokit.hook.wrap("request", (request2, options2) => {
     octokit.log.debug("request", options2);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options2);
-    const path21 = requestOptions.url.replace(options2.baseUrl, "");
+    const path22 = requestOptions.url.replace(options2.baseUrl, "");
     return request2(options2).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path21} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path22} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error62) => {
       const requestId = error62.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path21} - ${error62.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path22} - ${error62.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error62;
     });
@@ -76602,7 +78585,7 @@ function requestLog(octokit) {
 }
 requestLog.VERSION = VERSION9;
 
-// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// ../../../work/main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION10 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -76718,10 +78701,10 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION10;
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// ../../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION11 = "17.0.0";
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// ../../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -79013,7 +80996,7 @@ var Endpoints = {
 };
 var endpoints_default = Endpoints;
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// ../../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 var endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
   for (const [methodName, endpoint2] of Object.entries(endpoints)) {
@@ -79136,7 +81119,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
   return Object.assign(withDecorations, requestWithDefaults);
 }
 
-// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// ../../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -79153,17 +81136,17 @@ function legacyRestEndpointMethods(octokit) {
 }
 legacyRestEndpointMethods.VERSION = VERSION11;
 
-// node_modules/@octokit/rest/dist-src/version.js
+// ../../../work/main/node_modules/@octokit/rest/dist-src/version.js
 var VERSION12 = "22.0.1";
 
-// node_modules/@octokit/rest/dist-src/index.js
+// ../../../work/main/node_modules/@octokit/rest/dist-src/index.js
 var Octokit2 = Octokit.plugin(requestLog, legacyRestEndpointMethods, paginateRest).defaults(
   {
     userAgent: `octokit-rest.js/${VERSION12}`
   }
 );
 
-// node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// ../../../work/main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 var VERSION13 = "0.0.0-development";
 function isRequestError(error62) {
@@ -79237,7 +81220,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION13;
 
-// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// ../../../work/main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var import_light2 = __toESM(require_light(), 1);
 var VERSION14 = "0.0.0-development";
 var noop3 = () => Promise.resolve();
@@ -79307,7 +81290,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher2(paths) {
   const regexes = paths.map(
-    (path21) => path21.split("/").map((c3) => c3.startsWith("{") ? "(?:.+?)" : c3).join("/")
+    (path22) => path22.split("/").map((c3) => c3.startsWith("{") ? "(?:.+?)" : c3).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -79467,23 +81450,23 @@ function throttling(octokit, octokitOptions) {
 throttling.VERSION = VERSION14;
 throttling.triggersNotification = triggersNotification;
 
-// node_modules/probot/lib/context.js
+// ../../../work/main/node_modules/probot/lib/context.js
 var import_deepmerge = __toESM(require_cjs(), 1);
 
-// node_modules/probot/lib/helpers/get-log.js
+// ../../../work/main/node_modules/probot/lib/helpers/get-log.js
 var import_pino = __toESM(require_pino(), 1);
 
-// node_modules/npx-import-light/index.js
+// ../../../work/main/node_modules/npx-import-light/index.js
 import { platform as osPlatform } from "node:os";
 var emitPath = osPlatform() === "win32" ? `set PATH` : `printenv PATH`;
 var isTempPath = RegExp.prototype.test.bind(
   osPlatform() === "win32" ? /\\npm[-\\]+cache\\_npx\\/ : /\/\.npm\/_npx\//
 );
-var splitPathEnvVar = osPlatform() === "win32" ? (path21) => path21.replace(/^PATH=/i, "").replace(/\\\\\\\\/g, "\\\\").replace(/\\r\\n/g, ";").split(";") : (path21) => path21.split(":");
+var splitPathEnvVar = osPlatform() === "win32" ? (path22) => path22.replace(/^PATH=/i, "").replace(/\\\\\\\\/g, "\\\\").replace(/\\r\\n/g, ";").split(";") : (path22) => path22.split(":");
 var semverRE = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/u;
 var isValidSemver = RegExp.prototype.test.bind(semverRE);
 
-// node_modules/@probot/pino/index.js
+// ../../../work/main/node_modules/@probot/pino/index.js
 var import_pino_pretty = __toESM(require_pino_pretty(), 1);
 var pinoIgnore = [
   // default pino keys
@@ -79503,10 +81486,10 @@ var pinoErrorProps = [
   "sentryEventId"
 ].join(",");
 
-// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
+// ../../../work/main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
 var VERSION15 = "6.0.3";
 
-// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
+// ../../../work/main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
 function enterpriseCompatibility(octokit) {
   octokit.hook.wrap("request", async (request2, options2) => {
     if (/\/orgs\/[^/]+\/teams/.test(options2.url)) {
@@ -79537,17 +81520,17 @@ function enterpriseCompatibility(octokit) {
 }
 enterpriseCompatibility.VERSION = VERSION15;
 
-// node_modules/@probot/octokit-plugin-config/dist-src/version.js
+// ../../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/version.js
 var VERSION16 = "4.1.0";
 
-// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
+// ../../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
 var import_yaml2 = __toESM(require_dist(), 1);
 var SUPPORTED_FILE_EXTENSIONS = ["json", "yml", "yaml"];
-async function getConfigFile(octokit, { owner, repo, path: path21, ref }) {
-  const fileExtension = path21.split(".").pop().toLowerCase();
+async function getConfigFile(octokit, { owner, repo, path: path22, ref }) {
+  const fileExtension = path22.split(".").pop().toLowerCase();
   if (!SUPPORTED_FILE_EXTENSIONS.includes(fileExtension)) {
     throw new Error(
-      `[@probot/octokit-plugin-config] .${fileExtension} extension is not support for configuration (path: "${path21}")`
+      `[@probot/octokit-plugin-config] .${fileExtension} extension is not support for configuration (path: "${path22}")`
     );
   }
   const endpoint2 = {
@@ -79555,7 +81538,7 @@ async function getConfigFile(octokit, { owner, repo, path: path21, ref }) {
     url: "/repos/{owner}/{repo}/contents/{path}",
     owner,
     repo,
-    path: path21,
+    path: path22,
     mediaType: {
       format: "raw"
     },
@@ -79566,7 +81549,7 @@ async function getConfigFile(octokit, { owner, repo, path: path21, ref }) {
   const emptyConfigResult = {
     owner,
     repo,
-    path: path21,
+    path: path22,
     url: url2,
     config: null
   };
@@ -79617,14 +81600,14 @@ async function getConfigFile(octokit, { owner, repo, path: path21, ref }) {
   };
 }
 
-// node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
+// ../../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
 var EXTENDS_REGEX = new RegExp(
   "^(?:([a-z\\d](?:[a-z\\d]|-(?=[a-z\\d])){0,38})/)?([-_.\\w\\d]+)(?::([-_./\\w\\d]+\\.ya?ml))?$",
   "i"
 );
 function extendsToGetContentParams({
   owner,
-  path: path21,
+  path: path22,
   url: url2,
   extendsValue
 }) {
@@ -79644,16 +81627,16 @@ function extendsToGetContentParams({
   return {
     owner: match[1] || owner,
     repo: match[2],
-    path: match[3] || path21
+    path: match[3] || path22
   };
 }
 
-// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
-async function getConfigFiles(octokit, { owner, repo, path: path21, branch }) {
+// ../../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
+async function getConfigFiles(octokit, { owner, repo, path: path22, branch }) {
   const requestedRepoFile = await getConfigFile(octokit, {
     owner,
     repo,
-    path: path21,
+    path: path22,
     ref: branch
   });
   const files = [requestedRepoFile];
@@ -79664,7 +81647,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path21, branch }) {
     const defaultRepoConfig2 = await getConfigFile(octokit, {
       owner,
       repo: ".github",
-      path: path21
+      path: path22
     });
     files.push(defaultRepoConfig2);
   }
@@ -79674,7 +81657,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path21, branch }) {
   }
   let extendConfigOptions = extendsToGetContentParams({
     owner,
-    path: path21,
+    path: path22,
     url: file2.url,
     extendsValue: file2.config._extends
   });
@@ -79687,7 +81670,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path21, branch }) {
     }
     extendConfigOptions = extendsToGetContentParams({
       owner,
-      path: path21,
+      path: path22,
       url: extendRepoConfig.url,
       extendsValue: extendRepoConfig.config._extends
     });
@@ -79703,12 +81686,12 @@ async function getConfigFiles(octokit, { owner, repo, path: path21, branch }) {
   } while (true);
 }
 
-// node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
-async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, path: path21, branch }) {
+// ../../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
+async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, path: path22, branch }) {
   const files = await getConfigFiles(octokit, {
     owner,
     repo,
-    path: path21,
+    path: path22,
     branch
   });
   const configs = files.map((file2) => file2.config).reverse().filter(Boolean);
@@ -79718,7 +81701,7 @@ async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, pat
   };
 }
 
-// node_modules/@probot/octokit-plugin-config/dist-src/index.js
+// ../../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/index.js
 function config2(octokit) {
   return {
     config: {
@@ -79730,7 +81713,7 @@ function config2(octokit) {
 }
 config2.VERSION = VERSION16;
 
-// node_modules/@octokit/auth-unauthenticated/dist-node/index.js
+// ../../../work/main/node_modules/@octokit/auth-unauthenticated/dist-node/index.js
 async function auth6(reason) {
   return {
     type: "unauthenticated",
@@ -79795,7 +81778,7 @@ var createUnauthenticatedAuth = function createUnauthenticatedAuth2(options2) {
   });
 };
 
-// node_modules/octokit-auth-probot/dist-node/index.js
+// ../../../work/main/node_modules/octokit-auth-probot/dist-node/index.js
 async function auth7(state, options2) {
   if (options2.type !== "event-octokit") {
     if (state.type === "token" && options2.type === "installation" && options2.factory) {
@@ -79886,7 +81869,7 @@ function createProbotAuthFn(options2) {
 createProbotAuthFn.VERSION = VERSION17;
 var createProbotAuth = createProbotAuthFn;
 
-// node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
+// ../../../work/main/node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
 function probotRequestLogging(octokit) {
   octokit.hook.error("request", (error62, options2) => {
     if ("status" in error62) {
@@ -79903,10 +81886,10 @@ function probotRequestLogging(octokit) {
   });
 }
 
-// node_modules/probot/lib/version.js
+// ../../../work/main/node_modules/probot/lib/version.js
 var VERSION18 = "14.3.2";
 
-// node_modules/probot/lib/octokit/probot-octokit.js
+// ../../../work/main/node_modules/probot/lib/octokit/probot-octokit.js
 var defaultOptions = {
   authStrategy: createProbotAuth,
   throttle: {
@@ -79933,16 +81916,16 @@ var ProbotOctokit = Octokit.plugin(throttling, retry, paginateRest, restEndpoint
   return options2;
 });
 
-// node_modules/probot/lib/octokit/get-octokit-throttle-options.js
+// ../../../work/main/node_modules/probot/lib/octokit/get-octokit-throttle-options.js
 var import_bottleneck = __toESM(require_lib(), 1);
 
-// node_modules/probot/lib/server/handlers/http-logger.js
+// ../../../work/main/node_modules/probot/lib/server/handlers/http-logger.js
 var import_pino_http = __toESM(require_logger(), 1);
 
-// node_modules/probot/lib/manifest-creation.js
+// ../../../work/main/node_modules/probot/lib/manifest-creation.js
 var import_yaml3 = __toESM(require_dist(), 1);
 
-// node_modules/probot/lib/helpers/get-payload.js
+// ../../../work/main/node_modules/probot/lib/helpers/get-payload.js
 var textDecoder = new TextDecoder("utf-8", { fatal: false });
 var decode3 = textDecoder.decode.bind(textDecoder);
 
@@ -80326,8 +82309,8 @@ function parsePart(context2, schema) {
 }
 function describeIssues(error62) {
   return error62.issues.map((issue2) => {
-    const path21 = issue2.path.map(String).join(".") || "(root)";
-    return `\`${path21}\`: ${issue2.message.replace(/^Invalid input: /, "")}`;
+    const path22 = issue2.path.map(String).join(".") || "(root)";
+    return `\`${path22}\`: ${issue2.message.replace(/^Invalid input: /, "")}`;
   }).join("; ");
 }
 function toActor(user) {
@@ -80762,6 +82745,11 @@ import path6 from "node:path";
 // src/util/redact.ts
 var REDACTED = "[REDACTED]";
 var MIN_SECRET_LENGTH = 8;
+var MIN_BASE64_FRAGMENT = 16;
+function isBasicCredential(base643) {
+  const decoded = Buffer.from(base643, "base64").toString("utf8");
+  return decoded.includes(":") && /^[\x20-\x7e\u00a0-\uffef]+$/.test(decoded) && !decoded.includes("\uFFFD");
+}
 var RULES = [
   // PEM blocks first: their base64 body could otherwise be half-masked by a later rule. An
   // unterminated block (cut output) is masked to the end of the text.
@@ -80769,24 +82757,60 @@ var RULES = [
     pattern: /-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
     replace: "[REDACTED:private-key]"
   },
-  { pattern: /\bgh[pousr]_[A-Za-z0-9]{20,}/g, replace: "[REDACTED:github-token]" },
-  { pattern: /\bgithub_pat_[A-Za-z0-9_]{20,}/g, replace: "[REDACTED:github-token]" },
-  { pattern: /\bsk-ant-[A-Za-z0-9_-]{10,}/g, replace: "[REDACTED:anthropic-key]" },
-  { pattern: /\bnpm_[A-Za-z0-9]{36}\b/g, replace: "[REDACTED:npm-token]" },
-  { pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, replace: "[REDACTED:aws-access-key]" },
+  { pattern: /gh[pousr]_[A-Za-z0-9]{20,}/g, replace: "[REDACTED:github-token]" },
+  { pattern: /github_pat_[A-Za-z0-9_]{20,}/g, replace: "[REDACTED:github-token]" },
+  { pattern: /sk-ant-[A-Za-z0-9_-]{10,}/g, replace: "[REDACTED:anthropic-key]" },
+  // OpenAI: project, service-account and admin keys by prefix; a classic key is `sk-` and 48 letters and digits.
+  { pattern: /sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}/g, replace: "[REDACTED:openai-key]" },
+  { pattern: /sk-[A-Za-z0-9]{48,}/g, replace: "[REDACTED:openai-key]" },
+  // Slack: bot, user, app-level, configuration and refresh tokens all carry a numeric id after the prefix.
+  { pattern: /xox[abposre]-\d+-[A-Za-z0-9-]{8,}/g, replace: "[REDACTED:slack-token]" },
+  { pattern: /xapp-\d+-[A-Za-z0-9-]{8,}/g, replace: "[REDACTED:slack-token]" },
+  { pattern: /AIza[0-9A-Za-z_-]{35}/g, replace: "[REDACTED:google-api-key]" },
+  // GitLab: personal, deploy, runner, CI job, trigger, feed, incoming mail, agent, SCIM, OAuth, feature flag, workspace.
+  {
+    pattern: /gl(?:pat|dt|rt|rtr|cbt|ptt|ft|imt|agent|soat|oas|ffct|wt)-[0-9A-Za-z_.-]{20,}/g,
+    replace: "[REDACTED:gitlab-token]"
+  },
+  { pattern: /npm_[A-Za-z0-9]{36,}/g, replace: "[REDACTED:npm-token]" },
+  { pattern: /(?:AKIA|ASIA)[0-9A-Z]{16}/g, replace: "[REDACTED:aws-access-key]" },
   {
     // The secret key has no recognisable shape of its own; its assignment does.
-    pattern: /\b(aws_secret_access_key|aws_secret_key|secret_access_key|secretAccessKey)(["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}\b/gi,
+    pattern: /(aws_secret_access_key|aws_secret_key|secret_access_key|secretAccessKey)(["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40,}/gi,
     replace: (_match, name2, separator) => `${name2}${separator}[REDACTED:aws-secret-key]`
   },
-  { pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g, replace: "[REDACTED:jwt]" },
+  { pattern: /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g, replace: "[REDACTED:jwt]" },
   {
-    pattern: /\b(authorization\s*:\s*(?:bearer|token|basic)\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
+    pattern: /(authorization\s*:\s*(?:bearer|token|basic)\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
     replace: (_match, prefix) => `${prefix}${REDACTED}`
+  },
+  {
+    // Only what decodes to `user:password`, so "Basic configuration" in prose stays.
+    pattern: /(basic\s+)([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/gi,
+    replace: (match, prefix, credential) => isBasicCredential(credential) ? `${prefix}[REDACTED:basic-auth]` : match
+  },
+  // `x-access-token:` in base64 is this fixed prefix (15 bytes, a whole number of 3-byte groups),
+  // wherever the header that carries it was written.
+  { pattern: /eC1hY2Nlc3MtdG9rZW46[A-Za-z0-9+/]*={0,2}/g, replace: "[REDACTED:basic-auth]" },
+  { pattern: /(x-access-token:)(?!\[REDACTED)[^\s@/"'`]{8,}/g, replace: (_match, prefix) => `${prefix}${REDACTED}` },
+  // The password of a URL's user info: https://user:password@host, redis://:password@host.
+  {
+    pattern: /([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)([^\s/@]+)@/gi,
+    replace: (match, prefix, password) => password.startsWith("[REDACTED") ? match : `${prefix}${REDACTED}@`
   }
 ];
-function escapeRegExp(text) {
+function escapeRegExp2(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+function base64Fragments(secret) {
+  const bytes = Buffer.from(secret, "utf8");
+  const fragments = [];
+  for (let skip = 0; skip < 3; skip += 1) {
+    const whole = Math.floor((bytes.length - skip) / 3) * 3;
+    const fragment = whole > 0 ? bytes.subarray(skip, skip + whole).toString("base64") : "";
+    if (fragment.length >= MIN_BASE64_FRAGMENT) fragments.push(fragment);
+  }
+  return fragments;
 }
 function createRedactor(secrets = []) {
   const values = /* @__PURE__ */ new Set();
@@ -80794,9 +82818,10 @@ function createRedactor(secrets = []) {
     if (secret.length < MIN_SECRET_LENGTH) continue;
     values.add(secret);
     values.add(encodeURIComponent(secret));
+    for (const fragment of base64Fragments(secret)) values.add(fragment);
   }
   const ordered = [...values].sort((a2, b) => b.length - a2.length);
-  const byValue = ordered.length > 0 ? new RegExp(ordered.map(escapeRegExp).join("|"), "g") : void 0;
+  const byValue = ordered.length > 0 ? new RegExp(ordered.map(escapeRegExp2).join("|"), "g") : void 0;
   return (text) => {
     let result = byValue ? text.replace(byValue, REDACTED) : text;
     for (const rule of RULES) {
@@ -81255,16 +83280,7 @@ function globToRegExp(glob2, options2 = {}) {
 }
 function createGlobMatcher(globs, options2 = {}) {
   const regexps = globs.map((glob2) => globToRegExp(glob2, options2));
-  return (path21) => regexps.some((regexp) => regexp.test(path21));
-}
-function globStaticPrefix(glob2) {
-  const segments = glob2.replace(/^\.\//, "").split("/");
-  const literal2 = [];
-  for (const segment of segments) {
-    if (/[*?[{]/.test(segment)) break;
-    literal2.push(segment);
-  }
-  return literal2.join("/");
+  return (path22) => regexps.some((regexp) => regexp.test(path22));
 }
 function translate(glob2) {
   let out = "";
@@ -82425,6 +84441,30 @@ function resolvePolicyConfig(config3 = {}) {
 
 // src/agent/policy/protected-paths.ts
 import path2 from "node:path";
+
+// src/util/create-path-matcher.ts
+function createPathMatcher(globs) {
+  const patterns = [];
+  const problems = [];
+  for (const glob2 of globs) {
+    const compiled = compilePathPattern(glob2);
+    if (compiled.ok) patterns.push(compiled.pattern);
+    else problems.push(compiled.problem);
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  const matches = (relativePath) => patterns.some((pattern) => pattern.test(relativePath));
+  return {
+    ok: true,
+    matcher: {
+      globs,
+      patterns,
+      matches,
+      matchesOrContains: (relativeDir) => matches(relativeDir) || patterns.some((pattern) => pattern.couldMatchBelow(relativeDir))
+    }
+  };
+}
+
+// src/agent/policy/protected-paths.ts
 function normalizeRepoPath(filePath, root) {
   let candidate = filePath.trim();
   if (candidate.startsWith("~")) return void 0;
@@ -82439,25 +84479,11 @@ function normalizeRepoPath(filePath, root) {
   return normalized;
 }
 function createProtectedPaths(globs) {
-  const isProtected = createGlobMatcher(globs, { matchBase: true });
-  const prefixes = globs.map(globStaticPrefix).filter((prefix) => prefix !== "");
-  const matches = (relativePath) => {
-    if (isProtected(relativePath)) return true;
-    const dir = wildcardDir(relativePath);
-    return dir !== void 0 && dir !== "" && (isProtected(dir) || isProtected(`${dir}/_`));
-  };
-  const removedWith = (relativePath) => {
-    if (matches(relativePath)) return true;
-    const dir = wildcardDir(relativePath) ?? relativePath;
-    return prefixes.some((prefix) => dir === "" || prefix === dir || prefix.startsWith(`${dir}/`));
-  };
-  return { globs, matches, removedWith };
-}
-function wildcardDir(relativePath) {
-  const first = relativePath.search(/[*?[{]/);
-  if (first === -1) return void 0;
-  const slash = relativePath.lastIndexOf("/", first);
-  return slash === -1 ? "" : relativePath.slice(0, slash);
+  const result = createPathMatcher(globs);
+  if (!result.ok) throw new TackleError("config_invalid", `protected_paths: ${result.problems.join("; ")}`);
+  const matcher = result.matcher;
+  const removedWith = (relativePath) => matcher.matches(relativePath) || matcher.patterns.some((pattern) => pattern.anchored && pattern.couldMatchBelow(relativePath));
+  return { ...matcher, removedWith };
 }
 
 // src/agent/policy/check-push-diff.ts
@@ -82558,14 +84584,22 @@ function checkBash(rules, command, ctx) {
   for (const target of bashWriteTargets(commands)) {
     const relative = normalizeRepoPath(target.path, ctx.fs.root);
     if (relative === void 0) continue;
-    const hit = target.destructive ? rules.protectedPaths.removedWith(relative) : rules.protectedPaths.matches(relative);
-    if (hit) return protectedDenial(relative === "" ? "." : relative, rules.protectedPaths);
+    if (shellTargetIsProtected(rules.protectedPaths, relative, target.destructive)) {
+      return protectedDenial(relative === "" ? "." : relative, rules.protectedPaths);
+    }
   }
   const risky = riskyReason(command, commands);
   if (risky !== void 0) return { action: "ask", reason: `the command ${risky}` };
   const sensitive = bashPathOperands(commands).map((operand) => normalizeRepoPath(operand, ctx.fs.root) ?? operand).find(isSensitivePath);
   if (sensitive !== void 0) return sensitiveQuestion(sensitive);
   return ALLOW;
+}
+function shellTargetIsProtected(protectedPaths, operand, destructive) {
+  if (protectedPaths.matches(operand)) return true;
+  const first = operand.search(/[*?[{]/);
+  if (first === -1) return destructive && protectedPaths.removedWith(operand);
+  const slash = operand.lastIndexOf("/", first);
+  return protectedPaths.removedWith(slash === -1 ? "" : operand.slice(0, slash));
 }
 async function checkFileWrite(rules, toolName2, input3, ctx) {
   const filePath = stringField(input3, "file_path");
@@ -83499,12 +85533,12 @@ async function createTranscript(options2) {
   const redact = options2.redact ?? ((text) => text);
   const clock = options2.clock ?? Date.now;
   await mkdir2(options2.dir, { recursive: true });
-  const path21 = transcriptPath(options2.dir, options2.jobId);
+  const path22 = transcriptPath(options2.dir, options2.jobId);
   let queue = Promise.resolve();
   const write = (event) => {
     const line = `${JSON.stringify(redactDeep(event, redact))}
 `;
-    const written = queue.then(() => appendFile(path21, line, "utf8"));
+    const written = queue.then(() => appendFile(path22, line, "utf8"));
     queue = written.catch(() => void 0);
     return written;
   };
@@ -83517,7 +85551,7 @@ async function createTranscript(options2) {
     startedAt: new Date(clock()).toISOString()
   });
   return {
-    path: path21,
+    path: path22,
     flush: () => queue,
     close: () => queue,
     request: (turn, purpose, body) => {
@@ -84226,9 +86260,9 @@ function finalState(result, state, pullRequestUrl, durationMs, sandboxed) {
 
 // src/workspace/repo-cache.ts
 import { createHash, randomBytes } from "node:crypto";
-import { chown as chown2, mkdir as mkdir7, readdir as readdir3, readFile as readFile5, rename, stat as stat8, writeFile } from "node:fs/promises";
+import { chown as chown2, mkdir as mkdir8, readdir as readdir3, readFile as readFile5, rename, stat as stat8, writeFile as writeFile2 } from "node:fs/promises";
 import { hostname as hostname4 } from "node:os";
-import path18 from "node:path";
+import path19 from "node:path";
 
 // src/workspace/file-lock.ts
 import { spawn as spawn2 } from "node:child_process";
@@ -84279,7 +86313,7 @@ async function withLock(lockPath, fn, options2 = {}) {
   }
 }
 
-// node_modules/is-plain-obj/index.js
+// ../../../work/main/node_modules/is-plain-obj/index.js
 function isPlainObject5(value) {
   if (typeof value !== "object" || value === null) {
     return false;
@@ -84288,7 +86322,7 @@ function isPlainObject5(value) {
   return (prototype === null || prototype === Object.prototype || Object.getPrototypeOf(prototype) === null) && !(Symbol.toStringTag in value) && !(Symbol.iterator in value);
 }
 
-// node_modules/execa/lib/arguments/file-url.js
+// ../../../work/main/node_modules/execa/lib/arguments/file-url.js
 import { fileURLToPath } from "node:url";
 var safeNormalizeFileUrl = (file2, name2) => {
   const fileString = normalizeFileUrl(normalizeDenoExecPath(file2));
@@ -84301,7 +86335,7 @@ var normalizeDenoExecPath = (file2) => isDenoExecPath(file2) ? file2.toString() 
 var isDenoExecPath = (file2) => typeof file2 !== "string" && file2 && Object.getPrototypeOf(file2) === String.prototype;
 var normalizeFileUrl = (file2) => file2 instanceof URL ? fileURLToPath(file2) : file2;
 
-// node_modules/execa/lib/methods/parameters.js
+// ../../../work/main/node_modules/execa/lib/methods/parameters.js
 var normalizeParameters = (rawFile, rawArguments = [], rawOptions = {}) => {
   const filePath = safeNormalizeFileUrl(rawFile, "First argument");
   const [commandArguments, options2] = isPlainObject5(rawArguments) ? [[], rawArguments] : [rawArguments, rawOptions];
@@ -84322,10 +86356,10 @@ var normalizeParameters = (rawFile, rawArguments = [], rawOptions = {}) => {
   return [filePath, normalizedArguments, options2];
 };
 
-// node_modules/execa/lib/methods/template.js
+// ../../../work/main/node_modules/execa/lib/methods/template.js
 import { ChildProcess } from "node:child_process";
 
-// node_modules/execa/lib/utils/uint-array.js
+// ../../../work/main/node_modules/execa/lib/utils/uint-array.js
 import { StringDecoder } from "node:string_decoder";
 var { toString: objectToString } = Object.prototype;
 var isArrayBuffer = (value) => objectToString.call(value) === "[object ArrayBuffer]";
@@ -84372,7 +86406,7 @@ var getJoinLength = (uint8Arrays) => {
   return joinLength;
 };
 
-// node_modules/execa/lib/methods/template.js
+// ../../../work/main/node_modules/execa/lib/methods/template.js
 var isTemplateString = (templates) => Array.isArray(templates) && Array.isArray(templates.raw);
 var parseTemplates = (templates, expressions) => {
   let tokens = [];
@@ -84472,20 +86506,20 @@ var getSubprocessResult = ({ stdout }) => {
   throw new TypeError(`Unexpected "${typeof stdout}" stdout in template expression`);
 };
 
-// node_modules/execa/lib/methods/main-sync.js
+// ../../../work/main/node_modules/execa/lib/methods/main-sync.js
 import { spawnSync } from "node:child_process";
 
-// node_modules/execa/lib/arguments/specific.js
+// ../../../work/main/node_modules/execa/lib/arguments/specific.js
 import { debuglog } from "node:util";
 
-// node_modules/execa/lib/utils/standard-stream.js
+// ../../../work/main/node_modules/execa/lib/utils/standard-stream.js
 import process2 from "node:process";
 var isStandardStream = (stream2) => STANDARD_STREAMS.includes(stream2);
 var STANDARD_STREAMS = [process2.stdin, process2.stdout, process2.stderr];
 var STANDARD_STREAMS_ALIASES = ["stdin", "stdout", "stderr"];
 var getStreamName = (fdNumber) => STANDARD_STREAMS_ALIASES[fdNumber] ?? `stdio[${fdNumber}]`;
 
-// node_modules/execa/lib/arguments/specific.js
+// ../../../work/main/node_modules/execa/lib/arguments/specific.js
 var normalizeFdSpecificOptions = (options2) => {
   const optionsCopy = { ...options2 };
   for (const optionName of FD_SPECIFIC_OPTIONS) {
@@ -84555,7 +86589,7 @@ var DEFAULT_OPTIONS = {
 var FD_SPECIFIC_OPTIONS = ["lines", "buffer", "maxBuffer", "verbose", "stripFinalNewline"];
 var getFdSpecificValue = (optionArray, fdNumber) => fdNumber === "ipc" ? optionArray.at(-1) : optionArray[fdNumber];
 
-// node_modules/execa/lib/verbose/values.js
+// ../../../work/main/node_modules/execa/lib/verbose/values.js
 var isVerbose = ({ verbose }, fdNumber) => getFdVerbose(verbose, fdNumber) !== "none";
 var isFullVerbose = ({ verbose }, fdNumber) => !["none", "short"].includes(getFdVerbose(verbose, fdNumber));
 var getVerboseFunction = ({ verbose }, fdNumber) => {
@@ -84567,10 +86601,10 @@ var getFdGenericVerbose = (verbose) => verbose.find((fdVerbose) => isVerboseFunc
 var isVerboseFunction = (fdVerbose) => typeof fdVerbose === "function";
 var VERBOSE_VALUES = ["none", "short", "full"];
 
-// node_modules/execa/lib/verbose/log.js
+// ../../../work/main/node_modules/execa/lib/verbose/log.js
 import { inspect } from "node:util";
 
-// node_modules/execa/lib/arguments/escape.js
+// ../../../work/main/node_modules/execa/lib/arguments/escape.js
 import { platform } from "node:process";
 import { stripVTControlCharacters } from "node:util";
 var joinCommand = (filePath, rawArguments) => {
@@ -84615,7 +86649,7 @@ var quoteString = (escapedArgument) => {
 };
 var NO_ESCAPE_REGEXP = /^[\w./-]+$/;
 
-// node_modules/is-unicode-supported/index.js
+// ../../../work/main/node_modules/is-unicode-supported/index.js
 import process3 from "node:process";
 function isUnicodeSupported() {
   const { env } = process3;
@@ -84626,7 +86660,7 @@ function isUnicodeSupported() {
   return Boolean(env.WT_SESSION) || Boolean(env.TERMINUS_SUBLIME) || env.ConEmuTask === "{cmd::Cmder}" || TERM_PROGRAM === "Terminus-Sublime" || TERM_PROGRAM === "vscode" || TERM === "xterm-256color" || TERM === "alacritty" || TERM === "rxvt-unicode" || TERM === "rxvt-unicode-256color" || env.TERMINAL_EMULATOR === "JetBrains-JediTerm";
 }
 
-// node_modules/figures/index.js
+// ../../../work/main/node_modules/figures/index.js
 var common = {
   circleQuestionMark: "(?)",
   questionMarkPrefix: "(?)",
@@ -84902,7 +86936,7 @@ var figures = shouldUseMain ? mainSymbols : fallbackSymbols;
 var figures_default = figures;
 var replacements = Object.entries(specialMainSymbols);
 
-// node_modules/yoctocolors/base.js
+// ../../../work/main/node_modules/yoctocolors/base.js
 import tty from "node:tty";
 var hasColors = tty?.WriteStream?.prototype?.hasColors?.() ?? false;
 var format = (open5, close) => {
@@ -84992,7 +87026,7 @@ var underlineMagentaBright = format("58;5;13", 59);
 var underlineCyanBright = format("58;5;14", 59);
 var underlineWhiteBright = format("58;5;15", 59);
 
-// node_modules/execa/lib/verbose/default.js
+// ../../../work/main/node_modules/execa/lib/verbose/default.js
 var defaultVerboseFunction = ({
   type,
   message,
@@ -85031,7 +87065,7 @@ var COLORS = {
   duration: () => gray
 };
 
-// node_modules/execa/lib/verbose/custom.js
+// ../../../work/main/node_modules/execa/lib/verbose/custom.js
 var applyVerboseOnLines = (printedLines, verboseInfo, fdNumber) => {
   const verboseFunction = getVerboseFunction(verboseInfo, fdNumber);
   return printedLines.map(({ verboseLine, verboseObject }) => applyVerboseFunction(verboseLine, verboseObject, verboseFunction)).filter((printedLine) => printedLine !== void 0).map((printedLine) => appendNewline(printedLine)).join("");
@@ -85048,7 +87082,7 @@ var applyVerboseFunction = (verboseLine, verboseObject, verboseFunction) => {
 var appendNewline = (printedLine) => printedLine.endsWith("\n") ? printedLine : `${printedLine}
 `;
 
-// node_modules/execa/lib/verbose/log.js
+// ../../../work/main/node_modules/execa/lib/verbose/log.js
 var verboseLog = ({ type, verboseMessage, fdNumber, verboseInfo, result }) => {
   const verboseObject = getVerboseObject({ type, result, verboseInfo });
   const printedLines = getPrintedLines(verboseMessage, verboseObject);
@@ -85082,7 +87116,7 @@ var serializeVerboseMessage = (message) => {
 };
 var TAB_SIZE = 2;
 
-// node_modules/execa/lib/verbose/start.js
+// ../../../work/main/node_modules/execa/lib/verbose/start.js
 var logCommand = (escapedCommand, verboseInfo) => {
   if (!isVerbose(verboseInfo)) {
     return;
@@ -85094,7 +87128,7 @@ var logCommand = (escapedCommand, verboseInfo) => {
   });
 };
 
-// node_modules/execa/lib/verbose/info.js
+// ../../../work/main/node_modules/execa/lib/verbose/info.js
 var getVerboseInfo = (verbose, escapedCommand, rawOptions) => {
   validateVerbose(verbose);
   const commandId = getCommandId(verbose);
@@ -85122,12 +87156,12 @@ var validateVerbose = (verbose) => {
   }
 };
 
-// node_modules/execa/lib/return/duration.js
+// ../../../work/main/node_modules/execa/lib/return/duration.js
 import { hrtime } from "node:process";
 var getStartTime = () => hrtime.bigint();
 var getDurationMs = (startTime2) => Number(hrtime.bigint() - startTime2) / 1e6;
 
-// node_modules/execa/lib/arguments/command.js
+// ../../../work/main/node_modules/execa/lib/arguments/command.js
 var handleCommand = (filePath, rawArguments, rawOptions) => {
   const startTime2 = getStartTime();
   const { command, escapedCommand } = joinCommand(filePath, rawArguments);
@@ -85142,16 +87176,16 @@ var handleCommand = (filePath, rawArguments, rawOptions) => {
   };
 };
 
-// node_modules/execa/lib/arguments/options.js
+// ../../../work/main/node_modules/execa/lib/arguments/options.js
 var import_cross_spawn = __toESM(require_cross_spawn(), 1);
 import path12 from "node:path";
 import process6 from "node:process";
 
-// node_modules/npm-run-path/index.js
+// ../../../work/main/node_modules/npm-run-path/index.js
 import process4 from "node:process";
 import path9 from "node:path";
 
-// node_modules/npm-run-path/node_modules/path-key/index.js
+// ../../../work/main/node_modules/npm-run-path/node_modules/path-key/index.js
 function pathKey(options2 = {}) {
   const {
     env = process.env,
@@ -85163,7 +87197,7 @@ function pathKey(options2 = {}) {
   return Object.keys(env).reverse().find((key) => key.toUpperCase() === "PATH") || "Path";
 }
 
-// node_modules/unicorn-magic/node.js
+// ../../../work/main/node_modules/unicorn-magic/node.js
 import { promisify } from "node:util";
 import { execFile as execFileCallback, execFileSync as execFileSyncOriginal } from "node:child_process";
 import path8 from "node:path";
@@ -85187,7 +87221,7 @@ function traversePathUp(startPath) {
 }
 var TEN_MEGABYTES_IN_BYTES = 10 * 1024 * 1024;
 
-// node_modules/npm-run-path/index.js
+// ../../../work/main/node_modules/npm-run-path/index.js
 var npmRunPath = ({
   cwd = process4.cwd(),
   path: pathOption = process4.env[pathKey()],
@@ -85228,10 +87262,10 @@ var npmRunPathEnv = ({ env = process4.env, ...options2 } = {}) => {
   return env;
 };
 
-// node_modules/execa/lib/terminate/kill.js
+// ../../../work/main/node_modules/execa/lib/terminate/kill.js
 import { setTimeout as setTimeout2 } from "node:timers/promises";
 
-// node_modules/execa/lib/return/final-error.js
+// ../../../work/main/node_modules/execa/lib/return/final-error.js
 var getFinalError = (originalError, message, isSync) => {
   const ErrorClass = isSync ? ExecaSyncError : ExecaError;
   const options2 = originalError instanceof DiscardedError ? {} : { cause: originalError };
@@ -85263,13 +87297,13 @@ var ExecaSyncError = class extends Error {
 };
 setErrorName(ExecaSyncError, ExecaSyncError.name);
 
-// node_modules/execa/lib/terminate/signal.js
+// ../../../work/main/node_modules/execa/lib/terminate/signal.js
 import { constants as constants3 } from "node:os";
 
-// node_modules/human-signals/build/src/main.js
+// ../../../work/main/node_modules/human-signals/build/src/main.js
 import { constants as constants2 } from "node:os";
 
-// node_modules/human-signals/build/src/realtime.js
+// ../../../work/main/node_modules/human-signals/build/src/realtime.js
 var getRealtimeSignals = () => {
   const length = SIGRTMAX - SIGRTMIN + 1;
   return Array.from({ length }, getRealtimeSignal);
@@ -85284,10 +87318,10 @@ var getRealtimeSignal = (value, index) => ({
 var SIGRTMIN = 34;
 var SIGRTMAX = 64;
 
-// node_modules/human-signals/build/src/signals.js
+// ../../../work/main/node_modules/human-signals/build/src/signals.js
 import { constants } from "node:os";
 
-// node_modules/human-signals/build/src/core.js
+// ../../../work/main/node_modules/human-signals/build/src/core.js
 var SIGNALS = [
   {
     name: "SIGHUP",
@@ -85560,7 +87594,7 @@ var SIGNALS = [
   }
 ];
 
-// node_modules/human-signals/build/src/signals.js
+// ../../../work/main/node_modules/human-signals/build/src/signals.js
 var getSignals = () => {
   const realtimeSignals = getRealtimeSignals();
   const signals2 = [...SIGNALS, ...realtimeSignals].map(normalizeSignal);
@@ -85582,7 +87616,7 @@ var normalizeSignal = ({
   return { name: name2, number: number4, description, supported, action, forced, standard };
 };
 
-// node_modules/human-signals/build/src/main.js
+// ../../../work/main/node_modules/human-signals/build/src/main.js
 var getSignalsByName = () => {
   const signals2 = getSignals();
   return Object.fromEntries(signals2.map(getSignalByName));
@@ -85633,7 +87667,7 @@ var findSignalByNumber = (number4, signals2) => {
 };
 var signalsByNumber = getSignalsByNumber();
 
-// node_modules/execa/lib/terminate/signal.js
+// ../../../work/main/node_modules/execa/lib/terminate/signal.js
 var normalizeKillSignal = (killSignal) => {
   const optionName = "option `killSignal`";
   if (killSignal === 0) {
@@ -85677,7 +87711,7 @@ var getAvailableSignalNames = () => Object.keys(constants3.signals).sort().map((
 var getAvailableSignalIntegers = () => [...new Set(Object.values(constants3.signals).sort((signalInteger, signalIntegerTwo) => signalInteger - signalIntegerTwo))].join(", ");
 var getSignalDescription = (signal) => signalsByName[signal].description;
 
-// node_modules/execa/lib/terminate/kill.js
+// ../../../work/main/node_modules/execa/lib/terminate/kill.js
 var normalizeForceKillAfterDelay = (forceKillAfterDelay) => {
   if (forceKillAfterDelay === false) {
     return forceKillAfterDelay;
@@ -85744,7 +87778,7 @@ var killOnTimeout = async ({ kill, forceKillAfterDelay, context: context2, contr
   }
 };
 
-// node_modules/execa/lib/utils/abort-signal.js
+// ../../../work/main/node_modules/execa/lib/utils/abort-signal.js
 import { once as once2 } from "node:events";
 var onAbortedSignal = async (mainSignal, stopSignal) => {
   if (!mainSignal.aborted) {
@@ -85752,7 +87786,7 @@ var onAbortedSignal = async (mainSignal, stopSignal) => {
   }
 };
 
-// node_modules/execa/lib/terminate/cancel.js
+// ../../../work/main/node_modules/execa/lib/terminate/cancel.js
 var validateCancelSignal = ({ cancelSignal }) => {
   if (cancelSignal !== void 0 && Object.prototype.toString.call(cancelSignal) !== "[object AbortSignal]") {
     throw new Error(`The \`cancelSignal\` option must be an AbortSignal: ${String(cancelSignal)}`);
@@ -85766,13 +87800,13 @@ var terminateOnCancel = async (subprocess, cancelSignal, context2, { signal }) =
   throw cancelSignal.reason;
 };
 
-// node_modules/execa/lib/ipc/graceful.js
+// ../../../work/main/node_modules/execa/lib/ipc/graceful.js
 import { scheduler as scheduler2 } from "node:timers/promises";
 
-// node_modules/execa/lib/ipc/send.js
+// ../../../work/main/node_modules/execa/lib/ipc/send.js
 import { promisify as promisify2 } from "node:util";
 
-// node_modules/execa/lib/ipc/validation.js
+// ../../../work/main/node_modules/execa/lib/ipc/validation.js
 var validateIpcMethod = ({ methodName, isSubprocess, ipc, isConnected: isConnected2 }) => {
   validateIpcOption(methodName, isSubprocess, ipc);
   validateConnection(methodName, isSubprocess, isConnected2);
@@ -85844,7 +87878,7 @@ var disconnect = (anyProcess) => {
   }
 };
 
-// node_modules/execa/lib/utils/deferred.js
+// ../../../work/main/node_modules/execa/lib/utils/deferred.js
 var createDeferred = () => {
   const methods = {};
   const promise2 = new Promise((resolve3, reject) => {
@@ -85853,7 +87887,7 @@ var createDeferred = () => {
   return Object.assign(promise2, methods);
 };
 
-// node_modules/execa/lib/arguments/fd-options.js
+// ../../../work/main/node_modules/execa/lib/arguments/fd-options.js
 var getToStream = (destination, to = "stdin") => {
   const isWritable = true;
   const { options: options2, fileDescriptors } = SUBPROCESS_OPTIONS.get(destination);
@@ -85933,10 +87967,10 @@ var serializeOptionValue = (value) => {
   return typeof value === "number" ? `${value}` : "Stream";
 };
 
-// node_modules/execa/lib/ipc/strict.js
+// ../../../work/main/node_modules/execa/lib/ipc/strict.js
 import { once as once4 } from "node:events";
 
-// node_modules/execa/lib/utils/max-listeners.js
+// ../../../work/main/node_modules/execa/lib/utils/max-listeners.js
 import { addAbortListener } from "node:events";
 var incrementMaxListeners = (eventEmitter, maxListenersIncrement, signal) => {
   const maxListeners = eventEmitter.getMaxListeners();
@@ -85949,14 +87983,14 @@ var incrementMaxListeners = (eventEmitter, maxListenersIncrement, signal) => {
   });
 };
 
-// node_modules/execa/lib/ipc/forward.js
+// ../../../work/main/node_modules/execa/lib/ipc/forward.js
 import { EventEmitter } from "node:events";
 
-// node_modules/execa/lib/ipc/incoming.js
+// ../../../work/main/node_modules/execa/lib/ipc/incoming.js
 import { once as once3 } from "node:events";
 import { scheduler } from "node:timers/promises";
 
-// node_modules/execa/lib/ipc/reference.js
+// ../../../work/main/node_modules/execa/lib/ipc/reference.js
 var addReference = (channel, reference) => {
   if (reference) {
     addReferenceCount(channel);
@@ -85986,7 +88020,7 @@ var redoAddedReferences = (channel, isSubprocess) => {
   }
 };
 
-// node_modules/execa/lib/ipc/incoming.js
+// ../../../work/main/node_modules/execa/lib/ipc/incoming.js
 var onMessage = async ({ anyProcess, channel, isSubprocess, ipcEmitter }, wrappedMessage) => {
   if (handleStrictResponse(wrappedMessage) || handleAbort(wrappedMessage)) {
     return;
@@ -86027,7 +88061,7 @@ var onDisconnect = async ({ anyProcess, channel, isSubprocess, ipcEmitter, bound
 };
 var INCOMING_MESSAGES = /* @__PURE__ */ new WeakMap();
 
-// node_modules/execa/lib/ipc/forward.js
+// ../../../work/main/node_modules/execa/lib/ipc/forward.js
 var getIpcEmitter = (anyProcess, channel, isSubprocess) => {
   if (IPC_EMITTERS.has(anyProcess)) {
     return IPC_EMITTERS.get(anyProcess);
@@ -86066,7 +88100,7 @@ var isConnected = (anyProcess) => {
   return ipcEmitter === void 0 ? anyProcess.channel !== null : ipcEmitter.connected;
 };
 
-// node_modules/execa/lib/ipc/strict.js
+// ../../../work/main/node_modules/execa/lib/ipc/strict.js
 var handleSendStrict = ({ anyProcess, channel, isSubprocess, message, strict }) => {
   if (!strict) {
     return message;
@@ -86149,7 +88183,7 @@ var throwOnDisconnect = async (anyProcess, isSubprocess, { signal }) => {
 var REQUEST_TYPE = "execa:ipc:request";
 var RESPONSE_TYPE = "execa:ipc:response";
 
-// node_modules/execa/lib/ipc/outgoing.js
+// ../../../work/main/node_modules/execa/lib/ipc/outgoing.js
 var startSendMessage = (anyProcess, wrappedMessage, strict) => {
   if (!OUTGOING_MESSAGES.has(anyProcess)) {
     OUTGOING_MESSAGES.set(anyProcess, /* @__PURE__ */ new Set());
@@ -86176,7 +88210,7 @@ var OUTGOING_MESSAGES = /* @__PURE__ */ new WeakMap();
 var hasMessageListeners = (anyProcess, ipcEmitter) => ipcEmitter.listenerCount("message") > getMinListenerCount(anyProcess);
 var getMinListenerCount = (anyProcess) => SUBPROCESS_OPTIONS.has(anyProcess) && !getFdSpecificValue(SUBPROCESS_OPTIONS.get(anyProcess).options.buffer, "ipc") ? 1 : 0;
 
-// node_modules/execa/lib/ipc/send.js
+// ../../../work/main/node_modules/execa/lib/ipc/send.js
 var sendMessage = ({ anyProcess, channel, isSubprocess, ipc }, message, { strict = false } = {}) => {
   const methodName = "sendMessage";
   validateIpcMethod({
@@ -86246,7 +88280,7 @@ var getSendMethod = (anyProcess) => {
 };
 var PROCESS_SEND_METHODS = /* @__PURE__ */ new WeakMap();
 
-// node_modules/execa/lib/ipc/graceful.js
+// ../../../work/main/node_modules/execa/lib/ipc/graceful.js
 var sendAbort = (subprocess, message) => {
   const methodName = "cancelSignal";
   validateConnection(methodName, false, subprocess.connected);
@@ -86297,7 +88331,7 @@ var abortOnDisconnect = () => {
 };
 var cancelController = new AbortController();
 
-// node_modules/execa/lib/terminate/graceful.js
+// ../../../work/main/node_modules/execa/lib/terminate/graceful.js
 var validateGracefulCancel = ({ gracefulCancel, cancelSignal, ipc, serialization }) => {
   if (!gracefulCancel) {
     return;
@@ -86353,7 +88387,7 @@ var getReason = ({ reason }) => {
   return error62;
 };
 
-// node_modules/execa/lib/terminate/timeout.js
+// ../../../work/main/node_modules/execa/lib/terminate/timeout.js
 import { setTimeout as setTimeout3 } from "node:timers/promises";
 var validateTimeout = ({ timeout }) => {
   if (timeout !== void 0 && (!Number.isFinite(timeout) || timeout < 0)) {
@@ -86368,7 +88402,7 @@ var killAfterTimeout = async (subprocess, timeout, context2, { signal }) => {
   throw new DiscardedError();
 };
 
-// node_modules/execa/lib/methods/node.js
+// ../../../work/main/node_modules/execa/lib/methods/node.js
 import { execPath, execArgv } from "node:process";
 import path10 from "node:path";
 var mapNode = ({ options: options2 }) => {
@@ -86409,7 +88443,7 @@ var handleNodeOption = (file2, commandArguments, {
   ];
 };
 
-// node_modules/execa/lib/ipc/ipc-input.js
+// ../../../work/main/node_modules/execa/lib/ipc/ipc-input.js
 import { serialize as serialize2 } from "node:v8";
 var validateIpcInputOption = ({ ipcInput, ipc, serialization }) => {
   if (ipcInput === void 0) {
@@ -86445,7 +88479,7 @@ var sendIpcInput = async (subprocess, ipcInput) => {
   await subprocess.sendMessage(ipcInput);
 };
 
-// node_modules/execa/lib/arguments/encoding-option.js
+// ../../../work/main/node_modules/execa/lib/arguments/encoding-option.js
 var validateEncoding = ({ encoding }) => {
   if (ENCODINGS.has(encoding)) {
     return;
@@ -86487,7 +88521,7 @@ var ENCODING_ALIASES = {
 };
 var serializeEncoding = (encoding) => typeof encoding === "string" ? `"${encoding}"` : String(encoding);
 
-// node_modules/execa/lib/arguments/cwd.js
+// ../../../work/main/node_modules/execa/lib/arguments/cwd.js
 import { statSync } from "node:fs";
 import path11 from "node:path";
 import process5 from "node:process";
@@ -86523,7 +88557,7 @@ ${originalMessage}`;
   return originalMessage;
 };
 
-// node_modules/execa/lib/arguments/options.js
+// ../../../work/main/node_modules/execa/lib/arguments/options.js
 var normalizeOptions = (filePath, rawArguments, rawOptions) => {
   rawOptions.cwd = normalizeCwd(rawOptions.cwd);
   const [processedFile, processedArguments, processedOptions] = handleNodeOption(filePath, rawArguments, rawOptions);
@@ -86594,13 +88628,13 @@ var getEnv = ({ env: envOption, extendEnv, preferLocal, node: node2, localDirect
   return env;
 };
 
-// node_modules/execa/lib/arguments/shell.js
+// ../../../work/main/node_modules/execa/lib/arguments/shell.js
 var concatenateShell = (file2, commandArguments, options2) => options2.shell && commandArguments.length > 0 ? [[file2, ...commandArguments].join(" "), [], options2] : [file2, commandArguments, options2];
 
-// node_modules/execa/lib/return/message.js
+// ../../../work/main/node_modules/execa/lib/return/message.js
 import { inspect as inspect2 } from "node:util";
 
-// node_modules/strip-final-newline/index.js
+// ../../../work/main/node_modules/strip-final-newline/index.js
 function stripFinalNewline(input3) {
   if (typeof input3 === "string") {
     return stripFinalNewlineString(input3);
@@ -86617,11 +88651,11 @@ var LF_BINARY = LF.codePointAt(0);
 var CR = "\r";
 var CR_BINARY = CR.codePointAt(0);
 
-// node_modules/get-stream/source/index.js
+// ../../../work/main/node_modules/get-stream/source/index.js
 import { on } from "node:events";
 import { finished } from "node:stream/promises";
 
-// node_modules/is-stream/index.js
+// ../../../work/main/node_modules/is-stream/index.js
 function isStream(stream2, { checkOpen = true } = {}) {
   return stream2 !== null && typeof stream2 === "object" && (stream2.writable || stream2.readable || !checkOpen || stream2.writable === void 0 && stream2.readable === void 0) && typeof stream2.pipe === "function";
 }
@@ -86635,7 +88669,7 @@ function isDuplexStream(stream2, options2) {
   return isWritableStream(stream2, options2) && isReadableStream(stream2, options2);
 }
 
-// node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js
+// ../../../work/main/node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js
 var a = Object.getPrototypeOf(
   Object.getPrototypeOf(
     /* istanbul ignore next */
@@ -86723,7 +88757,7 @@ function h({ preventCancel: r = false } = {}) {
   return s[n] = t, s;
 }
 
-// node_modules/get-stream/source/stream.js
+// ../../../work/main/node_modules/get-stream/source/stream.js
 var getAsyncIterable = (stream2) => {
   if (isReadableStream(stream2, { checkOpen: false }) && nodeImports.on !== void 0) {
     return getStreamIterable(stream2);
@@ -86771,7 +88805,7 @@ var handleStreamEnd = async (stream2, controller, state) => {
 };
 var nodeImports = {};
 
-// node_modules/get-stream/source/contents.js
+// ../../../work/main/node_modules/get-stream/source/contents.js
 var getStreamContents = async (stream2, { init, convertChunk, getSize, truncateChunk, addChunk, getFinalChunk, finalize: finalize2 }, { maxBuffer = Number.POSITIVE_INFINITY } = {}) => {
   const asyncIterable = getAsyncIterable(stream2);
   const state = init();
@@ -86866,7 +88900,7 @@ var MaxBufferError = class extends Error {
   }
 };
 
-// node_modules/get-stream/source/utils.js
+// ../../../work/main/node_modules/get-stream/source/utils.js
 var identity2 = (value) => value;
 var noop5 = () => void 0;
 var getContentsProperty = ({ contents }) => contents;
@@ -86875,7 +88909,7 @@ var throwObjectStream = (chunk) => {
 };
 var getLengthProperty = (convertedChunk) => convertedChunk.length;
 
-// node_modules/get-stream/source/array.js
+// ../../../work/main/node_modules/get-stream/source/array.js
 async function getStreamAsArray(stream2, options2) {
   return getStreamContents(stream2, arrayMethods, options2);
 }
@@ -86902,7 +88936,7 @@ var arrayMethods = {
   finalize: getContentsProperty
 };
 
-// node_modules/get-stream/source/array-buffer.js
+// ../../../work/main/node_modules/get-stream/source/array-buffer.js
 async function getStreamAsArrayBuffer(stream2, options2) {
   return getStreamContents(stream2, arrayBufferMethods, options2);
 }
@@ -86955,7 +88989,7 @@ var arrayBufferMethods = {
   finalize: finalizeArrayBuffer
 };
 
-// node_modules/get-stream/source/string.js
+// ../../../work/main/node_modules/get-stream/source/string.js
 async function getStreamAsString(stream2, options2) {
   return getStreamContents(stream2, stringMethods, options2);
 }
@@ -86984,10 +89018,10 @@ var stringMethods = {
   finalize: getContentsProperty
 };
 
-// node_modules/get-stream/source/index.js
+// ../../../work/main/node_modules/get-stream/source/index.js
 Object.assign(nodeImports, { on, finished });
 
-// node_modules/execa/lib/io/max-buffer.js
+// ../../../work/main/node_modules/execa/lib/io/max-buffer.js
 var handleMaxBuffer = ({ error: error62, stream: stream2, readableObjectMode, lines, encoding, fdNumber }) => {
   if (!(error62 instanceof MaxBufferError)) {
     throw error62;
@@ -87046,7 +89080,7 @@ var truncateMaxBufferSync = (result, isMaxBuffer, maxBuffer) => {
 };
 var getMaxBufferSync = ([, stdoutMaxBuffer]) => stdoutMaxBuffer;
 
-// node_modules/execa/lib/return/message.js
+// ../../../work/main/node_modules/execa/lib/return/message.js
 var createMessages = ({
   stdio,
   all,
@@ -87164,7 +89198,7 @@ var serializeMessageItem = (messageItem) => {
   return "";
 };
 
-// node_modules/execa/lib/return/result.js
+// ../../../work/main/node_modules/execa/lib/return/result.js
 var makeSuccessResult = ({
   command,
   escapedCommand,
@@ -87337,7 +89371,7 @@ var normalizeExitPayload = (rawExitCode, rawSignal) => {
   return { exitCode, signal, signalDescription };
 };
 
-// node_modules/parse-ms/index.js
+// ../../../work/main/node_modules/parse-ms/index.js
 var toZeroIfInfinity = (value) => Number.isFinite(value) ? value : 0;
 function parseNumber(milliseconds) {
   return {
@@ -87376,7 +89410,7 @@ function parseMilliseconds(milliseconds) {
   throw new TypeError("Expected a finite number or bigint");
 }
 
-// node_modules/pretty-ms/index.js
+// ../../../work/main/node_modules/pretty-ms/index.js
 var isZero = (value) => value === 0 || value === 0n;
 var pluralize = (word, count3) => count3 === 1 || count3 === 1n ? word : `${word}s`;
 var SECOND_ROUNDING_EPSILON = 1e-7;
@@ -87476,7 +89510,7 @@ function prettyMilliseconds(milliseconds, options2) {
   return sign + result.join(separator);
 }
 
-// node_modules/execa/lib/verbose/error.js
+// ../../../work/main/node_modules/execa/lib/verbose/error.js
 var logError = (result, verboseInfo) => {
   if (result.failed) {
     verboseLog({
@@ -87488,7 +89522,7 @@ var logError = (result, verboseInfo) => {
   }
 };
 
-// node_modules/execa/lib/verbose/complete.js
+// ../../../work/main/node_modules/execa/lib/verbose/complete.js
 var logResult = (result, verboseInfo) => {
   if (!isVerbose(verboseInfo)) {
     return;
@@ -87506,7 +89540,7 @@ var logDuration = (result, verboseInfo) => {
   });
 };
 
-// node_modules/execa/lib/return/reject.js
+// ../../../work/main/node_modules/execa/lib/return/reject.js
 var handleResult = (result, verboseInfo, { reject }) => {
   logResult(result, verboseInfo);
   if (result.failed && reject) {
@@ -87515,10 +89549,10 @@ var handleResult = (result, verboseInfo, { reject }) => {
   return result;
 };
 
-// node_modules/execa/lib/stdio/handle-sync.js
+// ../../../work/main/node_modules/execa/lib/stdio/handle-sync.js
 import { readFileSync as readFileSync3 } from "node:fs";
 
-// node_modules/execa/lib/stdio/type.js
+// ../../../work/main/node_modules/execa/lib/stdio/type.js
 var getStdioItemType = (value, optionName) => {
   if (isAsyncGenerator(value)) {
     return "asyncGenerator";
@@ -87644,7 +89678,7 @@ var TYPE_TO_MESSAGE = {
   uint8Array: "a Uint8Array"
 };
 
-// node_modules/execa/lib/transform/object-mode.js
+// ../../../work/main/node_modules/execa/lib/transform/object-mode.js
 var getTransformObjectModes = (objectMode, index, newTransforms, direction) => direction === "output" ? getOutputObjectModes(objectMode, index, newTransforms) : getInputObjectModes(objectMode, index, newTransforms);
 var getOutputObjectModes = (objectMode, index, newTransforms) => {
   const writableObjectMode = index !== 0 && newTransforms[index - 1].value.readableObjectMode;
@@ -87664,7 +89698,7 @@ var getFdObjectMode = (stdioItems, direction) => {
   return direction === "input" ? lastTransform.value.writableObjectMode : lastTransform.value.readableObjectMode;
 };
 
-// node_modules/execa/lib/transform/normalize.js
+// ../../../work/main/node_modules/execa/lib/transform/normalize.js
 var normalizeTransforms = (stdioItems, optionName, direction, options2) => [
   ...stdioItems.filter(({ type }) => !TRANSFORM_TYPES.has(type)),
   ...getTransforms(stdioItems, optionName, direction, options2)
@@ -87758,7 +89792,7 @@ var normalizeGenerator = ({ stdioItem, stdioItem: { value }, index, newTransform
 };
 var sortTransforms = (newTransforms, direction) => direction === "input" ? newTransforms.reverse() : newTransforms;
 
-// node_modules/execa/lib/stdio/direction.js
+// ../../../work/main/node_modules/execa/lib/stdio/direction.js
 import process7 from "node:process";
 var getStreamDirection = (stdioItems, fdNumber, optionName) => {
   const directions = stdioItems.map((stdioItem) => getStdioItemDirection(stdioItem, fdNumber));
@@ -87808,10 +89842,10 @@ var getStandardStreamDirection = (value) => {
 };
 var DEFAULT_DIRECTION = "output";
 
-// node_modules/execa/lib/ipc/array.js
+// ../../../work/main/node_modules/execa/lib/ipc/array.js
 var normalizeIpcStdioArray = (stdioArray, ipc) => ipc && !stdioArray.includes("ipc") ? [...stdioArray, "ipc"] : stdioArray;
 
-// node_modules/execa/lib/stdio/stdio-option.js
+// ../../../work/main/node_modules/execa/lib/stdio/stdio-option.js
 var normalizeStdioOption = ({ stdio, ipc, buffer, ...options2 }, verboseInfo, isSync) => {
   const stdioArray = getStdioArray(stdio, options2).map((stdioOption, fdNumber) => addDefaultValue2(stdioOption, fdNumber));
   return isSync ? normalizeStdioSync(stdioArray, buffer, verboseInfo) : normalizeIpcStdioArray(stdioArray, ipc);
@@ -87845,7 +89879,7 @@ var addDefaultValue2 = (stdioOption, fdNumber) => {
 var normalizeStdioSync = (stdioArray, buffer, verboseInfo) => stdioArray.map((stdioOption, fdNumber) => !buffer[fdNumber] && fdNumber !== 0 && !isFullVerbose(verboseInfo, fdNumber) && isOutputPipeOnly(stdioOption) ? "ignore" : stdioOption);
 var isOutputPipeOnly = (stdioOption) => stdioOption === "pipe" || Array.isArray(stdioOption) && stdioOption.every((item) => item === "pipe");
 
-// node_modules/execa/lib/stdio/native.js
+// ../../../work/main/node_modules/execa/lib/stdio/native.js
 import { readFileSync as readFileSync2 } from "node:fs";
 import tty2 from "node:tty";
 var handleNativeStream = ({ stdioItem, stdioItem: { type }, isStdioArray, fdNumber, direction, isSync }) => {
@@ -87914,7 +89948,7 @@ var getStandardStream = (fdNumber, value, optionName) => {
   return standardStream;
 };
 
-// node_modules/execa/lib/stdio/input-option.js
+// ../../../work/main/node_modules/execa/lib/stdio/input-option.js
 var handleInputOptions = ({ input: input3, inputFile }, fdNumber) => fdNumber === 0 ? [
   ...handleInputOption(input3),
   ...handleInputFileOption(inputFile)
@@ -87950,7 +89984,7 @@ var getInputFileType = (inputFile) => {
   throw new Error("The `inputFile` option must be a file path string or a file URL.");
 };
 
-// node_modules/execa/lib/stdio/duplicate.js
+// ../../../work/main/node_modules/execa/lib/stdio/duplicate.js
 var filterDuplicates = (stdioItems) => stdioItems.filter((stdioItemOne, indexOne) => stdioItems.every((stdioItemTwo, indexTwo) => stdioItemOne.value !== stdioItemTwo.value || indexOne >= indexTwo || stdioItemOne.type === "generator" || stdioItemOne.type === "asyncGenerator"));
 var getDuplicateStream = ({ stdioItem: { type, value, optionName }, direction, fileDescriptors, isSync }) => {
   const otherStdioItems = getOtherStdioItems(fileDescriptors, type);
@@ -88025,7 +90059,7 @@ var throwOnDuplicateStream = (stdioItem, optionName, type) => {
   }
 };
 
-// node_modules/execa/lib/stdio/handle.js
+// ../../../work/main/node_modules/execa/lib/stdio/handle.js
 var handleStdio = (addProperties3, options2, verboseInfo, isSync) => {
   const stdio = normalizeStdioOption(options2, verboseInfo, isSync);
   const initialFileDescriptors = stdio.map((stdioOption, fdNumber) => getFileDescriptor({
@@ -88185,7 +90219,7 @@ var forwardStdio = (stdioItems) => {
   return type === "native" ? value : "pipe";
 };
 
-// node_modules/execa/lib/stdio/handle-sync.js
+// ../../../work/main/node_modules/execa/lib/stdio/handle-sync.js
 var handleStdioSync = (options2, verboseInfo) => handleStdio(addPropertiesSync, options2, verboseInfo, true);
 var forbiddenIfSync = ({ type, optionName }) => {
   throwInvalidSyncValue(optionName, TYPE_TO_MESSAGE[type]);
@@ -88231,14 +90265,14 @@ var addPropertiesSync = {
   }
 };
 
-// node_modules/execa/lib/io/strip-newline.js
+// ../../../work/main/node_modules/execa/lib/io/strip-newline.js
 var stripNewline = (value, { stripFinalNewline: stripFinalNewline2 }, fdNumber) => getStripFinalNewline(stripFinalNewline2, fdNumber) && value !== void 0 && !Array.isArray(value) ? stripFinalNewline(value) : value;
 var getStripFinalNewline = (stripFinalNewline2, fdNumber) => fdNumber === "all" ? stripFinalNewline2[1] || stripFinalNewline2[2] : stripFinalNewline2[fdNumber];
 
-// node_modules/execa/lib/transform/generator.js
+// ../../../work/main/node_modules/execa/lib/transform/generator.js
 import { Transform, getDefaultHighWaterMark } from "node:stream";
 
-// node_modules/execa/lib/transform/split.js
+// ../../../work/main/node_modules/execa/lib/transform/split.js
 var getSplitLinesGenerator = (binary, preserveNewlines, skipped, state) => binary || skipped ? void 0 : initializeSplitLines(preserveNewlines, state);
 var splitLinesSync = (chunk, preserveNewlines, objectMode) => objectMode ? chunk.flatMap((item) => splitLinesItemSync(item, preserveNewlines)) : splitLinesItemSync(chunk, preserveNewlines);
 var splitLinesItemSync = (chunk, preserveNewlines) => {
@@ -88318,7 +90352,7 @@ var linesUint8ArrayInfo = {
   concatBytes: concatUint8Array
 };
 
-// node_modules/execa/lib/transform/validate.js
+// ../../../work/main/node_modules/execa/lib/transform/validate.js
 import { Buffer as Buffer2 } from "node:buffer";
 var getValidateTransformInput = (writableObjectMode, optionName) => writableObjectMode ? void 0 : validateStringTransformInput.bind(void 0, optionName);
 var validateStringTransformInput = function* (optionName, chunk) {
@@ -88347,7 +90381,7 @@ Instead, \`yield\` should either be called with a value, or not be called at all
   }
 };
 
-// node_modules/execa/lib/transform/encoding-transform.js
+// ../../../work/main/node_modules/execa/lib/transform/encoding-transform.js
 import { Buffer as Buffer3 } from "node:buffer";
 import { StringDecoder as StringDecoder2 } from "node:string_decoder";
 var getEncodingTransformGenerator = (binary, encoding, skipped) => {
@@ -88382,7 +90416,7 @@ var encodingStringFinal = function* (stringDecoder) {
   }
 };
 
-// node_modules/execa/lib/transform/run-async.js
+// ../../../work/main/node_modules/execa/lib/transform/run-async.js
 import { callbackify } from "node:util";
 var pushChunks = callbackify(async (getChunks, state, getChunksArguments, transformStream) => {
   state.currentIterable = getChunks(...getChunksArguments);
@@ -88430,7 +90464,7 @@ var identityGenerator = function* (chunk) {
   yield chunk;
 };
 
-// node_modules/execa/lib/transform/run-sync.js
+// ../../../work/main/node_modules/execa/lib/transform/run-sync.js
 var pushChunksSync = (getChunksSync, getChunksArguments, transformStream, done) => {
   try {
     for (const chunk of getChunksSync(...getChunksArguments)) {
@@ -88472,7 +90506,7 @@ var identityGenerator2 = function* (chunk) {
   yield chunk;
 };
 
-// node_modules/execa/lib/transform/generator.js
+// ../../../work/main/node_modules/execa/lib/transform/generator.js
 var generatorToStream = ({
   value,
   value: { transform: transform2, final, writableObjectMode, readableObjectMode },
@@ -88526,7 +90560,7 @@ var addInternalGenerators = ({ transform: transform2, final, binary, writableObj
   ].filter(Boolean);
 };
 
-// node_modules/execa/lib/io/input-sync.js
+// ../../../work/main/node_modules/execa/lib/io/input-sync.js
 var addInputOptionsSync = (fileDescriptors, options2) => {
   for (const fdNumber of getInputFdNumbers(fileDescriptors)) {
     addInputOptionSync(fileDescriptors, fdNumber, options2);
@@ -88559,10 +90593,10 @@ var validateSerializable = (newContents) => {
   }
 };
 
-// node_modules/execa/lib/io/output-sync.js
+// ../../../work/main/node_modules/execa/lib/io/output-sync.js
 import { writeFileSync, appendFileSync } from "node:fs";
 
-// node_modules/execa/lib/verbose/output.js
+// ../../../work/main/node_modules/execa/lib/verbose/output.js
 var shouldLogOutput = ({ stdioItems, encoding, verboseInfo, fdNumber }) => fdNumber !== "all" && isFullVerbose(verboseInfo, fdNumber) && !BINARY_ENCODINGS.has(encoding) && fdUsesVerbose(fdNumber) && (stdioItems.some(({ type, value }) => type === "native" && PIPED_STDIO_VALUES.has(value)) || stdioItems.every(({ type }) => TRANSFORM_TYPES.has(type)));
 var fdUsesVerbose = (fdNumber) => fdNumber === 1 || fdNumber === 2;
 var PIPED_STDIO_VALUES = /* @__PURE__ */ new Set(["pipe", "overlapped"]);
@@ -88589,7 +90623,7 @@ var logLine = (line, fdNumber, verboseInfo) => {
   });
 };
 
-// node_modules/execa/lib/io/output-sync.js
+// ../../../work/main/node_modules/execa/lib/io/output-sync.js
 var transformOutputSync = ({ fileDescriptors, syncResult: { output: output2 }, options: options2, isMaxBuffer, verboseInfo }) => {
   if (output2 === null) {
     return { output: Array.from({ length: 3 }) };
@@ -88681,18 +90715,18 @@ var logOutputSync = ({ serializedResult, fdNumber, state, verboseInfo, encoding,
   }
 };
 var writeToFiles = (serializedResult, stdioItems, outputFiles) => {
-  for (const { path: path21, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
-    const pathString = typeof path21 === "string" ? path21 : path21.toString();
+  for (const { path: path22, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
+    const pathString = typeof path22 === "string" ? path22 : path22.toString();
     if (append || outputFiles.has(pathString)) {
-      appendFileSync(path21, serializedResult);
+      appendFileSync(path22, serializedResult);
     } else {
       outputFiles.add(pathString);
-      writeFileSync(path21, serializedResult);
+      writeFileSync(path22, serializedResult);
     }
   }
 };
 
-// node_modules/execa/lib/resolve/all-sync.js
+// ../../../work/main/node_modules/execa/lib/resolve/all-sync.js
 var getAllSync = ([, stdout, stderr], options2) => {
   if (!options2.all) {
     return;
@@ -88715,7 +90749,7 @@ var getAllSync = ([, stdout, stderr], options2) => {
   return `${stdout}${stderr}`;
 };
 
-// node_modules/execa/lib/resolve/exit-async.js
+// ../../../work/main/node_modules/execa/lib/resolve/exit-async.js
 import { once as once5 } from "node:events";
 var waitForExit = async (subprocess, context2) => {
   const [exitCode, signal] = await waitForExitOrError(subprocess);
@@ -88749,7 +90783,7 @@ var waitForSuccessfulExit = async (exitPromise) => {
 var isSubprocessErrorExit = (exitCode, signal) => exitCode === void 0 && signal === void 0;
 var isFailedExit = (exitCode, signal) => exitCode !== 0 || signal !== null;
 
-// node_modules/execa/lib/resolve/exit-sync.js
+// ../../../work/main/node_modules/execa/lib/resolve/exit-sync.js
 var getExitResultSync = ({ error: error62, status: exitCode, signal, output: output2 }, { maxBuffer }) => {
   const resultError = getResultError(error62, exitCode, signal);
   const timedOut = resultError?.code === "ETIMEDOUT";
@@ -88769,7 +90803,7 @@ var getResultError = (error62, exitCode, signal) => {
   return isFailedExit(exitCode, signal) ? new DiscardedError() : void 0;
 };
 
-// node_modules/execa/lib/methods/main-sync.js
+// ../../../work/main/node_modules/execa/lib/methods/main-sync.js
 var execaCoreSync = (rawFile, rawArguments, rawOptions) => {
   const { file: file2, commandArguments, command, escapedCommand, startTime: startTime2, verboseInfo, options: options2, fileDescriptors } = handleSyncArguments(rawFile, rawArguments, rawOptions);
   const result = spawnSubprocessSync({
@@ -88901,14 +90935,14 @@ var getSyncResult = ({ error: error62, exitCode, signal, timedOut, isMaxBuffer, 
   isSync: true
 });
 
-// node_modules/execa/lib/methods/main-async.js
+// ../../../work/main/node_modules/execa/lib/methods/main-async.js
 import { setMaxListeners } from "node:events";
 import { spawn as spawn3 } from "node:child_process";
 
-// node_modules/execa/lib/ipc/methods.js
+// ../../../work/main/node_modules/execa/lib/ipc/methods.js
 import process8 from "node:process";
 
-// node_modules/execa/lib/ipc/get-one.js
+// ../../../work/main/node_modules/execa/lib/ipc/get-one.js
 import { once as once6, on as on2 } from "node:events";
 var getOneMessage = ({ anyProcess, channel, isSubprocess, ipc }, { reference = true, filter } = {}) => {
   validateIpcMethod({
@@ -88963,7 +90997,7 @@ var throwOnStrictError = async (ipcEmitter, isSubprocess, { signal }) => {
   throw getStrictResponseError(error62, isSubprocess);
 };
 
-// node_modules/execa/lib/ipc/get-each.js
+// ../../../work/main/node_modules/execa/lib/ipc/get-each.js
 import { once as once7, on as on3 } from "node:events";
 var getEachMessage = ({ anyProcess, channel, isSubprocess, ipc }, { reference = true } = {}) => loopOnMessages({
   anyProcess,
@@ -89042,7 +91076,7 @@ var throwIfStrictError = ({ error: error62 }) => {
   }
 };
 
-// node_modules/execa/lib/ipc/methods.js
+// ../../../work/main/node_modules/execa/lib/ipc/methods.js
 var addIpcMethods = (subprocess, { ipc }) => {
   Object.assign(subprocess, getIpcMethods(subprocess, false, ipc));
 };
@@ -89081,7 +91115,7 @@ var getIpcMethods = (anyProcess, isSubprocess, ipc) => ({
   })
 });
 
-// node_modules/execa/lib/return/early-error.js
+// ../../../work/main/node_modules/execa/lib/return/early-error.js
 import { ChildProcess as ChildProcess2 } from "node:child_process";
 import {
   PassThrough,
@@ -89135,7 +91169,7 @@ var duplex = () => new Duplex({ read() {
 } });
 var handleDummyPromise = async (error62, verboseInfo, options2) => handleResult(error62, verboseInfo, options2);
 
-// node_modules/execa/lib/stdio/handle-async.js
+// ../../../work/main/node_modules/execa/lib/stdio/handle-async.js
 import { createReadStream as createReadStream3, createWriteStream } from "node:fs";
 import { Buffer as Buffer4 } from "node:buffer";
 import { Readable as Readable2, Writable as Writable2, Duplex as Duplex2 } from "node:stream";
@@ -89180,7 +91214,7 @@ var addPropertiesAsync = {
   }
 };
 
-// node_modules/@sindresorhus/merge-streams/index.js
+// ../../../work/main/node_modules/@sindresorhus/merge-streams/index.js
 import { on as on4, once as once8 } from "node:events";
 import { PassThrough as PassThroughStream, getDefaultHighWaterMark as getDefaultHighWaterMark2 } from "node:stream";
 import { finished as finished2 } from "node:stream/promises";
@@ -89397,7 +91431,7 @@ var updateMaxListeners = (passThroughStream, increment2) => {
 var PASSTHROUGH_LISTENERS_COUNT = 2;
 var PASSTHROUGH_LISTENERS_PER_STREAM = 1;
 
-// node_modules/execa/lib/io/pipeline.js
+// ../../../work/main/node_modules/execa/lib/io/pipeline.js
 import { finished as finished3 } from "node:stream/promises";
 var pipeStreams = (source, destination) => {
   source.pipe(destination);
@@ -89435,7 +91469,7 @@ var abortSourceStream = (source) => {
   }
 };
 
-// node_modules/execa/lib/io/output-async.js
+// ../../../work/main/node_modules/execa/lib/io/output-async.js
 var pipeOutputAsync = (subprocess, fileDescriptors, controller) => {
   const pipeGroups = /* @__PURE__ */ new Map();
   for (const [fdNumber, { stdioItems, direction }] of Object.entries(fileDescriptors)) {
@@ -89487,10 +91521,10 @@ var setStandardStreamMaxListeners = (stream2, { signal }) => {
 };
 var MAX_LISTENERS_INCREMENT = 2;
 
-// node_modules/execa/lib/terminate/cleanup.js
+// ../../../work/main/node_modules/execa/lib/terminate/cleanup.js
 import { addAbortListener as addAbortListener2 } from "node:events";
 
-// node_modules/signal-exit/dist/mjs/signals.js
+// ../../../work/main/node_modules/signal-exit/dist/mjs/signals.js
 var signals = [];
 signals.push("SIGHUP", "SIGINT", "SIGTERM");
 if (process.platform !== "win32") {
@@ -89514,7 +91548,7 @@ if (process.platform === "linux") {
   signals.push("SIGIO", "SIGPOLL", "SIGPWR", "SIGSTKFLT");
 }
 
-// node_modules/signal-exit/dist/mjs/index.js
+// ../../../work/main/node_modules/signal-exit/dist/mjs/index.js
 var processOk = (process10) => !!process10 && typeof process10 === "object" && typeof process10.removeListener === "function" && typeof process10.emit === "function" && typeof process10.reallyExit === "function" && typeof process10.listeners === "function" && typeof process10.kill === "function" && typeof process10.pid === "number" && typeof process10.on === "function";
 var kExitEmitter = /* @__PURE__ */ Symbol.for("signal-exit emitter");
 var global2 = globalThis;
@@ -89741,7 +91775,7 @@ var {
   unload
 } = signalExitWrap(processOk(process9) ? new SignalExit(process9) : new SignalExitFallback());
 
-// node_modules/execa/lib/terminate/cleanup.js
+// ../../../work/main/node_modules/execa/lib/terminate/cleanup.js
 var cleanupOnExit = (subprocess, { cleanup, detached }, { signal }) => {
   if (!cleanup || detached) {
     return;
@@ -89754,7 +91788,7 @@ var cleanupOnExit = (subprocess, { cleanup, detached }, { signal }) => {
   });
 };
 
-// node_modules/execa/lib/pipe/pipe-arguments.js
+// ../../../work/main/node_modules/execa/lib/pipe/pipe-arguments.js
 var normalizePipeArguments = ({ source, sourcePromise, boundOptions, createNested }, ...pipeArguments) => {
   const startTime2 = getStartTime();
   const {
@@ -89827,7 +91861,7 @@ var getSourceStream = (source, from) => {
   }
 };
 
-// node_modules/execa/lib/pipe/throw.js
+// ../../../work/main/node_modules/execa/lib/pipe/throw.js
 var handlePipeArgumentsError = ({
   sourceStream,
   sourceError,
@@ -89876,7 +91910,7 @@ var createNonCommandError = ({ error: error62, fileDescriptors, sourceOptions, s
 });
 var PIPE_COMMAND_MESSAGE = "source.pipe(destination)";
 
-// node_modules/execa/lib/pipe/sequence.js
+// ../../../work/main/node_modules/execa/lib/pipe/sequence.js
 var waitForBothSubprocesses = async (subprocessPromises) => {
   const [
     { status: sourceStatus, reason: sourceReason, value: sourceResult = sourceReason },
@@ -89894,7 +91928,7 @@ var waitForBothSubprocesses = async (subprocessPromises) => {
   return destinationResult;
 };
 
-// node_modules/execa/lib/pipe/streaming.js
+// ../../../work/main/node_modules/execa/lib/pipe/streaming.js
 import { finished as finished4 } from "node:stream/promises";
 var pipeSubprocessStream = (sourceStream, destinationStream, maxListenersController) => {
   const mergedStream = MERGED_STREAMS.has(destinationStream) ? pipeMoreSubprocessStream(sourceStream, destinationStream) : pipeFirstSubprocessStream(sourceStream, destinationStream);
@@ -89925,7 +91959,7 @@ var MERGED_STREAMS = /* @__PURE__ */ new WeakMap();
 var SOURCE_LISTENERS_PER_PIPE = 2;
 var DESTINATION_LISTENERS_PER_PIPE = 1;
 
-// node_modules/execa/lib/pipe/abort.js
+// ../../../work/main/node_modules/execa/lib/pipe/abort.js
 import { aborted as aborted2 } from "node:util";
 var unpipeOnAbort = (unpipeSignal, unpipeContext) => unpipeSignal === void 0 ? [] : [unpipeOnSignalAbort(unpipeSignal, unpipeContext)];
 var unpipeOnSignalAbort = async (unpipeSignal, { sourceStream, mergedStream, fileDescriptors, sourceOptions, startTime: startTime2 }) => {
@@ -89940,7 +91974,7 @@ var unpipeOnSignalAbort = async (unpipeSignal, { sourceStream, mergedStream, fil
   });
 };
 
-// node_modules/execa/lib/pipe/setup.js
+// ../../../work/main/node_modules/execa/lib/pipe/setup.js
 var pipeToSubprocess = (sourceInfo, ...pipeArguments) => {
   if (isPlainObject5(pipeArguments[0])) {
     return pipeToSubprocess.bind(void 0, {
@@ -89999,10 +92033,10 @@ var handlePipePromise = async ({
 };
 var getSubprocessPromises = (sourcePromise, destination) => Promise.allSettled([sourcePromise, destination]);
 
-// node_modules/execa/lib/io/contents.js
+// ../../../work/main/node_modules/execa/lib/io/contents.js
 import { setImmediate as setImmediate2 } from "node:timers/promises";
 
-// node_modules/execa/lib/io/iterate.js
+// ../../../work/main/node_modules/execa/lib/io/iterate.js
 import { on as on5 } from "node:events";
 import { getDefaultHighWaterMark as getDefaultHighWaterMark3 } from "node:stream";
 var iterateOnSubprocessStream = ({ subprocessStdout, subprocess, binary, shouldEncode, encoding, preserveNewlines }) => {
@@ -90095,7 +92129,7 @@ var getGenerators = ({ binary, shouldEncode, encoding, shouldSplit, preserveNewl
   getSplitLinesGenerator(binary, preserveNewlines, !shouldSplit, {})
 ].filter(Boolean);
 
-// node_modules/execa/lib/io/contents.js
+// ../../../work/main/node_modules/execa/lib/io/contents.js
 var getStreamOutput = async ({ stream: stream2, onStreamEnd, fdNumber, encoding, buffer, maxBuffer, lines, allMixed, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => {
   const logPromise = logOutputAsync({
     stream: stream2,
@@ -90186,7 +92220,7 @@ var getBufferedData = async (streamPromise) => {
 };
 var handleBufferedData = ({ bufferedData }) => isArrayBuffer(bufferedData) ? new Uint8Array(bufferedData) : bufferedData;
 
-// node_modules/execa/lib/resolve/wait-stream.js
+// ../../../work/main/node_modules/execa/lib/resolve/wait-stream.js
 import { finished as finished5 } from "node:stream/promises";
 var waitForStream = async (stream2, fdNumber, streamInfo, { isSameDirection, stopOnExit = false } = {}) => {
   const state = handleStdinDestroy(stream2, streamInfo);
@@ -90239,7 +92273,7 @@ var isInputFileDescriptor = ({ fileDescriptors }, fdNumber) => fdNumber !== "all
 var isStreamAbort = (error62) => error62?.code === "ERR_STREAM_PREMATURE_CLOSE";
 var isStreamEpipe = (error62) => error62?.code === "EPIPE";
 
-// node_modules/execa/lib/resolve/stdio.js
+// ../../../work/main/node_modules/execa/lib/resolve/stdio.js
 var waitForStdioStreams = ({ subprocess, encoding, buffer, maxBuffer, lines, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => subprocess.stdio.map((stream2, fdNumber) => waitForSubprocessStream({
   stream: stream2,
   fdNumber,
@@ -90280,7 +92314,7 @@ var waitForSubprocessStream = async ({ stream: stream2, fdNumber, encoding, buff
   return output2;
 };
 
-// node_modules/execa/lib/resolve/all-async.js
+// ../../../work/main/node_modules/execa/lib/resolve/all-async.js
 var makeAllStream = ({ stdout, stderr }, { all }) => all && (stdout || stderr) ? mergeStreams([stdout, stderr].filter(Boolean)) : void 0;
 var waitForAllStream = ({ subprocess, encoding, buffer, maxBuffer, lines, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => waitForSubprocessStream({
   ...getAllStream(subprocess, buffer),
@@ -90308,10 +92342,10 @@ var getAllStream = ({ stdout, stderr, all }, [, bufferStdout, bufferStderr]) => 
 };
 var getAllMixed = ({ all, stdout, stderr }) => all && stdout && stderr && stdout.readableObjectMode !== stderr.readableObjectMode;
 
-// node_modules/execa/lib/resolve/wait-subprocess.js
+// ../../../work/main/node_modules/execa/lib/resolve/wait-subprocess.js
 import { once as once9 } from "node:events";
 
-// node_modules/execa/lib/verbose/ipc.js
+// ../../../work/main/node_modules/execa/lib/verbose/ipc.js
 var shouldLogIpc = (verboseInfo) => isFullVerbose(verboseInfo, "ipc");
 var logIpcOutput = (message, verboseInfo) => {
   const verboseMessage = serializeVerboseMessage(message);
@@ -90323,7 +92357,7 @@ var logIpcOutput = (message, verboseInfo) => {
   });
 };
 
-// node_modules/execa/lib/ipc/buffer-messages.js
+// ../../../work/main/node_modules/execa/lib/ipc/buffer-messages.js
 var waitForIpcOutput = async ({
   subprocess,
   buffer: bufferArray,
@@ -90361,7 +92395,7 @@ var getBufferedIpcOutput = async (ipcOutputPromise, ipcOutput) => {
   return ipcOutput;
 };
 
-// node_modules/execa/lib/resolve/wait-subprocess.js
+// ../../../work/main/node_modules/execa/lib/resolve/wait-subprocess.js
 var waitForSubprocessResult = async ({
   subprocess,
   options: {
@@ -90477,7 +92511,7 @@ var throwOnSubprocessError = async (subprocess, { signal }) => {
   throw error62;
 };
 
-// node_modules/execa/lib/convert/concurrent.js
+// ../../../work/main/node_modules/execa/lib/convert/concurrent.js
 var initializeConcurrentStreams = () => ({
   readableDestroy: /* @__PURE__ */ new WeakMap(),
   writableFinal: /* @__PURE__ */ new WeakMap(),
@@ -90503,11 +92537,11 @@ var waitForConcurrentStreams = async ({ resolve: resolve3, promises }, subproces
   return !isSubprocessExit;
 };
 
-// node_modules/execa/lib/convert/readable.js
+// ../../../work/main/node_modules/execa/lib/convert/readable.js
 import { Readable as Readable3 } from "node:stream";
 import { callbackify as callbackify2 } from "node:util";
 
-// node_modules/execa/lib/convert/shared.js
+// ../../../work/main/node_modules/execa/lib/convert/shared.js
 import { finished as finished6 } from "node:stream/promises";
 var safeWaitForSubprocessStdin = async (subprocessStdin) => {
   if (subprocessStdin === void 0) {
@@ -90547,7 +92581,7 @@ var destroyOtherStream = (stream2, isOpen, error62) => {
   }
 };
 
-// node_modules/execa/lib/convert/readable.js
+// ../../../work/main/node_modules/execa/lib/convert/readable.js
 var createReadable = ({ subprocess, concurrentStreams, encoding }, { from, binary: binaryOption = true, preserveNewlines = true } = {}) => {
   const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
   const { subprocessStdout, waitReadableDestroy } = getSubprocessStdout(subprocess, from, concurrentStreams);
@@ -90632,7 +92666,7 @@ var destroyOtherReadable = (stream2, error62) => {
   destroyOtherStream(stream2, stream2.readable, error62);
 };
 
-// node_modules/execa/lib/convert/writable.js
+// ../../../work/main/node_modules/execa/lib/convert/writable.js
 import { Writable as Writable3 } from "node:stream";
 import { callbackify as callbackify3 } from "node:util";
 var createWritable = ({ subprocess, concurrentStreams }, { to } = {}) => {
@@ -90698,7 +92732,7 @@ var destroyOtherWritable = (stream2, error62) => {
   destroyOtherStream(stream2, stream2.writable, error62);
 };
 
-// node_modules/execa/lib/convert/duplex.js
+// ../../../work/main/node_modules/execa/lib/convert/duplex.js
 import { Duplex as Duplex3 } from "node:stream";
 import { callbackify as callbackify4 } from "node:util";
 var createDuplex = ({ subprocess, concurrentStreams, encoding }, { from, to, binary: binaryOption = true, preserveNewlines = true } = {}) => {
@@ -90752,7 +92786,7 @@ var onDuplexDestroy = async ({ subprocessStdout, subprocessStdin, subprocess, wa
   ]);
 };
 
-// node_modules/execa/lib/convert/iterable.js
+// ../../../work/main/node_modules/execa/lib/convert/iterable.js
 var createIterable = (subprocess, encoding, {
   from,
   binary: binaryOption = false,
@@ -90781,7 +92815,7 @@ var iterateOnStdoutData = async function* (onStdoutData, subprocessStdout, subpr
   }
 };
 
-// node_modules/execa/lib/convert/add.js
+// ../../../work/main/node_modules/execa/lib/convert/add.js
 var addConvertedStreams = (subprocess, { encoding }) => {
   const concurrentStreams = initializeConcurrentStreams();
   subprocess.readable = createReadable.bind(void 0, { subprocess, concurrentStreams, encoding });
@@ -90791,7 +92825,7 @@ var addConvertedStreams = (subprocess, { encoding }) => {
   subprocess[Symbol.asyncIterator] = createIterable.bind(void 0, subprocess, encoding, {});
 };
 
-// node_modules/execa/lib/methods/promise.js
+// ../../../work/main/node_modules/execa/lib/methods/promise.js
 var mergePromise = (subprocess, promise2) => {
   for (const [property, descriptor] of descriptors) {
     const value = descriptor.value.bind(promise2);
@@ -90805,7 +92839,7 @@ var descriptors = ["then", "catch", "finally"].map((property) => [
   Reflect.getOwnPropertyDescriptor(nativePromisePrototype, property)
 ]);
 
-// node_modules/execa/lib/methods/main-async.js
+// ../../../work/main/node_modules/execa/lib/methods/main-async.js
 var execaCoreAsync = (rawFile, rawArguments, rawOptions, createNested) => {
   const { file: file2, commandArguments, command, escapedCommand, startTime: startTime2, verboseInfo, options: options2, fileDescriptors } = handleAsyncArguments(rawFile, rawArguments, rawOptions);
   const { subprocess, promise: promise2 } = spawnSubprocessAsync({
@@ -90960,7 +92994,7 @@ var getAsyncResult = ({ errorInfo, exitCode, signal, stdio, all, ipcOutput, cont
   startTime: startTime2
 });
 
-// node_modules/execa/lib/methods/bind.js
+// ../../../work/main/node_modules/execa/lib/methods/bind.js
 var mergeOptions = (boundOptions, options2) => {
   const newOptions = Object.fromEntries(
     Object.entries(options2).map(([optionName, optionValue]) => [
@@ -90978,7 +93012,7 @@ var mergeOption = (optionName, boundOptionValue, optionValue) => {
 };
 var DEEP_OPTIONS = /* @__PURE__ */ new Set(["env", ...FD_SPECIFIC_OPTIONS]);
 
-// node_modules/execa/lib/methods/create.js
+// ../../../work/main/node_modules/execa/lib/methods/create.js
 var createExeca = (mapArguments, boundOptions, deepOptions, setBoundExeca) => {
   const createNested = (mapArguments2, boundOptions2, setBoundExeca2) => createExeca(mapArguments2, boundOptions2, deepOptions, setBoundExeca2);
   const boundExeca = (...execaArguments) => callBoundExeca({
@@ -91024,7 +93058,7 @@ var parseArguments = ({ mapArguments, firstArgument, nextArguments, deepOptions,
   };
 };
 
-// node_modules/execa/lib/methods/command.js
+// ../../../work/main/node_modules/execa/lib/methods/command.js
 var mapCommandAsync = ({ file: file2, commandArguments }) => parseCommand2(file2, commandArguments);
 var mapCommandSync = ({ file: file2, commandArguments }) => ({ ...parseCommand2(file2, commandArguments), isSync: true });
 var parseCommand2 = (command, unusedArguments) => {
@@ -91055,7 +93089,7 @@ var parseCommandString = (command) => {
 };
 var SPACES_REGEXP = / +/g;
 
-// node_modules/execa/lib/methods/script.js
+// ../../../work/main/node_modules/execa/lib/methods/script.js
 var setScriptSync = (boundExeca, createNested, boundOptions) => {
   boundExeca.sync = createNested(mapScriptSync, boundOptions);
   boundExeca.s = boundExeca.sync;
@@ -91066,7 +93100,7 @@ var getScriptOptions = (options2) => ({ options: { ...getScriptStdinOption(optio
 var getScriptStdinOption = ({ input: input3, inputFile, stdio }) => input3 === void 0 && inputFile === void 0 && stdio === void 0 ? { stdin: "inherit" } : {};
 var deepScriptOptions = { preferLocal: true };
 
-// node_modules/execa/index.js
+// ../../../work/main/node_modules/execa/index.js
 var execa = createExeca(() => ({}));
 var execaSync = createExeca(() => ({ isSync: true }));
 var execaCommand = createExeca(mapCommandAsync);
@@ -91261,6 +93295,188 @@ function parseRemoteUrl(remoteUrl) {
   return { url: remoteUrl, scheme: parsed.protocol === "https:" ? "https" : "http" };
 }
 
+// src/workspace/publish-repo.ts
+import { mkdir as mkdir5, writeFile } from "node:fs/promises";
+import path15 from "node:path";
+var SHA = /^[0-9a-f]{40}$/;
+var EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+var INSPECT_ARGS = ["-c", "core.attributesFile=/dev/null", "-c", `attr.tree=${EMPTY_TREE}`, "-c", "diff.external=", "-c", "core.quotePath=false"];
+function assertSha(sha, what) {
+  if (!SHA.test(sha)) throw new TackleError("push_refused", `${what} is not a commit id: '${sha.slice(0, 80)}'`);
+  return sha;
+}
+async function createPublishRepo(git, dir, alternates, templateDir) {
+  await removeTree(dir);
+  await mkdir5(path15.dirname(dir), { recursive: true });
+  await git.run({ args: ["init", "--bare", "--quiet", `--template=${templateDir}`, dir] });
+  await mkdir5(path15.join(dir, "objects", "info"), { recursive: true });
+  await writeFile(path15.join(dir, "objects", "info", "alternates"), alternates.map((a2) => `${a2}
+`).join(""));
+  const repo = { gitDir: dir };
+  const run2 = (args, okExitCodes = [0], input3) => git.run({ args: [...INSPECT_ARGS, ...args], repo, okExitCodes, ...input3 !== void 0 ? { input: input3 } : {} });
+  async function importCommits(from, tip, exclude, signal) {
+    await transferCommits(git, { from, to: repo, tip, exclude, ...signal ? { signal } : {} });
+  }
+  async function formatPatch(from, tip) {
+    return (await run2(["format-patch", "--stdout", "--binary", "--no-color", "--no-ext-diff", `${assertSha(from, "the base commit")}..${assertSha(tip, "the published commit")}`])).stdout;
+  }
+  async function inspect3(from, tip) {
+    assertSha(from, "the base commit");
+    assertSha(tip, "the commit to publish");
+    const [raw, numstat, commits] = await Promise.all([
+      run2(["diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-ext-diff", "--no-textconv", "--full-index", from, tip]),
+      run2(["diff-tree", "-r", "-z", "--numstat", "--no-renames", "--no-ext-diff", "--no-textconv", from, tip]),
+      run2(["rev-list", "--no-merges", tip, "--not", from])
+    ]);
+    const entries = parseRawDiff(raw.stdout);
+    const lines = parseNumstatLines(numstat.stdout);
+    const commitList = commits.stdout.split("\n").filter((line) => SHA.test(line));
+    const perCommit = commitList.length > 1 ? parseRawDiff((await run2(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index", "--no-commit-id"], [0], `${commitList.join("\n")}
+`)).stdout) : [];
+    const blobs = /* @__PURE__ */ new Map();
+    const wanted = /* @__PURE__ */ new Set();
+    for (const entry of [...entries, ...perCommit]) {
+      for (const [mode, sha] of [[entry.oldMode, entry.oldSha], [entry.newMode, entry.newSha]]) {
+        if (!/^0+$/.test(sha) && mode !== "160000") wanted.add(sha);
+      }
+    }
+    if (wanted.size > 0) {
+      const sizes = await run2(["cat-file", "--batch-check=%(objectname) %(objectsize)"], [0], `${[...wanted].join("\n")}
+`);
+      for (const line of sizes.stdout.split("\n")) {
+        const [sha, size] = line.split(" ");
+        if (sha && size && /^\d+$/.test(size)) blobs.set(sha, { size: Number(size) });
+      }
+    }
+    const toCount = entries.filter((entry) => lines.get(entry.path) === void 0);
+    const symlinks = [...entries, ...perCommit].filter((entry) => entry.newMode === "120000");
+    const readable2 = [.../* @__PURE__ */ new Set([...toCount.flatMap((e) => [e.oldSha, e.newSha]), ...symlinks.map((e) => e.newSha)])].filter(
+      (sha) => !/^0+$/.test(sha) && (blobs.get(sha)?.size ?? Infinity) <= MAX_PUBLISHED_FILE_BYTES
+    );
+    const contents = await readBlobs(readable2);
+    const changed = (list) => list.map((entry) => {
+      const sizes = [blobs.get(entry.oldSha)?.size ?? 0, blobs.get(entry.newSha)?.size ?? 0];
+      const counted = lines.get(entry.path) ?? lineCount(contents.get(entry.oldSha)) + lineCount(contents.get(entry.newSha));
+      const result = { path: entry.path, status: entry.status, oldMode: entry.oldMode, newMode: entry.newMode, lines: counted, bytes: Math.max(...sizes) };
+      if (entry.newMode === "120000") result.symlinkTarget = contents.get(entry.newSha)?.toString("utf8") ?? "";
+      return result;
+    });
+    const net = changed(entries);
+    return {
+      from,
+      sha: tip,
+      files: net,
+      commitFiles: changed(perCommit),
+      commits: commitList.length,
+      lines: net.reduce((sum, entry) => sum + entry.lines, 0)
+    };
+  }
+  async function readBlobs(shas) {
+    const out = /* @__PURE__ */ new Map();
+    if (shas.length === 0) return out;
+    const result = await execa("git", [...hardeningArgs(), "cat-file", "--batch"], {
+      env: hostGitEnv(git.gitHome, { repo }),
+      extendEnv: false,
+      input: `${shas.join("\n")}
+`,
+      encoding: "buffer",
+      maxBuffer: 512 * 1024 * 1024,
+      cwd: git.gitHome
+    });
+    const buffer = Buffer.from(result.stdout);
+    let position = 0;
+    while (position < buffer.length) {
+      const newline = buffer.indexOf(10, position);
+      if (newline === -1) break;
+      const [sha = "", type = "", size = ""] = buffer.subarray(position, newline).toString("utf8").split(" ");
+      if (type === "missing") {
+        position = newline + 1;
+        continue;
+      }
+      const length = Number(size);
+      out.set(sha, buffer.subarray(newline + 1, newline + 1 + length));
+      position = newline + 1 + length + 1;
+    }
+    return out;
+  }
+  async function isAncestor(ancestor, tip) {
+    const result = await run2(["merge-base", "--is-ancestor", assertSha(ancestor, "the start commit"), assertSha(tip, "the commit to publish")], [0, 1]);
+    return result.exitCode === 0;
+  }
+  return { gitDir: dir, importCommits, inspect: inspect3, isAncestor, formatPatch, dispose: () => removeTree(dir) };
+}
+async function transferCommits(git, options2) {
+  const { tip, exclude } = options2;
+  assertSha(tip, "the commit to publish");
+  for (const sha of exclude) assertSha(sha, "an excluded commit");
+  const revs = exclude.length > 0 ? `${tip}
+--not
+${exclude.join("\n")}
+` : `${tip}
+`;
+  const env = hostGitEnv(git.gitHome, { repo: options2.from });
+  env.GIT_GRAFT_FILE = "/dev/null";
+  const common2 = { extendEnv: false, reject: false, cwd: git.gitHome, ...options2.signal ? { cancelSignal: options2.signal } : {} };
+  const pack = await execa("git", [...hardeningArgs(), "pack-objects", "--stdout", "--revs", "--quiet"], {
+    ...common2,
+    env,
+    input: revs,
+    encoding: "buffer",
+    maxBuffer: 1024 * 1024 * 1024
+  });
+  if (pack.exitCode !== 0) {
+    throw new TackleError("push_refused", `the commits to publish cannot be read: ${Buffer.from(pack.stderr).toString("utf8").trim().slice(-500)}`);
+  }
+  const indexed = await execa("git", [...hardeningArgs(), ...options2.extraConfig ?? [], "index-pack", "--stdin", "--strict", "--fix-thin"], {
+    ...common2,
+    env: hostGitEnv(git.gitHome, { repo: options2.to }),
+    input: pack.stdout
+  });
+  if (indexed.exitCode !== 0) {
+    throw new TackleError("push_refused", `the commits to publish are broken or incomplete: ${String(indexed.stderr).trim().slice(-500)}`);
+  }
+  const present = await git.run({ args: ["cat-file", "-e", `${tip}^{commit}`], repo: options2.to, okExitCodes: [0, 1, 128] });
+  if (present.exitCode !== 0) throw new TackleError("push_refused", `${tip} is not a commit that can be published`);
+}
+function parseRawDiff(output2) {
+  const fields = output2.split("\0");
+  const entries = [];
+  for (let i2 = 0; i2 < fields.length; i2 += 1) {
+    const head = fields[i2] ?? "";
+    if (!head.startsWith(":")) continue;
+    const [oldMode = "", newMode = "", oldSha = "", newSha = "", status = ""] = head.slice(1).split(" ");
+    const file2 = fields[i2 + 1] ?? "";
+    i2 += 1;
+    entries.push({ path: file2, status: status.slice(0, 1), oldMode, newMode, oldSha, newSha });
+  }
+  return entries;
+}
+function parseNumstatLines(output2) {
+  const lines = /* @__PURE__ */ new Map();
+  for (const record2 of output2.split("\0")) {
+    const [added = "", deleted = "", ...rest] = record2.replace(/^\n/, "").split("	");
+    const file2 = rest.join("	");
+    if (file2 === "" || !/^\d+$/.test(added) || !/^\d+$/.test(deleted)) continue;
+    lines.set(file2, Number(added) + Number(deleted));
+  }
+  return lines;
+}
+function lineCount(content) {
+  if (!content || content.length === 0) return 0;
+  let count3 = 0;
+  for (let i2 = content.indexOf(10); i2 !== -1; i2 = content.indexOf(10, i2 + 1)) count3 += 1;
+  return content[content.length - 1] === 10 ? count3 : count3 + 1;
+}
+async function verifiedTip(options2) {
+  const { stdout } = await options2.readCheckout(["rev-parse", "--verify", `refs/heads/${options2.branch}^{commit}`]);
+  const sha = assertSha(stdout.trim(), `the tip of ${options2.branch}`);
+  await options2.publish.importCommits(options2.checkout, sha, options2.exclude, options2.signal);
+  const change = await options2.publish.inspect(options2.from, sha);
+  const verdict = options2.verify(change);
+  if (!verdict.ok) throw new TackleError("push_refused", `push refused: ${verdict.reason}`);
+  return { sha, change };
+}
+
 // src/workspace/owner-record.ts
 import { readFile as readFile4 } from "node:fs/promises";
 import { hostname as hostname3 } from "node:os";
@@ -91299,9 +93515,9 @@ function parseOwnerRecord(text) {
 
 // src/workspace/sandbox.ts
 import { spawn as spawn5 } from "node:child_process";
-import { chmod, lstat as lstat3, mkdir as mkdir5, mkdtemp, realpath as realpath2, stat as stat7 } from "node:fs/promises";
+import { chmod, lstat as lstat3, mkdir as mkdir6, mkdtemp, realpath as realpath2, stat as stat7 } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import path15 from "node:path";
+import path16 from "node:path";
 
 // src/workspace/output-collector.ts
 function createOutputCollector(maxBytes) {
@@ -91591,7 +93807,6 @@ function supervise(child, spec, killAfterBytes, what, sandboxPid) {
 import { lstat as lstat2, readlink, stat as stat6 } from "node:fs/promises";
 var SANDBOX_HOME = "/home/tackle";
 var SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-var MAPPED_UID = 65534;
 var DEFAULT_IDENTITY = { uid: 65534, gid: 65534 };
 var SYSTEM_DIRS2 = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 var ETC_ALLOW = [
@@ -91669,6 +93884,21 @@ var STAGE_SCRIPT = [
   "shift",
   'exec "$@"'
 ].join("\n");
+function dropPrivileges(identity3, argv) {
+  return [
+    "setpriv",
+    "--reuid",
+    String(identity3.uid),
+    "--regid",
+    String(identity3.gid),
+    "--clear-groups",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--no-new-privs",
+    "--",
+    ...argv
+  ];
+}
 function planBwrap(input3) {
   const { launcher } = input3;
   const fds = [];
@@ -91679,13 +93909,13 @@ function planBwrap(input3) {
     staged.push(bind2);
     return `${launcher.stageDir}/${staged.length - 1}`;
   };
-  const args = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"];
+  const args = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
   if (input3.network === "host" || input3.network === "joined") args.push("--share-net");
   args.push("--hostname", "tackle", "--clearenv");
   for (const [key, value] of Object.entries(input3.env)) args.push("--setenv", key, value);
-  const identity3 = launcher.kind === "root-keep" ? { uid: MAPPED_UID, gid: MAPPED_UID } : launcher.identity;
+  const { identity: identity3 } = launcher;
   const entersHolderUserns = input3.network === "joined" && launcher.kind === "unprivileged";
-  if (launcher.kind === "root-keep" || entersHolderUserns) args.push("--uid", String(identity3.uid), "--gid", String(identity3.gid));
+  if (entersHolderUserns) args.push("--uid", String(identity3.uid), "--gid", String(identity3.gid));
   for (const dir of input3.layout.system) {
     if (dir.symlinkTo !== void 0) args.push("--symlink", dir.symlinkTo, dir.path);
     else args.push("--ro-bind", dir.path, dir.path);
@@ -91700,7 +93930,8 @@ function planBwrap(input3) {
   } else if (input3.network === "joined") {
     args.push("--ro-bind-data", String(fdFor({ kind: "data", content: "nameserver 10.0.2.3\n" })), "/etc/resolv.conf");
   }
-  args.push("--proc", "/proc", "--dev", "/dev");
+  args.push("--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger");
+  args.push("--dev", "/dev");
   args.push("--size", String(input3.tmpBytes), "--tmpfs", "/tmp", "--size", String(input3.tmpBytes), "--tmpfs", "/var/tmp");
   if (input3.homeDir !== void 0) args.push("--bind", source({ src: input3.homeDir, dest: SANDBOX_HOME, kind: "dir" }), SANDBOX_HOME);
   else args.push("--tmpfs", SANDBOX_HOME);
@@ -91713,7 +93944,6 @@ function planBwrap(input3) {
   args.push("--", ...input3.innerArgv);
   let argv = ["bwrap", ...args];
   if (launcher.kind === "root-drop") {
-    const { uid, gid } = launcher.identity;
     const stageArgs = staged.flatMap((bind2) => [bind2.kind === "dir" ? "d" : "f", bind2.src]);
     argv = [
       "unshare",
@@ -91728,17 +93958,7 @@ function planBwrap(input3) {
       launcher.stageDir,
       ...stageArgs,
       "--",
-      "setpriv",
-      "--reuid",
-      String(uid),
-      "--regid",
-      String(gid),
-      "--clear-groups",
-      "--inh-caps=-all",
-      "--bounding-set=-all",
-      "--no-new-privs",
-      "--",
-      ...argv
+      ...dropPrivileges(launcher.identity, argv)
     ];
   }
   if (input3.network === "joined") {
@@ -91753,18 +93973,41 @@ function planBwrap(input3) {
 // src/workspace/sandbox.ts
 var DEFAULT_MAX_OUTPUT = 1e6;
 var ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-function sandboxOwner(mode, identity3) {
-  if (mode !== "bwrap" || !isRoot()) return null;
-  return identity3 === void 0 ? DEFAULT_IDENTITY : identity3;
+function sandboxOwner(_mode, identity3 = DEFAULT_IDENTITY) {
+  return isRoot() ? identity3 : null;
+}
+function canSearch(info, identity3) {
+  if (info.uid === identity3.uid) return (info.mode & 64) !== 0;
+  if (info.gid === identity3.gid) return (info.mode & 8) !== 0;
+  return (info.mode & 1) !== 0;
+}
+async function assertReachable(paths, identity3) {
+  for (const p of paths) {
+    const real = await realpath2(p).catch(() => null);
+    if (!real) continue;
+    const info = await stat7(real);
+    let dir = info.isDirectory() ? real : path16.dirname(real);
+    for (; ; ) {
+      const here = await stat7(dir);
+      if (!canSearch(here, identity3)) {
+        throw new TackleError(
+          "sandbox_unavailable",
+          `without a sandbox, commands run as uid ${identity3.uid}, which cannot reach ${p} (${dir} is closed to it); put TACKLE_HOME where that user can reach it, e.g. /var/lib/tackle`
+        );
+      }
+      if (dir === "/") break;
+      dir = path16.dirname(dir);
+    }
+  }
 }
 var stageDirPromise;
 function stageDir() {
   stageDirPromise ??= (async () => {
     const fixed = "/tmp/.tackle-stage";
-    await mkdir5(fixed, { mode: 493 }).catch(() => void 0);
+    await mkdir6(fixed, { mode: 493 }).catch(() => void 0);
     const info = await lstat3(fixed).catch(() => null);
     if (info?.isDirectory() && info.uid === 0 && (info.mode & 18) === 0) return fixed;
-    const own2 = await mkdtemp(path15.join(tmpdir(), "tackle-stage-"));
+    const own2 = await mkdtemp(path16.join(tmpdir(), "tackle-stage-"));
     await chmod(own2, 493);
     return own2;
   })();
@@ -91809,14 +94052,12 @@ function createSandboxExec(options2) {
   const limits = options2.limits ?? {};
   const logger = options2.logger;
   const baseEnv = checkEnv(options2.env);
+  const rootIdentity = isRoot() ? options2.identity ?? DEFAULT_IDENTITY : null;
   let prepared;
+  let offChecked;
   function prepare() {
     prepared ??= (async () => {
-      let launcher = { kind: "unprivileged", identity: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } };
-      if (isRoot()) {
-        const identity3 = options2.identity === void 0 ? DEFAULT_IDENTITY : options2.identity;
-        launcher = identity3 === null ? { kind: "root-keep" } : { kind: "root-drop", identity: identity3, stageDir: await stageDir() };
-      }
+      const launcher = rootIdentity ? { kind: "root-drop", identity: rootIdentity, stageDir: await stageDir() } : { kind: "unprivileged", identity: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } };
       const root = await bindOf(options2.root);
       if (!root || root.kind !== "dir") throw new TackleError("workspace", `sandbox root ${options2.root} is not a directory`);
       return {
@@ -91847,7 +94088,14 @@ function createSandboxExec(options2) {
   }
   async function spawnBox(spec) {
     if (options2.mode === "off") {
-      const child = spawn5(spec.innerArgv[0] ?? "bash", spec.innerArgv.slice(1), {
+      let argv = spec.innerArgv;
+      if (rootIdentity) {
+        const paths = [options2.root, ...options2.extraWritable ?? [], ...options2.extraReadOnly ?? [], ...options2.homeDir !== void 0 ? [options2.homeDir] : []];
+        offChecked ??= assertReachable(paths, rootIdentity);
+        await offChecked;
+        argv = dropPrivileges(rootIdentity, argv);
+      }
+      const child = spawn5(argv[0] ?? "bash", argv.slice(1), {
         cwd: options2.root,
         env: spec.env,
         detached: true,
@@ -91920,7 +94168,8 @@ function createSandboxExec(options2) {
     let sandboxPid;
     const reported = info ? readChildPid(info) : void 0;
     void reported?.then((pid) => sandboxPid = pid).catch(() => void 0);
-    const supervision = supervise(child, spec, killAfter, options2.mode === "off" ? "bash" : "bubblewrap", () => sandboxPid);
+    const what = options2.mode === "bwrap" ? "bubblewrap" : rootIdentity ? "setpriv (util-linux)" : "bash";
+    const supervision = supervise(child, spec, killAfter, what, () => sandboxPid);
     for (const helper of helpers) supervision.alsoKill(helper);
     const { state } = supervision;
     try {
@@ -92014,7 +94263,7 @@ function createSandboxExec(options2) {
 // src/workspace/git-port.ts
 import { constants as constants5 } from "node:fs";
 import { lstat as lstat4, open as open3 } from "node:fs/promises";
-import path16 from "node:path";
+import path17 from "node:path";
 var TIMEOUT_MS = 12e4;
 var UNTRACKED_LINE_COUNT_LIMIT = 1e6;
 function gitEnv(repo) {
@@ -92136,7 +94385,7 @@ function createGitPort(options2) {
       const tracked = parseNumstat(stdout);
       const untracked = (await git(["ls-files", "--others", "--exclude-standard", "-z"])).stdout.split("\0").filter(Boolean);
       let lines = tracked.reduce((sum, entry) => sum + entry.lines, 0);
-      for (const file2 of untracked) lines += await countLines2(path16.join(repo.workTree, file2));
+      for (const file2 of untracked) lines += await countLines2(path17.join(repo.workTree, file2));
       return { files: [.../* @__PURE__ */ new Set([...tracked.map((entry) => entry.path), ...untracked])], lines };
     }
   };
@@ -92144,8 +94393,8 @@ function createGitPort(options2) {
 
 // src/workspace/path-guard.ts
 import { constants as constants6, realpathSync } from "node:fs";
-import { chown, lstat as lstat5, mkdir as mkdir6, open as open4, readlink as readlink2, realpath as realpath3 } from "node:fs/promises";
-import path17 from "node:path";
+import { chown, lstat as lstat5, mkdir as mkdir7, open as open4, readlink as readlink2, realpath as realpath3 } from "node:fs/promises";
+import path18 from "node:path";
 var MAX_SYMLINK_DEPTH = 40;
 var SYSTEM_PREFIXES = ["/proc", "/dev", "/sys"];
 function outside(filePath, root, detail = "") {
@@ -92155,11 +94404,11 @@ function outside(filePath, root, detail = "") {
   );
 }
 function isInside(root, candidate) {
-  const rel = path17.relative(root, candidate);
-  return rel === "" || !rel.startsWith(`..${path17.sep}`) && rel !== ".." && !path17.isAbsolute(rel);
+  const rel = path18.relative(root, candidate);
+  return rel === "" || !rel.startsWith(`..${path18.sep}`) && rel !== ".." && !path18.isAbsolute(rel);
 }
 function isGitInternal(root, candidate) {
-  return path17.relative(root, candidate).split(path17.sep).some((segment) => segment.toLowerCase() === ".git");
+  return path18.relative(root, candidate).split(path18.sep).some((segment) => segment.toLowerCase() === ".git");
 }
 function errorCode(error62) {
   return error62?.code;
@@ -92171,12 +94420,12 @@ async function realpathLoose(p, depth = 0) {
   } catch (error62) {
     if (errorCode(error62) !== "ENOENT" && errorCode(error62) !== "ENOTDIR") throw error62;
   }
-  const parent = path17.dirname(p);
+  const parent = path18.dirname(p);
   if (parent === p) return p;
   const realParent = await realpathLoose(parent, depth + 1);
-  const candidate = path17.join(realParent, path17.basename(p));
+  const candidate = path18.join(realParent, path18.basename(p));
   const info = await lstat5(candidate).catch(() => null);
-  if (info?.isSymbolicLink()) return realpathLoose(path17.resolve(realParent, await readlink2(candidate)), depth + 1);
+  if (info?.isSymbolicLink()) return realpathLoose(path18.resolve(realParent, await readlink2(candidate)), depth + 1);
   return candidate;
 }
 function kindOf(info) {
@@ -92194,7 +94443,7 @@ function createPathGuard(rootPath, options2 = {}) {
       throw new TackleError("path_outside_worktree", "empty path; give a path relative to the worktree root");
     }
     if (filePath.includes("\0")) throw new TackleError("path_outside_worktree", "path contains a NUL byte");
-    const absolute = path17.resolve(root, filePath);
+    const absolute = path18.resolve(root, filePath);
     const system = SYSTEM_PREFIXES.find((prefix) => absolute === prefix || absolute.startsWith(`${prefix}/`));
     if (system && !isInside(root, absolute)) {
       throw new TackleError(
@@ -92230,13 +94479,13 @@ function createPathGuard(rootPath, options2 = {}) {
     return real;
   }
   function relative(absolutePath) {
-    const rel = path17.relative(root, path17.resolve(root, absolutePath));
-    return rel === "" ? "." : rel.split(path17.sep).join("/");
+    const rel = path18.relative(root, path18.resolve(root, absolutePath));
+    return rel === "" ? "." : rel.split(path18.sep).join("/");
   }
   async function makeParents(dir) {
     if (dir === root || await lstat5(dir).catch(() => null)) return;
-    await makeParents(path17.dirname(dir));
-    await mkdir6(dir).catch((error62) => {
+    await makeParents(path18.dirname(dir));
+    await mkdir7(dir).catch((error62) => {
       if (errorCode(error62) !== "EEXIST") throw error62;
     });
     if (owner) await chown(dir, owner.uid, owner.gid);
@@ -92257,7 +94506,7 @@ function createPathGuard(rootPath, options2 = {}) {
     },
     async writeFile(filePath, content) {
       const real = await resolve3(filePath, "write");
-      await makeParents(path17.dirname(real));
+      await makeParents(path18.dirname(real));
       const existed = await lstat5(real).catch(() => null) !== null;
       const handle = await open4(real, constants6.O_WRONLY | constants6.O_CREAT | constants6.O_NOFOLLOW, 420);
       try {
@@ -92380,7 +94629,7 @@ function assemblePorts(input3) {
     extraReadOnly: input3.extraReadOnly,
     extraWritable: input3.extraWritable,
     readOnlyInside: input3.readOnlyInside,
-    identity: input3.owner,
+    ...input3.owner ? { identity: input3.owner } : {},
     env: authorEnv(input3.author),
     ...input3.homeDir !== void 0 ? { homeDir: input3.homeDir } : {},
     ...input3.logger ? { logger: input3.logger } : {}
@@ -92416,23 +94665,23 @@ async function resolveToken(token) {
   return typeof token === "function" ? token() : token;
 }
 function createRepoCache(options2) {
-  const home = path18.resolve(options2.home);
+  const home = path19.resolve(options2.home);
   const logger = options2.logger;
-  const mirrorsDir = path18.join(home, "mirrors");
-  const checkoutsDir = path18.join(home, "checkouts");
-  const gitHome = path18.join(home, "git-home");
-  const templateDir = path18.join(gitHome, "empty-template");
-  const recycledDir = path18.join(home, "recycled");
+  const mirrorsDir = path19.join(home, "mirrors");
+  const checkoutsDir = path19.join(home, "checkouts");
+  const gitHome = path19.join(home, "git-home");
+  const templateDir = path19.join(gitHome, "empty-template");
+  const recycledDir = path19.join(home, "recycled");
   const staleAfterMs = (options2.staleAfterHours ?? 24) * 36e5;
   const recycledPerRepo = options2.recycledPerRepo ?? 2;
   const git = createHostGit({ gitHome, ...logger ? { logger } : {} });
   async function ensureDirs() {
-    for (const dir of [mirrorsDir, checkoutsDir, templateDir]) await mkdir7(dir, { recursive: true, mode: 493 });
-    await mkdir7(recycledDir, { recursive: true, mode: 448 });
+    for (const dir of [mirrorsDir, checkoutsDir, templateDir]) await mkdir8(dir, { recursive: true, mode: 493 });
+    await mkdir8(recycledDir, { recursive: true, mode: 448 });
   }
   function mirrorPathOf(repoKey) {
     const key = parseRepoKey(repoKey);
-    return path18.join(mirrorsDir, key.host, key.owner, `${key.repo}.git`);
+    return path19.join(mirrorsDir, key.host, key.owner, `${key.repo}.git`);
   }
   async function readMeta(metaPath) {
     const text = await readFile5(metaPath, "utf8").catch(() => null);
@@ -92443,21 +94692,23 @@ function createRepoCache(options2) {
     return { ...owner, jobId: String(raw.jobId ?? ""), mirror: String(raw.mirror ?? "") };
   }
   async function claimCheckout(name2, jobId, mirror) {
-    const dir = path18.join(checkoutsDir, name2);
+    const dir = path19.join(checkoutsDir, name2);
     const metaPath = `${dir}.json`;
     const homeDir = `${dir}.home`;
+    const publishDir = `${dir}.publish`;
     const meta3 = await readMeta(metaPath);
     if (meta3 && !isCurrentProcess(meta3) && await isOwnerAlive(meta3, staleAfterMs)) {
       throw new TackleError("workspace", `job ${jobId} already has a live checkout at ${dir} (pid ${meta3.pid})`, { retryable: true });
     }
     await removeTree(dir);
     await removeTree(homeDir);
+    await removeTree(publishDir);
     const record2 = { ...await currentOwner(), jobId, mirror };
-    await writeFile(metaPath, JSON.stringify(record2), { mode: 420 });
-    return { dir, metaPath, homeDir };
+    await writeFile2(metaPath, JSON.stringify(record2), { mode: 420 });
+    return { dir, metaPath, homeDir, publishDir };
   }
   async function createMirror(mirror, remote, token, signal) {
-    await mkdir7(path18.dirname(mirror), { recursive: true });
+    await mkdir8(path19.dirname(mirror), { recursive: true });
     const temp = `${mirror}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
     try {
       const args = ["clone", "--bare", "--quiet", `--template=${templateDir}`];
@@ -92519,11 +94770,11 @@ function createRepoCache(options2) {
     return exitCode === 0 ? stdout.trim() : null;
   }
   async function touchLastUsed(mirror) {
-    await writeFile(path18.join(mirror, LAST_USED_FILE), `${Date.now()}
+    await writeFile2(path19.join(mirror, LAST_USED_FILE), `${Date.now()}
 `);
   }
   async function lastUsed(mirror) {
-    const text = await readFile5(path18.join(mirror, LAST_USED_FILE), "utf8").catch(() => null);
+    const text = await readFile5(path19.join(mirror, LAST_USED_FILE), "utf8").catch(() => null);
     const value = text === null ? Number.NaN : Number(text.trim());
     if (Number.isFinite(value)) return value;
     return (await stat8(mirror).catch(() => null))?.mtimeMs ?? null;
@@ -92531,9 +94782,9 @@ function createRepoCache(options2) {
   async function listMirrors() {
     const found = [];
     for (const host of await readdir3(mirrorsDir).catch(() => [])) {
-      for (const owner of await readdir3(path18.join(mirrorsDir, host)).catch(() => [])) {
-        for (const repo of await readdir3(path18.join(mirrorsDir, host, owner)).catch(() => [])) {
-          if (repo.endsWith(".git")) found.push(path18.join(mirrorsDir, host, owner, repo));
+      for (const owner of await readdir3(path19.join(mirrorsDir, host)).catch(() => [])) {
+        for (const repo of await readdir3(path19.join(mirrorsDir, host, owner)).catch(() => [])) {
+          if (repo.endsWith(".git")) found.push(path19.join(mirrorsDir, host, owner, repo));
         }
       }
     }
@@ -92541,9 +94792,9 @@ function createRepoCache(options2) {
   }
   async function listCheckoutMetas() {
     const entries = await readdir3(checkoutsDir).catch(() => []);
-    const names = new Set(entries.map((entry) => entry.replace(/\.(json|home)$/, "")));
+    const names = new Set(entries.map((entry) => entry.replace(/\.(json|home|publish)$/, "")));
     const result = [];
-    for (const name2 of names) result.push({ name: name2, meta: await readMeta(path18.join(checkoutsDir, `${name2}.json`)) });
+    for (const name2 of names) result.push({ name: name2, meta: await readMeta(path19.join(checkoutsDir, `${name2}.json`)) });
     return result;
   }
   async function mirrorsInUse() {
@@ -92554,30 +94805,30 @@ function createRepoCache(options2) {
     return used;
   }
   function recyclePool(mirror) {
-    return path18.join(recycledDir, createHash("sha256").update(mirror).digest("hex").slice(0, 16));
+    return path19.join(recycledDir, createHash("sha256").update(mirror).digest("hex").slice(0, 16));
   }
   async function park(root, mirror) {
     if (recycledPerRepo <= 0) return false;
     const pool = recyclePool(mirror);
-    await mkdir7(pool, { recursive: true, mode: 448 });
+    await mkdir8(pool, { recursive: true, mode: 448 });
     if ((await readdir3(pool)).length >= recycledPerRepo) return false;
-    await rename(root, path18.join(pool, `${Date.now()}-${randomBytes(4).toString("hex")}`));
+    await rename(root, path19.join(pool, `${Date.now()}-${randomBytes(4).toString("hex")}`));
     return true;
   }
   async function unpark(mirror, dir) {
     const pool = recyclePool(mirror);
     for (const entry of (await readdir3(pool).catch(() => [])).sort().reverse()) {
-      if (await rename(path18.join(pool, entry), dir).then(() => true, () => false)) return true;
+      if (await rename(path19.join(pool, entry), dir).then(() => true, () => false)) return true;
     }
     return false;
   }
   async function resetParked(dir, mirror, sha) {
-    const gitDir = path18.join(dir, ".git");
+    const gitDir = path19.join(dir, ".git");
     await removeTree(gitDir);
-    const fresh = path18.join(recycledDir, `new-${process.pid}-${randomBytes(4).toString("hex")}`);
+    const fresh = path19.join(recycledDir, `new-${process.pid}-${randomBytes(4).toString("hex")}`);
     try {
       await git.run({ args: ["clone", "--shared", "--no-checkout", "--quiet", `--template=${templateDir}`, mirror, fresh], protocols: ["file"] });
-      await rename(path18.join(fresh, ".git"), gitDir);
+      await rename(path19.join(fresh, ".git"), gitDir);
     } finally {
       await removeTree(fresh);
     }
@@ -92589,20 +94840,20 @@ function createRepoCache(options2) {
       const [meta3 = "", file2 = ""] = entry.split("	");
       if (file2 === "") continue;
       if (meta3.startsWith("160000 ")) {
-        await removeTree(path18.join(dir, file2));
-        await mkdir7(path18.join(dir, file2), { recursive: true });
+        await removeTree(path19.join(dir, file2));
+        await mkdir8(path19.join(dir, file2), { recursive: true });
       } else files.push(file2);
     }
-    if (files.some((file2) => path18.posix.basename(file2) === ".gitattributes")) {
-      for (const file2 of await convertedFiles(repo, files)) await removeTree(path18.join(dir, file2));
+    if (files.some((file2) => path19.posix.basename(file2) === ".gitattributes")) {
+      for (const file2 of await convertedFiles(repo, files)) await removeTree(path19.join(dir, file2));
     }
-    const attributes = path18.join(gitDir, "info", "attributes");
-    await mkdir7(path18.dirname(attributes), { recursive: true });
-    await writeFile(attributes, "* -text -eol -crlf -ident -filter -working-tree-encoding\n");
+    const attributes = path19.join(gitDir, "info", "attributes");
+    await mkdir8(path19.dirname(attributes), { recursive: true });
+    await writeFile2(attributes, "* -text -eol -crlf -ident -filter -working-tree-encoding\n");
     try {
       await git.run({ args: ["update-index", "-q", "--refresh"], repo, okExitCodes: [0, 1] });
     } finally {
-      await removeTree(path18.dirname(attributes));
+      await removeTree(path19.dirname(attributes));
     }
     await clearModeBits(dir, gitDir);
   }
@@ -92676,7 +94927,7 @@ function createRepoCache(options2) {
         `${mirror}.lock`,
         async () => {
           const token = await resolveToken(o2.token);
-          const warm = await exists(path18.join(mirror, "HEAD"));
+          const warm = await exists(path19.join(mirror, "HEAD"));
           if (warm) await fetchMirror(mirror, remote, token, o2.signal);
           else await createMirror(mirror, remote, token, o2.signal);
           await touchLastUsed(mirror);
@@ -92710,7 +94961,7 @@ function createRepoCache(options2) {
   }
   async function finishCheckout(o2, s) {
     const root = s.checkout.dir;
-    const gitDir = path18.join(root, ".git");
+    const gitDir = path19.join(root, ".git");
     const repo = { gitDir, workTree: root };
     await git.run({ args: ["config", "remote.origin.url", s.remote.url], repo });
     const continueExisting = o2.startFrom === "existing" && s.remoteBranchSha !== null;
@@ -92720,11 +94971,11 @@ function createRepoCache(options2) {
       await git.run({ args: ["branch", "--force", "--no-track", s.baseBranch, s.baseSha], repo });
     }
     const startSha = (await git.run({ args: ["rev-parse", "HEAD"], repo })).stdout.trim();
-    const hooksDir = path18.join(gitDir, "hooks");
-    await mkdir7(hooksDir, { recursive: true });
-    await mkdir7(s.checkout.homeDir, { recursive: true, mode: 448 });
-    const alternates = path18.join(gitDir, "objects", "info", "alternates");
-    const protectedPaths = [path18.join(gitDir, "config"), hooksDir, alternates];
+    const hooksDir = path19.join(gitDir, "hooks");
+    await mkdir8(hooksDir, { recursive: true });
+    await mkdir8(s.checkout.homeDir, { recursive: true, mode: 448 });
+    const alternates = path19.join(gitDir, "objects", "info", "alternates");
+    const protectedPaths = [path19.join(gitDir, "config"), hooksDir, alternates];
     if (s.owner) {
       await chownTree(root, s.owner);
       await chown2(s.checkout.homeDir, s.owner.uid, s.owner.gid);
@@ -92745,12 +94996,15 @@ function createRepoCache(options2) {
     });
     let remoteSha = s.remoteBranchSha;
     let disposed;
-    const configPath = path18.join(gitDir, "config");
-    const configDigest = await fileDigest(configPath);
+    let publish;
+    const publishDir = s.checkout.publishDir;
+    const pinned = [path19.join(gitDir, "config"), alternates];
+    const digests = await Promise.all(pinned.map(fileDigest));
     const hostGit = async (command) => {
-      await removeTree(path18.join(gitDir, "commondir"));
-      if (await fileDigest(configPath) !== configDigest) {
-        throw new TackleError("workspace", "the checkout's .git/config was changed behind Tackle's back; refusing to run git on it");
+      await removeTree(path19.join(gitDir, "commondir"));
+      const now = await Promise.all(pinned.map(fileDigest));
+      if (now.some((digest, i2) => digest !== digests[i2])) {
+        throw new TackleError("workspace", "the checkout's .git/config or alternates was changed behind Tackle's back; refusing to run git on it");
       }
       return git.run({ ...command, repo });
     };
@@ -92762,15 +95016,29 @@ function createRepoCache(options2) {
       startSha,
       ...ports,
       sandboxed: ports.exec.sandboxed,
-      async push({ token, signal }) {
+      async push({ token, signal, verify }) {
         assertPushAllowed(s.branch, o2.allowedPushBranches);
-        const sha = (await hostGit({ args: ["rev-parse", "--verify", `refs/heads/${s.branch}^{commit}`] })).stdout.trim();
+        const from = continueExisting ? s.remoteBranchSha ?? s.baseSha : s.baseSha;
+        publish ??= await createPublishRepo(git, publishDir, [path19.join(s.mirror, "objects")], templateDir);
+        const { sha } = await verifiedTip({
+          publish,
+          checkout: repo,
+          readCheckout: (args2) => hostGit({ args: args2 }),
+          branch: s.branch,
+          from,
+          exclude: [.../* @__PURE__ */ new Set([s.baseSha, from])],
+          verify,
+          ...signal ? { signal } : {}
+        });
         if (sha === remoteSha) return { sha, pushed: false };
+        if (continueExisting && !await publish.isAncestor(from, sha)) {
+          throw new TackleError("push_refused", `push refused: ${sha} does not build on the pull request's head ${from}; add commits, never rewrite them`);
+        }
         const args = ["push", "--no-verify", "--quiet", "--recurse-submodules=no"];
         if (!continueExisting) args.push(`--force-with-lease=refs/heads/${s.branch}:${remoteSha ?? ""}`);
-        args.push(s.remote.url, `refs/heads/${s.branch}:refs/heads/${s.branch}`);
+        args.push(s.remote.url, `${sha}:refs/heads/${s.branch}`);
         try {
-          await hostGit({ args, token, protocols: [s.remote.scheme], retryable: true, ...signal ? { signal } : {} });
+          await git.run({ args, repo: { gitDir: publish.gitDir }, ...token !== void 0 ? { token } : {}, protocols: [s.remote.scheme], retryable: true, ...signal ? { signal } : {} });
         } catch (error62) {
           if (error62 instanceof TackleError && error62.code === "git") {
             throw new TackleError("push_refused", `push of ${s.branch} was refused: ${error62.message}`, { retryable: true, cause: error62 });
@@ -92793,6 +95061,7 @@ function createRepoCache(options2) {
           const recyclable = o2.sandbox === "bwrap" && ports.exec.running === 0;
           const parked = recyclable && await park(root, s.mirror).catch(() => false);
           if (!parked) await removeTree(root);
+          await removeTree(publishDir);
           await removeTree(s.checkout.homeDir);
           await removeTree(s.checkout.metaPath);
         })();
@@ -92808,14 +95077,15 @@ function createRepoCache(options2) {
     for (const { name: name2, meta: meta3 } of await listCheckoutMetas()) {
       if (meta3 && await isOwnerAlive(meta3, staleAfterMs)) continue;
       logger?.info({ checkout: name2, pid: meta3?.pid }, "removing stale checkout");
-      const dir = path18.join(checkoutsDir, name2);
+      const dir = path19.join(checkoutsDir, name2);
       await removeTree(dir);
       await removeTree(`${dir}.home`);
+      await removeTree(`${dir}.publish`);
       await removeTree(`${dir}.json`);
     }
     const liveMirrors = new Set((await listMirrors()).map(recyclePool));
     for (const pool of await readdir3(recycledDir).catch(() => [])) {
-      const poolDir = path18.join(recycledDir, pool);
+      const poolDir = path19.join(recycledDir, pool);
       const maker = /^new-(\d+)-/.exec(pool);
       if (maker) {
         if (!await isLocalPidAlive(Number(maker[1]))) await removeTree(poolDir);
@@ -92827,15 +95097,15 @@ function createRepoCache(options2) {
       }
       for (const entry of await readdir3(poolDir).catch(() => [])) {
         const parkedAt = Number(entry.split("-")[0]);
-        if (!(Date.now() - parkedAt < staleAfterMs)) await removeTree(path18.join(poolDir, entry));
+        if (!(Date.now() - parkedAt < staleAfterMs)) await removeTree(path19.join(poolDir, entry));
       }
     }
     for (const host of await readdir3(mirrorsDir).catch(() => [])) {
-      for (const owner of await readdir3(path18.join(mirrorsDir, host)).catch(() => [])) {
-        for (const entry of await readdir3(path18.join(mirrorsDir, host, owner)).catch(() => [])) {
+      for (const owner of await readdir3(path19.join(mirrorsDir, host)).catch(() => [])) {
+        for (const entry of await readdir3(path19.join(mirrorsDir, host, owner)).catch(() => [])) {
           const match = /\.git\.tmp-(\d+)-/.exec(entry);
           if (match && !await isLocalPidAlive(Number(match[1]))) {
-            await removeTree(path18.join(mirrorsDir, host, owner, entry));
+            await removeTree(path19.join(mirrorsDir, host, owner, entry));
           }
         }
       }
@@ -92845,14 +95115,14 @@ function createRepoCache(options2) {
   async function stats() {
     const mirrors = [];
     for (const mirror of await listMirrors()) {
-      const rel = path18.relative(mirrorsDir, mirror).split(path18.sep).join("/").replace(/\.git$/, "");
+      const rel = path19.relative(mirrorsDir, mirror).split(path19.sep).join("/").replace(/\.git$/, "");
       mirrors.push({ repoKey: rel, path: mirror, bytes: await diskUsage(mirror), lastUsedAt: await lastUsed(mirror) });
     }
     const checkouts = [];
     for (const { name: name2, meta: meta3 } of await listCheckoutMetas()) {
       checkouts.push({
         jobId: meta3?.jobId ?? name2,
-        path: path18.join(checkoutsDir, name2),
+        path: path19.join(checkoutsDir, name2),
         pid: meta3?.pid ?? null,
         alive: meta3 ? await isOwnerAlive(meta3, staleAfterMs) : false,
         createdAt: meta3?.createdAt ?? null
@@ -92870,39 +95140,108 @@ var STALE_AFTER_MS = 7 * 24 * 36e5;
 import { spawnSync as spawnSync3 } from "node:child_process";
 import { chown as chown3, mkdtemp as mkdtemp2, rm as rm2 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import path19 from "node:path";
+import path20 from "node:path";
 var detected;
-function detectSandbox() {
+function detectSandbox(options2 = {}) {
+  if (options2.again) detected = void 0;
   detected ??= (async () => {
     const network = slirpAvailable();
     const probe = spawnSync3("bwrap", ["--ro-bind", "/", "/", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 1e4 });
-    if (probe.error) return { available: false, network, detail: "bubblewrap (bwrap) is not installed: apt-get install bubblewrap" };
+    if (probe.error) return { available: false, installed: false, network, detail: "bubblewrap (bwrap) is not installed: apt-get install bubblewrap" };
     if (probe.status !== 0) {
       const why = probe.stderr.toString("utf8").trim();
       return {
         available: false,
+        installed: true,
         network,
-        detail: `bubblewrap does not work here (${why}); unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces)`
+        detail: `bubblewrap does not work here (${why}); unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces, or on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)`
       };
     }
     if (isRoot() && !(hasCommand("setpriv") && hasCommand("unshare"))) {
-      return { available: false, network, detail: "running as root needs setpriv and unshare (util-linux) to drop privileges" };
+      return { available: false, installed: true, network, detail: "running as root needs setpriv and unshare (util-linux) to drop privileges" };
     }
-    const dir = await mkdtemp2(path19.join(tmpdir2(), "tackle-probe-"));
+    const dir = await mkdtemp2(path20.join(tmpdir2(), "tackle-probe-"));
     try {
       if (isRoot()) await chown3(dir, DEFAULT_IDENTITY.uid, DEFAULT_IDENTITY.gid);
       const result = await createSandboxExec({ root: dir, mode: "bwrap" }).run("touch probe && echo ok", { timeoutMs: 2e4 });
       if (result.exitCode !== 0 || !result.output.includes("ok")) {
-        return { available: false, network, detail: `bubblewrap fails as Tackle starts it: ${result.output.trim().slice(0, 500)}` };
+        return { available: false, installed: true, network, detail: `bubblewrap fails as Tackle starts it: ${result.output.trim().slice(0, 500)}` };
       }
       const version2 = spawnSync3("bwrap", ["--version"], { encoding: "utf8" }).stdout.trim();
       const who = isRoot() ? `commands run as uid ${DEFAULT_IDENTITY.uid}` : "commands run as the current user";
-      return { available: true, network, detail: `${version2 || "bubblewrap"}; ${who}; setup-step network: ${network ? "slirp4netns" : "unavailable"}` };
+      return { available: true, installed: true, network, detail: `${version2 || "bubblewrap"}; ${who}; setup-step network: ${network ? "slirp4netns" : "unavailable"}` };
     } finally {
       await rm2(dir, { recursive: true, force: true });
     }
   })();
   return detected;
+}
+
+// src/workspace/set-up-sandbox.ts
+var INSTALL = ["apt-get", "install", "-y", "bubblewrap"];
+var ALLOW_USERNS = ["sysctl", "-w", "kernel.apparmor_restrict_unprivileged_userns=0"];
+async function setUpSandbox(before, log) {
+  let support = before;
+  if (!support.installed) {
+    const installed = await sudo(INSTALL, log) || await sudo(["apt-get", "update"], log) && await sudo(INSTALL, log);
+    if (installed) support = await detectSandbox({ again: true });
+  }
+  if (support.installed && !support.available) {
+    if (await sudo(ALLOW_USERNS, log)) support = await detectSandbox({ again: true });
+  }
+  return support;
+}
+async function sudo(argv, log) {
+  const shown = `sudo -n ${argv.join(" ")}`;
+  log(`setting up the sandbox: ${shown}`);
+  const result = await execa("sudo", ["-n", ...argv], { reject: false, timeout: 3e5, stdin: "ignore" });
+  if (result.exitCode === 0) return true;
+  const why = String(result.stderr || result.stdout || result.shortMessage || "").trim().split("\n").slice(-2).join(" / ");
+  log(`${shown} failed (${result.exitCode ?? "no exit code"}): ${why}`);
+  return false;
+}
+
+// src/main/action-sandbox.ts
+import { appendFile as appendFile2 } from "node:fs/promises";
+function allowUnsandboxed(vars) {
+  const value = vars.INPUT_ALLOW_UNSANDBOXED?.trim() ?? "";
+  if (value === "" || ["false", "False", "FALSE"].includes(value)) return false;
+  if (["true", "True", "TRUE"].includes(value)) return true;
+  throw new Error(`the allow_unsandboxed input must be true or false, not '${value}'`);
+}
+function commandData(text) {
+  return text.replaceAll("%", "%25").replaceAll("\r", "%0D").replaceAll("\n", "%0A");
+}
+async function chooseActionSandbox(vars, print) {
+  const allow = allowUnsandboxed(vars);
+  let support = await detectSandbox();
+  let setUp = false;
+  if (!support.available && vars.RUNNER_ENVIRONMENT === "github-hosted") {
+    print(`tackle: bubblewrap is not available (${support.detail}); setting it up on this GitHub-hosted runner`);
+    support = await setUpSandbox(support, (line) => print(`tackle: ${line}`));
+    setUp = true;
+  }
+  let decision;
+  if (support.available) {
+    const text = `Agent commands run in the bubblewrap sandbox${setUp ? ", which the Action set up on this runner" : ""} (${support.detail}).`;
+    print(`tackle: ${text}`);
+    decision = { mode: "bwrap", summary: text };
+  } else if (allow) {
+    const text = `bubblewrap is not available (${support.detail})${setUp ? " and could not be set up" : ""}; \`allow_unsandboxed\` is true, so agent commands run WITHOUT a sandbox, in this step's own environment.`;
+    print(`::warning::${commandData(text)}`);
+    decision = { mode: "off", summary: `\u26A0\uFE0F ${text}` };
+  } else {
+    const text = `Tackle refused to run: bubblewrap is not available (${support.detail})${setUp ? " and could not be set up" : ""}. Without a sandbox, agent commands would run in this step's own environment, with network, where the model key and the workflow token are readable. ` + (setUp ? "" : "Run the job on a GitHub-hosted Ubuntu runner (Tackle sets bubblewrap up there), ") + `${setUp ? "Install" : "install"} bubblewrap on this runner, or set \`allow_unsandboxed: true\` on the Tackle step to run without a sandbox.`;
+    print(`::error::${commandData(text)}`);
+    const reply2 = "Tackle did not run: this workflow's runner has no working sandbox for the agent's commands, and the workflow does not allow running without one. A maintainer can run the job on a GitHub-hosted Ubuntu runner, install bubblewrap on the runner, or set `allow_unsandboxed: true` on the Tackle step (commands then run where the step's secrets are readable). The workflow run's log says more.";
+    decision = { mode: null, summary: `\u274C ${text}`, reply: reply2 };
+  }
+  if (vars.GITHUB_STEP_SUMMARY) await appendFile2(vars.GITHUB_STEP_SUMMARY, `### Tackle: sandbox
+
+${decision.summary}
+
+`);
+  return decision;
 }
 
 // src/main/read-trigger-config.ts
@@ -92994,18 +95333,20 @@ async function runAction(vars) {
     console.log(`tackle: answered /${config3.trigger.phrase ?? botName} ${trigger.word}`);
     return 0;
   }
-  const outcome = await runInline(trigger, { env, vars, github, config: config3, runId, runAttempt, logger });
+  const sandbox = await chooseActionSandbox(vars, (line) => console.log(line));
+  if (sandbox.mode === null) {
+    await reply(github, trigger, sandbox.reply, log);
+    await writeOutputs(vars, { status: "failed", pullRequestUrl: null });
+    return 1;
+  }
+  const outcome = await runInline(trigger, { env, vars, github, config: config3, runId, runAttempt, logger, sandbox: sandbox.mode });
   console.log(`tackle: ${outcome.status}: ${outcome.reason}${outcome.pullRequestUrl ? ` (${outcome.pullRequestUrl})` : ""}`);
   await writeOutputs(vars, outcome);
   return outcome.status === "done" || outcome.status === "no_changes" ? 0 : 1;
 }
 async function runInline(trigger, context2) {
   const { env, vars, github, logger } = context2;
-  const sandbox = await detectSandbox();
-  if (!sandbox.available) {
-    console.log(`tackle: warning: bubblewrap is not available (${sandbox.detail}); commands run without a sandbox`);
-  }
-  const home = vars.TACKLE_HOME?.trim() ? env.home : vars.RUNNER_TEMP?.trim() ? path20.join(path20.resolve(vars.RUNNER_TEMP), "tackle") : env.home;
+  const home = vars.TACKLE_HOME?.trim() ? env.home : vars.RUNNER_TEMP?.trim() ? path21.join(path21.resolve(vars.RUNNER_TEMP), "tackle") : env.home;
   const repoCache = createRepoCache({ home, logger });
   const deps = {
     github: async () => github,
@@ -93018,7 +95359,8 @@ async function runInline(trigger, context2) {
       home,
       defaultModel: env.model,
       allowedModels: env.allowedModels,
-      sandbox: sandbox.available ? "bwrap" : "off",
+      // "off" only when the workflow set allow_unsandboxed; the tracking comment then says so.
+      sandbox: context2.sandbox,
       gitUrl: env.gitUrl,
       gitHost: new URL(env.githubServerUrl).host.replace(":", "_"),
       secrets: [env.anthropicApiKey, env.githubToken].filter((s) => Boolean(s)),
@@ -93080,7 +95422,7 @@ async function reply(github, trigger, body, log) {
 async function writeOutputs(vars, outcome) {
   const file2 = vars.GITHUB_OUTPUT;
   if (!file2) return;
-  await appendFile2(file2, `status=${outcome.status}
+  await appendFile3(file2, `status=${outcome.status}
 pull_request_url=${outcome.pullRequestUrl ?? ""}
 `);
 }

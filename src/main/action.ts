@@ -21,7 +21,8 @@ import {
 } from "../triggers/index.js";
 import { createTrustCheck, freezeThread } from "../worker/issue-thread.js";
 import { processJob, type JobOutcome, type ProcessJobDeps } from "../worker/process-job.js";
-import { createRepoCache, detectSandbox } from "../workspace/index.js";
+import { createRepoCache, type SandboxMode } from "../workspace/index.js";
+import { chooseActionSandbox } from "./action-sandbox.js";
 import { readTriggerConfig } from "./read-trigger-config.js";
 import { anthropicClientFor } from "./anthropic-client-for.js";
 
@@ -108,7 +109,13 @@ export async function runAction(vars: Vars): Promise<number> {
     return 0;
   }
 
-  const outcome = await runInline(trigger, { env, vars, github, config, runId, runAttempt, logger });
+  const sandbox = await chooseActionSandbox(vars, (line) => console.log(line));
+  if (sandbox.mode === null) {
+    await reply(github, trigger, sandbox.reply, log);
+    await writeOutputs(vars, { status: "failed", pullRequestUrl: null });
+    return 1;
+  }
+  const outcome = await runInline(trigger, { env, vars, github, config, runId, runAttempt, logger, sandbox: sandbox.mode });
   console.log(`tackle: ${outcome.status}: ${outcome.reason}${outcome.pullRequestUrl ? ` (${outcome.pullRequestUrl})` : ""}`);
   await writeOutputs(vars, outcome);
   return outcome.status === "done" || outcome.status === "no_changes" ? 0 : 1;
@@ -116,14 +123,18 @@ export async function runAction(vars: Vars): Promise<number> {
 
 async function runInline(
   trigger: TaskTrigger,
-  context: { env: TackleEnv<"action">; vars: Vars; github: GitHubClient; config: RepoConfig; runId: string; runAttempt: string; logger: Logger },
+  context: {
+    env: TackleEnv<"action">;
+    vars: Vars;
+    github: GitHubClient;
+    config: RepoConfig;
+    runId: string;
+    runAttempt: string;
+    logger: Logger;
+    sandbox: SandboxMode;
+  },
 ): Promise<JobOutcome> {
   const { env, vars, github, logger } = context;
-  const sandbox = await detectSandbox();
-  if (!sandbox.available) {
-    // As in local runs: the runner is a throwaway VM, and the tracking comment says the job ran unsandboxed.
-    console.log(`tackle: warning: bubblewrap is not available (${sandbox.detail}); commands run without a sandbox`);
-  }
   // TACKLE_HOME when set; otherwise the runner's per-job temp directory, cleaned after the job.
   const home = vars.TACKLE_HOME?.trim() ? env.home : vars.RUNNER_TEMP?.trim() ? path.join(path.resolve(vars.RUNNER_TEMP), "tackle") : env.home;
   const repoCache = createRepoCache({ home, logger });
@@ -138,7 +149,8 @@ async function runInline(
       home,
       defaultModel: env.model,
       allowedModels: env.allowedModels,
-      sandbox: sandbox.available ? "bwrap" : "off",
+      // "off" only when the workflow set allow_unsandboxed; the tracking comment then says so.
+      sandbox: context.sandbox,
       gitUrl: env.gitUrl,
       gitHost: new URL(env.githubServerUrl).host.replace(":", "_"),
       secrets: [env.anthropicApiKey, env.githubToken].filter((s): s is string => Boolean(s)),
@@ -203,7 +215,7 @@ async function reply(github: GitHubClient, trigger: Trigger, body: string, log: 
 }
 
 /** `steps.<id>.outputs.status` and `pull_request_url`, for later steps of the workflow. */
-async function writeOutputs(vars: Vars, outcome: JobOutcome): Promise<void> {
+async function writeOutputs(vars: Vars, outcome: Pick<JobOutcome, "status" | "pullRequestUrl">): Promise<void> {
   const file = vars.GITHUB_OUTPUT;
   if (!file) return;
   await appendFile(file, `status=${outcome.status}\npull_request_url=${outcome.pullRequestUrl ?? ""}\n`);

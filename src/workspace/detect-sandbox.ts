@@ -9,6 +9,8 @@ import { DEFAULT_IDENTITY } from "./sandbox-plan.js";
 
 export interface SandboxSupport {
   available: boolean;
+  /** `bwrap` was found, whether or not it works here. */
+  installed: boolean;
   /** What was found, or why it is unavailable and how to fix it. */
   detail: string;
   /** slirp4netns, ip and nsenter are present, so setup steps can have a restricted network. */
@@ -19,34 +21,37 @@ let detected: Promise<SandboxSupport> | undefined;
 
 /**
  * Whether bubblewrap exists and works here: `bwrap --ro-bind / / true`, then a command started
- * the way Tackle starts every command (as root: dropped to an unprivileged uid).
+ * the way Tackle starts every command (as root: dropped to an unprivileged uid). Decided once per
+ * process; `again` probes anew (after something changed the host, e.g. {@link setUpSandbox}).
  */
-export function detectSandbox(): Promise<SandboxSupport> {
+export function detectSandbox(options: { again?: boolean } = {}): Promise<SandboxSupport> {
+  if (options.again) detected = undefined;
   detected ??= (async () => {
     const network = slirpAvailable();
     const probe = spawnSync("bwrap", ["--ro-bind", "/", "/", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 });
-    if (probe.error) return { available: false, network, detail: "bubblewrap (bwrap) is not installed: apt-get install bubblewrap" };
+    if (probe.error) return { available: false, installed: false, network, detail: "bubblewrap (bwrap) is not installed: apt-get install bubblewrap" };
     if (probe.status !== 0) {
       const why = probe.stderr.toString("utf8").trim();
       return {
         available: false,
+        installed: true,
         network,
-        detail: `bubblewrap does not work here (${why}); unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces)`,
+        detail: `bubblewrap does not work here (${why}); unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces, or on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)`,
       };
     }
     if (isRoot() && !(hasCommand("setpriv") && hasCommand("unshare"))) {
-      return { available: false, network, detail: "running as root needs setpriv and unshare (util-linux) to drop privileges" };
+      return { available: false, installed: true, network, detail: "running as root needs setpriv and unshare (util-linux) to drop privileges" };
     }
     const dir = await mkdtemp(path.join(tmpdir(), "tackle-probe-"));
     try {
       if (isRoot()) await chown(dir, DEFAULT_IDENTITY.uid, DEFAULT_IDENTITY.gid);
       const result = await createSandboxExec({ root: dir, mode: "bwrap" }).run("touch probe && echo ok", { timeoutMs: 20_000 });
       if (result.exitCode !== 0 || !result.output.includes("ok")) {
-        return { available: false, network, detail: `bubblewrap fails as Tackle starts it: ${result.output.trim().slice(0, 500)}` };
+        return { available: false, installed: true, network, detail: `bubblewrap fails as Tackle starts it: ${result.output.trim().slice(0, 500)}` };
       }
       const version = spawnSync("bwrap", ["--version"], { encoding: "utf8" }).stdout.trim();
       const who = isRoot() ? `commands run as uid ${DEFAULT_IDENTITY.uid}` : "commands run as the current user";
-      return { available: true, network, detail: `${version || "bubblewrap"}; ${who}; setup-step network: ${network ? "slirp4netns" : "unavailable"}` };
+      return { available: true, installed: true, network, detail: `${version || "bubblewrap"}; ${who}; setup-step network: ${network ? "slirp4netns" : "unavailable"}` };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -3,6 +3,7 @@ export { createRepoCache, type PrepareOptions, type RepoCache, type RepoCacheOpt
 export { openLocalWorkspace, type LocalWorkspaceOptions } from "./local-workspace.js";
 export { DEFAULT_AUTHOR, type CommitAuthor, type Workspace } from "./workspace.js";
 export { detectSandbox, type SandboxSupport } from "./detect-sandbox.js";
+export { setUpSandbox } from "./set-up-sandbox.js";
 export {
   createSandboxExec,
   type ArgvResult,

@@ -1,10 +1,12 @@
 // The committed Action bundle, run the way a runner runs `action.yml`: `node dist/action.js` from the
 // action's own checkout (no node_modules next to it), with only the Actions contract's environment.
 import { execFile } from "node:child_process";
-import { copyFile, symlink, readdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, copyFile, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { rgPath } from "@vscode/ripgrep";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import {
   issueCommentCreatedPayload,
   issuesLabeledPayload,
@@ -58,6 +60,8 @@ async function runAction(world: World, event: { name: string; payload: unknown }
   const actionDir = await tempDir("tackle-action-checkout-");
   await copyFile(ACTION, path.join(actionDir, "action.js"));
   const runner = await tempDir("tackle-runner-");
+  // World-searchable, as a runner's temp directory is: as root, unsandboxed commands run as 65534.
+  await chmod(runner, 0o755);
   const eventPath = path.join(runner, "event.json");
   await writeFile(eventPath, JSON.stringify(event.payload));
   const env: Record<string, string> = {
@@ -69,6 +73,8 @@ async function runAction(world: World, event: { name: string; payload: unknown }
     ...world.gh.actionEnv(),
     GITHUB_WORKSPACE: runner,
     RUNNER_TEMP: runner,
+    GITHUB_STEP_SUMMARY: path.join(runner, "summary.md"),
+    GITHUB_OUTPUT: path.join(runner, "output.txt"),
     GITHUB_RUN_ID: "4242",
     GITHUB_RUN_ATTEMPT: "1",
     INPUT_GITHUB_TOKEN: TOKEN,
@@ -86,6 +92,26 @@ async function runAction(world: World, event: { name: string; payload: unknown }
     return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "", runner };
   }
 }
+
+/**
+ * A PATH with what a job needs and no bubblewrap: git, node and the shell tools from this machine,
+ * ripgrep from node_modules (a clean machine has no `rg` on PATH), and a `sudo` that records its
+ * arguments and fails, so a set-up attempt shows without touching the machine or the network.
+ */
+async function pathWithoutBwrap(): Promise<{ bin: string; sudoCalls(): Promise<string[]> }> {
+  const bin = await tempDir("tackle-nobwrap-bin-");
+  for (const tool of ["git", "node", "bash", "sh", "tail", "env"]) {
+    const found = (await run("sh", ["-c", `command -v ${tool}`])).stdout.trim();
+    await symlink(found, path.join(bin, tool));
+  }
+  await symlink(rgPath, path.join(bin, "rg"));
+  const record = path.join(bin, "sudo-calls.txt");
+  await writeFile(path.join(bin, "sudo"), `#!/bin/sh\necho "$*" >> '${record}'\necho "sudo: a password is required" >&2\nexit 1\n`, { mode: 0o755 });
+  const sudoCalls = async () => (await readFile(record, "utf8").catch(() => "")).split("\n").filter(Boolean);
+  return { bin, sudoCalls };
+}
+
+const readRunnerFile = (runner: string, name: string): Promise<string> => readFile(path.join(runner, name), "utf8").catch(() => "");
 
 function commentEvent(world: World, commenter: string, body: string) {
   const comment = world.gh.addComment({ owner: OWNER, repo: REPO, issueNumber: world.issueNumber, body, user: commenter });
@@ -130,24 +156,63 @@ describe("GitHub Action (dist/action.js)", () => {
     expect(JSON.stringify(gh.comments(OWNER, REPO, world.issueNumber))).not.toContain(TOKEN);
     // The repo cache lives under RUNNER_TEMP/tackle.
     expect(await readdir(path.join(result.runner, "tackle", "transcripts"))).toHaveLength(1);
+    // The log and the step summary say how commands were boxed.
+    expect(result.stdout).toContain("tackle: Agent commands run in the bubblewrap sandbox");
+    expect(await readRunnerFile(result.runner, "summary.md")).toContain("bubblewrap sandbox");
   });
 
-  it("without bubblewrap on the runner: warns, runs unsandboxed, and the tracking comment says so", async () => {
+  it("without bubblewrap on the runner: refuses with an error naming allow_unsandboxed; no model request, no push; exit 1", async () => {
     const world = await startWorld();
-    // A PATH with what the job needs and no bwrap.
-    const bin = await tempDir("tackle-nobwrap-bin-");
-    for (const tool of ["git", "node", "bash", "sh", "tail", "env", "rg"]) {
-      const found = (await run("sh", ["-c", `command -v ${tool}`])).stdout.trim();
-      await symlink(found, path.join(bin, tool));
-    }
+    const { bin, sudoCalls } = await pathWithoutBwrap();
     const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { PATH: bin });
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(result.stdout).toMatch(/^::error::Tackle refused to run: bubblewrap is not available .*`allow_unsandboxed: true`/m);
+    // Not a GitHub-hosted runner: no attempt to set anything up.
+    expect(await sudoCalls()).toEqual([]);
+    expect(world.model.requests).toHaveLength(0);
+    expect(world.gh.pulls(OWNER, REPO)).toHaveLength(0);
+    expect(await world.gh.branchSha(OWNER, REPO, `tackle/issue-${world.issueNumber}`)).toBeUndefined();
+    const ours = world.gh.comments(OWNER, REPO, world.issueNumber).filter((c) => c.user === ACTIONS_BOT);
+    expect(ours).toHaveLength(1);
+    expect(ours[0]!.body).toContain("Tackle did not run");
+    expect(ours[0]!.body).toContain("`allow_unsandboxed: true`");
+    expect(await readRunnerFile(result.runner, "summary.md")).toContain("Tackle refused to run");
+    expect(await readRunnerFile(result.runner, "output.txt")).toContain("status=failed");
+  });
+
+  it("on a GitHub-hosted runner without bubblewrap: tries to set it up with sudo -n, logs it, and refuses when that fails", async () => {
+    const world = await startWorld();
+    const { bin, sudoCalls } = await pathWithoutBwrap();
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { PATH: bin, RUNNER_ENVIRONMENT: "github-hosted" });
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(await sudoCalls()).toEqual(["-n apt-get install -y bubblewrap", "-n apt-get update"]);
+    expect(result.stdout).toContain("tackle: setting up the sandbox: sudo -n apt-get install -y bubblewrap");
+    expect(result.stdout).toContain("sudo -n apt-get install -y bubblewrap failed (1): sudo: a password is required");
+    expect(result.stdout).toMatch(/^::error::Tackle refused to run: .* and could not be set up\./m);
+    expect(world.model.requests).toHaveLength(0);
+    expect(world.gh.pulls(OWNER, REPO)).toHaveLength(0);
+    expect(await readRunnerFile(result.runner, "summary.md")).toContain("could not be set up");
+  });
+
+  it("without bubblewrap and with allow_unsandboxed: true: warns, runs unsandboxed, and the tracking comment says so", async () => {
+    const world = await startWorld();
+    const { bin, sudoCalls } = await pathWithoutBwrap();
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { PATH: bin, INPUT_ALLOW_UNSANDBOXED: "true" });
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toContain("bubblewrap is not available");
+    expect(result.stdout).toMatch(/^::warning::bubblewrap is not available .*agent commands run WITHOUT a sandbox/m);
+    expect(await sudoCalls()).toEqual([]);
     const ours = world.gh.comments(OWNER, REPO, world.issueNumber).filter((c) => c.user === ACTIONS_BOT);
     expect(ours).toHaveLength(1);
     expect(ours[0]!.body).toContain("Tackle finished");
     expect(ours[0]!.body.toLowerCase()).toContain("without a sandbox");
     expect(await world.gh.readFile(OWNER, REPO, `tackle/issue-${world.issueNumber}`, "src/temperature.js")).toContain("/ 5 + 32;");
+    expect(await readRunnerFile(result.runner, "summary.md")).toContain("WITHOUT a sandbox");
+  });
+
+  it("action.yml parses, and declares allow_unsandboxed defaulting to false", async () => {
+    const action = parseYaml(await readFile("action.yml", "utf8")) as { inputs: Record<string, { default?: string; required?: boolean }> };
+    expect(action.inputs.allow_unsandboxed).toMatchObject({ required: false, default: "false" });
+    for (const name of ["anthropic_api_key", "github_token", "model"]) expect(action.inputs).toHaveProperty(name);
   });
 
   it("a comment by a read-only user: the gate's one reply, no model request, no push; exit 0", async () => {
