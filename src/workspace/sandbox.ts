@@ -169,7 +169,7 @@ async function assertReachable(paths: readonly string[], identity: SandboxIdenti
       if (!canSearch(here, identity)) {
         throw new TackleError(
           "sandbox_unavailable",
-          `without a sandbox, commands run as uid ${identity.uid}, which cannot reach ${p} (${dir} is closed to it); put TACKLE_HOME where that user can reach it, e.g. /var/lib/tackle`,
+          `without a sandbox, commands run as uid ${identity.uid}, which cannot reach ${p} (${dir} is closed to it): install bubblewrap, or keep TACKLE_HOME (and a local run's repository) where that user can reach them, e.g. TACKLE_HOME=/var/lib/tackle`,
         );
       }
       if (dir === "/") break;
