@@ -79,13 +79,17 @@ export function checkPublishedChange(config: PolicyConfig, change: PublishedChan
 function pathProblem(entry: ChangedPath, rules: ProtectedPaths): string | null {
   if (entry.oldMode === "160000" || entry.newMode === "160000") return `the change adds, moves or updates the submodule ${entry.path}, which Tackle does not publish`;
   if (rules.matches(entry.path)) return `the change touches the protected path ${entry.path}`;
-  if (entry.symlinkTarget !== undefined && rules.matchesOrContains(entry.path)) return `the symlink ${entry.path} stands where protected paths are`;
   if (entry.bytes > MAX_PUBLISHED_FILE_BYTES) return `${entry.path} is ${entry.bytes} bytes, over the ${MAX_PUBLISHED_FILE_BYTES}-byte limit for a published file`;
-  if (entry.symlinkTarget !== undefined) {
-    const target = entry.symlinkTarget;
-    const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(entry.path), target));
-    if (target.startsWith("/") || resolved === ".." || resolved.startsWith("../")) return `the symlink ${entry.path} points out of the repository (${target})`;
-    if (resolved === "." || resolved === ".git" || resolved.startsWith(".git/") || rules.matchesOrContains(resolved)) return `the symlink ${entry.path} points at the protected path ${resolved}`;
+  if (entry.symlinkTarget === undefined) return null;
+  const target = entry.symlinkTarget;
+  const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(entry.path), target));
+  if (target.startsWith("/") || resolved === ".." || resolved.startsWith("../")) return `the symlink ${entry.path} points out of the repository (${target})`;
+  // Directories are judged by the anchored patterns (`.github/workflows/**`): one without a slash
+  // (`*.lock`) could match below any directory, and would refuse every symlink.
+  const holdsProtected = (dir: string) => rules.patterns.some((pattern) => pattern.anchored && pattern.couldMatchBelow(dir));
+  if (holdsProtected(entry.path)) return `the symlink ${entry.path} stands where protected paths are`;
+  if (resolved === "." || resolved === ".git" || resolved.startsWith(".git/") || rules.matches(resolved) || holdsProtected(resolved)) {
+    return `the symlink ${entry.path} points at the protected path ${resolved}`;
   }
   return null;
 }
