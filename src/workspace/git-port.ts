@@ -45,16 +45,27 @@ export function parseStatus(output: string): GitStatusEntry[] {
   return entries;
 }
 
-/** Parses `git diff --numstat -z --no-renames`. */
-export function parseNumstat(output: string): Array<{ path: string; lines: number }> {
+/**
+ * Parses `git diff --numstat -z --no-renames`. A file git calls binary (`-`) has `lines: null`: the
+ * caller counts it by content, never as 0.
+ */
+export function parseNumstat(output: string): Array<{ path: string; lines: number | null }> {
   return output
     .split("\0")
     .filter((record) => record.length > 0)
     .map((record) => {
       const [added = "-", deleted = "-", ...rest] = record.split("\t");
-      const lines = (added === "-" ? 0 : Number(added)) + (deleted === "-" ? 0 : Number(deleted));
+      const lines = added === "-" || deleted === "-" ? null : Number(added) + Number(deleted);
       return { path: rest.join("\t"), lines };
     });
+}
+
+/** Lines of a file's content, whatever bytes it holds: newlines, plus a last line without one. */
+export function lineCount(content: Buffer | undefined): number {
+  if (!content || content.length === 0) return 0;
+  let count = 0;
+  for (let i = content.indexOf(10); i !== -1; i = content.indexOf(10, i + 1)) count += 1;
+  return content[content.length - 1] === 10 ? count : count + 1;
 }
 
 async function countLines(file: string): Promise<number> {
@@ -64,11 +75,7 @@ async function countLines(file: string): Promise<number> {
   try {
     const buffer = Buffer.alloc(Math.min(info.size, UNTRACKED_LINE_COUNT_LIMIT));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    const content = buffer.subarray(0, bytesRead);
-    if (content.includes(0)) return 0;
-    let lines = 0;
-    for (const byte of content) if (byte === 10) lines += 1;
-    return content[content.length - 1] === 10 ? lines : lines + 1;
+    return lineCount(buffer.subarray(0, bytesRead));
   } finally {
     await handle.close();
   }
@@ -164,7 +171,9 @@ export function createGitPort(options: GitPortOptions): GitPort {
       const { stdout } = await git(["diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--merge-base", mergeBase]);
       const tracked = parseNumstat(stdout);
       const untracked = (await git(["ls-files", "--others", "--exclude-standard", "-z"])).stdout.split("\0").filter(Boolean);
-      let lines = tracked.reduce((sum, entry) => sum + entry.lines, 0);
+      let lines = 0;
+      // Binary files count by the lines of what is in the working tree (the host's check counts both sides).
+      for (const entry of tracked) lines += entry.lines ?? (await countLines(path.join(repo.workTree, entry.path)));
       for (const file of untracked) lines += await countLines(path.join(repo.workTree, file));
       return { files: [...new Set([...tracked.map((entry) => entry.path), ...untracked])], lines };
     },

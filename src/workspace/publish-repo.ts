@@ -6,6 +6,7 @@ import { MAX_PUBLISHED_FILE_BYTES } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import { removeTree } from "./fs-util.js";
 import { hardeningArgs, hostGitEnv, type GitRepoLocation, type HostGit } from "./git-host.js";
+import { lineCount, parseNumstat } from "./git-port.js";
 
 /**
  * What leaves a job is decided here, from objects the host owns. The agent can write anything in
@@ -76,7 +77,8 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
       run(["rev-list", "--no-merges", tip, "--not", from]),
     ]);
     const entries = parseRawDiff(raw.stdout);
-    const lines = parseNumstatLines(numstat.stdout);
+    // What git called binary ("-") is missing here and counted by content below.
+    const lines = new Map(parseNumstat(numstat.stdout).flatMap((entry) => (entry.lines === null ? [] : [[entry.path, entry.lines] as const])));
     // Paths that any one new commit touched, even if a later commit put them back.
     const commitList = commits.stdout.split("\n").filter((line) => SHA.test(line));
     const perCommit = commitList.length > 1 ? parseRawDiff((await run(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index", "--no-commit-id"], [0], `${commitList.join("\n")}\n`)).stdout) : [];
@@ -223,25 +225,6 @@ export function parseRawDiff(output: string): RawEntry[] {
   return entries;
 }
 
-/** `--numstat -z` lines per path; a path git called binary ("-") is left out, to be counted by content. */
-export function parseNumstatLines(output: string): Map<string, number> {
-  const lines = new Map<string, number>();
-  for (const record of output.split("\0")) {
-    const [added = "", deleted = "", ...rest] = record.replace(/^\n/, "").split("\t");
-    const file = rest.join("\t");
-    if (file === "" || !/^\d+$/.test(added) || !/^\d+$/.test(deleted)) continue;
-    lines.set(file, Number(added) + Number(deleted));
-  }
-  return lines;
-}
-
-/** Lines of a file's content, whatever bytes it holds: newlines, plus a last line without one. */
-export function lineCount(content: Buffer | undefined): number {
-  if (!content || content.length === 0) return 0;
-  let count = 0;
-  for (let i = content.indexOf(10); i !== -1; i = content.indexOf(10, i + 1)) count += 1;
-  return content[content.length - 1] === 10 ? count : count + 1;
-}
 
 /**
  * The one path to publishing, for server jobs and local runs alike: the tip of `branch` in the

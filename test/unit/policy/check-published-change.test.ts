@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ChangedPath, PublishedChange } from "../../../src/agent/ports.js";
 import { checkPublishedChange } from "../../../src/agent/policy/index.js";
-import { lineCount, parseNumstatLines, parseRawDiff } from "../../../src/workspace/publish-repo.js";
+import { lineCount, parseNumstat } from "../../../src/workspace/git-port.js";
+import { parseRawDiff } from "../../../src/workspace/publish-repo.js";
 
 const file = (path: string, extra: Partial<ChangedPath> = {}): ChangedPath => ({ path, status: "M", oldMode: "100644", newMode: "100644", lines: 1, bytes: 10, ...extra });
 const change = (files: ChangedPath[], commitFiles: ChangedPath[] = []): PublishedChange => ({
@@ -65,9 +66,10 @@ describe("what the host reads from its own repository", () => {
   });
 
   it("leaves binary entries of numstat to be counted by content, never as 0", () => {
-    const lines = parseNumstatLines("3\t1\tsrc/a.ts\0-\t-\tbig.js\0");
-    expect(lines.get("src/a.ts")).toBe(4);
-    expect(lines.has("big.js")).toBe(false);
+    expect(parseNumstat("3\t1\tsrc/a.ts\0-\t-\tbig.js\0")).toEqual([
+      { path: "src/a.ts", lines: 4 },
+      { path: "big.js", lines: null },
+    ]);
   });
 
   it("counts lines of any content, NUL bytes included", () => {

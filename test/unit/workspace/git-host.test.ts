@@ -99,10 +99,10 @@ describe("git output parsing", () => {
     ]);
   });
 
-  it("parses numstat, counting binary files as zero lines", () => {
+  it("parses numstat, leaving binary files to be counted by content (never as zero lines)", () => {
     expect(parseNumstat("3\t1\ta.ts\0-\t-\timg.png\0")).toEqual([
       { path: "a.ts", lines: 4 },
-      { path: "img.png", lines: 0 },
+      { path: "img.png", lines: null },
     ]);
   });
 
