@@ -1,9 +1,15 @@
 /**
  * A best-effort shell lexer for policy checks: splits a command line into simple commands (words
  * with quotes removed, plus redirections), following `;`, `&&`, `||`, `|`, `&`, newlines,
- * subshells, `$(...)`, backticks, process substitution, and `bash -c` strings. It is not a shell:
- * it only has to see what a command would run and write, without false alarms on quoted text such
- * as a commit message that says "reboot". The host re-checks the diff before every push anyway.
+ * subshells, `$(...)` (also inside `$((...))`), backticks, process substitution, ANSI-C quoting
+ * (`$'\x72m'` is `rm`), `coproc`, `bash -c` and `eval` strings, heredocs and here-strings fed to a
+ * shell, and the substitutions in an unquoted heredoc body.
+ *
+ * This pre-filter is advisory, not a boundary: a shell has more ways to hide a command than any
+ * lexer can follow (variables, `printf … | sh`, a script written first and run later). It exists to
+ * stop the obvious early, with a reason the model can act on, and without false alarms on quoted
+ * text such as a commit message that says "reboot". The boundaries are the sandbox, which confines
+ * what a command can reach, and the host's check of the exact commit before every push.
  */
 export interface Redirect {
   op: string;
@@ -33,6 +39,9 @@ function parseAt(command: string, depth: number): SimpleCommand[] {
   for (const simple of commands) {
     const script = shellScriptArgument(simple.words);
     if (script !== undefined) nested.push(...parseAt(script, depth + 1));
+  }
+  for (const { words, script } of lexer.stdinScripts) {
+    if (shellReadsStdin(words)) nested.push(...parseAt(script, depth + 1));
   }
   return [...commands, ...nested];
 }
@@ -89,6 +98,11 @@ export function commandName(words: readonly string[]): CommandName {
       i += 1;
       continue;
     }
+    if (word === "coproc") {
+      // `coproc cmd args`, or `coproc NAME { cmd; }`: the command runs either way.
+      i += words[i + 2] === "{" ? 2 : 1;
+      continue;
+    }
     const base = word.slice(word.lastIndexOf("/") + 1);
     const wrapper = WRAPPERS[base];
     if (wrapper === undefined) return { name: base, args: words.slice(i + 1), wrappers };
@@ -135,12 +149,16 @@ export function splitArgs(args: readonly string[]): { flags: string[]; operands:
 
 class Lexer {
   readonly commands: SimpleCommand[] = [];
+  /** Heredoc bodies and here-strings, with the words of the command that reads them (a shell runs them). */
+  readonly stdinScripts: Array<{ words: readonly string[]; script: string }> = [];
   private readonly nested: SimpleCommand[] = [];
   private words: string[] = [];
   private redirects: Redirect[] = [];
   private word: string | undefined;
   private pendingRedirect: string | undefined;
-  private heredocs: Array<{ delimiter: string; stripTabs: boolean }> = [];
+  /** Whether a quote or backslash went into the current word (a quoted heredoc delimiter stops expansion). */
+  private wordQuoted = false;
+  private heredocs: Heredoc[] = [];
   private i = 0;
 
   constructor(
@@ -170,7 +188,7 @@ class Lexer {
       } else if (char === "\n") {
         this.endCommand(";");
         this.i += 1;
-        this.skipHeredocBodies();
+        this.readHeredocBodies();
       } else if (char === "#" && this.word === undefined) {
         while (this.i < text.length && text[this.i] !== "\n") this.i += 1;
       } else if (char === ";") {
@@ -195,15 +213,22 @@ class Lexer {
         const end = text.indexOf("'", this.i + 1);
         const stop = end === -1 ? text.length : end;
         this.append(text.slice(this.i + 1, stop));
+        this.wordQuoted = true;
         this.i = stop + 1;
       } else if (char === '"') {
         this.doubleQuoted();
       } else if (char === "\\") {
         if (next !== undefined && next !== "\n") this.append(next);
+        this.wordQuoted = true;
         this.i += 2;
+      } else if (char === "$" && next === "'") {
+        this.ansiCQuoted();
+      } else if (char === "$" && next === '"') {
+        // `$"..."` is a translatable string: double-quoted text for our purposes.
+        this.i += 1;
+        this.doubleQuoted();
       } else if (char === "$" && next === "(") {
-        if (text[this.i + 2] === "(") this.arithmetic();
-        else this.substitution(2, ")");
+        this.dollarParen();
       } else if (char === "`") {
         this.substitution(1, "`");
       } else {
@@ -220,12 +245,14 @@ class Lexer {
   private endWord(): void {
     if (this.word === undefined) return;
     const word = this.word;
+    const quoted = this.wordQuoted;
     this.word = undefined;
+    this.wordQuoted = false;
     if (this.pendingRedirect !== undefined) {
-      if (this.pendingRedirect.startsWith("<<")) {
-        if (this.pendingRedirect !== "<<<") {
-          this.heredocs.push({ delimiter: word, stripTabs: this.pendingRedirect === "<<-" });
-        }
+      if (this.pendingRedirect === "<<<") {
+        this.stdinScripts.push({ words: this.words, script: word });
+      } else if (this.pendingRedirect.startsWith("<<")) {
+        this.heredocs.push({ delimiter: word, stripTabs: this.pendingRedirect === "<<-", expands: !quoted, words: this.words });
       } else if (this.pendingRedirect !== "<") {
         this.redirects.push({ op: this.pendingRedirect, target: word });
       }
@@ -275,6 +302,7 @@ class Lexer {
 
   private doubleQuoted(): void {
     const text = this.text;
+    this.wordQuoted = true;
     this.i += 1;
     let content = "";
     while (this.i < text.length && text[this.i] !== '"') {
@@ -282,10 +310,10 @@ class Lexer {
       if (char === "\\" && this.i + 1 < text.length) {
         content += text[this.i + 1];
         this.i += 2;
-      } else if (char === "$" && text[this.i + 1] === "(" && text[this.i + 2] !== "(") {
+      } else if (char === "$" && text[this.i + 1] === "(") {
         this.append(content);
         content = "";
-        this.substitution(2, ")");
+        this.dollarParen();
       } else if (char === "`") {
         this.append(content);
         content = "";
@@ -305,29 +333,157 @@ class Lexer {
     inner.i = this.i + openLength;
     inner.lex(terminator);
     inner.endCommand("");
-    this.nested.push(...inner.commands, ...inner.nested);
+    this.adopt(inner);
     this.i = inner.i;
     this.append("$(...)");
   }
 
+  private adopt(inner: Lexer): void {
+    this.nested.push(...inner.commands, ...inner.nested);
+    this.stdinScripts.push(...inner.stdinScripts);
+  }
+
+  /** `$((…))` is arithmetic when its parentheses close as `))`; otherwise `$( (…) … )`, a substitution. */
+  private dollarParen(): void {
+    if (this.text[this.i + 2] === "(" && this.arithmeticEnd(this.i + 3) !== -1) this.arithmetic();
+    else this.substitution(2, ")");
+  }
+
+  /** Where the `))` closing an arithmetic expansion starts, or -1 when the parentheses close apart. */
+  private arithmeticEnd(from: number): number {
+    let depth = 0;
+    for (let index = from; index < this.text.length; index += 1) {
+      const char = this.text[index];
+      if (char === "(") depth += 1;
+      else if (char === ")") {
+        if (depth > 0) depth -= 1;
+        else return this.text[index + 1] === ")" ? index : -1;
+      }
+    }
+    return -1;
+  }
+
+  /** The expression is not a command, but the `$(…)` and backticks inside it run. */
   private arithmetic(): void {
-    const end = this.text.indexOf("))", this.i + 3);
-    this.i = end === -1 ? this.text.length : end + 2;
+    const end = this.arithmeticEnd(this.i + 3);
+    const inner = new Lexer(this.text.slice(0, end), this.depth);
+    inner.i = this.i + 3;
+    inner.expansions();
+    this.adopt(inner);
+    this.i = end + 2;
     this.append("0");
   }
 
-  private skipHeredocBodies(): void {
+  /** Only the command substitutions in the text: an arithmetic expression, an unquoted heredoc body. */
+  private expansions(): void {
     const text = this.text;
-    while (this.heredocs.length > 0) {
-      const { delimiter, stripTabs } = this.heredocs.shift() as { delimiter: string; stripTabs: boolean };
+    while (this.i < text.length) {
+      const char = text[this.i];
+      if (char === "\\") this.i += 2;
+      else if (char === "$" && text[this.i + 1] === "(") this.dollarParen();
+      else if (char === "`") this.substitution(1, "`");
+      else this.i += 1;
+    }
+  }
+
+  /** `$'…'`: backslash escapes decoded as bash does, so `$'\x72m'` is seen as `rm`. */
+  private ansiCQuoted(): void {
+    const text = this.text;
+    this.i += 2;
+    let content = "";
+    while (this.i < text.length && text[this.i] !== "'") {
+      if (text[this.i] === "\\" && this.i + 1 < text.length) {
+        const { value, length } = ansiCEscape(text, this.i + 1);
+        content += value;
+        this.i += 1 + length;
+      } else {
+        content += text[this.i];
+        this.i += 1;
+      }
+    }
+    this.append(content);
+    this.wordQuoted = true;
+    this.i += 1;
+  }
+
+  /**
+   * Reads the bodies of the heredocs started on the line just ended. A body fed to a shell is a
+   * script and is parsed as one; an unquoted body expands `$(…)` and backticks, whatever reads it.
+   */
+  private readHeredocBodies(): void {
+    const text = this.text;
+    for (const heredoc of this.heredocs.splice(0)) {
+      const lines: string[] = [];
       while (this.i < text.length) {
         const end = text.indexOf("\n", this.i);
         const lineEnd = end === -1 ? text.length : end;
         let line = text.slice(this.i, lineEnd);
-        if (stripTabs) line = line.replace(/^\t+/, "");
+        if (heredoc.stripTabs) line = line.replace(/^\t+/, "");
         this.i = lineEnd + 1;
-        if (line === delimiter) break;
+        if (line === heredoc.delimiter) break;
+        lines.push(line);
+      }
+      const body = lines.join("\n");
+      // Whether the command is a shell is known once its line is read, so parseAt decides.
+      this.stdinScripts.push({ words: heredoc.words, script: body });
+      if (heredoc.expands && !shellReadsStdin(heredoc.words)) {
+        const inner = new Lexer(body, this.depth);
+        inner.expansions();
+        this.adopt(inner);
       }
     }
   }
+}
+
+interface Heredoc {
+  delimiter: string;
+  stripTabs: boolean;
+  /** An unquoted delimiter: the body's `$(…)` and backticks run. */
+  expands: boolean;
+  /** The words of the command the heredoc belongs to (filled in as the line is read). */
+  words: readonly string[];
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v",
+  "\\": "\\", "'": "'", '"': '"', "?": "?",
+};
+
+/** One escape of a `$'…'` string, starting after its backslash: the text it stands for and how many characters it took. */
+function ansiCEscape(text: string, at: number): { value: string; length: number } {
+  const char = text[at] as string;
+  const simple = SIMPLE_ESCAPES[char];
+  if (simple !== undefined) return { value: simple, length: 1 };
+  const numeric = (pattern: RegExp, radix: number, skip: number) => {
+    const digits = pattern.exec(text.slice(at + skip))?.[0];
+    if (digits === undefined || digits === "") return undefined;
+    const code = Number.parseInt(digits, radix);
+    return { value: code <= 0x10ffff ? String.fromCodePoint(code) : "", length: skip + digits.length };
+  };
+  const decoded =
+    char === "x" ? numeric(/^[0-9a-fA-F]{1,2}/, 16, 1)
+    : char === "u" ? numeric(/^[0-9a-fA-F]{1,4}/, 16, 1)
+    : char === "U" ? numeric(/^[0-9a-fA-F]{1,8}/, 16, 1)
+    : /[0-7]/.test(char) ? numeric(/^[0-7]{1,3}/, 8, 0)
+    : undefined;
+  if (decoded !== undefined) return decoded;
+  if (char === "c" && at + 1 < text.length) {
+    return { value: String.fromCharCode((text.charCodeAt(at + 1) & 0x1f) >>> 0), length: 2 };
+  }
+  // Unknown escapes stay as written, backslash included.
+  return { value: `\\${char}`, length: 1 };
+}
+
+/** A shell that takes its script from stdin: `bash`, `sh -s arg`, `bash -`, `source /dev/stdin`. */
+function shellReadsStdin(words: readonly string[]): boolean {
+  const { name, args } = commandName(words);
+  if (name === "source" || name === ".") return args[0] === "/dev/stdin" || args[0] === "/proc/self/fd/0";
+  if (!SHELLS.has(name)) return false;
+  for (const arg of args) {
+    if (arg === "-" || arg === "--") return true;
+    if (!arg.startsWith("-") && !arg.startsWith("+")) return false; // a script file
+    if (/^-[a-zA-Z]*c/.test(arg)) return false; // `-c script` reads its script from the argument
+    if (/^-[a-zA-Z]*s/.test(arg)) return true;
+  }
+  return true;
 }

@@ -35,6 +35,13 @@ describe("catastrophicReason", () => {
     "kill -9 -1",
     "find / -delete",
     "mv ~ /tmp/home",
+    // Forms the pre-filter once missed (ANSI-C quoting, heredocs, arithmetic, coproc).
+    "$'\\x72m' -rf /",
+    "bash -c $'\\x72m -rf /'",
+    "bash <<EOF\nrm -rf /\nEOF",
+    "cat <<EOF\n$(rm -rf ~)\nEOF",
+    "echo $(( $(rm -rf /) + 1 ))",
+    "coproc rm -rf /",
   ])("denies %s", (command) => {
     expect(catastrophic(command)).toBeDefined();
   });
@@ -56,6 +63,9 @@ describe("catastrophicReason", () => {
     "find . -name '*.tmp' -delete",
     "npm run reboot-tests",
     "cat > x.md <<'EOF'\nshutdown now\nEOF",
+    "cat > notes.md <<'EOF'\nrm -rf /\nEOF",
+    "echo $((1 + 2))",
+    "echo $'rm -rf /'",
   ])("allows %s", (command) => {
     expect(catastrophic(command)).toBeUndefined();
   });
