@@ -2,6 +2,7 @@ import { appendFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { MessageRequest, ModelMessage, ModelMessageParam, TokenUsage } from "./model-client.js";
 import type { ToolCallResult } from "./tools/tool.js";
+import { redactKnownTokens } from "../util/redact.js";
 
 /** Bumped when a line's meaning changes; readers refuse versions they do not know. */
 export const TRANSCRIPT_VERSION = 1;
@@ -40,7 +41,10 @@ export interface CreateTranscriptOptions {
   dir: string;
   jobId: string;
   model: string;
-  /** Applied to every string (keys and values) of every line before it is written. @defaultValue identity */
+  /**
+   * The job's redactor, applied to every string (keys and values) of every line before it is written.
+   * @defaultValue redactKnownTokens
+   */
   redact?: ((text: string) => string) | undefined;
   /** @defaultValue Date.now */
   clock?: () => number;
@@ -60,7 +64,7 @@ export function transcriptPath(dir: string, jobId: string): string {
  * a retried job adds a second `meta` line and its own run after the first. See docs/transcript-format.md.
  */
 export async function createTranscript(options: CreateTranscriptOptions): Promise<TranscriptWriter> {
-  const redact = options.redact ?? ((text: string) => text);
+  const redact = options.redact ?? redactKnownTokens;
   const clock = options.clock ?? Date.now;
   await mkdir(options.dir, { recursive: true });
   const path = transcriptPath(options.dir, options.jobId);

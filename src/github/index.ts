@@ -9,6 +9,7 @@ export {
   type ReactionTarget,
   type ReactionContent,
 } from "./github-client.js";
+export { redactingGitHubClient } from "./redacting-github-client.js";
 export {
   createProbot,
   installationClients,

@@ -3,6 +3,7 @@ import { createNodeMiddleware } from "probot";
 import type { OctokitSettings } from "../github/index.js";
 import { createEmbeddedAckClaims, createQueue, type Queue } from "../jobs/index.js";
 import { createLogger, type Logger } from "../logging/logger.js";
+import { createRedactor } from "../util/redact.js";
 import { handleHealth } from "../web/health.js";
 import { processJob, reportDeadJob } from "../worker/process-job.js";
 import { createJobRuntime } from "./runtime.js";
@@ -68,6 +69,7 @@ export async function createTackleApp(
     logger,
     claims: deps.claims ?? createEmbeddedAckClaims(),
     ...(deps.approvals ? { approvals: deps.approvals } : {}),
+    redact: createRedactor(deps.settings.secrets),
   });
   const middleware = await createNodeMiddleware(webhookApp, { probot, webhooksPath: WEBHOOK_PATH });
   const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {

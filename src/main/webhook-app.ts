@@ -1,12 +1,13 @@
 import type { ApplicationFunction } from "probot";
 import { defaultRepoConfig, REPO_CONFIG_PATH, type RepoConfig } from "../config/index.js";
 import { errorMessage, isTackleError } from "../errors/index.js";
-import type { GitHubClient } from "../github/index.js";
+import { redactingGitHubClient, type GitHubClient } from "../github/index.js";
 import type { IssueThread, JobData } from "../jobs/job-data.js";
 import type { Approvals } from "../jobs/approvals.js";
 import { laneKey } from "../jobs/job-data.js";
 import type { EnqueueOutcome, Queue } from "../jobs/queue.js";
 import type { Logger } from "../logging/logger.js";
+import { redactKnownTokens, type Redactor } from "../util/redact.js";
 import { createTrustCheck, freezeThread } from "../worker/issue-thread.js";
 import { reactionTarget } from "../worker/process-job.js";
 import { renderTrackingComment } from "../worker/tracking-comment.js";
@@ -48,6 +49,8 @@ export function createWebhookApp(options: {
   claims: AckClaims;
   /** Where `/tackle approve` / `/tackle deny` answer the jobs' policy questions. @defaultValue none: nothing is ever pending */
   approvals?: Approvals;
+  /** Masks what this side posts (replies, the queued comment), through a redacting client. @defaultValue redactKnownTokens */
+  redact?: Redactor;
 }): ApplicationFunction {
   return (app) => {
     app.on([...EVENTS], async (context) => {
@@ -70,7 +73,7 @@ export function createWebhookApp(options: {
         log.warn("webhook without an installation id; ignored");
         return;
       }
-      const github = await options.github(source.installationId);
+      const github = redactingGitHubClient(await options.github(source.installationId), options.redact ?? redactKnownTokens);
       // The permission check and the config read are independent: start both, so 👀 waits for one
       // round trip rather than two.
       const permissions = new Map<string, Promise<{ permission: string; role_name?: string }>>();

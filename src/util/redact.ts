@@ -72,9 +72,10 @@ const RULES: readonly Rule[] = [
   // wherever the header that carries it was written.
   { pattern: /eC1hY2Nlc3MtdG9rZW46[A-Za-z0-9+/]*={0,2}/g, replace: "[REDACTED:basic-auth]" },
   { pattern: /(x-access-token:)(?!\[REDACTED)[^\s@/"'`]{8,}/g, replace: (_match, prefix) => `${prefix}${REDACTED}` },
-  // The password of a URL's user info: https://user:password@host, redis://:password@host.
+  // The password of a URL's user info: https://user:password@host, redis://:password@host. Anchored
+  // on "://" and bounded, so a long run of letters (50 MB of command output) costs one pass.
   {
-    pattern: /([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)([^\s/@]+)@/gi,
+    pattern: /(:\/\/[^\s:/@]{0,256}:)([^\s/@]{1,256})@/g,
     replace: (match, prefix, password) => (password.startsWith("[REDACTED") ? match : `${prefix}${REDACTED}@`),
   },
 ];

@@ -8,6 +8,7 @@ import { truncateMiddle } from "../util/truncate-middle.js";
 
 export interface GitHubApprovalHandlerOptions {
   approvals: Approvals;
+  /** The job's redacting client (redactingGitHubClient): it masks the question comment. */
   github: Pick<GitHubClient, "createComment" | "updateComment">;
   repo: RepoRef;
   /** The issue or PR the job works for; its lane holds the question. */
@@ -15,7 +16,10 @@ export interface GitHubApprovalHandlerOptions {
   jobId: string;
   /** How long a question waits for an answer (the repo's `approval_timeout_minutes`). */
   timeoutMs: number;
-  /** Masks the job's secrets in what is posted. */
+  /**
+   * Masks the job's secrets in what goes to the approvals store (another way out: the dashboard),
+   * and in the call's input before it is cut to size, so a cut cannot leave half a token unmasked.
+   */
   redact: (text: string) => string;
   logger: Logger;
   /** The command users type, as in `/tackle approve`. @defaultValue "tackle" */
@@ -46,7 +50,7 @@ export function createGitHubApprovalHandler(options: GitHubApprovalHandlerOption
       const view: QuestionView = {
         jobId: options.jobId,
         question,
-        input: options.redact(describeInput(question.tool, question.input)),
+        input: describeInput(question.tool, question.input, options.redact),
         deadline,
         timeoutMs: options.timeoutMs,
         commandName,
@@ -57,12 +61,12 @@ export function createGitHubApprovalHandler(options: GitHubApprovalHandlerOption
         deadline,
       });
       try {
-        const comment = await options.github.createComment(options.repo, options.number, options.redact(renderApprovalQuestion(view)));
+        const comment = await options.github.createComment(options.repo, options.number, renderApprovalQuestion(view));
         log.info({ tool: question.tool, reason: question.reason, deadline: new Date(deadline).toISOString() }, "waiting for approval");
         const outcome = await options.approvals.wait(lane, id, { deadline, signal });
         log.info({ outcome }, "approval question settled");
         await options.github
-          .updateComment(options.repo, comment.id, options.redact(renderApprovalQuestion({ ...view, outcome })))
+          .updateComment(options.repo, comment.id, renderApprovalQuestion({ ...view, outcome }))
           .catch((error: unknown) => log.warn({ err: errorMessage(error) }, "could not mark the question answered"));
         return toAnswer(outcome, question, options.timeoutMs);
       } finally {
@@ -144,10 +148,10 @@ function settledLine(outcome: ApprovalOutcome): string {
 }
 
 /** The part of the input a maintainer needs to judge the call: the command for Bash, else the JSON. */
-function describeInput(tool: string, input: unknown): string {
+function describeInput(tool: string, input: unknown, redact: (text: string) => string): string {
   const command = tool === "Bash" && input !== null && typeof input === "object" ? (input as { command?: unknown }).command : undefined;
   const text = typeof command === "string" ? command : (JSON.stringify(input, null, 2) ?? "");
-  return truncateMiddle(text, MAX_INPUT_CHARS, "see the job's transcript for all of it");
+  return truncateMiddle(redact(text), MAX_INPUT_CHARS, "see the job's transcript for all of it");
 }
 
 /** A code fence longer than any run of backticks in `text`, so the text cannot close it. */

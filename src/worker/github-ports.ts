@@ -6,12 +6,14 @@ import type { IssueThread } from "../jobs/job-data.js";
 import type { Workspace } from "../workspace/index.js";
 import { createTrustCheck, readThread } from "./issue-thread.js";
 
-/** GetIssue / ReportToIssue over GitHub, bound to one issue or PR. */
+/**
+ * GetIssue / ReportToIssue over GitHub, bound to one issue or PR. `github` is the job's redacting
+ * client (redactingGitHubClient), which masks what is posted.
+ */
 export function githubIssuePort(options: {
   github: GitHubClient;
   repo: RepoRef;
   number: number;
-  redact: (text: string) => string;
   /** The thread frozen at trigger time; without one, GetIssue reads it live. */
   thread?: IssueThread | undefined;
   /** Bots whose comments count as trusted (the repo config's `allowed_bots`). @defaultValue [] */
@@ -22,7 +24,7 @@ export function githubIssuePort(options: {
   return {
     get: (): Promise<IssueSnapshot> => readThread({ github, repo, number, thread: options.thread, isTrusted }),
     async report(body) {
-      const comment = await github.createComment(repo, number, options.redact(body));
+      const comment = await github.createComment(repo, number, body);
       return { url: comment.url };
     },
   };
@@ -36,7 +38,8 @@ export function ensureFixesLine(body: string, issueNumber: number): string {
 
 /**
  * create_pull_request over GitHub: the host checks the branch's diff against the policy, pushes with
- * a short-lived token the agent never sees, then creates the PR or updates the open one.
+ * a short-lived token the agent never sees, then creates the PR or updates the open one. `github` is
+ * the job's redacting client, which masks the title and body.
  */
 export function githubPullsPort(options: {
   github: GitHubClient;
@@ -47,7 +50,6 @@ export function githubPullsPort(options: {
   issueNumber: number | null;
   /** The PR this job works on (its head branch), if any. */
   existingPull: { number: number; url: string } | null;
-  redact: (text: string) => string;
 }): PullsPort {
   const { github, repo, workspace } = options;
   return {
@@ -69,9 +71,8 @@ export function githubPullsPort(options: {
           message: `pushed ${ahead} commit(s) to the pull request's branch ${workspace.branch}: ${options.existingPull.url}`,
         };
       }
-      const title = options.redact(request.title);
-      const rawBody = options.redact(request.body);
-      const body = options.issueNumber === null ? rawBody : ensureFixesLine(rawBody, options.issueNumber);
+      const { title } = request;
+      const body = options.issueNumber === null ? request.body : ensureFixesLine(request.body, options.issueNumber);
       const open = await github.findOpenPull(repo, workspace.branch);
       if (open) {
         await github.updatePull(repo, open.number, { title, body });

@@ -4,7 +4,7 @@ import type { ModelClient } from "../agent/model-client.js";
 import type { SessionState } from "../agent/ports.js";
 import { parseRepoConfig, REPO_CONFIG_PATH, resolveModel, type RepoConfig } from "../config/index.js";
 import { TackleError, errorMessage, isTackleError } from "../errors/index.js";
-import type { GitHubClient, ReactionTarget, RepoRef } from "../github/index.js";
+import { redactingGitHubClient, type GitHubClient, type ReactionTarget, type RepoRef } from "../github/index.js";
 import type { Approvals } from "../jobs/approvals.js";
 import type { AckClaims } from "../jobs/ack-claims.js";
 import { issueBranchName, type JobData } from "../jobs/job-data.js";
@@ -117,9 +117,11 @@ export async function processJob(
   const startedAt = deps.clock();
   const repo: RepoRef = data.repo;
   const log = deps.logger.child({ jobId: data.jobId, repo: `${repo.owner}/${repo.name}`, issue: data.number });
-  const github = await deps.github(data);
-  const gitToken = await github.gitToken();
+  const client = await deps.github(data);
+  const gitToken = await client.gitToken();
+  // The job's one redactor: every GitHub write below goes through `github`, which applies it.
   const redact = createRedactor([...deps.settings.secrets, gitToken]);
+  const github = redactingGitHubClient(client, redact);
 
   // A rerun of this job (retry, or another worker after a crash) edits the comment the first attempt posted.
   const existingComment =
@@ -129,14 +131,15 @@ export async function processJob(
     clock: deps.clock,
     logger: log,
     ...(deps.settings.commandName === undefined ? {} : { commandName: deps.settings.commandName }),
-    sink: githubSink(github, repo, data.number, existingComment, redact, (id) => {
+    sink: githubSink(github, repo, data.number, existingComment, (id) => {
       void deps.claims?.setComment(data.jobId, id).catch((error: unknown) => log.warn({ err: errorMessage(error) }, "could not record the tracking comment"));
     }),
   });
   const finish = async (state: Exclude<TrackingState, { phase: "queued" | "working" }>): Promise<JobOutcome> => {
     await tracker.flush(state);
     log.info({ status: state.phase, reason: state.reason }, "job finished");
-    return { status: state.phase, reason: state.reason, pullRequestUrl: state.pullRequestUrl ?? null };
+    // The outcome leaves through the queue's job record and the Action's log, not only through GitHub.
+    return { status: state.phase, reason: redact(state.reason), pullRequestUrl: state.pullRequestUrl ?? null };
   };
 
   try {
@@ -207,12 +210,11 @@ export async function processJob(
         policy,
         issueNumber: data.isPullRequest ? null : data.number,
         existingPull: target.existingPull,
-        redact,
       });
       const { result, state } = await runAgentSession({
         jobId: data.jobId,
         workspace,
-        issue: githubIssuePort({ github, repo, number: data.number, redact, thread: data.thread, allowedBots: config.allowed_bots }),
+        issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config.allowed_bots }),
         pulls,
         config,
         model: deps.model(modelName),
@@ -232,7 +234,6 @@ export async function processJob(
         tracker,
         transcriptDir: path.join(deps.settings.home, "transcripts"),
         redact,
-        secrets: [...deps.settings.secrets, gitToken],
         clock: deps.clock,
         startedAt,
         signal,
@@ -268,18 +269,19 @@ export async function processJob(
     const shutdown = signal.aborted && isTackleError(signal.reason) && signal.reason.retryable;
     const retryable = shutdown || (!aborted && isTackleError(error) && error.retryable && !lastAttempt);
     log.error({ err: error, attempt: attempt.attempt }, "job failed");
+    const message = redact(errorMessage(error));
     const reason = shutdown
       ? "the worker shut down; another worker will pick the job up"
       : aborted
         ? "stopped on request"
-        : redact(errorMessage(error)) + (retryable ? ` (attempt ${attempt.attempt} of ${attempt.maxAttempts}; will retry)` : "");
+        : message + (retryable ? ` (attempt ${attempt.attempt} of ${attempt.maxAttempts}; will retry)` : "");
     await tracker.flush(
       shutdown
         ? { phase: "queued", position: 1 }
         : { phase: aborted ? "cancelled" : "failed", reason, stats: emptyStats(deps.clock() - startedAt) },
     );
     if (retryable) throw error;
-    return { status: aborted ? "cancelled" : "failed", reason: errorMessage(error), pullRequestUrl: null };
+    return { status: aborted ? "cancelled" : "failed", reason: message, pullRequestUrl: null };
   }
 }
 
@@ -329,17 +331,16 @@ function githubSink(
   repo: RepoRef,
   number: number,
   initialId: number | null,
-  redact: (text: string) => string,
   onCreated: (commentId: number) => void = () => undefined,
 ) {
   let commentId = initialId;
   return {
     async write(body: string): Promise<number | null> {
       if (commentId === null) {
-        commentId = (await github.createComment(repo, number, redact(body))).id;
+        commentId = (await github.createComment(repo, number, body)).id;
         onCreated(commentId);
       } else {
-        await github.updateComment(repo, commentId, redact(body));
+        await github.updateComment(repo, commentId, body);
       }
       return commentId;
     },
@@ -460,13 +461,13 @@ function finalState(
  */
 export async function reportDeadJob(data: JobData, deps: ProcessJobDeps, reason: string): Promise<void> {
   const log = deps.logger.child({ jobId: data.jobId });
-  const github = await deps.github(data);
+  const github = redactingGitHubClient(await deps.github(data), createRedactor(deps.settings.secrets));
   const commentId = data.trackingCommentId ?? (await findTrackingComment(github, data.repo, data.number, data.jobId, log));
   const tracker = createTracker({
     jobId: data.jobId,
     clock: deps.clock,
     logger: log,
-    sink: githubSink(github, data.repo, data.number, commentId, (text) => text),
+    sink: githubSink(github, data.repo, data.number, commentId),
   });
   await tracker.flush({
     phase: "failed",

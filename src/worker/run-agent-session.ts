@@ -32,8 +32,11 @@ export interface SessionInput {
   instructionFiles: Array<{ path: string; content: string }>;
   tracker: Tracker;
   transcriptDir: string;
+  /**
+   * The job's one redactor (its secrets by value, the known token formats): tool results, the
+   * transcript and the setup report go through it.
+   */
   redact: (text: string) => string;
-  secrets: string[];
   clock: () => number;
   startedAt: number;
   signal: AbortSignal;
@@ -93,7 +96,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   const registry = createToolRegistry(coreTools(), {
     policy: createPolicyEngine(policyConfig),
     approval,
-    secrets: input.secrets,
+    redact: input.redact,
     logger: input.logger,
   });
   const ctx: ToolContext = {

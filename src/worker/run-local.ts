@@ -148,7 +148,6 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
       tracker,
       transcriptDir: path.join(options.home, "transcripts"),
       redact,
-      secrets: options.secrets,
       clock: options.clock,
       startedAt,
       signal: options.signal,

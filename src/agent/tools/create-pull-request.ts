@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { PullRequestRequest } from "../ports.js";
-import { redactKnownTokens } from "../../util/redact.js";
 import { defineTool } from "./tool.js";
 
 /** Uncommitted paths named in a refusal; the rest are counted. */
@@ -43,10 +42,10 @@ export const createPullRequestTool = defineTool({
       };
     }
 
-    const redact = ctx.redact ?? redactKnownTokens;
+    // The title and body are masked on their way out, by the job's redacting GitHub client.
     const request: PullRequestRequest = {
-      title: redact(input.title),
-      body: redact(input.body ?? ""),
+      title: input.title,
+      body: input.body ?? "",
       draft: input.draft ?? ctx.draftByDefault ?? true,
       ...(input.base === undefined ? {} : { base: input.base }),
     };

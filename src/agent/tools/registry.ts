@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { errorMessage, isTackleError } from "../../errors/index.js";
 import type { Logger } from "../../logging/logger.js";
-import { createRedactor, type Redactor } from "../../util/redact.js";
+import { redactKnownTokens, type Redactor } from "../../util/redact.js";
 import { truncateMiddle } from "../../util/truncate-middle.js";
 import type { FsPort } from "../ports.js";
 import type { ApprovalAnswer, ApprovalHandler } from "../policy/approval.js";
@@ -11,18 +11,20 @@ import type { PolicyDecision, Tool, ToolCall, ToolCallResult, ToolContext, ToolD
 export interface ToolRegistryOptions {
   policy: PolicyEngine;
   approval: ApprovalHandler;
-  /** The job's secret values, masked in every result. @defaultValue [] */
-  secrets?: readonly string[];
+  /**
+   * The job's redactor (its secrets by value and the known token formats), applied to every result
+   * before it is cut to size. @defaultValue redactKnownTokens
+   */
+  redact?: Redactor;
   /** Results longer than this are cut, keeping head and tail. @defaultValue 30000 */
   maxResultChars?: number;
   /** @defaultValue the context's logger */
   logger?: Logger;
 }
 
-/** The runner the agent loop uses, plus the redactor for anything else the job posts to GitHub. */
+/** The runner the agent loop uses. */
 export interface ToolRegistry extends ToolRunner {
   readonly tools: readonly Tool[];
-  readonly redact: Redactor;
 }
 
 export const DEFAULT_MAX_RESULT_CHARS = 30_000;
@@ -40,7 +42,7 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
   }
   const definitions = tools.map(toDefinition);
   const signatures = new Map(definitions.map((definition) => [definition.name, inputSignature(definition.input_schema)]));
-  const redact = createRedactor(options.secrets ?? []);
+  const redact = options.redact ?? redactKnownTokens;
   const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
   const caches = new WeakMap<FsPort, Map<string, string>>();
   const approvedKeys = new Set<string>();
@@ -133,11 +135,9 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
 
   return {
     tools,
-    redact,
     // Built once: each call gets fresh top-level objects to decorate (cache_control); the shared schemas are frozen.
     definitions: () => definitions.map((definition) => ({ ...definition })),
     async runCalls(calls, ctx) {
-      const callCtx: ToolContext = { ...ctx, redact };
       const results: ToolCallResult[] = [];
       let next = 0;
       while (next < calls.length) {
@@ -150,7 +150,7 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
         if (isParallel(calls[next] as ToolCall)) {
           while (end < calls.length && isParallel(calls[end] as ToolCall)) end += 1;
         }
-        const batch = await Promise.all(calls.slice(next, end).map((call) => runLogged(call, callCtx)));
+        const batch = await Promise.all(calls.slice(next, end).map((call) => runLogged(call, ctx)));
         results.push(...batch);
         next = end;
       }

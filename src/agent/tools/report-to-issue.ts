@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { redactKnownTokens } from "../../util/redact.js";
 import { defineTool } from "./tool.js";
 
 /** GitHub refuses comments over 65536 characters; leave room for what the host adds. */
@@ -19,8 +18,8 @@ export const reportToIssueTool = defineTool({
   inputSchema,
   access: "network",
   async execute(input, ctx) {
-    const redact = ctx.redact ?? redactKnownTokens;
-    const { url } = await ctx.issue.report(redact(input.body), ctx.signal);
+    // Masked on its way out: by the job's redacting GitHub client, or by the local run's printer.
+    const { url } = await ctx.issue.report(input.body, ctx.signal);
     const ignored = input.artifact_ids !== undefined && input.artifact_ids.length > 0 ? " (artifact_ids ignored: attachments are not supported yet)" : "";
     return { content: `Posted: ${url}${ignored}` };
   },

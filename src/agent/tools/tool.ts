@@ -33,11 +33,6 @@ export interface ToolContext {
   draftByDefault?: boolean;
   signal: AbortSignal;
   logger: Logger;
-  /**
-   * Masks secrets in text a tool sends to GitHub (comments, PR bodies). The registry sets it for
-   * every call; tools fall back to masking known token formats when it is absent.
-   */
-  redact?: (text: string) => string;
 }
 
 export interface ToolResult {

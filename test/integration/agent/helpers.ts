@@ -12,6 +12,7 @@ import { buildSystemPrompt } from "../../../src/agent/prompt/build-system-prompt
 import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler, type ToolRegistry } from "../../../src/agent/tools/index.js";
 import type { ToolContext } from "../../../src/agent/tools/tool.js";
 import { silentLogger } from "../../../src/logging/logger.js";
+import { createRedactor } from "../../../src/util/redact.js";
 import { detectSandbox, openLocalWorkspace, type SandboxMode, type Workspace } from "../../../src/workspace/index.js";
 import { startFakeAnthropic, type FakeAnthropic, type RecordedRequest, type ScriptedModel } from "../../fakes/index.js";
 import { createFakeIssuePort, createFakePullsPort } from "../../unit/tools/helpers.js";
@@ -94,7 +95,7 @@ export function createSessionHarness(): SessionHarness {
       const registry = createToolRegistry(coreTools(), {
         policy: createPolicyEngine(),
         approval: denyingApprovalHandler,
-        secrets: setup.secrets ?? [],
+        redact: createRedactor(setup.secrets ?? []),
       });
       const controller = new AbortController();
       const ports = { exec: workspace.exec, search: workspace.search };
