@@ -2,7 +2,7 @@ import { appendFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { MessageRequest, ModelMessage, ModelMessageParam, TokenUsage } from "./model-client.js";
 import type { ToolCallResult } from "./tools/tool.js";
-import { redactKnownTokens } from "../util/redact.js";
+import { redactDeep, redactKnownTokens } from "../util/redact.js";
 
 /** Bumped when a line's meaning changes; readers refuse versions they do not know. */
 export const TRANSCRIPT_VERSION = 1;
@@ -151,15 +151,4 @@ function comparable(message: ModelMessageParam): string {
 
 function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function redactDeep(value: unknown, redact: (text: string) => string): unknown {
-  if (typeof value === "string") return redact(value);
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact));
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[redact(key)] = redactDeep(item, redact);
-    return out;
-  }
-  return value;
 }

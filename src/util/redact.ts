@@ -101,7 +101,7 @@ function base64Fragments(secret: string): string[] {
 
 /**
  * Builds a redactor for one job. `secrets` are the values the job knows (tokens, keys); each one of
- * 8 characters or more is masked wherever it appears, also URL-encoded and inside base64.
+ * 8 characters or more is masked wherever it appears, also URL-encoded, JSON-escaped and inside base64.
  */
 export function createRedactor(secrets: readonly string[] = []): Redactor {
   const values = new Set<string>();
@@ -109,6 +109,7 @@ export function createRedactor(secrets: readonly string[] = []): Redactor {
     if (secret.length < MIN_SECRET_LENGTH) continue;
     values.add(secret);
     values.add(encodeURIComponent(secret));
+    values.add(JSON.stringify(secret).slice(1, -1));
     for (const fragment of base64Fragments(secret)) values.add(fragment);
   }
   // Longest first, so a secret that contains another is masked whole.
@@ -127,3 +128,15 @@ export function createRedactor(secrets: readonly string[] = []): Redactor {
 
 /** Masks the known token formats only; for text where the job's secrets are not at hand. */
 export const redactKnownTokens: Redactor = createRedactor([]);
+
+/** A copy of a JSON-like value with every string, keys included, passed through `redact`. */
+export function redactDeep(value: unknown, redact: Redactor): unknown {
+  if (typeof value === "string") return redact(value);
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[redact(key)] = redactDeep(item, redact);
+    return out;
+  }
+  return value;
+}

@@ -26,6 +26,13 @@ describe("checkImports (run by every build over esbuild's metafile)", () => {
     expect(problems).toEqual(["layer: src/github/client.ts imports src/worker/process-job.ts (github may not import worker)"]);
   });
 
+  it("lets the logger use util (the leaf), never util import the logger", () => {
+    expect(checkImports(meta({ "src/logging/logger.ts": ["src/util/redact.ts"], "src/util/redact.ts": [] }))).toEqual([]);
+    expect(checkImports(meta({ "src/util/redact.ts": ["src/logging/logger.ts"], "src/logging/logger.ts": [] }))).toEqual([
+      "layer: src/util/redact.ts imports src/logging/logger.ts (util may not import logging)",
+    ]);
+  });
+
   it("reports a cycle with its path", () => {
     const problems = checkImports(
       meta({ "src/agent/a.ts": ["src/agent/b.ts"], "src/agent/b.ts": ["src/agent/c.ts"], "src/agent/c.ts": ["src/agent/a.ts"] }),

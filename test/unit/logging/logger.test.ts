@@ -1,0 +1,56 @@
+// The root logger masks every line it writes: messages, bindings, fields and serialized errors, by
+// token format and, for the process's own credentials, by value. Lines stay valid JSON.
+import { describe, expect, it } from "vitest";
+import { createLogger } from "../../../src/logging/logger.js";
+
+const ghs = `ghs_${"aB3dE6gH9k".repeat(4).slice(0, 36)}`;
+
+function capture(env: NodeJS.ProcessEnv = {}) {
+  const lines: string[] = [];
+  const logger = createLogger({ LOG_LEVEL: "debug", ...env }, { write: (line: string) => void lines.push(line) });
+  return { logger, lines, records: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+}
+
+describe("createLogger", () => {
+  it("writes a line containing a ghs_ token masked", () => {
+    const { logger, lines } = capture();
+    logger.info(`pushing with ${ghs}`);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain(ghs);
+    expect(JSON.parse(lines[0]!).msg).toBe("pushing with [REDACTED:github-token]");
+    expect(lines[0]!.endsWith("\n")).toBe(true);
+  });
+
+  it("masks fields, child bindings and serialized errors, glued or after an escape", () => {
+    const { logger, lines, records } = capture();
+    const child = logger.child({ remote: `https://x-access-token:${ghs}@github.com/o/r.git` });
+    child.warn({ header: `Authorization: Basic ${Buffer.from(`x-access-token:${ghs}`).toString("base64")}`, note: `line\n${ghs}` }, "push failed");
+    child.error({ err: new Error(`git said: X${ghs}`) }, "job failed");
+    for (const line of lines) expect(line).not.toContain(ghs.slice(4));
+    const [warned, failed] = records();
+    expect(warned!.remote).toBe("https://x-access-token:[REDACTED:github-token]@github.com/o/r.git");
+    expect(warned!.header).toBe("Authorization: Basic [REDACTED]");
+    expect(warned!.note).toBe("line\n[REDACTED:github-token]");
+    const err = failed!.err as { message: string; stack: string };
+    expect(err.message).toBe("git said: X[REDACTED:github-token]");
+    expect(err.stack).toContain("X[REDACTED:github-token]");
+  });
+
+  it("keeps a line valid JSON when a cut-off private key is masked to its end", () => {
+    const { logger, records } = capture();
+    logger.info({ output: "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA", after: "kept" }, "setup");
+    expect(records()[0]).toMatchObject({ output: "[REDACTED:private-key]", after: "kept", msg: "setup" });
+  });
+
+  it("masks the process's credentials by value, not the paths that point at them", () => {
+    const { logger, lines } = capture({ ANTHROPIC_API_KEY: "opaque-model-key-0123", WEBHOOK_SECRET: "webhook-secret-value", PRIVATE_KEY_PATH: "/etc/tackle/app.pem" });
+    logger.info("key opaque-model-key-0123, secret webhook-secret-value, key file /etc/tackle/app.pem");
+    expect(JSON.parse(lines[0]!).msg).toBe("key [REDACTED], secret [REDACTED], key file /etc/tackle/app.pem");
+  });
+
+  it("passes a clean line through unchanged", () => {
+    const { logger, lines } = capture();
+    logger.info({ jobId: "octo-widgets-1", step: "Basic setup" }, "job started");
+    expect(JSON.parse(lines[0]!)).toMatchObject({ jobId: "octo-widgets-1", step: "Basic setup", msg: "job started" });
+  });
+});
