@@ -1,4 +1,5 @@
-import { mapProse } from "./markdown-code.js";
+import { htmlTags, type HtmlTag } from "./html-tags.js";
+import { blankRanges, codeRanges, mapProse } from "./markdown-code.js";
 
 export interface SanitizeOptions {
   /**
@@ -11,55 +12,80 @@ export interface SanitizeOptions {
 const DEFAULT_MAX_LENGTH = 65_536;
 
 /**
- * Zero-width characters, bidi controls, Unicode tag characters (ASCII smuggling), invisible
- * operators, soft hyphens and C0 controls other than tab and line breaks.
+ * Every character that renders as nothing: controls (C0 but tab and line breaks, DEL, C1), format
+ * characters (zero-width space and joiners, bidi marks, embeddings, overrides and isolates, word
+ * joiner and invisible operators, soft hyphen, BOM, Unicode tags used for ASCII smuggling,
+ * interlinear annotation), and the other default-ignorable characters (combining grapheme joiner,
+ * Hangul fillers, Khmer inherent vowels, Mongolian and other variation selectors). Kept where they
+ * show: the prepended concatenation marks among the format characters (Arabic number signs, which
+ * draw a sign), one emoji variation selector after an emoji or a keycap base, and a zero-width
+ * joiner between two emoji (👨‍👩‍👧).
  */
-export const INVISIBLE_CHARACTERS =
-  /[\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\u00AD\u180E\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]|\uDB40[\uDC00-\uDC7F\uDD00-\uDDEF]/g;
+export const INVISIBLE_CHARACTERS = new RegExp(
+  [
+    String.raw`(?![\t\n\r])\p{Cc}`,
+    String.raw`(?![\u0600-\u0605\u06DD\u070F\u0890\u0891\u08E2\u{110BD}\u{110CD}\u200D])\p{Cf}`,
+    String.raw`[\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u2065\u3164\uFE00-\uFE0D\uFFA0\uFFF0-\uFFF8\u{E0000}-\u{E0FFF}]`,
+    String.raw`(?<![\p{Extended_Pictographic}#*0-9])[\uFE0E\uFE0F]`,
+    String.raw`(?<![\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F])\u200D`,
+    String.raw`\u200D(?!\p{Extended_Pictographic})`,
+  ].join("|"),
+  "gu",
+);
+
+/** Named entities that stand for an invisible character (`&shy;`, `&ZeroWidthSpace;`, …). */
+const INVISIBLE_ENTITIES =
+  /&(?:shy|ZeroWidthSpace|NegativeVeryThinSpace|NegativeThinSpace|NegativeMediumSpace|NegativeThickSpace|zwnj|zwj|lrm|rlm|NoBreak|ApplyFunction|af|InvisibleTimes|it|InvisibleComma|ic);/g;
 
 const VOID_ELEMENTS = new Set([
   "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr",
 ]);
 
-/** Elements whose content a reader never sees. */
-const INVISIBLE_ELEMENTS = new Set(["script", "style", "template", "noscript"]);
+/** Elements whose content a reader never sees (GitHub's sanitizer drops them with their content). */
+const INVISIBLE_ELEMENTS = new Set([
+  "script", "style", "template", "noscript", "iframe", "noembed", "noframes", "object", "svg", "math", "xmp", "plaintext",
+]);
+
+/** The only attribute values kept: where a link or an image points (a reader can follow or see it). */
+const SHOWN_ATTRIBUTES = new Set(["href", "src"]);
 
 /**
- * Removes what a person reading the issue on GitHub would not see but a model would: HTML
- * comments, invisible characters, hidden elements, alt and title attributes, and Markdown image alt
- * text and link titles, then caps the length. Visible text (including `<details>`) stays as written.
- * Invisible characters and hidden HTML go everywhere, since a fence inside a hidden block is hidden
- * too; attributes and titles only outside code, where they are shown literally.
+ * The rule: what a person reading the issue on GitHub does not see does not reach the model. So
+ * this removes invisible characters (also written as entities), HTML comments, processing
+ * instructions and declarations, hidden elements with their content, every attribute value but a
+ * link's or an image's address, Markdown image alt text and link titles, and link or footnote
+ * definitions nothing refers to (GitHub renders none of them); then it caps the length. Visible text
+ * (including `<details>`) stays as written. Invisible characters and hidden HTML go everywhere,
+ * since a fence inside a hidden block is hidden too; the rest only outside code, where GitHub shows
+ * markup literally.
  */
 export function sanitizeUntrustedText(text: string, options: SanitizeOptions = {}): string {
   let result = text.replace(INVISIBLE_CHARACTERS, "");
   result = result.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
   result = removeHiddenElements(result);
-  result = mapProse(result, (prose) => stripMarkdownTitles(stripHtmlAttributes(prose)));
+  const referenced = referencedLabels(result);
+  result = mapProse(result, (prose) =>
+    decodeEntities(stripMarkdownTitles(removeUnusedDefinitions(stripHtmlAttributes(removeMarkupDeclarations(prose)), referenced))),
+  );
   return cap(result, options.maxLength ?? DEFAULT_MAX_LENGTH);
 }
 
 function removeHiddenElements(text: string): string {
-  const openTag = /<([a-zA-Z][\w-]*)(\s[^<>]*)?>/g;
   const kept: string[] = [];
   let position = 0;
-  for (let match = openTag.exec(text); match !== null; match = openTag.exec(text)) {
-    const tag = (match[1] ?? "").toLowerCase();
-    const attributes = match[2] ?? "";
-    if (!INVISIBLE_ELEMENTS.has(tag) && !isHidden(attributes)) continue;
-    const afterOpen = match.index + match[0].length;
-    const selfClosing = attributes.endsWith("/") || VOID_ELEMENTS.has(tag);
-    kept.push(text.slice(position, match.index));
-    position = selfClosing ? afterOpen : closingTagEnd(text, tag, afterOpen);
-    openTag.lastIndex = position;
+  for (const tag of htmlTags(text)) {
+    if (tag.start < position || tag.closing || (!INVISIBLE_ELEMENTS.has(tag.name) && !isHidden(tag))) continue;
+    const selfClosing = tag.selfClosing || VOID_ELEMENTS.has(tag.name);
+    kept.push(text.slice(position, tag.start));
+    position = selfClosing ? tag.end : closingTagEnd(text, tag.name, tag.end);
   }
   kept.push(text.slice(position));
   return kept.join("");
 }
 
-function isHidden(attributes: string): boolean {
-  if (/(?:^|\s)hidden(?=[\s=/]|$)/i.test(attributes)) return true;
-  const style = /(?:^|\s)style\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/i.exec(attributes)?.[1];
+function isHidden(tag: HtmlTag): boolean {
+  if (tag.attributes.some((attribute) => attribute.name === "hidden")) return true;
+  const style = tag.attributes.find((attribute) => attribute.name === "style")?.value;
   if (style === undefined) return false;
   return /display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|font-size\s*:\s*0(?:\.0*)?(?:[a-z%]+)?\s*(?:[;"'!]|$)|opacity\s*:\s*0(?:\.0*)?\s*(?:[;"'!]|$)|color\s*:\s*transparent/i.test(
     style,
@@ -79,10 +105,81 @@ function closingTagEnd(text: string, tag: string, from: number): number {
   return text.length;
 }
 
+/** `<?…?>`, `<!DOCTYPE …>` and `<![CDATA[…]]>`: raw HTML that GitHub does not render. */
+function removeMarkupDeclarations(prose: string): string {
+  return prose.replace(/<\?[\s\S]*?(?:\?>|$)|<!\[CDATA\[[\s\S]*?(?:\]\]>|$)|<![A-Za-z][^>]*(?:>|$)/g, "");
+}
+
+/** Every tag keeps its name and only `href` and `src`; `alt`, `title`, `data-*`, `aria-*`, `style`, … go. */
 function stripHtmlAttributes(prose: string): string {
-  return prose.replace(/<[a-zA-Z][\w-]*\s[^<>]*>/g, (tag) =>
-    tag.replace(/\s+(?:alt|title|aria-label|aria-description)\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)/gi, ""),
-  );
+  let result = "";
+  let position = 0;
+  for (const tag of htmlTags(prose)) {
+    const kept = tag.closing ? [] : tag.attributes.filter((attribute) => SHOWN_ATTRIBUTES.has(attribute.name));
+    const attributes = kept.map(({ name, value }) => (value === undefined ? ` ${name}` : ` ${name}="${value.replace(/"/g, "&quot;")}"`));
+    const rebuilt = `<${tag.closing ? "/" : ""}${tag.name}${attributes.join("")}${tag.selfClosing ? " /" : ""}>`;
+    const original = prose.slice(tag.start, tag.end);
+    result += prose.slice(position, tag.start) + (sameTag(original, rebuilt) ? original : rebuilt);
+    position = tag.end;
+  }
+  return result + prose.slice(position);
+}
+
+/** Keeps a tag as written when nothing was removed from it (`<br/>`, `<DIV>`), so plain Markdown round-trips. */
+function sameTag(original: string, rebuilt: string): boolean {
+  const squash = (tag: string) => tag.toLowerCase().replace(/\s+/g, "").replace(/'/g, '"');
+  return squash(original) === squash(rebuilt);
+}
+
+/** `&#…;` entities decoded (the reader sees the character), except those of invisible characters, which go. */
+function decodeEntities(prose: string): string {
+  return prose
+    .replace(INVISIBLE_ENTITIES, "")
+    .replace(/&#(?:([0-9]{1,7})|[xX]([0-9a-fA-F]{1,6}));/g, (_, decimal: string | undefined, hex: string | undefined) => {
+      const code = decimal !== undefined ? Number.parseInt(decimal, 10) : Number.parseInt(hex ?? "", 16);
+      if (code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return "";
+      return String.fromCodePoint(code);
+    })
+    .replace(INVISIBLE_CHARACTERS, "");
+}
+
+/** Reference labels used somewhere outside code: `[text][label]`, `[label][]`, `[label]`, footnotes `[^label]`. */
+function referencedLabels(text: string): Set<string> {
+  const prose = blankRanges(text, codeRanges(text));
+  const labels = new Set<string>();
+  for (const line of prose.split("\n")) {
+    const definition = DEFINITION.exec(line);
+    const body = definition === null ? line : line.slice(definition[0].length);
+    for (const match of body.matchAll(/\[([^\[\]\n]+)\]/g)) labels.add(normalizeLabel(match[1] as string));
+  }
+  return labels;
+}
+
+/** A link reference definition `[label]: url …` or a footnote definition `[^label]: text`. */
+const DEFINITION = /^ {0,3}\[([^\]\n]+)\]:/;
+
+function normalizeLabel(label: string): string {
+  return label.trim().replace(/\s+/g, " ").toLowerCase();
+}
+
+/**
+ * A definition nothing refers to is not rendered at all: `[//]: # (hidden)`, `[^x]: hidden`. A
+ * footnote's paragraph runs to the next blank line.
+ */
+function removeUnusedDefinitions(prose: string, referenced: ReadonlySet<string>): string {
+  const kept: string[] = [];
+  let skippingFootnote = false;
+  for (const line of prose.split("\n")) {
+    if (skippingFootnote && line.trim() !== "") continue;
+    skippingFootnote = false;
+    const label = DEFINITION.exec(line)?.[1];
+    if (label !== undefined && !referenced.has(normalizeLabel(label))) {
+      skippingFootnote = label.startsWith("^");
+      continue;
+    }
+    kept.push(line);
+  }
+  return kept.join("\n");
 }
 
 function stripMarkdownTitles(prose: string): string {

@@ -8,6 +8,7 @@ import { parseRepoConfig, REPO_CONFIG_PATH } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { createRedactor } from "../util/redact.js";
+import { sanitizeUntrustedText } from "../util/sanitize-untrusted-text.js";
 import { openLocalWorkspace } from "../workspace/index.js";
 import { INSTRUCTION_FILES } from "./process-job.js";
 import { runAgentSession } from "./run-agent-session.js";
@@ -85,13 +86,15 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
 
   const workspace = await openLocalWorkspace({ repoPath, branch, home: options.home, sandbox: options.sandbox });
   const redact = createRedactor(options.secrets);
-  const title = options.task.split("\n")[0]!.slice(0, 200);
+  // The task reaches the model as an issue's text does: what a reader would not see is removed.
+  const taskText = sanitizeUntrustedText(options.task);
+  const title = taskText.split("\n")[0]!.slice(0, 200);
   const issue: IssuePort = {
     async get() {
       return {
         number: 0,
         title,
-        body: options.task,
+        body: taskText,
         state: "open",
         labels: [],
         isPullRequest: false,
@@ -143,7 +146,7 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
       model: options.model,
       modelName: options.modelName,
       repoFullName: path.basename(repoPath),
-      task: { title, body: options.task, kind: "local", actor: "you" },
+      task: { title, body: taskText, kind: "local", actor: "you" },
       instructionFiles,
       tracker,
       transcriptDir: path.join(options.home, "transcripts"),
