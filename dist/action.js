@@ -49,9 +49,9 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   mod
 ));
 
-// ../../../work/main/node_modules/yaml/dist/nodes/identity.js
+// node_modules/yaml/dist/nodes/identity.js
 var require_identity = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/nodes/identity.js"(exports2) {
+  "node_modules/yaml/dist/nodes/identity.js"(exports2) {
     "use strict";
     var ALIAS = /* @__PURE__ */ Symbol.for("yaml.alias");
     var DOC = /* @__PURE__ */ Symbol.for("yaml.document");
@@ -106,9 +106,9 @@ var require_identity = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/visit.js
+// node_modules/yaml/dist/visit.js
 var require_visit = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/visit.js"(exports2) {
+  "node_modules/yaml/dist/visit.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
@@ -126,17 +126,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node2, visitor, path22) {
-      const ctrl = callVisitor(key, node2, visitor, path22);
+    function visit_(key, node2, visitor, path23) {
+      const ctrl = callVisitor(key, node2, visitor, path23);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path22, ctrl);
-        return visit_(key, ctrl, visitor, path22);
+        replaceNode(key, path23, ctrl);
+        return visit_(key, ctrl, visitor, path23);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node2)) {
-          path22 = Object.freeze(path22.concat(node2));
+          path23 = Object.freeze(path23.concat(node2));
           for (let i2 = 0; i2 < node2.items.length; ++i2) {
-            const ci = visit_(i2, node2.items[i2], visitor, path22);
+            const ci = visit_(i2, node2.items[i2], visitor, path23);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -147,13 +147,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity3.isPair(node2)) {
-          path22 = Object.freeze(path22.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path22);
+          path23 = Object.freeze(path23.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path23);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path22);
+          const cv = visit_("value", node2.value, visitor, path23);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -174,17 +174,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node2, visitor, path22) {
-      const ctrl = await callVisitor(key, node2, visitor, path22);
+    async function visitAsync_(key, node2, visitor, path23) {
+      const ctrl = await callVisitor(key, node2, visitor, path23);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path22, ctrl);
-        return visitAsync_(key, ctrl, visitor, path22);
+        replaceNode(key, path23, ctrl);
+        return visitAsync_(key, ctrl, visitor, path23);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node2)) {
-          path22 = Object.freeze(path22.concat(node2));
+          path23 = Object.freeze(path23.concat(node2));
           for (let i2 = 0; i2 < node2.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node2.items[i2], visitor, path22);
+            const ci = await visitAsync_(i2, node2.items[i2], visitor, path23);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -195,13 +195,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity3.isPair(node2)) {
-          path22 = Object.freeze(path22.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path22);
+          path23 = Object.freeze(path23.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path23);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path22);
+          const cv = await visitAsync_("value", node2.value, visitor, path23);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -228,23 +228,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node2, visitor, path22) {
+    function callVisitor(key, node2, visitor, path23) {
       if (typeof visitor === "function")
-        return visitor(key, node2, path22);
+        return visitor(key, node2, path23);
       if (identity3.isMap(node2))
-        return visitor.Map?.(key, node2, path22);
+        return visitor.Map?.(key, node2, path23);
       if (identity3.isSeq(node2))
-        return visitor.Seq?.(key, node2, path22);
+        return visitor.Seq?.(key, node2, path23);
       if (identity3.isPair(node2))
-        return visitor.Pair?.(key, node2, path22);
+        return visitor.Pair?.(key, node2, path23);
       if (identity3.isScalar(node2))
-        return visitor.Scalar?.(key, node2, path22);
+        return visitor.Scalar?.(key, node2, path23);
       if (identity3.isAlias(node2))
-        return visitor.Alias?.(key, node2, path22);
+        return visitor.Alias?.(key, node2, path23);
       return void 0;
     }
-    function replaceNode(key, path22, node2) {
-      const parent = path22[path22.length - 1];
+    function replaceNode(key, path23, node2) {
+      const parent = path23[path23.length - 1];
       if (identity3.isCollection(parent)) {
         parent.items[key] = node2;
       } else if (identity3.isPair(parent)) {
@@ -264,9 +264,9 @@ var require_visit = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/doc/directives.js
+// node_modules/yaml/dist/doc/directives.js
 var require_directives = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/doc/directives.js"(exports2) {
+  "node_modules/yaml/dist/doc/directives.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var visit2 = require_visit();
@@ -435,9 +435,9 @@ var require_directives = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/doc/anchors.js
+// node_modules/yaml/dist/doc/anchors.js
 var require_anchors = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/doc/anchors.js"(exports2) {
+  "node_modules/yaml/dist/doc/anchors.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var visit2 = require_visit();
@@ -505,9 +505,9 @@ var require_anchors = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/doc/applyReviver.js
+// node_modules/yaml/dist/doc/applyReviver.js
 var require_applyReviver = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
+  "node_modules/yaml/dist/doc/applyReviver.js"(exports2) {
     "use strict";
     function applyReviver(reviver, obj, key, val) {
       if (val && typeof val === "object") {
@@ -555,9 +555,9 @@ var require_applyReviver = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/nodes/toJS.js
+// node_modules/yaml/dist/nodes/toJS.js
 var require_toJS = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/nodes/toJS.js"(exports2) {
+  "node_modules/yaml/dist/nodes/toJS.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     function toJS(value, arg, ctx) {
@@ -585,9 +585,9 @@ var require_toJS = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/nodes/Node.js
+// node_modules/yaml/dist/nodes/Node.js
 var require_Node = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/nodes/Node.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Node.js"(exports2) {
     "use strict";
     var applyReviver = require_applyReviver();
     var identity3 = require_identity();
@@ -626,9 +626,9 @@ var require_Node = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/nodes/Alias.js
+// node_modules/yaml/dist/nodes/Alias.js
 var require_Alias = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/nodes/Alias.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Alias.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var visit2 = require_visit();
@@ -744,9 +744,9 @@ var require_Alias = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/nodes/Scalar.js
+// node_modules/yaml/dist/nodes/Scalar.js
 var require_Scalar = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Scalar.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Node = require_Node();
@@ -774,9 +774,9 @@ var require_Scalar = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/doc/createNode.js
+// node_modules/yaml/dist/doc/createNode.js
 var require_createNode = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/doc/createNode.js"(exports2) {
+  "node_modules/yaml/dist/doc/createNode.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity3 = require_identity();
@@ -849,17 +849,17 @@ var require_createNode = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/nodes/Collection.js
+// node_modules/yaml/dist/nodes/Collection.js
 var require_Collection = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/nodes/Collection.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Collection.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var identity3 = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path22, value) {
+    function collectionFromPath(schema, path23, value) {
       let v = value;
-      for (let i2 = path22.length - 1; i2 >= 0; --i2) {
-        const k = path22[i2];
+      for (let i2 = path23.length - 1; i2 >= 0; --i2) {
+        const k = path23[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a2 = [];
           a2[k] = v;
@@ -878,7 +878,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path22) => path22 == null || typeof path22 === "object" && !!path22[Symbol.iterator]().next().done;
+    var isEmptyPath = (path23) => path23 == null || typeof path23 === "object" && !!path23[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -908,11 +908,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path22, value) {
-        if (isEmptyPath(path22))
+      addIn(path23, value) {
+        if (isEmptyPath(path23))
           this.add(value);
         else {
-          const [key, ...rest] = path22;
+          const [key, ...rest] = path23;
           const node2 = this.get(key, true);
           if (identity3.isCollection(node2))
             node2.addIn(rest, value);
@@ -926,8 +926,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path22) {
-        const [key, ...rest] = path22;
+      deleteIn(path23) {
+        const [key, ...rest] = path23;
         if (rest.length === 0)
           return this.delete(key);
         const node2 = this.get(key, true);
@@ -941,8 +941,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path22, keepScalar) {
-        const [key, ...rest] = path22;
+      getIn(path23, keepScalar) {
+        const [key, ...rest] = path23;
         const node2 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity3.isScalar(node2) ? node2.value : node2;
@@ -960,8 +960,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path22) {
-        const [key, ...rest] = path22;
+      hasIn(path23) {
+        const [key, ...rest] = path23;
         if (rest.length === 0)
           return this.has(key);
         const node2 = this.get(key, true);
@@ -971,8 +971,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path22, value) {
-        const [key, ...rest] = path22;
+      setIn(path23, value) {
+        const [key, ...rest] = path23;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -992,9 +992,9 @@ var require_Collection = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/stringify/stringifyComment.js
+// node_modules/yaml/dist/stringify/stringifyComment.js
 var require_stringifyComment = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyComment.js"(exports2) {
     "use strict";
     var stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent) {
@@ -1009,9 +1009,9 @@ var require_stringifyComment = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/stringify/foldFlowLines.js
+// node_modules/yaml/dist/stringify/foldFlowLines.js
 var require_foldFlowLines = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
+  "node_modules/yaml/dist/stringify/foldFlowLines.js"(exports2) {
     "use strict";
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
@@ -1145,9 +1145,9 @@ ${indent}${text.slice(fold + 1, end2)}`;
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/stringify/stringifyString.js
+// node_modules/yaml/dist/stringify/stringifyString.js
 var require_stringifyString = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyString.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var foldFlowLines = require_foldFlowLines();
@@ -1428,9 +1428,9 @@ ${indent}`);
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/stringify/stringify.js
+// node_modules/yaml/dist/stringify/stringify.js
 var require_stringify = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/stringify/stringify.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringify.js"(exports2) {
     "use strict";
     var anchors = require_anchors();
     var identity3 = require_identity();
@@ -1552,9 +1552,9 @@ ${ctx.indent}${str}`;
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/stringify/stringifyPair.js
+// node_modules/yaml/dist/stringify/stringifyPair.js
 var require_stringifyPair = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyPair.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -1685,9 +1685,9 @@ ${ctx.indent}`;
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/log.js
+// node_modules/yaml/dist/log.js
 var require_log = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/log.js"(exports2) {
+  "node_modules/yaml/dist/log.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     function debug(logLevel, ...messages) {
@@ -1707,9 +1707,9 @@ var require_log = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/merge.js
+// node_modules/yaml/dist/schema/yaml-1.1/merge.js
 var require_merge = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -1767,9 +1767,9 @@ var require_merge = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/nodes/addPairToJSMap.js
+// node_modules/yaml/dist/nodes/addPairToJSMap.js
 var require_addPairToJSMap = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports2) {
     "use strict";
     var log = require_log();
     var merge4 = require_merge();
@@ -1831,9 +1831,9 @@ var require_addPairToJSMap = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/nodes/Pair.js
+// node_modules/yaml/dist/nodes/Pair.js
 var require_Pair = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/nodes/Pair.js"(exports2) {
+  "node_modules/yaml/dist/nodes/Pair.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
@@ -1871,9 +1871,9 @@ var require_Pair = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/stringify/stringifyCollection.js
+// node_modules/yaml/dist/stringify/stringifyCollection.js
 var require_stringifyCollection = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var stringify2 = require_stringify();
@@ -2022,9 +2022,9 @@ ${indent}${end}`;
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/nodes/YAMLMap.js
+// node_modules/yaml/dist/nodes/YAMLMap.js
 var require_YAMLMap = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLMap.js"(exports2) {
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
@@ -2166,9 +2166,9 @@ var require_YAMLMap = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/common/map.js
+// node_modules/yaml/dist/schema/common/map.js
 var require_map = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/common/map.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/map.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var YAMLMap = require_YAMLMap();
@@ -2188,9 +2188,9 @@ var require_map = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/nodes/YAMLSeq.js
+// node_modules/yaml/dist/nodes/YAMLSeq.js
 var require_YAMLSeq = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
+  "node_modules/yaml/dist/nodes/YAMLSeq.js"(exports2) {
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
@@ -2304,9 +2304,9 @@ var require_YAMLSeq = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/common/seq.js
+// node_modules/yaml/dist/schema/common/seq.js
 var require_seq = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/common/seq.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/seq.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var YAMLSeq = require_YAMLSeq();
@@ -2326,9 +2326,9 @@ var require_seq = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/common/string.js
+// node_modules/yaml/dist/schema/common/string.js
 var require_string = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/common/string.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/string.js"(exports2) {
     "use strict";
     var stringifyString = require_stringifyString();
     var string4 = {
@@ -2345,9 +2345,9 @@ var require_string = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/common/null.js
+// node_modules/yaml/dist/schema/common/null.js
 var require_null = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/common/null.js"(exports2) {
+  "node_modules/yaml/dist/schema/common/null.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var nullTag = {
@@ -2363,9 +2363,9 @@ var require_null = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/core/bool.js
+// node_modules/yaml/dist/schema/core/bool.js
 var require_bool = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/core/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var boolTag = {
@@ -2387,9 +2387,9 @@ var require_bool = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/stringify/stringifyNumber.js
+// node_modules/yaml/dist/stringify/stringifyNumber.js
 var require_stringifyNumber = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyNumber.js"(exports2) {
     "use strict";
     function stringifyNumber({ format: format2, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
@@ -2414,9 +2414,9 @@ var require_stringifyNumber = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/core/float.js
+// node_modules/yaml/dist/schema/core/float.js
 var require_float = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/core/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -2460,9 +2460,9 @@ var require_float = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/core/int.js
+// node_modules/yaml/dist/schema/core/int.js
 var require_int = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/core/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -2505,9 +2505,9 @@ var require_int = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/core/schema.js
+// node_modules/yaml/dist/schema/core/schema.js
 var require_schema = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/core/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/core/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -2533,9 +2533,9 @@ var require_schema = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/json/schema.js
+// node_modules/yaml/dist/schema/json/schema.js
 var require_schema2 = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/json/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/json/schema.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var map2 = require_map();
@@ -2600,9 +2600,9 @@ var require_schema2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/binary.js
+// node_modules/yaml/dist/schema/yaml-1.1/binary.js
 var require_binary = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/binary.js"(exports2) {
     "use strict";
     var node_buffer = __require("buffer");
     var Scalar = require_Scalar();
@@ -2666,9 +2666,9 @@ var require_binary = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js
+// node_modules/yaml/dist/schema/yaml-1.1/pairs.js
 var require_pairs = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -2744,9 +2744,9 @@ ${cn.comment}` : item.comment;
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/omap.js
+// node_modules/yaml/dist/schema/yaml-1.1/omap.js
 var require_omap = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var toJS = require_toJS();
@@ -2822,9 +2822,9 @@ var require_omap = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/bool.js
+// node_modules/yaml/dist/schema/yaml-1.1/bool.js
 var require_bool2 = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/bool.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function boolStringify({ value, source }, ctx) {
@@ -2854,9 +2854,9 @@ var require_bool2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/float.js
+// node_modules/yaml/dist/schema/yaml-1.1/float.js
 var require_float2 = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/float.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var stringifyNumber = require_stringifyNumber();
@@ -2903,9 +2903,9 @@ var require_float2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/int.js
+// node_modules/yaml/dist/schema/yaml-1.1/int.js
 var require_int2 = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/int.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
@@ -2982,9 +2982,9 @@ var require_int2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/set.js
+// node_modules/yaml/dist/schema/yaml-1.1/set.js
 var require_set = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -3071,9 +3071,9 @@ var require_set = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
+// node_modules/yaml/dist/schema/yaml-1.1/timestamp.js
 var require_timestamp = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports2) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     function parseSexagesimal(str, asBigInt) {
@@ -3159,9 +3159,9 @@ var require_timestamp = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/schema.js
+// node_modules/yaml/dist/schema/yaml-1.1/schema.js
 var require_schema3 = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/yaml-1.1/schema.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -3203,9 +3203,9 @@ var require_schema3 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/tags.js
+// node_modules/yaml/dist/schema/tags.js
 var require_tags = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/tags.js"(exports2) {
+  "node_modules/yaml/dist/schema/tags.js"(exports2) {
     "use strict";
     var map2 = require_map();
     var _null4 = require_null();
@@ -3297,9 +3297,9 @@ var require_tags = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/schema/Schema.js
+// node_modules/yaml/dist/schema/Schema.js
 var require_Schema = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/schema/Schema.js"(exports2) {
+  "node_modules/yaml/dist/schema/Schema.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var map2 = require_map();
@@ -3329,9 +3329,9 @@ var require_Schema = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/stringify/stringifyDocument.js
+// node_modules/yaml/dist/stringify/stringifyDocument.js
 var require_stringifyDocument = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
+  "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var stringify2 = require_stringify();
@@ -3409,9 +3409,9 @@ var require_stringifyDocument = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/doc/Document.js
+// node_modules/yaml/dist/doc/Document.js
 var require_Document = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/doc/Document.js"(exports2) {
+  "node_modules/yaml/dist/doc/Document.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
@@ -3487,9 +3487,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path22, value) {
+      addIn(path23, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path22, value);
+          this.contents.addIn(path23, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3564,14 +3564,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path22) {
-        if (Collection2.isEmptyPath(path22)) {
+      deleteIn(path23) {
+        if (Collection2.isEmptyPath(path23)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path22) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path23) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3586,10 +3586,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path22, keepScalar) {
-        if (Collection2.isEmptyPath(path22))
+      getIn(path23, keepScalar) {
+        if (Collection2.isEmptyPath(path23))
           return !keepScalar && identity3.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity3.isCollection(this.contents) ? this.contents.getIn(path22, keepScalar) : void 0;
+        return identity3.isCollection(this.contents) ? this.contents.getIn(path23, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3600,10 +3600,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path22) {
-        if (Collection2.isEmptyPath(path22))
+      hasIn(path23) {
+        if (Collection2.isEmptyPath(path23))
           return this.contents !== void 0;
-        return identity3.isCollection(this.contents) ? this.contents.hasIn(path22) : false;
+        return identity3.isCollection(this.contents) ? this.contents.hasIn(path23) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3620,13 +3620,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path22, value) {
-        if (Collection2.isEmptyPath(path22)) {
+      setIn(path23, value) {
+        if (Collection2.isEmptyPath(path23)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path22), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path23), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path22, value);
+          this.contents.setIn(path23, value);
         }
       }
       /**
@@ -3718,9 +3718,9 @@ var require_Document = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/errors.js
+// node_modules/yaml/dist/errors.js
 var require_errors = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/errors.js"(exports2) {
+  "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
       constructor(name2, pos, code, message) {
@@ -3783,9 +3783,9 @@ ${pointer}
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/resolve-props.js
+// node_modules/yaml/dist/compose/resolve-props.js
 var require_resolve_props = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-props.js"(exports2) {
     "use strict";
     function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
       let spaceBefore = false;
@@ -3917,9 +3917,9 @@ var require_resolve_props = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/util-contains-newline.js
+// node_modules/yaml/dist/compose/util-contains-newline.js
 var require_util_contains_newline = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-contains-newline.js"(exports2) {
     "use strict";
     function containsNewline(key) {
       if (!key)
@@ -3959,9 +3959,9 @@ var require_util_contains_newline = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/util-flow-indent-check.js
+// node_modules/yaml/dist/compose/util-flow-indent-check.js
 var require_util_flow_indent_check = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-flow-indent-check.js"(exports2) {
     "use strict";
     var utilContainsNewline = require_util_contains_newline();
     function flowIndentCheck(indent, fc, onError) {
@@ -3977,9 +3977,9 @@ var require_util_flow_indent_check = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/util-map-includes.js
+// node_modules/yaml/dist/compose/util-map-includes.js
 var require_util_map_includes = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-map-includes.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     function mapIncludes(ctx, items, search) {
@@ -3993,9 +3993,9 @@ var require_util_map_includes = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/resolve-block-map.js
+// node_modules/yaml/dist/compose/resolve-block-map.js
 var require_resolve_block_map = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-map.js"(exports2) {
     "use strict";
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
@@ -4101,9 +4101,9 @@ var require_resolve_block_map = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/resolve-block-seq.js
+// node_modules/yaml/dist/compose/resolve-block-seq.js
 var require_resolve_block_seq = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-seq.js"(exports2) {
     "use strict";
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
@@ -4152,9 +4152,9 @@ var require_resolve_block_seq = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/resolve-end.js
+// node_modules/yaml/dist/compose/resolve-end.js
 var require_resolve_end = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-end.js"(exports2) {
     "use strict";
     function resolveEnd(end, offset, reqSpace, onError) {
       let comment = "";
@@ -4195,9 +4195,9 @@ var require_resolve_end = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/resolve-flow-collection.js
+// node_modules/yaml/dist/compose/resolve-flow-collection.js
 var require_resolve_flow_collection = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Pair = require_Pair();
@@ -4389,9 +4389,9 @@ var require_resolve_flow_collection = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/compose-collection.js
+// node_modules/yaml/dist/compose/compose-collection.js
 var require_compose_collection = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-collection.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -4454,9 +4454,9 @@ var require_compose_collection = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/resolve-block-scalar.js
+// node_modules/yaml/dist/compose/resolve-block-scalar.js
 var require_resolve_block_scalar = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     function resolveBlockScalar(ctx, scalar, onError) {
@@ -4637,9 +4637,9 @@ var require_resolve_block_scalar = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/resolve-flow-scalar.js
+// node_modules/yaml/dist/compose/resolve-flow-scalar.js
 var require_resolve_flow_scalar = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/resolve-flow-scalar.js"(exports2) {
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
@@ -4858,9 +4858,9 @@ var require_resolve_flow_scalar = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/compose-scalar.js
+// node_modules/yaml/dist/compose/compose-scalar.js
 var require_compose_scalar = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-scalar.js"(exports2) {
     "use strict";
     var identity3 = require_identity();
     var Scalar = require_Scalar();
@@ -4939,9 +4939,9 @@ var require_compose_scalar = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/util-empty-scalar-position.js
+// node_modules/yaml/dist/compose/util-empty-scalar-position.js
 var require_util_empty_scalar_position = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
+  "node_modules/yaml/dist/compose/util-empty-scalar-position.js"(exports2) {
     "use strict";
     function emptyScalarPosition(offset, before, pos) {
       if (before) {
@@ -4969,9 +4969,9 @@ var require_util_empty_scalar_position = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/compose-node.js
+// node_modules/yaml/dist/compose/compose-node.js
 var require_compose_node = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/compose-node.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-node.js"(exports2) {
     "use strict";
     var Alias = require_Alias();
     var identity3 = require_identity();
@@ -5075,9 +5075,9 @@ var require_compose_node = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/compose-doc.js
+// node_modules/yaml/dist/compose/compose-doc.js
 var require_compose_doc = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
+  "node_modules/yaml/dist/compose/compose-doc.js"(exports2) {
     "use strict";
     var Document = require_Document();
     var composeNode = require_compose_node();
@@ -5118,9 +5118,9 @@ var require_compose_doc = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/compose/composer.js
+// node_modules/yaml/dist/compose/composer.js
 var require_composer = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/compose/composer.js"(exports2) {
+  "node_modules/yaml/dist/compose/composer.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
@@ -5326,9 +5326,9 @@ ${end.comment}` : end.comment;
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/parse/cst-scalar.js
+// node_modules/yaml/dist/parse/cst-scalar.js
 var require_cst_scalar = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-scalar.js"(exports2) {
     "use strict";
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -5511,9 +5511,9 @@ var require_cst_scalar = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/parse/cst-stringify.js
+// node_modules/yaml/dist/parse/cst-stringify.js
 var require_cst_stringify = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-stringify.js"(exports2) {
     "use strict";
     var stringify2 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
@@ -5572,9 +5572,9 @@ var require_cst_stringify = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/parse/cst-visit.js
+// node_modules/yaml/dist/parse/cst-visit.js
 var require_cst_visit = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst-visit.js"(exports2) {
     "use strict";
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
@@ -5587,9 +5587,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path22) => {
+    visit2.itemAtPath = (cst, path23) => {
       let item = cst;
-      for (const [field, index] of path22) {
+      for (const [field, index] of path23) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5598,23 +5598,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path22) => {
-      const parent = visit2.itemAtPath(cst, path22.slice(0, -1));
-      const field = path22[path22.length - 1][0];
+    visit2.parentCollection = (cst, path23) => {
+      const parent = visit2.itemAtPath(cst, path23.slice(0, -1));
+      const field = path23[path23.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path22, item, visitor) {
-      let ctrl = visitor(item, path22);
+    function _visit(path23, item, visitor) {
+      let ctrl = visitor(item, path23);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path22.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path23.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -5625,18 +5625,18 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path22);
+            ctrl = ctrl(item, path23);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path22) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path23) : ctrl;
     }
     exports2.visit = visit2;
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/parse/cst.js
+// node_modules/yaml/dist/parse/cst.js
 var require_cst = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/parse/cst.js"(exports2) {
+  "node_modules/yaml/dist/parse/cst.js"(exports2) {
     "use strict";
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
@@ -5736,9 +5736,9 @@ var require_cst = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/parse/lexer.js
+// node_modules/yaml/dist/parse/lexer.js
 var require_lexer = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/parse/lexer.js"(exports2) {
+  "node_modules/yaml/dist/parse/lexer.js"(exports2) {
     "use strict";
     var cst = require_cst();
     function isEmpty(ch) {
@@ -6325,9 +6325,9 @@ var require_lexer = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/parse/line-counter.js
+// node_modules/yaml/dist/parse/line-counter.js
 var require_line_counter = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/parse/line-counter.js"(exports2) {
+  "node_modules/yaml/dist/parse/line-counter.js"(exports2) {
     "use strict";
     var LineCounter2 = class {
       constructor() {
@@ -6356,9 +6356,9 @@ var require_line_counter = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/parse/parser.js
+// node_modules/yaml/dist/parse/parser.js
 var require_parser = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/parse/parser.js"(exports2) {
+  "node_modules/yaml/dist/parse/parser.js"(exports2) {
     "use strict";
     var node_process = __require("process");
     var cst = require_cst();
@@ -7230,9 +7230,9 @@ var require_parser = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/public-api.js
+// node_modules/yaml/dist/public-api.js
 var require_public_api = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/public-api.js"(exports2) {
+  "node_modules/yaml/dist/public-api.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -7327,9 +7327,9 @@ var require_public_api = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/yaml/dist/index.js
+// node_modules/yaml/dist/index.js
 var require_dist = __commonJS({
-  "../../../work/main/node_modules/yaml/dist/index.js"(exports2) {
+  "node_modules/yaml/dist/index.js"(exports2) {
     "use strict";
     var composer = require_composer();
     var Document = require_Document();
@@ -7379,9 +7379,9 @@ var require_dist = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/picomatch/lib/constants.js
+// node_modules/picomatch/lib/constants.js
 var require_constants = __commonJS({
-  "../../../work/main/node_modules/picomatch/lib/constants.js"(exports2, module2) {
+  "node_modules/picomatch/lib/constants.js"(exports2, module2) {
     "use strict";
     var WIN_SLASH = "\\\\/";
     var WIN_NO_SLASH = `[^${WIN_SLASH}]`;
@@ -7581,9 +7581,9 @@ var require_constants = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/picomatch/lib/utils.js
+// node_modules/picomatch/lib/utils.js
 var require_utils = __commonJS({
-  "../../../work/main/node_modules/picomatch/lib/utils.js"(exports2) {
+  "node_modules/picomatch/lib/utils.js"(exports2) {
     "use strict";
     var {
       REGEX_BACKSLASH,
@@ -7634,8 +7634,8 @@ var require_utils = __commonJS({
       }
       return output2;
     };
-    exports2.basename = (path22, { windows } = {}) => {
-      const segs = path22.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path23, { windows } = {}) => {
+      const segs = path23.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -7645,9 +7645,9 @@ var require_utils = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/picomatch/lib/scan.js
+// node_modules/picomatch/lib/scan.js
 var require_scan = __commonJS({
-  "../../../work/main/node_modules/picomatch/lib/scan.js"(exports2, module2) {
+  "node_modules/picomatch/lib/scan.js"(exports2, module2) {
     "use strict";
     var utils = require_utils();
     var {
@@ -7983,9 +7983,9 @@ var require_scan = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/picomatch/lib/parse.js
+// node_modules/picomatch/lib/parse.js
 var require_parse = __commonJS({
-  "../../../work/main/node_modules/picomatch/lib/parse.js"(exports2, module2) {
+  "node_modules/picomatch/lib/parse.js"(exports2, module2) {
     "use strict";
     var constants7 = require_constants();
     var utils = require_utils();
@@ -8998,9 +8998,9 @@ var require_parse = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/picomatch/lib/picomatch.js
+// node_modules/picomatch/lib/picomatch.js
 var require_picomatch = __commonJS({
-  "../../../work/main/node_modules/picomatch/lib/picomatch.js"(exports2, module2) {
+  "node_modules/picomatch/lib/picomatch.js"(exports2, module2) {
     "use strict";
     var scan = require_scan();
     var parse5 = require_parse();
@@ -9138,9 +9138,9 @@ var require_picomatch = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/picomatch/index.js
+// node_modules/picomatch/index.js
 var require_picomatch2 = __commonJS({
-  "../../../work/main/node_modules/picomatch/index.js"(exports2, module2) {
+  "node_modules/picomatch/index.js"(exports2, module2) {
     "use strict";
     var pico = require_picomatch();
     var utils = require_utils();
@@ -9155,9 +9155,9 @@ var require_picomatch2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/light.js
+// node_modules/bottleneck/light.js
 var require_light = __commonJS({
-  "../../../work/main/node_modules/bottleneck/light.js"(exports2, module2) {
+  "node_modules/bottleneck/light.js"(exports2, module2) {
     (function(global3, factory) {
       typeof exports2 === "object" && typeof module2 !== "undefined" ? module2.exports = factory() : typeof define === "function" && define.amd ? define(factory) : global3.Bottleneck = factory();
     })(exports2, (function() {
@@ -10474,9 +10474,9 @@ var require_light = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/deepmerge/dist/cjs.js
+// node_modules/deepmerge/dist/cjs.js
 var require_cjs = __commonJS({
-  "../../../work/main/node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
+  "node_modules/deepmerge/dist/cjs.js"(exports2, module2) {
     "use strict";
     var isMergeableObject = function isMergeableObject2(value) {
       return isNonNullObject(value) && !isSpecial(value);
@@ -10577,9 +10577,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-std-serializers/lib/err-helpers.js
+// node_modules/pino-std-serializers/lib/err-helpers.js
 var require_err_helpers = __commonJS({
-  "../../../work/main/node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-helpers.js"(exports2, module2) {
     "use strict";
     var isErrorLike = (err) => {
       return err && typeof err.message === "string";
@@ -10634,9 +10634,9 @@ var require_err_helpers = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-std-serializers/lib/err-proto.js
+// node_modules/pino-std-serializers/lib/err-proto.js
 var require_err_proto = __commonJS({
-  "../../../work/main/node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-proto.js"(exports2, module2) {
     "use strict";
     var seen = /* @__PURE__ */ Symbol("circular-ref-tag");
     var rawSymbol = /* @__PURE__ */ Symbol("pino-raw-err-ref");
@@ -10685,9 +10685,9 @@ var require_err_proto = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-std-serializers/lib/err.js
+// node_modules/pino-std-serializers/lib/err.js
 var require_err = __commonJS({
-  "../../../work/main/node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err.js"(exports2, module2) {
     "use strict";
     module2.exports = errSerializer;
     var { messageWithCauses, stackWithCauses, isErrorLike } = require_err_helpers();
@@ -10725,9 +10725,9 @@ var require_err = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-std-serializers/lib/err-with-cause.js
+// node_modules/pino-std-serializers/lib/err-with-cause.js
 var require_err_with_cause = __commonJS({
-  "../../../work/main/node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/err-with-cause.js"(exports2, module2) {
     "use strict";
     module2.exports = errWithCauseSerializer;
     var { isErrorLike } = require_err_helpers();
@@ -10768,9 +10768,9 @@ var require_err_with_cause = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-std-serializers/lib/req.js
+// node_modules/pino-std-serializers/lib/req.js
 var require_req = __commonJS({
-  "../../../work/main/node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/req.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpRequest,
@@ -10840,8 +10840,8 @@ var require_req = __commonJS({
       if (req.originalUrl) {
         _req.url = req.originalUrl;
       } else {
-        const path22 = req.path;
-        _req.url = typeof path22 === "string" ? path22 : req.url ? req.url.path || req.url : void 0;
+        const path23 = req.path;
+        _req.url = typeof path23 === "string" ? path23 : req.url ? req.url.path || req.url : void 0;
       }
       if (req.query) {
         _req.query = req.query;
@@ -10863,9 +10863,9 @@ var require_req = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-std-serializers/lib/res.js
+// node_modules/pino-std-serializers/lib/res.js
 var require_res = __commonJS({
-  "../../../work/main/node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/lib/res.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       mapHttpResponse,
@@ -10912,9 +10912,9 @@ var require_res = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-std-serializers/index.js
+// node_modules/pino-std-serializers/index.js
 var require_pino_std_serializers = __commonJS({
-  "../../../work/main/node_modules/pino-std-serializers/index.js"(exports2, module2) {
+  "node_modules/pino-std-serializers/index.js"(exports2, module2) {
     "use strict";
     var errSerializer = require_err();
     var errWithCauseSerializer = require_err_with_cause();
@@ -10949,9 +10949,9 @@ var require_pino_std_serializers = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino/lib/caller.js
+// node_modules/pino/lib/caller.js
 var require_caller = __commonJS({
-  "../../../work/main/node_modules/pino/lib/caller.js"(exports2, module2) {
+  "node_modules/pino/lib/caller.js"(exports2, module2) {
     "use strict";
     var util2 = __require("node:util");
     var getCallSites = util2.getCallSites ?? util2.getCallSite;
@@ -10982,9 +10982,9 @@ var require_caller = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@pinojs/redact/index.js
+// node_modules/@pinojs/redact/index.js
 var require_redact = __commonJS({
-  "../../../work/main/node_modules/@pinojs/redact/index.js"(exports2, module2) {
+  "node_modules/@pinojs/redact/index.js"(exports2, module2) {
     "use strict";
     function deepClone(obj) {
       if (obj === null || typeof obj !== "object") {
@@ -11011,14 +11011,14 @@ var require_redact = __commonJS({
       }
       return obj;
     }
-    function parsePath(path22) {
+    function parsePath(path23) {
       const parts = [];
       let current = "";
       let inBrackets = false;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path22.length; i2++) {
-        const char = path22[i2];
+      for (let i2 = 0; i2 < path23.length; i2++) {
+        const char = path23[i2];
         if (!inBrackets && char === ".") {
           if (current) {
             parts.push(current);
@@ -11149,10 +11149,10 @@ var require_redact = __commonJS({
       return current;
     }
     function redactPaths(obj, paths, censor, remove = false) {
-      for (const path22 of paths) {
-        const parts = parsePath(path22);
+      for (const path23 of paths) {
+        const parts = parsePath(path23);
         if (parts.includes("*")) {
-          redactWildcardPath(obj, parts, censor, path22, remove);
+          redactWildcardPath(obj, parts, censor, path23, remove);
         } else {
           if (remove) {
             removeKey(obj, parts);
@@ -11237,8 +11237,8 @@ var require_redact = __commonJS({
           }
         } else {
           if (afterWildcard.includes("*")) {
-            const wrappedCensor = typeof censor === "function" ? (value, path22) => {
-              const fullPath = [...pathArray.slice(0, pathLength), ...path22];
+            const wrappedCensor = typeof censor === "function" ? (value, path23) => {
+              const fullPath = [...pathArray.slice(0, pathLength), ...path23];
               return censor(value, fullPath);
             } : censor;
             redactWildcardPath(current, afterWildcard, wrappedCensor, originalPath, remove);
@@ -11273,8 +11273,8 @@ var require_redact = __commonJS({
         return null;
       }
       const pathStructure = /* @__PURE__ */ new Map();
-      for (const path22 of pathsToClone) {
-        const parts = parsePath(path22);
+      for (const path23 of pathsToClone) {
+        const parts = parsePath(path23);
         let current = pathStructure;
         for (let i2 = 0; i2 < parts.length; i2++) {
           const part = parts[i2];
@@ -11326,24 +11326,24 @@ var require_redact = __commonJS({
       }
       return cloneSelectively(obj, pathStructure);
     }
-    function validatePath(path22) {
-      if (typeof path22 !== "string") {
+    function validatePath(path23) {
+      if (typeof path23 !== "string") {
         throw new Error("Paths must be (non-empty) strings");
       }
-      if (path22 === "") {
+      if (path23 === "") {
         throw new Error("Invalid redaction path ()");
       }
-      if (path22.includes("..")) {
-        throw new Error(`Invalid redaction path (${path22})`);
+      if (path23.includes("..")) {
+        throw new Error(`Invalid redaction path (${path23})`);
       }
-      if (path22.includes(",")) {
-        throw new Error(`Invalid redaction path (${path22})`);
+      if (path23.includes(",")) {
+        throw new Error(`Invalid redaction path (${path23})`);
       }
       let bracketCount = 0;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path22.length; i2++) {
-        const char = path22[i2];
+      for (let i2 = 0; i2 < path23.length; i2++) {
+        const char = path23[i2];
         if ((char === '"' || char === "'") && bracketCount > 0) {
           if (!inQuotes) {
             inQuotes = true;
@@ -11357,20 +11357,20 @@ var require_redact = __commonJS({
         } else if (char === "]" && !inQuotes) {
           bracketCount--;
           if (bracketCount < 0) {
-            throw new Error(`Invalid redaction path (${path22})`);
+            throw new Error(`Invalid redaction path (${path23})`);
           }
         }
       }
       if (bracketCount !== 0) {
-        throw new Error(`Invalid redaction path (${path22})`);
+        throw new Error(`Invalid redaction path (${path23})`);
       }
     }
     function validatePaths(paths) {
       if (!Array.isArray(paths)) {
         throw new TypeError("paths must be an array");
       }
-      for (const path22 of paths) {
-        validatePath(path22);
+      for (const path23 of paths) {
+        validatePath(path23);
       }
     }
     function slowRedact(options2 = {}) {
@@ -11415,9 +11415,9 @@ var require_redact = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino/lib/symbols.js
+// node_modules/pino/lib/symbols.js
 var require_symbols = __commonJS({
-  "../../../work/main/node_modules/pino/lib/symbols.js"(exports2, module2) {
+  "node_modules/pino/lib/symbols.js"(exports2, module2) {
     "use strict";
     var setLevelSym = /* @__PURE__ */ Symbol("pino.setLevel");
     var getLevelSym = /* @__PURE__ */ Symbol("pino.getLevel");
@@ -11488,9 +11488,9 @@ var require_symbols = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino/lib/redaction.js
+// node_modules/pino/lib/redaction.js
 var require_redaction = __commonJS({
-  "../../../work/main/node_modules/pino/lib/redaction.js"(exports2, module2) {
+  "node_modules/pino/lib/redaction.js"(exports2, module2) {
     "use strict";
     var Redact = require_redact();
     var { redactFmtSym, wildcardFirstSym } = require_symbols();
@@ -11540,8 +11540,8 @@ var require_redaction = __commonJS({
         if (shape[k] === null) {
           o2[k] = (value) => topCensor(value, [k]);
         } else {
-          const wrappedCensor = typeof censor === "function" ? (value, path22) => {
-            return censor(value, [k, ...path22]);
+          const wrappedCensor = typeof censor === "function" ? (value, path23) => {
+            return censor(value, [k, ...path23]);
           } : censor;
           o2[k] = Redact({
             paths: shape[k],
@@ -11570,9 +11570,9 @@ var require_redaction = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino/lib/time.js
+// node_modules/pino/lib/time.js
 var require_time = __commonJS({
-  "../../../work/main/node_modules/pino/lib/time.js"(exports2, module2) {
+  "node_modules/pino/lib/time.js"(exports2, module2) {
     "use strict";
     var nullTime = () => "";
     var epochTime = () => `,"time":${Date.now()}`;
@@ -11601,9 +11601,9 @@ var require_time = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/quick-format-unescaped/index.js
+// node_modules/quick-format-unescaped/index.js
 var require_quick_format_unescaped = __commonJS({
-  "../../../work/main/node_modules/quick-format-unescaped/index.js"(exports2, module2) {
+  "node_modules/quick-format-unescaped/index.js"(exports2, module2) {
     "use strict";
     function tryStringify(o2) {
       try {
@@ -11720,9 +11720,9 @@ var require_quick_format_unescaped = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/atomic-sleep/index.js
+// node_modules/atomic-sleep/index.js
 var require_atomic_sleep = __commonJS({
-  "../../../work/main/node_modules/atomic-sleep/index.js"(exports2, module2) {
+  "node_modules/atomic-sleep/index.js"(exports2, module2) {
     "use strict";
     if (typeof SharedArrayBuffer !== "undefined" && typeof Atomics !== "undefined") {
       let sleep3 = function(ms) {
@@ -11755,14 +11755,14 @@ var require_atomic_sleep = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/sonic-boom/index.js
+// node_modules/sonic-boom/index.js
 var require_sonic_boom = __commonJS({
-  "../../../work/main/node_modules/sonic-boom/index.js"(exports2, module2) {
+  "node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs5 = __require("fs");
     var EventEmitter2 = __require("events");
     var inherits = __require("util").inherits;
-    var path22 = __require("path");
+    var path23 = __require("path");
     var sleep3 = require_atomic_sleep();
     var assert2 = __require("assert");
     var BUSY_WRITE_TIMEOUT = 100;
@@ -11816,7 +11816,7 @@ var require_sonic_boom = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs5.mkdirSync(path22.dirname(file2), { recursive: true });
+          if (sonic.mkdir) fs5.mkdirSync(path23.dirname(file2), { recursive: true });
           const fd = fs5.openSync(file2, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -11824,7 +11824,7 @@ var require_sonic_boom = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs5.mkdir(path22.dirname(file2), { recursive: true }, (err) => {
+        fs5.mkdir(path23.dirname(file2), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs5.open(file2, flags, mode, fileOpened);
         });
@@ -12342,9 +12342,9 @@ var require_sonic_boom = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/on-exit-leak-free/index.js
+// node_modules/on-exit-leak-free/index.js
 var require_on_exit_leak_free = __commonJS({
-  "../../../work/main/node_modules/on-exit-leak-free/index.js"(exports2, module2) {
+  "node_modules/on-exit-leak-free/index.js"(exports2, module2) {
     "use strict";
     var refs = {
       exit: [],
@@ -12436,9 +12436,9 @@ var require_on_exit_leak_free = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/thread-stream/package.json
+// node_modules/thread-stream/package.json
 var require_package = __commonJS({
-  "../../../work/main/node_modules/thread-stream/package.json"(exports2, module2) {
+  "node_modules/thread-stream/package.json"(exports2, module2) {
     module2.exports = {
       name: "thread-stream",
       version: "4.2.1",
@@ -12497,9 +12497,9 @@ var require_package = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/thread-stream/lib/wait.js
+// node_modules/thread-stream/lib/wait.js
 var require_wait = __commonJS({
-  "../../../work/main/node_modules/thread-stream/lib/wait.js"(exports2, module2) {
+  "node_modules/thread-stream/lib/wait.js"(exports2, module2) {
     "use strict";
     var WAIT_MS = 1e4;
     function wait2(state, index, expected, timeout, done) {
@@ -12567,9 +12567,9 @@ var require_wait = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/thread-stream/lib/indexes.js
+// node_modules/thread-stream/lib/indexes.js
 var require_indexes = __commonJS({
-  "../../../work/main/node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
+  "node_modules/thread-stream/lib/indexes.js"(exports2, module2) {
     "use strict";
     var SEQ_INDEX = 2;
     var WRITE_INDEX = 4;
@@ -12582,9 +12582,9 @@ var require_indexes = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/thread-stream/index.js
+// node_modules/thread-stream/index.js
 var require_thread_stream = __commonJS({
-  "../../../work/main/node_modules/thread-stream/index.js"(exports2, module2) {
+  "node_modules/thread-stream/index.js"(exports2, module2) {
     "use strict";
     var { version: version2 } = require_package();
     var { EventEmitter: EventEmitter2 } = __require("events");
@@ -13147,9 +13147,9 @@ var require_thread_stream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino/lib/transport.js
+// node_modules/pino/lib/transport.js
 var require_transport = __commonJS({
-  "../../../work/main/node_modules/pino/lib/transport.js"(exports2, module2) {
+  "node_modules/pino/lib/transport.js"(exports2, module2) {
     "use strict";
     var { createRequire: createRequire2 } = __require("module");
     var { existsSync } = __require("node:fs");
@@ -13219,15 +13219,15 @@ var require_transport = __commonJS({
       if (!unquoted) {
         return false;
       }
-      let path22 = unquoted;
-      if (path22.startsWith("file://")) {
+      let path23 = unquoted;
+      if (path23.startsWith("file://")) {
         try {
-          path22 = fileURLToPath3(path22);
+          path23 = fileURLToPath3(path23);
         } catch {
           return false;
         }
       }
-      return isAbsolute2(path22) && !existsSync(path22);
+      return isAbsolute2(path23) && !existsSync(path23);
     }
     function stripQuotes(value) {
       const first = value[0];
@@ -13379,9 +13379,9 @@ var require_transport = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino/lib/tools.js
+// node_modules/pino/lib/tools.js
 var require_tools = __commonJS({
-  "../../../work/main/node_modules/pino/lib/tools.js"(exports2, module2) {
+  "node_modules/pino/lib/tools.js"(exports2, module2) {
     "use strict";
     var diagChan = __require("node:diagnostics_channel");
     var format2 = require_quick_format_unescaped();
@@ -13708,9 +13708,9 @@ var require_tools = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino/lib/constants.js
+// node_modules/pino/lib/constants.js
 var require_constants2 = __commonJS({
-  "../../../work/main/node_modules/pino/lib/constants.js"(exports2, module2) {
+  "node_modules/pino/lib/constants.js"(exports2, module2) {
     var DEFAULT_LEVELS = {
       trace: 10,
       debug: 20,
@@ -13730,9 +13730,9 @@ var require_constants2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino/lib/levels.js
+// node_modules/pino/lib/levels.js
 var require_levels = __commonJS({
-  "../../../work/main/node_modules/pino/lib/levels.js"(exports2, module2) {
+  "node_modules/pino/lib/levels.js"(exports2, module2) {
     "use strict";
     var {
       lsCacheSym,
@@ -13923,17 +13923,17 @@ var require_levels = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino/lib/meta.js
+// node_modules/pino/lib/meta.js
 var require_meta = __commonJS({
-  "../../../work/main/node_modules/pino/lib/meta.js"(exports2, module2) {
+  "node_modules/pino/lib/meta.js"(exports2, module2) {
     "use strict";
     module2.exports = { version: "10.4.0" };
   }
 });
 
-// ../../../work/main/node_modules/pino/lib/proto.js
+// node_modules/pino/lib/proto.js
 var require_proto = __commonJS({
-  "../../../work/main/node_modules/pino/lib/proto.js"(exports2, module2) {
+  "node_modules/pino/lib/proto.js"(exports2, module2) {
     "use strict";
     var { EventEmitter: EventEmitter2 } = __require("node:events");
     var {
@@ -14161,9 +14161,9 @@ var require_proto = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/safe-stable-stringify/index.js
+// node_modules/safe-stable-stringify/index.js
 var require_safe_stable_stringify = __commonJS({
-  "../../../work/main/node_modules/safe-stable-stringify/index.js"(exports2, module2) {
+  "node_modules/safe-stable-stringify/index.js"(exports2, module2) {
     "use strict";
     var { hasOwnProperty } = Object.prototype;
     var stringify2 = configure();
@@ -14757,9 +14757,9 @@ ${originalIndentation}`;
   }
 });
 
-// ../../../work/main/node_modules/pino/lib/multistream.js
+// node_modules/pino/lib/multistream.js
 var require_multistream = __commonJS({
-  "../../../work/main/node_modules/pino/lib/multistream.js"(exports2, module2) {
+  "node_modules/pino/lib/multistream.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
     var { DEFAULT_LEVELS } = require_constants2();
@@ -14927,9 +14927,9 @@ var require_multistream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino/pino.js
+// node_modules/pino/pino.js
 var require_pino = __commonJS({
-  "../../../work/main/node_modules/pino/pino.js"(exports2, module2) {
+  "node_modules/pino/pino.js"(exports2, module2) {
     "use strict";
     var os2 = __require("node:os");
     var stdSerializers = require_pino_std_serializers();
@@ -15158,9 +15158,9 @@ var require_pino = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/colorette/index.cjs
+// node_modules/colorette/index.cjs
 var require_colorette = __commonJS({
-  "../../../work/main/node_modules/colorette/index.cjs"(exports2) {
+  "node_modules/colorette/index.cjs"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     var tty3 = __require("tty");
@@ -15342,9 +15342,9 @@ var require_colorette = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/wrappy/wrappy.js
+// node_modules/wrappy/wrappy.js
 var require_wrappy = __commonJS({
-  "../../../work/main/node_modules/wrappy/wrappy.js"(exports2, module2) {
+  "node_modules/wrappy/wrappy.js"(exports2, module2) {
     module2.exports = wrappy;
     function wrappy(fn, cb) {
       if (fn && cb) return wrappy(fn)(cb);
@@ -15372,9 +15372,9 @@ var require_wrappy = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/once/once.js
+// node_modules/once/once.js
 var require_once = __commonJS({
-  "../../../work/main/node_modules/once/once.js"(exports2, module2) {
+  "node_modules/once/once.js"(exports2, module2) {
     var wrappy = require_wrappy();
     module2.exports = wrappy(once10);
     module2.exports.strict = wrappy(onceStrict);
@@ -15416,9 +15416,9 @@ var require_once = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/end-of-stream/index.js
+// node_modules/end-of-stream/index.js
 var require_end_of_stream = __commonJS({
-  "../../../work/main/node_modules/end-of-stream/index.js"(exports2, module2) {
+  "node_modules/end-of-stream/index.js"(exports2, module2) {
     var once10 = require_once();
     var noop7 = function() {
     };
@@ -15499,9 +15499,9 @@ var require_end_of_stream = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pump/index.js
+// node_modules/pump/index.js
 var require_pump = __commonJS({
-  "../../../work/main/node_modules/pump/index.js"(exports2, module2) {
+  "node_modules/pump/index.js"(exports2, module2) {
     var once10 = require_once();
     var eos = require_end_of_stream();
     var fs5;
@@ -15574,9 +15574,9 @@ var require_pump = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/split2/index.js
+// node_modules/split2/index.js
 var require_split2 = __commonJS({
-  "../../../work/main/node_modules/split2/index.js"(exports2, module2) {
+  "node_modules/split2/index.js"(exports2, module2) {
     "use strict";
     var { Transform: Transform2 } = __require("stream");
     var { StringDecoder: StringDecoder3 } = __require("string_decoder");
@@ -15675,9 +15675,9 @@ var require_split2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-abstract-transport/index.js
+// node_modules/pino-abstract-transport/index.js
 var require_pino_abstract_transport = __commonJS({
-  "../../../work/main/node_modules/pino-abstract-transport/index.js"(exports2, module2) {
+  "node_modules/pino-abstract-transport/index.js"(exports2, module2) {
     "use strict";
     var metadata = /* @__PURE__ */ Symbol.for("pino.metadata");
     var split = require_split2();
@@ -15793,9 +15793,9 @@ var require_pino_abstract_transport = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/constants.js
+// node_modules/pino-pretty/lib/constants.js
 var require_constants3 = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/constants.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       DATE_FORMAT: "yyyy-mm-dd HH:MM:ss.l o",
@@ -15839,9 +15839,9 @@ var require_constants3 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/get-level-label-data.js
+// node_modules/pino-pretty/lib/utils/get-level-label-data.js
 var require_get_level_label_data = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports2, module2) {
     "use strict";
     module2.exports = getLevelLabelData;
     var { LEVELS, LEVEL_NAMES } = require_constants3();
@@ -15861,9 +15861,9 @@ var require_get_level_label_data = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/colors.js
+// node_modules/pino-pretty/lib/colors.js
 var require_colors = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/colors.js"(exports2, module2) {
     "use strict";
     var nocolor = (input3) => input3;
     var plain = {
@@ -15955,14 +15955,14 @@ var require_colors = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/node_modules/sonic-boom/index.js
+// node_modules/pino-pretty/node_modules/sonic-boom/index.js
 var require_sonic_boom2 = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports2, module2) {
     "use strict";
     var fs5 = __require("node:fs");
     var EventEmitter2 = __require("node:events");
     var inherits = __require("node:util").inherits;
-    var path22 = __require("node:path");
+    var path23 = __require("node:path");
     var assert2 = __require("node:assert");
     var sleep3 = require_atomic_sleep();
     var BUSY_WRITE_TIMEOUT = 100;
@@ -16033,7 +16033,7 @@ var require_sonic_boom2 = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs5.mkdirSync(path22.dirname(file2), { recursive: true });
+          if (sonic.mkdir) fs5.mkdirSync(path23.dirname(file2), { recursive: true });
           const fd = fs5.openSync(file2, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -16041,7 +16041,7 @@ var require_sonic_boom2 = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs5.mkdir(path22.dirname(file2), { recursive: true }, (err) => {
+        fs5.mkdir(path23.dirname(file2), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs5.open(file2, flags, mode, fileOpened);
         });
@@ -16717,18 +16717,18 @@ var require_sonic_boom2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/noop.js
+// node_modules/pino-pretty/lib/utils/noop.js
 var require_noop = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/noop.js"(exports2, module2) {
     "use strict";
     module2.exports = function noop7() {
     };
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
+// node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js
 var require_build_safe_sonic_boom = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/build-safe-sonic-boom.js"(exports2, module2) {
     "use strict";
     module2.exports = buildSafeSonicBoom;
     var { isMainThread } = __require("node:worker_threads");
@@ -16777,9 +16777,9 @@ var require_build_safe_sonic_boom = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/is-valid-date.js
+// node_modules/pino-pretty/lib/utils/is-valid-date.js
 var require_is_valid_date = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/is-valid-date.js"(exports2, module2) {
     "use strict";
     module2.exports = isValidDate;
     function isValidDate(date5) {
@@ -16788,9 +16788,9 @@ var require_is_valid_date = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/create-date.js
+// node_modules/pino-pretty/lib/utils/create-date.js
 var require_create_date = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/create-date.js"(exports2, module2) {
     "use strict";
     module2.exports = createDate;
     var isValidDate = require_is_valid_date();
@@ -16805,9 +16805,9 @@ var require_create_date = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/split-property-key.js
+// node_modules/pino-pretty/lib/utils/split-property-key.js
 var require_split_property_key = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/split-property-key.js"(exports2, module2) {
     "use strict";
     module2.exports = splitPropertyKey;
     function splitPropertyKey(key) {
@@ -16840,9 +16840,9 @@ var require_split_property_key = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/get-property-value.js
+// node_modules/pino-pretty/lib/utils/get-property-value.js
 var require_get_property_value = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/get-property-value.js"(exports2, module2) {
     "use strict";
     module2.exports = getPropertyValue;
     var splitPropertyKey = require_split_property_key();
@@ -16859,9 +16859,9 @@ var require_get_property_value = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/delete-log-property.js
+// node_modules/pino-pretty/lib/utils/delete-log-property.js
 var require_delete_log_property = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/delete-log-property.js"(exports2, module2) {
     "use strict";
     module2.exports = deleteLogProperty;
     var getPropertyValue = require_get_property_value();
@@ -16877,9 +16877,9 @@ var require_delete_log_property = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/fast-copy/dist/cjs/index.cjs
+// node_modules/fast-copy/dist/cjs/index.cjs
 var require_cjs2 = __commonJS({
-  "../../../work/main/node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
+  "node_modules/fast-copy/dist/cjs/index.cjs"(exports2) {
     "use strict";
     var MaxDepthExceededError = class extends RangeError {
       constructor(maxDepth) {
@@ -17227,9 +17227,9 @@ var require_cjs2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/filter-log.js
+// node_modules/pino-pretty/lib/utils/filter-log.js
 var require_filter_log = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/filter-log.js"(exports2, module2) {
     "use strict";
     module2.exports = filterLog;
     var { createCopier } = require_cjs2();
@@ -17283,9 +17283,9 @@ var require_filter_log = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/dateformat/lib/dateformat.js
+// node_modules/dateformat/lib/dateformat.js
 var require_dateformat = __commonJS({
-  "../../../work/main/node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
+  "node_modules/dateformat/lib/dateformat.js"(exports2, module2) {
     "use strict";
     function _typeof(obj) {
       "@babel/helpers - typeof";
@@ -17536,9 +17536,9 @@ var require_dateformat = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/format-time.js
+// node_modules/pino-pretty/lib/utils/format-time.js
 var require_format_time = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/format-time.js"(exports2, module2) {
     "use strict";
     module2.exports = formatTime;
     var {
@@ -17575,9 +17575,9 @@ var require_format_time = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
+// node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js
 var require_handle_custom_levels_names_opts = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/handle-custom-levels-names-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsNamesOpts;
     function handleCustomLevelsNamesOpts(cLevels) {
@@ -17600,9 +17600,9 @@ var require_handle_custom_levels_names_opts = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
+// node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js
 var require_handle_custom_levels_opts = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/handle-custom-levels-opts.js"(exports2, module2) {
     "use strict";
     module2.exports = handleCustomLevelsOpts;
     function handleCustomLevelsOpts(cLevels) {
@@ -17628,9 +17628,9 @@ var require_handle_custom_levels_opts = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js
+// node_modules/pino-pretty/lib/utils/interpret-conditionals.js
 var require_interpret_conditionals = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/interpret-conditionals.js"(exports2, module2) {
     "use strict";
     module2.exports = interpretConditionals;
     var getPropertyValue = require_get_property_value();
@@ -17653,9 +17653,9 @@ var require_interpret_conditionals = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/is-object.js
+// node_modules/pino-pretty/lib/utils/is-object.js
 var require_is_object = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/is-object.js"(exports2, module2) {
     "use strict";
     module2.exports = isObject3;
     function isObject3(input3) {
@@ -17664,9 +17664,9 @@ var require_is_object = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
+// node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js
 var require_join_lines_with_indentation = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/join-lines-with-indentation.js"(exports2, module2) {
     "use strict";
     module2.exports = joinLinesWithIndentation;
     function joinLinesWithIndentation({ input: input3, ident = "    ", eol = "\n" }) {
@@ -17679,9 +17679,9 @@ var require_join_lines_with_indentation = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/parse-factory-options.js
+// node_modules/pino-pretty/lib/utils/parse-factory-options.js
 var require_parse_factory_options = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/parse-factory-options.js"(exports2, module2) {
     "use strict";
     module2.exports = parseFactoryOptions;
     var {
@@ -17777,9 +17777,9 @@ var require_parse_factory_options = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/fast-safe-stringify/index.js
+// node_modules/fast-safe-stringify/index.js
 var require_fast_safe_stringify = __commonJS({
-  "../../../work/main/node_modules/fast-safe-stringify/index.js"(exports2, module2) {
+  "node_modules/fast-safe-stringify/index.js"(exports2, module2) {
     module2.exports = stringify2;
     stringify2.default = stringify2;
     stringify2.stable = deterministicStringify;
@@ -17971,9 +17971,9 @@ var require_fast_safe_stringify = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
+// node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js
 var require_strip_unsafe_control_chars = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/strip-unsafe-control-chars.js"(exports2, module2) {
     "use strict";
     module2.exports = stripUnsafeControlChars;
     var unsafeControlChars = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
@@ -17983,9 +17983,9 @@ var require_strip_unsafe_control_chars = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/prettify-error.js
+// node_modules/pino-pretty/lib/utils/prettify-error.js
 var require_prettify_error = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-error.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyError2;
     var joinLinesWithIndentation = require_join_lines_with_indentation();
@@ -18019,9 +18019,9 @@ var require_prettify_error = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/prettify-object.js
+// node_modules/pino-pretty/lib/utils/prettify-object.js
 var require_prettify_object = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-object.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyObject;
     var {
@@ -18087,9 +18087,9 @@ var require_prettify_object = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/prettify-error-log.js
+// node_modules/pino-pretty/lib/utils/prettify-error-log.js
 var require_prettify_error_log = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-error-log.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyErrorLog;
     var {
@@ -18142,9 +18142,9 @@ var require_prettify_error_log = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/prettify-level.js
+// node_modules/pino-pretty/lib/utils/prettify-level.js
 var require_prettify_level = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-level.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyLevel;
     var getPropertyValue = require_get_property_value();
@@ -18169,9 +18169,9 @@ var require_prettify_level = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/prettify-message.js
+// node_modules/pino-pretty/lib/utils/prettify-message.js
 var require_prettify_message = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-message.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMessage;
     var {
@@ -18217,9 +18217,9 @@ var require_prettify_message = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/prettify-metadata.js
+// node_modules/pino-pretty/lib/utils/prettify-metadata.js
 var require_prettify_metadata = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-metadata.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyMetadata;
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
@@ -18258,9 +18258,9 @@ var require_prettify_metadata = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/prettify-time.js
+// node_modules/pino-pretty/lib/utils/prettify-time.js
 var require_prettify_time = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/prettify-time.js"(exports2, module2) {
     "use strict";
     module2.exports = prettifyTime;
     var formatTime = require_format_time();
@@ -18284,9 +18284,9 @@ var require_prettify_time = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/utils/index.js
+// node_modules/pino-pretty/lib/utils/index.js
 var require_utils2 = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/utils/index.js"(exports2, module2) {
     "use strict";
     module2.exports = {
       buildSafeSonicBoom: require_build_safe_sonic_boom(),
@@ -18317,9 +18317,9 @@ var require_utils2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/secure-json-parse/index.js
+// node_modules/secure-json-parse/index.js
 var require_secure_json_parse = __commonJS({
-  "../../../work/main/node_modules/secure-json-parse/index.js"(exports2, module2) {
+  "node_modules/secure-json-parse/index.js"(exports2, module2) {
     "use strict";
     var hasBuffer = typeof Buffer !== "undefined";
     var suspectProtoRx = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
@@ -18423,9 +18423,9 @@ var require_secure_json_parse = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/lib/pretty.js
+// node_modules/pino-pretty/lib/pretty.js
 var require_pretty = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
+  "node_modules/pino-pretty/lib/pretty.js"(exports2, module2) {
     "use strict";
     module2.exports = pretty;
     var sjs = require_secure_json_parse();
@@ -18558,9 +18558,9 @@ var require_pretty = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-pretty/index.js
+// node_modules/pino-pretty/index.js
 var require_pino_pretty = __commonJS({
-  "../../../work/main/node_modules/pino-pretty/index.js"(exports2, module2) {
+  "node_modules/pino-pretty/index.js"(exports2, module2) {
     "use strict";
     var { isColorSupported } = require_colorette();
     var pump = require_pump();
@@ -18691,9 +18691,9 @@ var require_pino_pretty = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/parser.js
+// node_modules/bottleneck/lib/parser.js
 var require_parser2 = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/parser.js"(exports2) {
+  "node_modules/bottleneck/lib/parser.js"(exports2) {
     "use strict";
     exports2.load = function(received, defaults2, onto = {}) {
       var k, ref, v;
@@ -18716,9 +18716,9 @@ var require_parser2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/DLList.js
+// node_modules/bottleneck/lib/DLList.js
 var require_DLList = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/DLList.js"(exports2, module2) {
     "use strict";
     var DLList;
     DLList = class DLList {
@@ -18806,9 +18806,9 @@ var require_DLList = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/Events.js
+// node_modules/bottleneck/lib/Events.js
 var require_Events = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/Events.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve3, reject, _next, _throw, key, arg) {
       try {
@@ -18940,9 +18940,9 @@ var require_Events = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/Queues.js
+// node_modules/bottleneck/lib/Queues.js
 var require_Queues = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Queues.js"(exports2, module2) {
     "use strict";
     var DLList;
     var Events4;
@@ -19010,9 +19010,9 @@ var require_Queues = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/BottleneckError.js
+// node_modules/bottleneck/lib/BottleneckError.js
 var require_BottleneckError = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/BottleneckError.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     BottleneckError = class BottleneckError extends Error {
@@ -19021,9 +19021,9 @@ var require_BottleneckError = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/Job.js
+// node_modules/bottleneck/lib/Job.js
 var require_Job = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/Job.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve3, reject, _next, _throw, key, arg) {
       try {
@@ -19225,9 +19225,9 @@ var require_Job = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/LocalDatastore.js
+// node_modules/bottleneck/lib/LocalDatastore.js
 var require_LocalDatastore = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve3, reject, _next, _throw, key, arg) {
       try {
@@ -19487,9 +19487,9 @@ var require_LocalDatastore = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/lua.json
+// node_modules/bottleneck/lib/lua.json
 var require_lua = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/lua.json"(exports2, module2) {
+  "node_modules/bottleneck/lib/lua.json"(exports2, module2) {
     module2.exports = {
       "blacklist_client.lua": "local blacklist = ARGV[num_static_argv + 1]\n\nif redis.call('zscore', client_last_seen_key, blacklist) then\n  redis.call('zadd', client_last_seen_key, 0, blacklist)\nend\n\n\nreturn {}\n",
       "check.lua": "local weight = tonumber(ARGV[num_static_argv + 1])\n\nlocal capacity = process_tick(now, false)['capacity']\nlocal nextRequest = tonumber(redis.call('hget', settings_key, 'nextRequest'))\n\nreturn conditions_check(capacity, weight) and nextRequest - now <= 0\n",
@@ -19622,9 +19622,9 @@ return {}
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/Scripts.js
+// node_modules/bottleneck/lib/Scripts.js
 var require_Scripts = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/Scripts.js"(exports2) {
+  "node_modules/bottleneck/lib/Scripts.js"(exports2) {
     "use strict";
     var headers;
     var lua;
@@ -19788,9 +19788,9 @@ var require_Scripts = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/RedisConnection.js
+// node_modules/bottleneck/lib/RedisConnection.js
 var require_RedisConnection = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
+  "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
     function asyncGeneratorStep(gen, resolve3, reject, _next, _throw, key, arg) {
       try {
@@ -19984,9 +19984,9 @@ var require_RedisConnection = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/IORedisConnection.js
+// node_modules/bottleneck/lib/IORedisConnection.js
 var require_IORedisConnection = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
+  "node_modules/bottleneck/lib/IORedisConnection.js"(exports, module) {
     "use strict";
     function _slicedToArray(arr, i2) {
       return _arrayWithHoles(arr) || _iterableToArrayLimit(arr, i2) || _nonIterableRest();
@@ -20193,9 +20193,9 @@ var require_IORedisConnection = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/RedisDatastore.js
+// node_modules/bottleneck/lib/RedisDatastore.js
 var require_RedisDatastore = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/RedisDatastore.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i2) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i2) || _nonIterableRest2();
@@ -20544,9 +20544,9 @@ var require_RedisDatastore = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/States.js
+// node_modules/bottleneck/lib/States.js
 var require_States = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/States.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/States.js"(exports2, module2) {
     "use strict";
     var BottleneckError;
     var States;
@@ -20622,9 +20622,9 @@ var require_States = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/Sync.js
+// node_modules/bottleneck/lib/Sync.js
 var require_Sync = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
     function asyncGeneratorStep2(gen, resolve3, reject, _next, _throw, key, arg) {
       try {
@@ -20720,16 +20720,16 @@ var require_Sync = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/version.json
+// node_modules/bottleneck/lib/version.json
 var require_version = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/version.json"(exports2, module2) {
+  "node_modules/bottleneck/lib/version.json"(exports2, module2) {
     module2.exports = { version: "2.19.5" };
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/Group.js
+// node_modules/bottleneck/lib/Group.js
 var require_Group = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/Group.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Group.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i2) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i2) || _nonIterableRest2();
@@ -20949,9 +20949,9 @@ var require_Group = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/Batcher.js
+// node_modules/bottleneck/lib/Batcher.js
 var require_Batcher = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Batcher.js"(exports2, module2) {
     "use strict";
     var Batcher;
     var Events4;
@@ -21007,9 +21007,9 @@ var require_Batcher = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/Bottleneck.js
+// node_modules/bottleneck/lib/Bottleneck.js
 var require_Bottleneck = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/Bottleneck.js"(exports2, module2) {
     "use strict";
     function _slicedToArray2(arr, i2) {
       return _arrayWithHoles2(arr) || _iterableToArrayLimit2(arr, i2) || _nonIterableRest2();
@@ -21556,17 +21556,17 @@ var require_Bottleneck = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/bottleneck/lib/index.js
+// node_modules/bottleneck/lib/index.js
 var require_lib = __commonJS({
-  "../../../work/main/node_modules/bottleneck/lib/index.js"(exports2, module2) {
+  "node_modules/bottleneck/lib/index.js"(exports2, module2) {
     "use strict";
     module2.exports = require_Bottleneck();
   }
 });
 
-// ../../../work/main/node_modules/get-caller-file/index.js
+// node_modules/get-caller-file/index.js
 var require_get_caller_file = __commonJS({
-  "../../../work/main/node_modules/get-caller-file/index.js"(exports2, module2) {
+  "node_modules/get-caller-file/index.js"(exports2, module2) {
     "use strict";
     module2.exports = function getCallerFile(position) {
       if (position === void 0) {
@@ -21588,9 +21588,9 @@ var require_get_caller_file = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/pino-http/logger.js
+// node_modules/pino-http/logger.js
 var require_logger = __commonJS({
-  "../../../work/main/node_modules/pino-http/logger.js"(exports2, module2) {
+  "node_modules/pino-http/logger.js"(exports2, module2) {
     "use strict";
     var { pino: pino3, symbols: { stringifySym, chindingsSym } } = require_pino();
     var serializers = require_pino_std_serializers();
@@ -21812,7 +21812,7 @@ var require_logger = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/tslib.mjs
+// node_modules/@anthropic-ai/sdk/internal/tslib.mjs
 function __classPrivateFieldSet(receiver, state, value, kind, f) {
   if (kind === "m")
     throw new TypeError("Private method is not writable");
@@ -21830,11 +21830,11 @@ function __classPrivateFieldGet(receiver, state, kind, f) {
   return kind === "m" ? f : kind === "a" ? f.call(receiver) : f ? f.value : state.get(receiver);
 }
 var init_tslib = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/tslib.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/tslib.mjs"() {
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/errors.mjs
+// node_modules/@anthropic-ai/sdk/internal/errors.mjs
 function isAbortError(err) {
   return typeof err === "object" && err !== null && // Spec-compliant fetch implementations
   ("name" in err && err.name === "AbortError" || // Expo fetch
@@ -21842,7 +21842,7 @@ function isAbortError(err) {
 }
 var castToError;
 var init_errors = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/errors.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/errors.mjs"() {
     castToError = (err) => {
       if (err instanceof Error)
         return err;
@@ -21871,10 +21871,10 @@ var init_errors = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/core/error.mjs
+// node_modules/@anthropic-ai/sdk/core/error.mjs
 var AnthropicError, APIError, APIUserAbortError, APIConnectionError, APIConnectionTimeoutError, RetryableError, BadRequestError, AuthenticationError, PaymentRequiredError, PermissionDeniedError, NotFoundError, RequestTimeoutError, ConflictError, PreconditionFailedError, ContentTooLargeError, UnprocessableEntityError, RateLimitError, RequestHeaderFieldsTooLargeError, ClientClosedRequestError, InternalServerError, NotImplementedError, ServiceUnavailableError, GatewayTimeoutError, OverloadedError, STATUS_ERROR_CLASSES;
 var init_error = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/core/error.mjs"() {
+  "node_modules/@anthropic-ai/sdk/core/error.mjs"() {
     init_errors();
     AnthropicError = /* @__PURE__ */ (() => {
       class AnthropicError2 extends Error {
@@ -22104,7 +22104,7 @@ var init_error = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/values.mjs
+// node_modules/@anthropic-ai/sdk/internal/utils/values.mjs
 function maybeObj(x) {
   if (typeof x !== "object") {
     return {};
@@ -22128,7 +22128,7 @@ function checkNever(_value) {
 }
 var startsWithSchemeRegexp, isAbsoluteURL, isArray, isReadonlyArray, validatePositiveInteger, CREDENTIAL_OPTIONS, safeJSON;
 var init_values = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/values.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/utils/values.mjs"() {
     init_error();
     startsWithSchemeRegexp = /^[a-z][a-z0-9+.-]*:/i;
     isAbsoluteURL = (url2) => {
@@ -22156,10 +22156,10 @@ var init_values = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/sleep.mjs
+// node_modules/@anthropic-ai/sdk/internal/utils/sleep.mjs
 var sleep;
 var init_sleep = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/sleep.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/utils/sleep.mjs"() {
     sleep = (ms, signal) => new Promise((resolve3) => {
       if (signal?.aborted)
         return resolve3();
@@ -22176,15 +22176,15 @@ var init_sleep = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/version.mjs
+// node_modules/@anthropic-ai/sdk/version.mjs
 var VERSION19;
 var init_version = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/version.mjs"() {
+  "node_modules/@anthropic-ai/sdk/version.mjs"() {
     VERSION19 = "1.14.0";
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/detect-platform.mjs
+// node_modules/@anthropic-ai/sdk/internal/detect-platform.mjs
 function getDetectedPlatform() {
   if (typeof Deno !== "undefined" && Deno.build != null) {
     return "deno";
@@ -22222,7 +22222,7 @@ function getBrowserInfo() {
 }
 var isRunningInBrowser, getPlatformProperties, normalizeArch, normalizePlatform, _platformHeaders, getPlatformHeaders;
 var init_detect_platform = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/detect-platform.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/detect-platform.mjs"() {
     init_version();
     isRunningInBrowser = () => {
       return (
@@ -22323,7 +22323,7 @@ var init_detect_platform = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/request-signal.mjs
+// node_modules/@anthropic-ai/sdk/internal/request-signal.mjs
 function makeCleanup(signal, listener) {
   return () => signal.removeEventListener("abort", listener);
 }
@@ -22344,13 +22344,13 @@ function releaseRequestSignal(controller) {
 }
 var cleanups, registry2;
 var init_request_signal = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/request-signal.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/request-signal.mjs"() {
     cleanups = /* @__PURE__ */ new WeakMap();
     registry2 = typeof globalThis.FinalizationRegistry === "function" ? new globalThis.FinalizationRegistry((controller) => releaseRequestSignal(controller)) : null;
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/shims.mjs
+// node_modules/@anthropic-ai/sdk/internal/shims.mjs
 function getDefaultFetch() {
   if (typeof fetch !== "undefined") {
     return fetch;
@@ -22431,7 +22431,7 @@ async function CancelReadableStream(stream2) {
 }
 var droppedReaders;
 var init_shims = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/shims.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/shims.mjs"() {
     droppedReaders = typeof FinalizationRegistry === "undefined" ? void 0 : /* @__PURE__ */ new FinalizationRegistry(async (iter) => {
       try {
         await iter.return?.();
@@ -22441,10 +22441,10 @@ var init_shims = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/request-options.mjs
+// node_modules/@anthropic-ai/sdk/internal/request-options.mjs
 var FallbackEncoder;
 var init_request_options = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/request-options.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/request-options.mjs"() {
     FallbackEncoder = ({ headers, body }) => {
       return {
         bodyHeaders: {
@@ -22456,15 +22456,15 @@ var init_request_options = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/version.mjs
+// node_modules/@opentelemetry/api/dist/version.mjs
 var VERSION20;
 var init_version2 = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/version.mjs"() {
+  "node_modules/@opentelemetry/api/dist/version.mjs"() {
     VERSION20 = "1.10.0";
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/internal/semver.mjs
+// node_modules/@opentelemetry/api/dist/internal/semver.mjs
 function _makeCompatibilityCheck(ownVersion) {
   const acceptedVersions = /* @__PURE__ */ new Set([ownVersion]);
   const rejectedVersions = /* @__PURE__ */ new Set();
@@ -22510,14 +22510,14 @@ function _makeCompatibilityCheck(ownVersion) {
 }
 var re, isCompatible;
 var init_semver = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/internal/semver.mjs"() {
+  "node_modules/@opentelemetry/api/dist/internal/semver.mjs"() {
     init_version2();
     re = /^(\d+)\.(\d+)\.(\d+)(-(.+))?$/;
     isCompatible = _makeCompatibilityCheck(VERSION20);
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/internal/global-utils.mjs
+// node_modules/@opentelemetry/api/dist/internal/global-utils.mjs
 function _makeGlobalApi() {
   return Object.defineProperty({}, "version", {
     value: VERSION20,
@@ -22559,7 +22559,7 @@ function unregisterGlobal(type, diag2) {
 }
 var major, GLOBAL_OPENTELEMETRY_API_KEY, _global, _compatibleGlobalApi;
 var init_global_utils = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/internal/global-utils.mjs"() {
+  "node_modules/@opentelemetry/api/dist/internal/global-utils.mjs"() {
     init_version2();
     init_semver();
     major = VERSION20.split(".")[0];
@@ -22568,7 +22568,7 @@ var init_global_utils = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/diag/ComponentLogger.mjs
+// node_modules/@opentelemetry/api/dist/diag/ComponentLogger.mjs
 function logProxy(funcName, namespace, args) {
   const logger = getGlobal("diag");
   if (!logger) return;
@@ -22576,7 +22576,7 @@ function logProxy(funcName, namespace, args) {
 }
 var DiagComponentLogger;
 var init_ComponentLogger = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/diag/ComponentLogger.mjs"() {
+  "node_modules/@opentelemetry/api/dist/diag/ComponentLogger.mjs"() {
     init_global_utils();
     DiagComponentLogger = class {
       constructor(props) {
@@ -22601,7 +22601,7 @@ var init_ComponentLogger = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.mjs
+// node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.mjs
 function createLogLevelDiagLogger(maxLevel, logger) {
   if (maxLevel < 0) maxLevel = 0;
   else if (maxLevel > 9999) maxLevel = 9999;
@@ -22621,14 +22621,14 @@ function createLogLevelDiagLogger(maxLevel, logger) {
   };
 }
 var init_logLevelLogger = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.mjs"() {
+  "node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.mjs"() {
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/api/diag.mjs
+// node_modules/@opentelemetry/api/dist/api/diag.mjs
 var API_NAME, DiagAPI;
 var init_diag = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/api/diag.mjs"() {
+  "node_modules/@opentelemetry/api/dist/api/diag.mjs"() {
     init_global_utils();
     init_ComponentLogger();
     init_logLevelLogger();
@@ -22688,10 +22688,10 @@ var init_diag = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.mjs
+// node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.mjs
 var BaggageImpl;
 var init_baggage_impl = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.mjs"() {
+  "node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.mjs"() {
     BaggageImpl = class BaggageImpl2 {
       constructor(entries) {
         this._entries = entries ? new Map(entries) : /* @__PURE__ */ new Map();
@@ -22726,26 +22726,26 @@ var init_baggage_impl = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/baggage/utils.mjs
+// node_modules/@opentelemetry/api/dist/baggage/utils.mjs
 function createBaggage(entries = {}) {
   return new BaggageImpl(new Map(Object.entries(entries)));
 }
 var diag;
 var init_utils = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/baggage/utils.mjs"() {
+  "node_modules/@opentelemetry/api/dist/baggage/utils.mjs"() {
     init_diag();
     init_baggage_impl();
     diag = DiagAPI.instance();
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/context/context.mjs
+// node_modules/@opentelemetry/api/dist/context/context.mjs
 function createContextKey(description) {
   return Symbol.for(description);
 }
 var ROOT_CONTEXT;
 var init_context = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/context/context.mjs"() {
+  "node_modules/@opentelemetry/api/dist/context/context.mjs"() {
     ROOT_CONTEXT = new class BaseContext {
       /**
       * Construct a new context which inherits values from an optional parent context.
@@ -22771,10 +22771,10 @@ var init_context = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.mjs
+// node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.mjs
 var defaultTextMapGetter, defaultTextMapSetter;
 var init_TextMapPropagator = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.mjs"() {
+  "node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.mjs"() {
     defaultTextMapGetter = {
       get(carrier, key) {
         if (carrier == null) return;
@@ -22792,10 +22792,10 @@ var init_TextMapPropagator = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.mjs
+// node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.mjs
 var INVALID_SPANID, INVALID_TRACEID, INVALID_SPAN_CONTEXT;
 var init_invalid_span_constants = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.mjs"() {
+  "node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.mjs"() {
     INVALID_SPANID = "0000000000000000";
     INVALID_TRACEID = "00000000000000000000000000000000";
     INVALID_SPAN_CONTEXT = {
@@ -22806,10 +22806,10 @@ var init_invalid_span_constants = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.mjs
+// node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.mjs
 var NonRecordingSpan;
 var init_NonRecordingSpan = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.mjs"() {
+  "node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.mjs"() {
     init_invalid_span_constants();
     NonRecordingSpan = class {
       constructor(spanContext = INVALID_SPAN_CONTEXT) {
@@ -22850,7 +22850,7 @@ var init_NonRecordingSpan = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/spancontext-utils.mjs
+// node_modules/@opentelemetry/api/dist/trace/spancontext-utils.mjs
 function isValidHex(id, length) {
   if (typeof id !== "string" || id.length !== length) return false;
   let r = 0;
@@ -22871,7 +22871,7 @@ function wrapSpanContext(spanContext) {
 }
 var isHex;
 var init_spancontext_utils = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/spancontext-utils.mjs"() {
+  "node_modules/@opentelemetry/api/dist/trace/spancontext-utils.mjs"() {
     init_NonRecordingSpan();
     isHex = new Uint8Array([
       0,
@@ -22981,10 +22981,10 @@ var init_spancontext_utils = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/context/NoopContextManager.mjs
+// node_modules/@opentelemetry/api/dist/context/NoopContextManager.mjs
 var NoopContextManager;
 var init_NoopContextManager = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/context/NoopContextManager.mjs"() {
+  "node_modules/@opentelemetry/api/dist/context/NoopContextManager.mjs"() {
     init_context();
     NoopContextManager = class {
       active() {
@@ -23011,10 +23011,10 @@ var init_NoopContextManager = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/api/context.mjs
+// node_modules/@opentelemetry/api/dist/api/context.mjs
 var API_NAME2, NOOP_CONTEXT_MANAGER, NOOP_TOKEN, ContextAPI;
 var init_context2 = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/api/context.mjs"() {
+  "node_modules/@opentelemetry/api/dist/api/context.mjs"() {
     init_global_utils();
     init_diag();
     init_NoopContextManager();
@@ -23109,7 +23109,7 @@ var init_context2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/context-utils.mjs
+// node_modules/@opentelemetry/api/dist/trace/context-utils.mjs
 function getSpan(context2) {
   return context2.getValue(SPAN_KEY) || void 0;
 }
@@ -23131,7 +23131,7 @@ function getSpanContext(context2) {
 }
 var SPAN_KEY;
 var init_context_utils = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/context-utils.mjs"() {
+  "node_modules/@opentelemetry/api/dist/trace/context-utils.mjs"() {
     init_context();
     init_context2();
     init_NonRecordingSpan();
@@ -23139,13 +23139,13 @@ var init_context_utils = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/NoopTracer.mjs
+// node_modules/@opentelemetry/api/dist/trace/NoopTracer.mjs
 function isSpanContext(spanContext) {
   return spanContext !== null && typeof spanContext === "object" && "spanId" in spanContext && typeof spanContext["spanId"] === "string" && "traceId" in spanContext && typeof spanContext["traceId"] === "string" && "traceFlags" in spanContext && typeof spanContext["traceFlags"] === "number";
 }
 var contextApi, NoopTracer;
 var init_NoopTracer = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/NoopTracer.mjs"() {
+  "node_modules/@opentelemetry/api/dist/trace/NoopTracer.mjs"() {
     init_context2();
     init_NonRecordingSpan();
     init_context_utils();
@@ -23182,10 +23182,10 @@ var init_NoopTracer = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/ProxyTracer.mjs
+// node_modules/@opentelemetry/api/dist/trace/ProxyTracer.mjs
 var NOOP_TRACER, ProxyTracer;
 var init_ProxyTracer = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/ProxyTracer.mjs"() {
+  "node_modules/@opentelemetry/api/dist/trace/ProxyTracer.mjs"() {
     init_NoopTracer();
     NOOP_TRACER = new NoopTracer();
     ProxyTracer = class {
@@ -23217,10 +23217,10 @@ var init_ProxyTracer = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/span_kind.mjs
+// node_modules/@opentelemetry/api/dist/trace/span_kind.mjs
 var SpanKind;
 var init_span_kind = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/span_kind.mjs"() {
+  "node_modules/@opentelemetry/api/dist/trace/span_kind.mjs"() {
     SpanKind = /* @__PURE__ */ (function(SpanKind2) {
       SpanKind2[SpanKind2["INTERNAL"] = 0] = "INTERNAL";
       SpanKind2[SpanKind2["SERVER"] = 1] = "SERVER";
@@ -23232,10 +23232,10 @@ var init_span_kind = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/status.mjs
+// node_modules/@opentelemetry/api/dist/trace/status.mjs
 var SpanStatusCode;
 var init_status = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/status.mjs"() {
+  "node_modules/@opentelemetry/api/dist/trace/status.mjs"() {
     SpanStatusCode = /* @__PURE__ */ (function(SpanStatusCode2) {
       SpanStatusCode2[SpanStatusCode2["UNSET"] = 0] = "UNSET";
       SpanStatusCode2[SpanStatusCode2["OK"] = 1] = "OK";
@@ -23245,10 +23245,10 @@ var init_status = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.mjs
+// node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.mjs
 var NoopTracerProvider;
 var init_NoopTracerProvider = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.mjs"() {
+  "node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.mjs"() {
     init_NoopTracer();
     NoopTracerProvider = class {
       getTracer(_name, _version, _options) {
@@ -23258,10 +23258,10 @@ var init_NoopTracerProvider = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.mjs
+// node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.mjs
 var NOOP_TRACER_PROVIDER, ProxyTracerProvider;
 var init_ProxyTracerProvider = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.mjs"() {
+  "node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.mjs"() {
     init_ProxyTracer();
     init_NoopTracerProvider();
     NOOP_TRACER_PROVIDER = new NoopTracerProvider();
@@ -23291,19 +23291,19 @@ var init_ProxyTracerProvider = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/context-api.mjs
+// node_modules/@opentelemetry/api/dist/context-api.mjs
 var context;
 var init_context_api = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/context-api.mjs"() {
+  "node_modules/@opentelemetry/api/dist/context-api.mjs"() {
     init_context2();
     context = ContextAPI.getInstance();
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.mjs
+// node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.mjs
 var NoopTextMapPropagator;
 var init_NoopTextMapPropagator = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.mjs"() {
+  "node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.mjs"() {
     NoopTextMapPropagator = class {
       /** Noop inject function does nothing */
       inject(_context, _carrier) {
@@ -23319,7 +23319,7 @@ var init_NoopTextMapPropagator = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/baggage/context-helpers.mjs
+// node_modules/@opentelemetry/api/dist/baggage/context-helpers.mjs
 function getBaggage(context2) {
   return context2.getValue(BAGGAGE_KEY) || void 0;
 }
@@ -23334,17 +23334,17 @@ function deleteBaggage(context2) {
 }
 var BAGGAGE_KEY;
 var init_context_helpers = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/baggage/context-helpers.mjs"() {
+  "node_modules/@opentelemetry/api/dist/baggage/context-helpers.mjs"() {
     init_context();
     init_context2();
     BAGGAGE_KEY = createContextKey("OpenTelemetry Baggage Key");
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/api/propagation.mjs
+// node_modules/@opentelemetry/api/dist/api/propagation.mjs
 var API_NAME3, NOOP_TEXT_MAP_PROPAGATOR, PropagationAPI;
 var init_propagation = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/api/propagation.mjs"() {
+  "node_modules/@opentelemetry/api/dist/api/propagation.mjs"() {
     init_global_utils();
     init_diag();
     init_utils();
@@ -23412,19 +23412,19 @@ var init_propagation = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/propagation-api.mjs
+// node_modules/@opentelemetry/api/dist/propagation-api.mjs
 var propagation;
 var init_propagation_api = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/propagation-api.mjs"() {
+  "node_modules/@opentelemetry/api/dist/propagation-api.mjs"() {
     init_propagation();
     propagation = PropagationAPI.getInstance();
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/api/trace.mjs
+// node_modules/@opentelemetry/api/dist/api/trace.mjs
 var API_NAME4, TraceAPI;
 var init_trace = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/api/trace.mjs"() {
+  "node_modules/@opentelemetry/api/dist/api/trace.mjs"() {
     init_global_utils();
     init_diag();
     init_context_utils();
@@ -23480,18 +23480,18 @@ var init_trace = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/trace-api.mjs
+// node_modules/@opentelemetry/api/dist/trace-api.mjs
 var trace;
 var init_trace_api = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/trace-api.mjs"() {
+  "node_modules/@opentelemetry/api/dist/trace-api.mjs"() {
     init_trace();
     trace = TraceAPI.getInstance();
   }
 });
 
-// ../../../work/main/node_modules/@opentelemetry/api/dist/index.mjs
+// node_modules/@opentelemetry/api/dist/index.mjs
 var init_dist = __esm({
-  "../../../work/main/node_modules/@opentelemetry/api/dist/index.mjs"() {
+  "node_modules/@opentelemetry/api/dist/index.mjs"() {
     init_span_kind();
     init_status();
     init_context_api();
@@ -23500,7 +23500,7 @@ var init_dist = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/bytes.mjs
+// node_modules/@anthropic-ai/sdk/internal/utils/bytes.mjs
 function concatBytes(buffers) {
   let length = 0;
   for (const buffer of buffers) {
@@ -23524,11 +23524,11 @@ function decodeUTF8(bytes) {
 }
 var encodeUTF8_, decodeUTF8_;
 var init_bytes = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/bytes.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/utils/bytes.mjs"() {
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/decoders/line.mjs
+// node_modules/@anthropic-ai/sdk/internal/decoders/line.mjs
 function findNewlineIndex(buffer, startIndex) {
   const newline = 10;
   const carriage = 13;
@@ -23544,7 +23544,7 @@ function findNewlineIndex(buffer, startIndex) {
 }
 var _LineDecoder_buffer, _LineDecoder_carriageReturnIndex, LineDecoder;
 var init_line = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/decoders/line.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/decoders/line.mjs"() {
     init_tslib();
     init_bytes();
     LineDecoder = /* @__PURE__ */ (() => {
@@ -23597,10 +23597,10 @@ var init_line = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/env.mjs
+// node_modules/@anthropic-ai/sdk/internal/utils/env.mjs
 var readEnv;
 var init_env = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/env.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/utils/env.mjs"() {
     readEnv = (env) => {
       if (typeof globalThis.process !== "undefined") {
         return globalThis.process.env?.[env]?.trim() || void 0;
@@ -23613,7 +23613,7 @@ var init_env = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/log.mjs
+// node_modules/@anthropic-ai/sdk/internal/utils/log.mjs
 function noop4() {
 }
 function makeLogFn(fnLevel, logger, logLevel) {
@@ -23661,7 +23661,7 @@ function debugLogRequestDetails(logger, message, details) {
 }
 var defaultLogLevel, levelNumbers, parseLogLevel, noopLogger, cachedLoggers, lastEnvLevel, cachedDefaultLogger, formatRequestDetails;
 var init_log = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/log.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/utils/log.mjs"() {
     init_values();
     init_env();
     defaultLogLevel = "warn";
@@ -23712,7 +23712,7 @@ var init_log = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/core/streaming.mjs
+// node_modules/@anthropic-ai/sdk/core/streaming.mjs
 async function* _iterSSEMessages(response, controller) {
   if (!response.body) {
     controller.abort();
@@ -23798,7 +23798,7 @@ async function* _iterSSEMessages(response, controller) {
 }
 var _Stream_client, Stream;
 var init_streaming = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/core/streaming.mjs"() {
+  "node_modules/@anthropic-ai/sdk/core/streaming.mjs"() {
     init_tslib();
     init_error();
     init_shims();
@@ -23981,7 +23981,7 @@ var init_streaming = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/headers.mjs
+// node_modules/@anthropic-ai/sdk/internal/headers.mjs
 function* iterateHeaders(headers) {
   if (!headers)
     return;
@@ -24022,7 +24022,7 @@ function* iterateHeaders(headers) {
 }
 var brand_privateNullableHeaders, clearSentinel, APPEND_HEADERS, appendHeaderValue, buildHeaders;
 var init_headers = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/headers.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/headers.mjs"() {
     init_values();
     brand_privateNullableHeaders = /* @__PURE__ */ Symbol.for("brand.privateNullableHeaders");
     clearSentinel = /* @__PURE__ */ Symbol("clear");
@@ -24074,7 +24074,7 @@ var init_headers = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/tracing.mjs
+// node_modules/@anthropic-ai/sdk/internal/tracing.mjs
 function resolveOpenTelemetryOptions(option) {
   const { tracerProvider, propagation: propagation2, traces } = option === false ? { traces: false } : option ?? optionFromEnv();
   const { enabled, contentMode, maxContentBytes } = typeof traces === "boolean" ? { enabled: traces } : traces ?? {};
@@ -24162,8 +24162,8 @@ function requestAttributes(client, name2, request2) {
     return {};
   }
   const attributes = { ...table.constants };
-  for (const [attribute, path22, type] of table.request ?? []) {
-    const value = guardTracing(client, () => attributeValue(dig(request2?.body, path22), type));
+  for (const [attribute, path23, type] of table.request ?? []) {
+    const value = guardTracing(client, () => attributeValue(dig(request2?.body, path23), type));
     if (value !== void 0) {
       attributes[attribute] = value;
     }
@@ -24186,9 +24186,9 @@ function requestAttributes(client, name2, request2) {
   return attributes;
 }
 function setResponseAttributes(span, name2, data) {
-  for (const [attribute, path22, type] of SPAN_ATTRIBUTES[name2]?.response ?? []) {
+  for (const [attribute, path23, type] of SPAN_ATTRIBUTES[name2]?.response ?? []) {
     try {
-      const value = attributeValue(dig(data, path22), type);
+      const value = attributeValue(dig(data, path23), type);
       if (value !== void 0) {
         span.setAttribute(attribute, value);
       }
@@ -24196,9 +24196,9 @@ function setResponseAttributes(span, name2, data) {
     }
   }
 }
-function dig(data, path22) {
+function dig(data, path23) {
   let value = data;
-  for (const name2 of path22) {
+  for (const name2 of path23) {
     if (typeof value !== "object" || value === null) {
       return void 0;
     }
@@ -24444,7 +24444,7 @@ function errorType(error62) {
 }
 var INSTRUMENTATION_SCOPE, ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID, ATTR_GEN_AI_PROVIDER_NAME, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_REQUEST_RESEND_COUNT, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT, ATTR_URL_FULL, ATTR_URL_PATH, ATTR_URL_QUERY, ATTR_URL_SCHEME, ATTR_ANTHROPIC_SESSION_THREAD_ID, DEFAULT_MAX_CONTENT_BYTES, SPAN_ATTRIBUTES, CONTENT_QUERY_PARAMS, RESPONSE_HEADER_ATTRIBUTES;
 var init_tracing = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/tracing.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/tracing.mjs"() {
     init_dist();
     init_error();
     init_streaming();
@@ -24527,10 +24527,10 @@ var init_tracing = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/qs/formats.mjs
+// node_modules/@anthropic-ai/sdk/internal/qs/formats.mjs
 var default_format, default_formatter, formatters, RFC1738;
 var init_formats = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/qs/formats.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/qs/formats.mjs"() {
     default_format = "RFC3986";
     default_formatter = (v) => String(v);
     formatters = {
@@ -24541,7 +24541,7 @@ var init_formats = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/qs/utils.mjs
+// node_modules/@anthropic-ai/sdk/internal/qs/utils.mjs
 function is_buffer(obj) {
   if (!obj || typeof obj !== "object") {
     return false;
@@ -24560,7 +24560,7 @@ function maybe_map(val, fn) {
 }
 var has, hex_table, limit, encode3;
 var init_utils2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/qs/utils.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/qs/utils.mjs"() {
     init_formats();
     init_values();
     has = (obj, key) => (has = Object.hasOwn ?? Function.prototype.call.bind(Object.prototype.hasOwnProperty), has(obj, key));
@@ -24627,7 +24627,7 @@ var init_utils2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/qs/stringify.mjs
+// node_modules/@anthropic-ai/sdk/internal/qs/stringify.mjs
 function is_non_nullish_primitive(v) {
   return typeof v === "string" || typeof v === "number" || typeof v === "boolean" || typeof v === "symbol" || typeof v === "bigint";
 }
@@ -24867,7 +24867,7 @@ function stringify(object2, opts = {}) {
 }
 var array_prefix_generators, push_to_array, toISOString, defaults, sentinel;
 var init_stringify = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/qs/stringify.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/qs/stringify.mjs"() {
     init_utils2();
     init_formats();
     init_values();
@@ -24912,20 +24912,20 @@ var init_stringify = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/query.mjs
+// node_modules/@anthropic-ai/sdk/internal/utils/query.mjs
 function stringifyQuery(query) {
   return stringify(query, { arrayFormat: "brackets" });
 }
 var init_query = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/query.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/utils/query.mjs"() {
     init_stringify();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/core/resource.mjs
+// node_modules/@anthropic-ai/sdk/core/resource.mjs
 var APIResource;
 var init_resource = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/core/resource.mjs"() {
+  "node_modules/@anthropic-ai/sdk/core/resource.mjs"() {
     APIResource = class {
       constructor(client) {
         this._client = client;
@@ -24934,7 +24934,7 @@ var init_resource = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/parse.mjs
+// node_modules/@anthropic-ai/sdk/internal/parse.mjs
 async function defaultParseResponse(client, props) {
   const { response, requestLogID, retryOfRequestLogID, startTime: startTime2 } = props;
   const body = await (async () => {
@@ -24985,14 +24985,14 @@ function addResponseIDs(value, response) {
   });
 }
 var init_parse = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/parse.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/parse.mjs"() {
     init_streaming();
     init_log();
     init_request_signal();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/uploads.mjs
+// node_modules/@anthropic-ai/sdk/internal/uploads.mjs
 function makeFile(fileBits, fileName, options2) {
   checkFileSupport();
   return new File(fileBits, fileName ?? "", options2);
@@ -25023,7 +25023,7 @@ function supportsFormData(fetchObject) {
 }
 var checkFileSupport, isAsyncIterable, multipartFormRequestOptions, supportsFormDataMap, createForm, addFormValue;
 var init_uploads = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/uploads.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/uploads.mjs"() {
     init_shims();
     init_tracing();
     checkFileSupport = () => {
@@ -25090,10 +25090,10 @@ var init_uploads = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/attributes.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/tracing/attributes.mjs
 var ATTR_GEN_AI_AGENT_ID, ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_OUTPUT_MESSAGES, ATTR_GEN_AI_OUTPUT_TYPE, ATTR_GEN_AI_REQUEST_MODEL, ATTR_GEN_AI_REQUEST_STOP_SEQUENCES, ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, ATTR_GEN_AI_SYSTEM_INSTRUCTIONS, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_ID, ATTR_GEN_AI_TOOL_DESCRIPTION, ATTR_GEN_AI_TOOL_NAME, ATTR_GEN_AI_TOOL_TYPE, ATTR_GEN_AI_USAGE_INPUT_TOKENS, GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL, GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT, GEN_AI_OUTPUT_TYPE_VALUE_JSON, GEN_AI_TOOL_TYPE_VALUE_FUNCTION, ATTR_ANTHROPIC_CONTENT_TRUNCATED, ATTR_ANTHROPIC_TOOL_RESULT_CONTENT, ATTR_ANTHROPIC_TOOLSET_NAME, ATTR_ANTHROPIC_USAGE_COMPACTION_INPUT_TOKENS, ATTR_ANTHROPIC_USAGE_COMPACTION_OUTPUT_TOKENS;
 var init_attributes = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/attributes.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/attributes.mjs"() {
     init_tracing();
     init_tracing();
     ATTR_GEN_AI_AGENT_ID = "gen_ai.agent.id";
@@ -25123,7 +25123,7 @@ var init_attributes = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/content.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/tracing/content.mjs
 function setMessageContentAttributes(call2, body, output2, limit2) {
   const span = call2.span;
   const requestSize = call2.requestContentSize;
@@ -25394,12 +25394,12 @@ function utf8Length(text) {
   return size;
 }
 var init_content = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/content.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/content.mjs"() {
     init_attributes();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/response.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/tracing/response.mjs
 function setUsageSumAttributes(span, usage, complete) {
   if (!isObj(usage)) {
     return;
@@ -25426,7 +25426,7 @@ function count(usage, name2) {
 }
 var INPUT_TOKEN_COUNTS;
 var init_response = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/response.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/response.mjs"() {
     init_values();
     init_attributes();
     INPUT_TOKEN_COUNTS = [
@@ -25437,7 +25437,7 @@ var init_response = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/api-call.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/tracing/api-call.mjs
 function messagesCreateSpanSettings(client, request2) {
   const attributes = guardTracing(client, () => {
     const outputConfig = isObj(request2.body) ? request2.body["output_config"] : void 0;
@@ -25482,7 +25482,7 @@ function recordMessagesCreateResponse(client, call2, body, data) {
   }
 }
 var init_api_call = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/api-call.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/api-call.mjs"() {
     init_streaming();
     init_tracing();
     init_log();
@@ -25493,7 +25493,7 @@ var init_api_call = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/trace-headers.mjs
+// node_modules/@anthropic-ai/sdk/internal/trace-headers.mjs
 function traceHeaderNames() {
   const names = /* @__PURE__ */ new Set(["traceparent", "tracestate", "baggage"]);
   try {
@@ -25506,13 +25506,13 @@ function traceHeaderNames() {
   return names;
 }
 var init_trace_headers = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/trace-headers.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/trace-headers.mjs"() {
     init_dist();
     init_log();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/headers.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/tracing/headers.mjs
 function takeTraceHeaders(headers) {
   const names = traceHeaderNames();
   const taken = Array.from(headers.entries()).filter(([name2]) => names.has(name2));
@@ -25534,12 +25534,12 @@ function withoutTraceHeaders(middleware) {
   };
 }
 var init_headers2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/headers.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/headers.mjs"() {
     init_trace_headers();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/streaming.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/tracing/streaming.mjs
 function recordStreamedMessageContent(client, call2, body, message) {
   if (!call2.span.isRecording() || client.openTelemetry.traces.contentMode !== "content") {
     return;
@@ -25631,8 +25631,8 @@ function endMessagesCreateSpanWhenStreamEnds(client, span, stream2, props) {
           const complete = sawMessageDelta || sawStop;
           let response = { ...message, usage };
           if (!complete) {
-            for (const path22 of FINAL_FROM_MESSAGE_DELTA) {
-              response = without(response, path22);
+            for (const path23 of FINAL_FROM_MESSAGE_DELTA) {
+              response = without(response, path23);
             }
           }
           setResponseAttributes(span, call2.name, response);
@@ -25660,8 +25660,8 @@ function endMessagesCreateSpanWhenStreamEnds(client, span, stream2, props) {
     }
   });
 }
-function without(data, path22) {
-  const [name2, ...rest] = path22;
+function without(data, path23) {
+  const [name2, ...rest] = path23;
   if (name2 === void 0 || !(name2 in data)) {
     return data;
   }
@@ -25674,7 +25674,7 @@ function without(data, path22) {
 }
 var FINAL_FROM_MESSAGE_DELTA, TOTALS_IN_MESSAGE_DELTA;
 var init_streaming2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/streaming.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/streaming.mjs"() {
     init_dist();
     init_error();
     init_streaming();
@@ -25699,7 +25699,7 @@ var init_streaming2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/environments.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/tracing/environments.mjs
 function startEnvironmentWorkSpan(client, work, parentContext) {
   return client._tracer?.startSpan("anthropic.environment.work", {
     kind: SpanKind.INTERNAL,
@@ -25742,14 +25742,14 @@ async function withEnvironmentWorkSpan(client, span, signal, handle) {
   guardTracing(client, () => endEnvironmentWorkSpan(span, signal));
 }
 var init_environments = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/environments.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/environments.mjs"() {
     init_dist();
     init_tracing();
     init_attributes();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs
+// node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs
 function helperHeader(value) {
   return { [STAINLESS_HELPER_HEADER]: value };
 }
@@ -25800,14 +25800,14 @@ function stainlessHelperHeaderFromFile(file2) {
 }
 var STAINLESS_HELPER_HEADER, STAINLESS_HELPER_METHOD_HEADER, SDK_HELPER_SYMBOL;
 var init_stainless_helper_header = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs"() {
     STAINLESS_HELPER_HEADER = "x-stainless-helper";
     STAINLESS_HELPER_METHOD_HEADER = "x-stainless-helper-method";
     SDK_HELPER_SYMBOL = /* @__PURE__ */ Symbol("anthropic.sdk.stainlessHelper");
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/tools.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/tracing/tools.mjs
 function startToolRunnerSpan(client, params, conversationId) {
   if (!client._tracer)
     return void 0;
@@ -25876,7 +25876,7 @@ async function withToolUseSpan(client, tool, toolUse, options2, run2) {
   }
 }
 var init_tools = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing/tools.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/tracing/tools.mjs"() {
     init_dist();
     init_stainless_helper_header();
     init_tracing();
@@ -25886,9 +25886,9 @@ var init_tools = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/tracing.mjs
 var init_tracing2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/tracing.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/tracing.mjs"() {
     init_api_call();
     init_headers2();
     init_streaming2();
@@ -25897,10 +25897,10 @@ var init_tracing2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/core/api-promise.mjs
+// node_modules/@anthropic-ai/sdk/core/api-promise.mjs
 var _APIPromise_client, APIPromise;
 var init_api_promise = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/core/api-promise.mjs"() {
+  "node_modules/@anthropic-ai/sdk/core/api-promise.mjs"() {
     init_tslib();
     init_parse();
     init_tracing();
@@ -26015,10 +26015,10 @@ var init_api_promise = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/core/pagination.mjs
+// node_modules/@anthropic-ai/sdk/core/pagination.mjs
 var _AbstractPage_client, AbstractPage, PagePromise, Page, PageCursor, BidirectionalPageCursor, ReportPageCursor;
 var init_pagination = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/core/pagination.mjs"() {
+  "node_modules/@anthropic-ai/sdk/core/pagination.mjs"() {
     init_tslib();
     init_error();
     init_parse();
@@ -26227,21 +26227,21 @@ var init_pagination = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
+// node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
 function encodeURIPath(str) {
   return str.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@]+/g, encodeURIComponent);
 }
-var EMPTY, createPathTagFunction, path3;
+var EMPTY, createPathTagFunction, path4;
 var init_path = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/utils/path.mjs"() {
     init_error();
     EMPTY = /* @__PURE__ */ Object.freeze(/* @__PURE__ */ Object.create(null));
-    createPathTagFunction = (pathEncoder = encodeURIPath) => function path22(statics, ...params) {
+    createPathTagFunction = (pathEncoder = encodeURIPath) => function path23(statics, ...params) {
       if (statics.length === 1)
         return statics[0];
       let postPath = false;
       const invalidSegments = [];
-      const path23 = statics.reduce((previousValue, currentValue, index) => {
+      const path24 = statics.reduce((previousValue, currentValue, index) => {
         if (/[?#]/.test(currentValue)) {
           postPath = true;
         }
@@ -26265,7 +26265,7 @@ var init_path = __esm({
         }
         return previousValue + currentValue + (index === params.length ? "" : encoded);
       }, "");
-      const pathOnly = path23.split(/[?#]/, 1)[0];
+      const pathOnly = path24.split(/[?#]/, 1)[0];
       const invalidSegmentPattern = /(?<=^|\/)(?:\.|%2e){1,2}(?:;[^/]*)?(?=\/|$)/gi;
       let match;
       while ((match = invalidSegmentPattern.exec(pathOnly)) !== null) {
@@ -26286,19 +26286,19 @@ var init_path = __esm({
         const underline2 = Array.from(marks, (mark) => mark ?? " ").join("");
         throw new AnthropicError(`Path parameters result in path with invalid segments:
 ${invalidSegments.map((e) => e.error).join("\n")}
-${path23}
+${path24}
 ${underline2}`);
       }
-      return path23;
+      return path24;
     };
-    path3 = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
+    path4 = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/files.mjs
+// node_modules/@anthropic-ai/sdk/resources/files.mjs
 var FileNotDownloadableError, StorageQuotaExceededError, FileExpiredError, Files;
 var init_files = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/files.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/files.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -26373,7 +26373,7 @@ var init_files = __esm({
          */
         delete(fileID, params = {}, options2) {
           const { workspace_id } = params ?? {};
-          return this._client.delete(path3`/v1/files/${fileID}`, {
+          return this._client.delete(path4`/v1/files/${fileID}`, {
             ...options2,
             headers: buildHeaders([
               { ...workspace_id != null ? { "anthropic-workspace-id": workspace_id } : void 0 },
@@ -26405,7 +26405,7 @@ var init_files = __esm({
          */
         download(fileID, params = {}, options2) {
           const { workspace_id } = params ?? {};
-          return this._client.get(path3`/v1/files/${fileID}/content`, {
+          return this._client.get(path4`/v1/files/${fileID}/content`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -26438,7 +26438,7 @@ var init_files = __esm({
          */
         retrieveMetadata(fileID, params = {}, options2) {
           const { workspace_id } = params ?? {};
-          return this._client.get(path3`/v1/files/${fileID}`, {
+          return this._client.get(path4`/v1/files/${fileID}`, {
             ...options2,
             headers: buildHeaders([
               { ...workspace_id != null ? { "anthropic-workspace-id": workspace_id } : void 0 },
@@ -26491,10 +26491,10 @@ var init_files = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/shared.mjs
+// node_modules/@anthropic-ai/sdk/resources/shared.mjs
 var ClaudeCodeKeyCreatorNotMemberError, ClaudeCodeVersionTooOldError, CMEKKeyDisabledError, CMEKKeyNetworkBlockedError, OrganizationOnHoldError, OrganizationTypeNotSupportedError, ParentOrganizationRequiredError, RequestBodyEncodingInvalidError, RequestBodyEncodingUnsupportedError, WorkspaceHumanReviewDisabledError, LinkedOrganizationBillingUnavailableError, LinkedOrganizationSpendLimitReachedError, SandboxEgressRestrictedError, RequestBodyTooLargeAfterDecodingError, ContractSpendLimitReachedError, EnforcedSpendLimitReachedError, RampLimitExceededError, CMEKContextUnavailableError, CMEKKeyUnreachableError;
 var init_shared = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/shared.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/shared.mjs"() {
     init_error();
     ClaudeCodeKeyCreatorNotMemberError = /* @__PURE__ */ (() => {
       class ClaudeCodeKeyCreatorNotMemberError2 extends BadRequestError {
@@ -26613,10 +26613,10 @@ var init_shared = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/deployment-runs.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/deployment-runs.mjs
 var DeploymentRuns;
 var init_deployment_runs = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/deployment-runs.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/deployment-runs.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -26636,7 +26636,7 @@ var init_deployment_runs = __esm({
        */
       retrieve(deploymentRunID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.get(path3`/v1/deployment_runs/${deploymentRunID}`, {
+        return this._client.get(path4`/v1/deployment_runs/${deploymentRunID}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -26696,10 +26696,10 @@ var init_deployment_runs = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/deployments.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/deployments.mjs
 var Deployments;
 var init_deployments = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/deployments.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/deployments.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -26765,7 +26765,7 @@ var init_deployments = __esm({
        */
       retrieve(deploymentID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.get(path3`/v1/deployments/${deploymentID}`, {
+        return this._client.get(path4`/v1/deployments/${deploymentID}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -26795,7 +26795,7 @@ var init_deployments = __esm({
        */
       update(deploymentID, params, options2) {
         const { betas, workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/deployments/${deploymentID}`, {
+        return this._client.post(path4`/v1/deployments/${deploymentID}`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -26863,7 +26863,7 @@ var init_deployments = __esm({
        */
       archive(deploymentID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.post(path3`/v1/deployments/${deploymentID}/archive`, {
+        return this._client.post(path4`/v1/deployments/${deploymentID}/archive`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -26892,7 +26892,7 @@ var init_deployments = __esm({
        */
       pause(deploymentID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.post(path3`/v1/deployments/${deploymentID}/pause`, {
+        return this._client.post(path4`/v1/deployments/${deploymentID}/pause`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -26921,7 +26921,7 @@ var init_deployments = __esm({
        */
       run(deploymentID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.post(path3`/v1/deployments/${deploymentID}/run`, {
+        return this._client.post(path4`/v1/deployments/${deploymentID}/run`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -26950,7 +26950,7 @@ var init_deployments = __esm({
        */
       unpause(deploymentID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.post(path3`/v1/deployments/${deploymentID}/unpause`, {
+        return this._client.post(path4`/v1/deployments/${deploymentID}/unpause`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -26970,10 +26970,10 @@ var init_deployments = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/dreams.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/dreams.mjs
 var Dreams;
 var init_dreams = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/dreams.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/dreams.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -27038,7 +27038,7 @@ var init_dreams = __esm({
        */
       retrieve(dreamID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.get(path3`/v1/dreams/${dreamID}`, {
+        return this._client.get(path4`/v1/dreams/${dreamID}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -27111,7 +27111,7 @@ var init_dreams = __esm({
        */
       archive(dreamID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.post(path3`/v1/dreams/${dreamID}/archive`, {
+        return this._client.post(path4`/v1/dreams/${dreamID}/archive`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -27148,7 +27148,7 @@ var init_dreams = __esm({
        */
       cancel(dreamID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.post(path3`/v1/dreams/${dreamID}/cancel`, {
+        return this._client.post(path4`/v1/dreams/${dreamID}/cancel`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -27168,10 +27168,10 @@ var init_dreams = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/files.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/files.mjs
 var Files2;
 var init_files2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/files.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/files.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -27232,7 +27232,7 @@ var init_files2 = __esm({
        */
       delete(fileID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.delete(path3`/v1/files/${fileID}`, {
+        return this._client.delete(path4`/v1/files/${fileID}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -27270,7 +27270,7 @@ var init_files2 = __esm({
        */
       download(fileID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.get(path3`/v1/files/${fileID}/content`, {
+        return this._client.get(path4`/v1/files/${fileID}/content`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -27304,7 +27304,7 @@ var init_files2 = __esm({
        */
       retrieveMetadata(fileID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.get(path3`/v1/files/${fileID}`, {
+        return this._client.get(path4`/v1/files/${fileID}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -27360,10 +27360,10 @@ var init_files2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/models.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/models.mjs
 var Models;
 var init_models = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/models.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/models.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -27388,7 +27388,7 @@ var init_models = __esm({
        */
       retrieve(modelID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.get(path3`/v1/models/${modelID}`, {
+        return this._client.get(path4`/v1/models/${modelID}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -27444,9 +27444,9 @@ var init_models = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@stablelib/base64/lib/base64.js
+// node_modules/@stablelib/base64/lib/base64.js
 var require_base64 = __commonJS({
-  "../../../work/main/node_modules/@stablelib/base64/lib/base64.js"(exports2) {
+  "node_modules/@stablelib/base64/lib/base64.js"(exports2) {
     "use strict";
     var __extends = exports2 && exports2.__extends || /* @__PURE__ */ (function() {
       var extendStatics = function(d, b) {
@@ -27657,9 +27657,9 @@ var require_base64 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/fast-sha256/sha256.js
+// node_modules/fast-sha256/sha256.js
 var require_sha256 = __commonJS({
-  "../../../work/main/node_modules/fast-sha256/sha256.js"(exports2, module2) {
+  "node_modules/fast-sha256/sha256.js"(exports2, module2) {
     (function(root, factory) {
       var exports3 = {};
       factory(exports3);
@@ -28081,9 +28081,9 @@ var require_sha256 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/standardwebhooks/dist/timing_safe_equal.js
+// node_modules/standardwebhooks/dist/timing_safe_equal.js
 var require_timing_safe_equal = __commonJS({
-  "../../../work/main/node_modules/standardwebhooks/dist/timing_safe_equal.js"(exports2) {
+  "node_modules/standardwebhooks/dist/timing_safe_equal.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.timingSafeEqual = timingSafeEqual;
@@ -28115,9 +28115,9 @@ var require_timing_safe_equal = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/standardwebhooks/dist/index.js
+// node_modules/standardwebhooks/dist/index.js
 var require_dist2 = __commonJS({
-  "../../../work/main/node_modules/standardwebhooks/dist/index.js"(exports2) {
+  "node_modules/standardwebhooks/dist/index.js"(exports2) {
     "use strict";
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.Webhook = exports2.WebhookVerificationError = void 0;
@@ -28232,10 +28232,10 @@ var require_dist2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/webhooks.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/webhooks.mjs
 var import_standardwebhooks, Webhooks;
 var init_webhooks = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/webhooks.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/webhooks.mjs"() {
     init_resource();
     import_standardwebhooks = __toESM(require_dist2(), 1);
     Webhooks = class extends APIResource {
@@ -28266,10 +28266,10 @@ var init_webhooks = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/agents/versions.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/agents/versions.mjs
 var Versions;
 var init_versions = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/agents/versions.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/agents/versions.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -28291,7 +28291,7 @@ var init_versions = __esm({
        */
       list(agentID, params = {}, options2) {
         const { betas, workspace_id, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/agents/${agentID}/versions`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/agents/${agentID}/versions`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -28313,10 +28313,10 @@ var init_versions = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/agents/agents.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/agents/agents.mjs
 var Agents;
 var init_agents = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/agents/agents.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/agents/agents.mjs"() {
     init_resource();
     init_versions();
     init_versions();
@@ -28374,7 +28374,7 @@ var init_agents = __esm({
          */
         retrieve(agentID, params = {}, options2) {
           const { betas, workspace_id, ...query } = params ?? {};
-          return this._client.get(path3`/v1/agents/${agentID}`, {
+          return this._client.get(path4`/v1/agents/${agentID}`, {
             query,
             ...options2,
             headers: buildHeaders([
@@ -28406,7 +28406,7 @@ var init_agents = __esm({
          */
         update(agentID, params, options2) {
           const { betas, workspace_id, ...body } = params;
-          return this._client.post(path3`/v1/agents/${agentID}`, {
+          return this._client.post(path4`/v1/agents/${agentID}`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -28466,7 +28466,7 @@ var init_agents = __esm({
          */
         archive(agentID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.post(path3`/v1/agents/${agentID}/archive`, {
+          return this._client.post(path4`/v1/agents/${agentID}/archive`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -28489,10 +28489,10 @@ var init_agents = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/cases.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/cases.mjs
 var Cases;
 var init_cases = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/cases.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/cases.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -28518,7 +28518,7 @@ var init_cases = __esm({
        */
       retrieve(caseID, params = {}, options2) {
         const { betas } = params ?? {};
-        return this._client.get(path3`/v1/compliance/review/cases/${caseID}`, {
+        return this._client.get(path4`/v1/compliance/review/cases/${caseID}`, {
           ...options2,
           headers: buildHeaders([
             { ...betas?.toString() != null ? { "anthropic-beta": betas?.toString() } : void 0 },
@@ -28612,7 +28612,7 @@ var init_cases = __esm({
        */
       respond(caseID, params, options2) {
         const { betas, ...body } = params;
-        return this._client.post(path3`/v1/compliance/review/cases/${caseID}/respond`, {
+        return this._client.post(path4`/v1/compliance/review/cases/${caseID}/respond`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -28630,10 +28630,10 @@ var init_cases = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/items.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/items.mjs
 var Items;
 var init_items = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/items.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/items.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -28667,7 +28667,7 @@ var init_items = __esm({
        */
       retrieve(itemID, params = {}, options2) {
         const { betas, user_profile_id } = params ?? {};
-        return this._client.get(path3`/v1/compliance/review/items/${itemID}`, {
+        return this._client.get(path4`/v1/compliance/review/items/${itemID}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -28687,10 +28687,10 @@ var init_items = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/notices.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/notices.mjs
 var Notices;
 var init_notices = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/notices.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/notices.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -28745,10 +28745,10 @@ var init_notices = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/review.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/review.mjs
 var Review;
 var init_review = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/review.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/review.mjs"() {
     init_resource();
     init_cases();
     init_cases();
@@ -28773,10 +28773,10 @@ var init_review = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/compliance.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/compliance/compliance.mjs
 var Compliance;
 var init_compliance = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/compliance/compliance.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/compliance/compliance.mjs"() {
     init_resource();
     init_review();
     init_review();
@@ -28793,10 +28793,10 @@ var init_compliance = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/uuid.mjs
+// node_modules/@anthropic-ai/sdk/internal/utils/uuid.mjs
 var uuid42;
 var init_uuid = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/uuid.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/utils/uuid.mjs"() {
     uuid42 = function() {
       const { crypto: crypto3 } = globalThis;
       if (crypto3?.randomUUID) {
@@ -28810,7 +28810,7 @@ var init_uuid = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/abort.mjs
+// node_modules/@anthropic-ai/sdk/internal/utils/abort.mjs
 function linkAbort(external, controller) {
   if (!external)
     return () => {
@@ -28825,11 +28825,11 @@ function linkAbort(external, controller) {
   return () => external.removeEventListener("abort", onAbort);
 }
 var init_abort = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/abort.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/utils/abort.mjs"() {
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/backoff.mjs
+// node_modules/@anthropic-ai/sdk/internal/utils/backoff.mjs
 function isStatus(e, code) {
   return e instanceof APIError && e.status === code;
 }
@@ -28849,12 +28849,12 @@ function applyJitter(ms) {
   return ms * (1 - Math.random() * 0.25);
 }
 var init_backoff = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/backoff.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/utils/backoff.mjs"() {
     init_error();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/helper-client.mjs
+// node_modules/@anthropic-ai/sdk/lib/helper-client.mjs
 function copyClientForHelper(client, { authToken, helper }) {
   if (!authToken) {
     throw new AnthropicError(`copyClientForHelper: expected a non-empty authToken but received ${JSON.stringify(authToken)}`);
@@ -28880,14 +28880,14 @@ function copyClientForHelper(client, { authToken, helper }) {
   });
 }
 var init_helper_client = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/helper-client.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/helper-client.mjs"() {
     init_error();
     init_headers();
     init_stainless_helper_header();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/environments/poller.mjs
+// node_modules/@anthropic-ai/sdk/lib/environments/poller.mjs
 function backoff2(attempt) {
   return backoff(attempt, POLL_BACKOFF_BASE_MS, POLL_BACKOFF_CAP_MS);
 }
@@ -28898,7 +28898,7 @@ function defaultWorkerId() {
 }
 var _WorkPoller_runnerClient, _WorkPoller_consumed, _WorkPoller_controller, _WorkPoller_detachExternal, _WorkPoller_autoStop, _WorkPoller_drain, _WorkPoller_blockMs, _WorkPoller_reclaimOlderThanMs, _WorkPoller_requestOpts, _IdleLog_log, _IdleLog_environmentId, _IdleLog_idleSince, _IdleLog_lastReport, POLL_BLOCK_MS, POLL_BACKOFF_BASE_MS, POLL_BACKOFF_CAP_MS, IDLE_REPORT_INTERVAL_MS, WorkPoller, IdleLog;
 var init_poller = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/environments/poller.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/environments/poller.mjs"() {
     init_tslib();
     init_dist();
     init_error();
@@ -29064,10 +29064,10 @@ var init_poller = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/base64.mjs
+// node_modules/@anthropic-ai/sdk/internal/utils/base64.mjs
 var fromBase642;
 var init_base64 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/base64.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/utils/base64.mjs"() {
     init_error();
     fromBase642 = (str) => {
       if (typeof globalThis.Buffer !== "undefined") {
@@ -29087,10 +29087,10 @@ var init_base64 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/async-queue.mjs
+// node_modules/@anthropic-ai/sdk/internal/utils/async-queue.mjs
 var _AsyncQueue_items, _AsyncQueue_waiters, _AsyncQueue_closed, AsyncQueue;
 var init_async_queue = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/async-queue.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/utils/async-queue.mjs"() {
     init_tslib();
     AsyncQueue = /* @__PURE__ */ (() => {
       class AsyncQueue2 {
@@ -29159,10 +29159,10 @@ var init_async_queue = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/ToolError.mjs
+// node_modules/@anthropic-ai/sdk/lib/tools/ToolError.mjs
 var ToolError;
 var init_ToolError = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/ToolError.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/tools/ToolError.mjs"() {
     ToolError = /* @__PURE__ */ (() => {
       class ToolError2 extends Error {
         constructor(content) {
@@ -29181,7 +29181,7 @@ var init_ToolError = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/sanitize.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/toolsets/sanitize.mjs
 function wellFormed(text) {
   return text.replace(LONE_SURROGATE_RE, "\uFFFD");
 }
@@ -29220,7 +29220,7 @@ function errorTextContent(content) {
 }
 var LINE_UNSAFE, CONTROL_RE, LONE_SURROGATE_RE, FIELD_MAX, LOG_MAX;
 var init_sanitize = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/sanitize.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/toolsets/sanitize.mjs"() {
     LINE_UNSAFE = "\\x00-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069";
     CONTROL_RE = /* @__PURE__ */ (() => new RegExp(`[${LINE_UNSAFE}]+`, "g"))();
     LONE_SURROGATE_RE = /[\uD800-\uDFFF]/gu;
@@ -29229,7 +29229,7 @@ var init_sanitize = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/BetaRunnableTool.mjs
+// node_modules/@anthropic-ai/sdk/lib/tools/BetaRunnableTool.mjs
 function toolName(tool) {
   return "name" in tool ? tool.name : "mcp_server_name" in tool ? tool.mcp_server_name : tool.type;
 }
@@ -29246,13 +29246,13 @@ async function runRunnableTool(tool, rawInput, context2) {
   }
 }
 var init_BetaRunnableTool = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/BetaRunnableTool.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/tools/BetaRunnableTool.mjs"() {
     init_ToolError();
     init_sanitize();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/SessionToolRunner.mjs
+// node_modules/@anthropic-ai/sdk/lib/tools/SessionToolRunner.mjs
 function endsTurn(ev) {
   if (ev.type !== "session.status_idle")
     return false;
@@ -29290,7 +29290,7 @@ function toSessionContent(content) {
 }
 var _IdleClock_maxIdleMs, _IdleClock_onExpire, _IdleClock_blockers, _IdleClock_armPending, _IdleClock_idleMayBeStale, _IdleClock_timer, _SessionToolRunner_instances, _SessionToolRunner_consumed, _SessionToolRunner_controller, _SessionToolRunner_detachExternal, _SessionToolRunner_requestOpts, _SessionToolRunner_toolByName, _SessionToolRunner_logger, _SessionToolRunner_seen, _SessionToolRunner_answered, _SessionToolRunner_confirmationVerdicts, _SessionToolRunner_awaitingConfirmation, _SessionToolRunner_terminatedThreads, _SessionToolRunner_results, _SessionToolRunner_inFlightCount, _SessionToolRunner_sendRetryWindowMs, _SessionToolRunner_onIdle, _SessionToolRunner_idleClock, _SessionToolRunner_otelContext, _SessionToolRunner_primaryThreadId, _SessionToolRunner_historyRead, _SessionToolRunner_requestOptions, _SessionToolRunner_streamLoop, _SessionToolRunner_reconcile, _SessionToolRunner_ingestHistory, _SessionToolRunner_notePrimaryThread, _SessionToolRunner_handleStreamEvent, _SessionToolRunner_inTerminatedThread, _SessionToolRunner_releaseTerminatedHolds, _SessionToolRunner_routeToolEvent, _SessionToolRunner_noteConfirmation, _SessionToolRunner_applyVerdict, _SessionToolRunner_surfaceCall, _SessionToolRunner_execute, _SessionToolRunner_sendResult, _SessionToolRunner_drain, STREAM_BACKOFF_START_MS, STREAM_BACKOFF_CAP_MS, TOOL_TIMEOUT_MS, DRAIN_TIMEOUT_MS, SEND_BACKOFF_START_MS, SEND_BACKOFF_CAP_MS, SEND_RETRY_WINDOW_MS, DEFAULT_MAX_IDLE_MS, IdleClock, SessionToolRunner;
 var init_SessionToolRunner = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/SessionToolRunner.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/tools/SessionToolRunner.mjs"() {
     init_tslib();
     init_dist();
     init_error();
@@ -29882,7 +29882,7 @@ var init_SessionToolRunner = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/sync-interval.mjs
+// node_modules/@anthropic-ai/sdk/tools/agent-toolset/sync-interval.mjs
 function checkMemorySyncInterval(ms, option) {
   if (!(ms >= MIN_MEMORY_SYNC_INTERVAL_MS)) {
     throw new AnthropicError(`${option} must be at least ${MIN_MEMORY_SYNC_INTERVAL_MS}ms (got ${ms}); to run without memory sync, pass \`memorySyncIntervalMs: null\` to the worker instead`);
@@ -29890,16 +29890,16 @@ function checkMemorySyncInterval(ms, option) {
 }
 var DEFAULT_MEMORY_SYNC_INTERVAL_MS, MIN_MEMORY_SYNC_INTERVAL_MS;
 var init_sync_interval = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/sync-interval.mjs"() {
+  "node_modules/@anthropic-ai/sdk/tools/agent-toolset/sync-interval.mjs"() {
     init_error();
     DEFAULT_MEMORY_SYNC_INTERVAL_MS = 15e3;
     MIN_MEMORY_SYNC_INTERVAL_MS = 5e3;
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils.mjs
+// node_modules/@anthropic-ai/sdk/internal/utils.mjs
 var init_utils3 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/utils.mjs"() {
     init_values();
     init_base64();
     init_env();
@@ -29910,7 +29910,7 @@ var init_utils3 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/helpers/beta/json-schema.mjs
+// node_modules/@anthropic-ai/sdk/helpers/beta/json-schema.mjs
 function betaTool(options2) {
   const { name: name2, inputSchema: inputSchema16, description, run: run2, ...extraProps } = options2;
   if (inputSchema16.type !== "object") {
@@ -29927,11 +29927,11 @@ function betaTool(options2) {
   };
 }
 var init_json_schema = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/helpers/beta/json-schema.mjs"() {
+  "node_modules/@anthropic-ai/sdk/helpers/beta/json-schema.mjs"() {
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/promise.mjs
+// node_modules/@anthropic-ai/sdk/internal/utils/promise.mjs
 function promiseWithResolvers() {
   let resolve3;
   let reject;
@@ -29942,18 +29942,18 @@ function promiseWithResolvers() {
   return { promise: promise2, resolve: resolve3, reject };
 }
 var init_promise = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/promise.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/utils/promise.mjs"() {
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/node.mjs
+// node_modules/@anthropic-ai/sdk/internal/node.mjs
 var node_exports = {};
 __export(node_exports, {
   child_process: () => child_process,
   crypto: () => crypto,
   fs: () => fs,
   os: () => os,
-  path: () => path4,
+  path: () => path5,
   stream: () => stream,
   util: () => util
 });
@@ -29961,30 +29961,30 @@ import * as child_process from "node:child_process";
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
-import * as path4 from "node:path";
+import * as path5 from "node:path";
 import * as stream from "node:stream";
 import * as util from "node:util";
 var init_node = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/node.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/node.mjs"() {
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/fs-util.mjs
+// node_modules/@anthropic-ai/sdk/tools/agent-toolset/fs-util.mjs
 function isWithin(root, p) {
-  const from = path4.resolve(root);
-  const to = path4.resolve(p);
-  return to === from || to.startsWith(from.endsWith(path4.sep) ? from : from + path4.sep);
+  const from = path5.resolve(root);
+  const to = path5.resolve(p);
+  return to === from || to.startsWith(from.endsWith(path5.sep) ? from : from + path5.sep);
 }
 function isWithinAnyCase(root, p) {
-  const rel = path4.relative(root, p);
-  return rel === "" || !rel.startsWith(".." + path4.sep) && rel !== ".." && !path4.isAbsolute(rel);
+  const rel = path5.relative(root, p);
+  return rel === "" || !rel.startsWith(".." + path5.sep) && rel !== ".." && !path5.isAbsolute(rel);
 }
 function isWithinFolded(root, p) {
   return isWithin(root.toLowerCase().normalize("NFC"), p.toLowerCase().normalize("NFC"));
 }
 async function containingRoot(roots, target, contains = isWithin) {
   for (const root of roots) {
-    if (contains(await canonicalize(path4.resolve(root)), target))
+    if (contains(await canonicalize(path5.resolve(root)), target))
       return root;
   }
   return void 0;
@@ -30009,10 +30009,10 @@ async function canonicalize(abs) {
         const code = errnoCode(lstatErr);
         if (code !== "ENOENT" && code !== "ENOTDIR")
           throw lstatErr;
-        const parent2 = path4.dirname(prefix);
+        const parent2 = path5.dirname(prefix);
         if (parent2 === prefix)
           throw lstatErr;
-        tail.push(path4.basename(prefix));
+        tail.push(path5.basename(prefix));
         prefix = parent2;
         continue;
       }
@@ -30021,19 +30021,19 @@ async function canonicalize(abs) {
       if (++hops > MAX_SYMLINK_HOPS) {
         throw Object.assign(new Error("too many levels of symbolic links"), { code: "ELOOP" });
       }
-      const parent = await fs2.realpath(path4.dirname(prefix));
-      prefix = path4.resolve(parent, await fs2.readlink(prefix), ...tail.splice(0).reverse());
+      const parent = await fs2.realpath(path5.dirname(prefix));
+      prefix = path5.resolve(parent, await fs2.readlink(prefix), ...tail.splice(0).reverse());
       continue;
     }
-    return tail.length ? path4.join(real, ...tail.reverse()) : real;
+    return tail.length ? path5.join(real, ...tail.reverse()) : real;
   }
 }
 async function confineToRoot(root, p, opts) {
   const allowedRoots = opts?.allowedRoots ?? [];
-  const realRoot = await canonicalize(path4.resolve(root));
+  const realRoot = await canonicalize(path5.resolve(root));
   let real;
   try {
-    real = await canonicalize(path4.resolve(realRoot, p));
+    real = await canonicalize(path5.resolve(realRoot, p));
   } catch (err) {
     throw new ToolError(fsErrorMessage(err, `path ${JSON.stringify(p)}`));
   }
@@ -30044,8 +30044,8 @@ async function confineToRoot(root, p, opts) {
   throw new ToolError(`path ${JSON.stringify(p)} is outside ${permitted}`);
 }
 async function atomicWriteFile(targetPath, content) {
-  const dir = path4.dirname(targetPath);
-  const tempPath = path4.join(dir, `.tmp-${process.pid}-${crypto.randomUUID()}`);
+  const dir = path5.dirname(targetPath);
+  const tempPath = path5.join(dir, `.tmp-${process.pid}-${crypto.randomUUID()}`);
   const existingMode = await fs2.stat(targetPath).then((st) => st.mode & 511, () => void 0);
   let handle;
   try {
@@ -30093,7 +30093,7 @@ function fsErrorMessage(err, file2) {
 }
 async function findExecutable(name2, notInside = [], searchPath = readEnv("PATH") ?? "") {
   for (const dir of absolutePathEntries(searchPath)) {
-    const candidate = path4.join(dir, name2);
+    const candidate = path5.join(dir, name2);
     try {
       await fs2.access(candidate, fs.constants.X_OK);
       if (!(await fs2.stat(candidate)).isFile())
@@ -30117,19 +30117,19 @@ async function searchPathOutside(notInside, helpers) {
     if (await isInside2(real ?? await canonicalize(dir).catch(() => dir)))
       continue;
     outside2 ?? (outside2 = []);
-    if (real === void 0 || real.includes(path4.delimiter))
+    if (real === void 0 || real.includes(path5.delimiter))
       continue;
     for (const name2 of helpers) {
-      const helper = await resolve3(path4.join(real, name2));
+      const helper = await resolve3(path5.join(real, name2));
       if (helper !== void 0 && await isInside2(helper))
         continue nextEntry;
     }
     outside2.push(real);
   }
-  return outside2 && outside2.join(path4.delimiter);
+  return outside2 && outside2.join(path5.delimiter);
 }
 function absolutePathEntries(searchPath) {
-  return searchPath.split(path4.delimiter).filter((dir) => path4.isAbsolute(dir) && path4.resolve(dir) === path4.join(dir, "."));
+  return searchPath.split(path5.delimiter).filter((dir) => path5.isAbsolute(dir) && path5.resolve(dir) === path5.join(dir, "."));
 }
 function scrubbedShellEnv() {
   const env = {};
@@ -30142,7 +30142,7 @@ function scrubbedShellEnv() {
 }
 var fs2, DIR_CREATE_MODE, FILE_CREATE_MODE, MAX_SYMLINK_HOPS;
 var init_fs_util = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/fs-util.mjs"() {
+  "node_modules/@anthropic-ai/sdk/tools/agent-toolset/fs-util.mjs"() {
     init_node();
     init_env();
     init_ToolError();
@@ -30153,7 +30153,7 @@ var init_fs_util = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/skills.mjs
+// node_modules/@anthropic-ai/sdk/tools/agent-toolset/skills.mjs
 async function setupSkills(ctx) {
   const { client, sessionId } = ctx;
   if (!client)
@@ -30168,16 +30168,16 @@ async function setupSkills(ctx) {
     log.warn("AgentToolContext.sessionId is deprecated and costs an extra session fetch; fetch the session once and set `session` instead", { component: "agent-tool-context" });
     session = await client.beta.sessions.retrieve(sessionId);
   }
-  const skillsRoot = path4.resolve(ctx.workdir, "skills");
+  const skillsRoot = path5.resolve(ctx.workdir, "skills");
   const created = [];
   for (const skill of session.agent.skills) {
     try {
       const version2 = await client.beta.skills.versions.retrieve(skill.version, { skill_id: skill.skill_id });
-      let dirname2 = path4.basename(version2.name.trim());
+      let dirname2 = path5.basename(version2.name.trim());
       if (dirname2 === "" || dirname2 === "." || dirname2 === "..")
         dirname2 = skill.skill_id;
-      const dest = path4.resolve(skillsRoot, dirname2);
-      if (dest !== skillsRoot && !dest.startsWith(skillsRoot + path4.sep)) {
+      const dest = path5.resolve(skillsRoot, dirname2);
+      if (dest !== skillsRoot && !dest.startsWith(skillsRoot + path5.sep)) {
         log.warn("skill name escapes the skills dir; skipping", {
           component: "agent-tool-context",
           name: version2.name
@@ -30216,7 +30216,7 @@ function assertSafeMemberNames(names) {
     const entry = raw.trim();
     if (!entry)
       continue;
-    if (path4.isAbsolute(entry) || entry.split(/[\\/]/).includes("..")) {
+    if (path5.isAbsolute(entry) || entry.split(/[\\/]/).includes("..")) {
       throw new AnthropicError(`refusing to extract unsafe archive member: ${entry}`);
     }
   }
@@ -30252,7 +30252,7 @@ function classifyArchiveListing(cmd, names, typed) {
 async function assertOnlyPlainEntries(dir) {
   for (const entry of await fs3.readdir(dir, { withFileTypes: true })) {
     if (entry.isDirectory())
-      await assertOnlyPlainEntries(path4.join(dir, entry.name));
+      await assertOnlyPlainEntries(path5.join(dir, entry.name));
     else if (!entry.isFile())
       throw new AnthropicError(INCONSISTENT_LISTING);
   }
@@ -30260,7 +30260,7 @@ async function assertOnlyPlainEntries(dir) {
 async function normalizeEntryModes(dir) {
   await fs3.chmod(dir, DIR_CREATE_MODE);
   for (const entry of await fs3.readdir(dir, { withFileTypes: true })) {
-    const entryPath = path4.join(dir, entry.name);
+    const entryPath = path5.join(dir, entry.name);
     if (entry.isDirectory()) {
       await normalizeEntryModes(entryPath);
     } else if (entry.isFile()) {
@@ -30288,7 +30288,7 @@ async function runArchiveTool(cmd, args, notInside) {
       // A link called `tar` may lead to a program that goes by the name it was started under.
       argv0: cmd,
       // Windows looks in the current directory first, for a program and for a helper it starts.
-      cwd: path4.dirname(file2),
+      cwd: path5.dirname(file2),
       env
     });
     const output2 = { stdout: "", stderr: "" };
@@ -30335,14 +30335,14 @@ async function extractSkillArchive(resp, dest) {
   await extractArchive(resp, dest, []);
 }
 async function extractArchive(resp, dest, toolsNotInside) {
-  dest = path4.resolve(dest);
+  dest = path5.resolve(dest);
   if (!resp.body) {
     throw new AnthropicError("skill download response had no body");
   }
-  const work = await fs3.mkdtemp(path4.join(path4.dirname(dest), ".skill-stage-"));
+  const work = await fs3.mkdtemp(path5.join(path5.dirname(dest), ".skill-stage-"));
   try {
-    const tmp = path4.join(work, "archive");
-    const stage = path4.join(work, "stage");
+    const tmp = path5.join(work, "archive");
+    const stage = path5.join(work, "stage");
     await stream.promises.pipeline(stream.Readable.fromWeb(resp.body), fs.createWriteStream(tmp, { flags: "wx", mode: FILE_CREATE_MODE }));
     const head = await readHead(tmp, 4);
     const isZip = head.length >= 4 && head[0] === 80 && head[1] === 75 && head[2] === 3 && head[3] === 4;
@@ -30354,16 +30354,16 @@ async function extractArchive(resp, dest, toolsNotInside) {
     const top = archiveTopDir(plain);
     await fs3.mkdir(stage, { mode: DIR_CREATE_MODE });
     if (plain.length > 0) {
-      await runArchiveTool(archiveCmd, await extractArgs(archiveCmd, tmp, stage, special, path4.join(work, "exclude")), toolsNotInside);
+      await runArchiveTool(archiveCmd, await extractArgs(archiveCmd, tmp, stage, special, path5.join(work, "exclude")), toolsNotInside);
     }
     await assertOnlyPlainEntries(stage);
     await normalizeEntryModes(stage);
-    const srcRoot = top ? path4.join(stage, top) : stage;
+    const srcRoot = top ? path5.join(stage, top) : stage;
     const entries = await fs3.readdir(srcRoot).catch((e) => {
       throw errnoCode(e) === "ENOENT" ? new AnthropicError(INCONSISTENT_LISTING) : e;
     });
     for (const entry of entries) {
-      await fs3.rename(path4.join(srcRoot, entry), path4.join(dest, entry));
+      await fs3.rename(path5.join(srcRoot, entry), path5.join(dest, entry));
     }
   } finally {
     await fs3.rm(work, { recursive: true, force: true });
@@ -30392,7 +30392,7 @@ async function readHead(file2, n2) {
 }
 var fs3, INCONSISTENT_LISTING, PLAIN_TYPE_CHARS, ARCHIVE_TOOL_OUTPUT_LIMIT, ARCHIVE_TOOL_HELPERS;
 var init_skills = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/skills.mjs"() {
+  "node_modules/@anthropic-ai/sdk/tools/agent-toolset/skills.mjs"() {
     init_node();
     init_error();
     init_log();
@@ -30417,7 +30417,7 @@ var init_skills = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/file-store.mjs
+// node_modules/@anthropic-ai/sdk/internal/file-store.mjs
 function isPathLegal(p) {
   return p.startsWith("/") && !p.split("/").includes("..");
 }
@@ -30437,7 +30437,7 @@ async function makeDirAndAncestors(dir) {
         throw e;
     }
     missing.push(current);
-    const parent = path4.dirname(current);
+    const parent = path5.dirname(current);
     if (parent === current)
       break;
     current = parent;
@@ -30452,12 +30452,12 @@ async function makeDirAndAncestors(dir) {
   }
 }
 async function makeDirsBelowRoot(root, dir) {
-  const below = path4.relative(root, dir);
+  const below = path5.relative(root, dir);
   if (below === "")
     return;
   let current = root;
-  for (const part of below.split(path4.sep)) {
-    current = path4.join(current, part);
+  for (const part of below.split(path5.sep)) {
+    current = path5.join(current, part);
     try {
       await fsp.mkdir(current, { mode: OWNER_ONLY_DIR_MODE });
     } catch (e) {
@@ -30468,7 +30468,7 @@ async function makeDirsBelowRoot(root, dir) {
 }
 async function replaceViaTemp(dest, data, isExecutable) {
   const mode = isExecutable ? OWNER_ONLY_EXEC_MODE : OWNER_ONLY_FILE_MODE;
-  const tmp = path4.join(path4.dirname(dest), `.fs-${crypto.randomBytes(8).toString("hex")}.tmp`);
+  const tmp = path5.join(path5.dirname(dest), `.fs-${crypto.randomBytes(8).toString("hex")}.tmp`);
   let handle;
   try {
     handle = await fsp.open(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | O_NOFOLLOW, mode);
@@ -30509,7 +30509,7 @@ async function openRegularFile(relPath, dest) {
 }
 async function hashFile(full) {
   const digest = crypto.createHash("sha256");
-  const handle = await openRegularFile(path4.basename(full), full);
+  const handle = await openRegularFile(path5.basename(full), full);
   const buf = new Uint8Array(1024 * 1024);
   try {
     for (; ; ) {
@@ -30529,13 +30529,13 @@ async function filenamesInDir(root, under, base2) {
   const out = [];
   await walk(base2, (full, entry) => {
     if (entry.isFile())
-      out.push([path4.relative(root, full).split(path4.sep).join("/"), full]);
+      out.push([path5.relative(root, full).split(path5.sep).join("/"), full]);
   });
   out.sort();
   return out;
 }
 async function symlinksInDir(root, under, base2) {
-  const relOf = (full) => path4.relative(root, full).split(path4.sep).join("/");
+  const relOf = (full) => path5.relative(root, full).split(path5.sep).join("/");
   let st;
   try {
     st = await fsp.lstat(base2, { bigint: true });
@@ -30583,7 +30583,7 @@ async function walk(base2, visit2) {
       throw e;
     }
     for (const entry of entries) {
-      const full = path4.join(dir, entry.name);
+      const full = path5.join(dir, entry.name);
       visit2(full, entry);
       if (entry.isDirectory() && !entry.isSymbolicLink())
         stack.push(full);
@@ -30599,7 +30599,7 @@ function oldEnoughToCache(st, walkStartNs) {
 }
 var fsp, C, OWNER_ONLY_DIR_MODE, OWNER_ONLY_FILE_MODE, OWNER_ONLY_EXEC_MODE, O_NOFOLLOW, O_NONBLOCK, FileStoreError, FileStore, TIMESTAMP_TRUST_MARGIN_NS, _internals, LocalFileStore, asyncDispose;
 var init_file_store = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/file-store.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/file-store.mjs"() {
     init_node();
     init_bytes();
     fsp = fs.promises;
@@ -30648,7 +30648,7 @@ var init_file_store = __esm({
               throw e;
             removedOnDispose = true;
           }
-          return new FileStore2(path4.resolve(root), removedOnDispose, opts?.utf8 ?? false);
+          return new FileStore2(path5.resolve(root), removedOnDispose, opts?.utf8 ?? false);
         }
         /** Create the root directory and any missing ancestors; already existing is fine. */
         async createRoot() {
@@ -30683,7 +30683,7 @@ var init_file_store = __esm({
           const dest = this.resolveUnderRoot(relPath);
           const payload = typeof data === "string" ? encodeUTF8(data) : data;
           this.requireUtf8(relPath, payload);
-          await makeDirsBelowRoot(this.rootPath, path4.dirname(dest));
+          await makeDirsBelowRoot(this.rootPath, path5.dirname(dest));
           await replaceViaTemp(dest, payload, opts?.executable ?? false);
         }
         /** The file's bytes; `null` when absent. */
@@ -30752,7 +30752,7 @@ var init_file_store = __esm({
             throw new FileStoreError(FileStoreError.IS_A_SYMLINK, relPath);
           if (!st.isFile())
             throw new FileStoreError(FileStoreError.NOT_A_FILE, relPath);
-          const rel = path4.relative(this.rootPath, dest).split(path4.sep).join("/");
+          const rel = path5.relative(this.rootPath, dest).split(path5.sep).join("/");
           return this.hashViaCache(rel, dest, _internals.nowNs());
         }
         /**
@@ -30767,7 +30767,7 @@ var init_file_store = __esm({
           const dstExists = await fsp.stat(d).then(() => true, () => false);
           if (dstExists)
             throw new FileStoreError(FileStoreError.MOVE_DESTINATION_EXISTS, dst);
-          await makeDirsBelowRoot(this.rootPath, path4.dirname(d));
+          await makeDirsBelowRoot(this.rootPath, path5.dirname(d));
           await fsp.rename(s, d);
         }
         /** Delete a file or subtree; absent — and the banned store root — do nothing. */
@@ -30797,10 +30797,10 @@ var init_file_store = __esm({
         resolveUnderRoot(relPath) {
           const norm = relPath.replace(/\\/g, "/").replace(/^\/+/, "");
           const parts = norm.split("/").filter((p) => p !== "" && p !== ".");
-          if (path4.posix.isAbsolute(norm) || parts.includes("..")) {
+          if (path5.posix.isAbsolute(norm) || parts.includes("..")) {
             throw new FileStoreError(FileStoreError.ESCAPES_ROOT, relPath);
           }
-          return parts.length === 0 ? this.rootPath : path4.join(this.rootPath, ...parts);
+          return parts.length === 0 ? this.rootPath : path5.join(this.rootPath, ...parts);
         }
         requireUtf8(relPath, data) {
           if (!this.decoder)
@@ -30865,7 +30865,7 @@ var init_file_store = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/memories.mjs
+// node_modules/@anthropic-ai/sdk/tools/agent-toolset/memories.mjs
 function markerSha(memoryStoreId) {
   return crypto.createHash("sha256").update(`version ${MARKER_VERSION}
 ${memoryStoreId}`, "utf-8").digest("hex");
@@ -30893,7 +30893,7 @@ async function settledOrAborted(p, signal) {
 }
 var _SessionMemoryStores_instances, _SessionMemoryStores_client, _SessionMemoryStores_workdir, _SessionMemoryStores_syncIntervalMs, _SessionMemoryStores_syncDeletions, _SessionMemoryStores_log, _SessionMemoryStores_lastSyncAt, _SessionMemoryStores_finished, _SessionMemoryStores_stores, _SessionMemoryStores_storeRoot, _SessionMemoryStores_scanMarker, _SessionMemoryStores_syncStore, _SessionMemoryStores_flushStore, _SessionMemoryStores_recover, _SessionMemoryStores_settleSent, _SessionMemoryStores_stampAndPull, _SessionMemoryStores_syncPath, _SessionMemoryStores_removeLocal, _SessionMemoryStores_write, _SessionMemoryStores_pullAll, _SessionMemoryStores_uploadAll, _SessionMemoryStores_listMemories, _SessionMemoryStores_upload, _SessionMemoryStores_corroboratedDelete, _SessionMemoryStores_deleteRemote, MEMORY_FLUSH_TIMEOUT_MS, MARKER_PATH, MARKER_VERSION, DELETE_CORROBORATION_MS, LIST_PAGE_SIZE, FULL_LIST_PAGE_SIZE, FETCH_CONCURRENCY, UPLOAD_CONCURRENCY, DELETE_CAP_FLOOR, DELETE_CAP_CEILING, SessionMemoryError, DeletePass, SessionMemoryStores;
 var init_memories = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/memories.mjs"() {
+  "node_modules/@anthropic-ai/sdk/tools/agent-toolset/memories.mjs"() {
     init_tslib();
     init_node();
     init_error();
@@ -31112,7 +31112,7 @@ var init_memories = __esm({
           }
           return resource.mount_path;
         }
-        return path4.join(__classPrivateFieldGet(this, _SessionMemoryStores_workdir, "f"), "memory", resource.name || resource.memory_store_id);
+        return path5.join(__classPrivateFieldGet(this, _SessionMemoryStores_workdir, "f"), "memory", resource.name || resource.memory_store_id);
       }, _SessionMemoryStores_scanMarker = async function _SessionMemoryStores_scanMarker2(store) {
         const local = await store.files.hashtree();
         const marker = local[MARKER_PATH];
@@ -31602,7 +31602,7 @@ ${store.memoryStoreId}`);
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/node.mjs
+// node_modules/@anthropic-ai/sdk/tools/agent-toolset/node.mjs
 var node_exports2 = {};
 __export(node_exports2, {
   BashSession: () => BashSession,
@@ -31626,7 +31626,7 @@ __export(node_exports2, {
 });
 import * as fs4 from "node:fs/promises";
 import * as fssync from "node:fs";
-import * as path5 from "node:path";
+import * as path6 from "node:path";
 import * as cp from "node:child_process";
 import * as crypto2 from "node:crypto";
 import * as readline from "node:readline";
@@ -31805,7 +31805,7 @@ function betaWriteTool(ctx) {
         throw new ToolError(`write: ${file_path} is inside read-only directory ${ro}`);
       }
       try {
-        await fs4.mkdir(path5.dirname(abs), { recursive: true, mode: DIR_CREATE_MODE });
+        await fs4.mkdir(path6.dirname(abs), { recursive: true, mode: DIR_CREATE_MODE });
         await atomicWriteFile(abs, content ?? "");
       } catch (e) {
         throw new ToolError(`write: ${fsErrorMessage(e, file_path)}`);
@@ -31894,13 +31894,13 @@ function betaGlobTool(ctx) {
     run: async ({ pattern, path: searchPath }) => {
       if (!pattern)
         throw new ToolError("glob: pattern is required");
-      if (path5.isAbsolute(pattern)) {
+      if (path6.isAbsolute(pattern)) {
         throw new ToolError("glob: absolute pattern not permitted; pass a relative pattern (and optionally path)");
       }
       if (patternCanAscend(pattern)) {
         throw new ToolError('glob: ".." is not permitted in the pattern');
       }
-      const root = searchPath ? await resolvePath(ctx, searchPath) : path5.resolve(ctx.workdir);
+      const root = searchPath ? await resolvePath(ctx, searchPath) : path6.resolve(ctx.workdir);
       const realRoot = searchPath ? root : await canonicalize(root);
       const matches = [];
       let remaining = WALK_MAX_ENTRIES;
@@ -31914,7 +31914,7 @@ function betaGlobTool(ctx) {
             break;
           if (!entry.isFile())
             continue;
-          const full = path5.join(entry.parentPath, entry.name);
+          const full = path6.join(entry.parentPath, entry.name);
           let real;
           try {
             real = await fs4.realpath(full);
@@ -31953,7 +31953,7 @@ function betaGrepTool(ctx) {
     run: async ({ pattern, path: p }, context2) => {
       if (!pattern)
         throw new ToolError("grep: pattern is required");
-      let searchPath = path5.resolve(ctx.workdir);
+      let searchPath = path6.resolve(ctx.workdir);
       if (p)
         searchPath = await resolvePath(ctx, p);
       const rg = await findExecutable("rg", [ctx.workdir, ...ctx.allowedRoots ?? []]);
@@ -32029,7 +32029,7 @@ async function runWalkGrep(pattern, root, signal) {
   const unlink = linkAbort(signal, stop);
   const timer = setTimeout(() => stop.abort(), GREP_TIMEOUT_MS);
   const match = lineMatcher(re2, stop.signal);
-  const grepPath = (rel) => grepFile(path5.join(root, rel), match, push, stop.signal);
+  const grepPath = (rel) => grepFile(path6.join(root, rel), match, push, stop.signal);
   const search = async () => {
     const stat9 = await fs4.stat(root).catch(() => null);
     return stat9?.isFile() ? grepPath("") : walk2(root, "", grepPath, stop.signal);
@@ -32162,7 +32162,7 @@ async function walk2(root, rel, fn, signal) {
       return false;
     let entries;
     try {
-      entries = await fs4.readdir(path5.join(root, rel2), { withFileTypes: true });
+      entries = await fs4.readdir(path6.join(root, rel2), { withFileTypes: true });
     } catch {
       return true;
     }
@@ -32173,7 +32173,7 @@ async function walk2(root, rel, fn, signal) {
         return false;
       if (signal?.aborted)
         return false;
-      const childRel = rel2 ? path5.join(rel2, e.name) : e.name;
+      const childRel = rel2 ? path6.join(rel2, e.name) : e.name;
       if (e.isDirectory()) {
         if (!await inner(childRel, depth + 1))
           return false;
@@ -32188,7 +32188,7 @@ async function walk2(root, rel, fn, signal) {
 }
 var _BashSession_instances, _BashSession_proc, _BashSession_buf, _BashSession_truncated, _BashSession_closed, _BashSession_waiting, _BashSession_append, _LineRangeCollector_instances, _LineRangeCollector_filePath, _LineRangeCollector_startLine, _LineRangeCollector_endLine, _LineRangeCollector_start, _LineRangeCollector_end, _LineRangeCollector_limit, _LineRangeCollector_line, _LineRangeCollector_collected, _LineRangeCollector_collectedBytes, _LineRangeCollector_collect, _LineRangeCollector_overLimitError, BASH_OUTPUT_LIMIT, BASH_DEFAULT_TIMEOUT_MS2, DEFAULT_MAX_FILE_BYTES, READ_STREAM_CHUNK_BYTES, NEWLINE, GREP_OUTPUT_LIMIT, GREP_TIMEOUT_MS, GREP_MAX_LINE_LENGTH, GREP_BATCH_LINES, GREP_MAX_SEARCHES, GLOB_RESULT_LIMIT, BashTimeoutError, ANSI_RE, fsGlob, BashSession, LineRangeCollector, grepSlots, GREP_WORKER_SOURCE, WALK_MAX_DEPTH, WALK_MAX_ENTRIES;
 var init_node2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/tools/agent-toolset/node.mjs"() {
+  "node_modules/@anthropic-ai/sdk/tools/agent-toolset/node.mjs"() {
     init_tslib();
     init_error();
     init_ToolError();
@@ -32427,7 +32427,7 @@ parentPort.postMessage([]);
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/environments/worker.mjs
+// node_modules/@anthropic-ai/sdk/lib/environments/worker.mjs
 function hasMemoryStore(session) {
   return session.resources.some((r) => r.type === "memory_store");
 }
@@ -32554,7 +32554,7 @@ async function heartbeatLoop(client, work, lease, logger, requestOptions, onLeas
 }
 var _EnvironmentWorker_instances, _EnvironmentWorker_signal, _EnvironmentWorker_handleItem, _Lease_ctrl, _Lease_endReason, HEARTBEAT_DEFAULT_MS, HEARTBEAT_TTL_DEFAULT_MS, NO_HEARTBEAT_SENTINEL, EnvironmentWorker, Lease;
 var init_worker = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/environments/worker.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/environments/worker.mjs"() {
     init_tslib();
     init_error();
     init_log();
@@ -32870,10 +32870,10 @@ var init_worker = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/environments/work.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/environments/work.mjs
 var BetaHeartbeatPreconditionFailedError, Work;
 var init_work = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/environments/work.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/environments/work.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -32913,7 +32913,7 @@ var init_work = __esm({
          */
         retrieve(workID, params, options2) {
           const { environment_id, betas, workspace_id } = params;
-          return this._client.get(path3`/v1/environments/${environment_id}/work/${workID}`, {
+          return this._client.get(path4`/v1/environments/${environment_id}/work/${workID}`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -32954,7 +32954,7 @@ var init_work = __esm({
          */
         update(workID, params, options2) {
           const { environment_id, betas, workspace_id, ...body } = params;
-          return this._client.post(path3`/v1/environments/${environment_id}/work/${workID}`, {
+          return this._client.post(path4`/v1/environments/${environment_id}/work/${workID}`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -32993,7 +32993,7 @@ var init_work = __esm({
          */
         list(environmentID, params = {}, options2) {
           const { betas, ...query } = params ?? {};
-          return this._client.getAPIList(path3`/v1/environments/${environmentID}/work`, PageCursor, {
+          return this._client.getAPIList(path4`/v1/environments/${environmentID}/work`, PageCursor, {
             query,
             ...options2,
             headers: buildHeaders([
@@ -33027,7 +33027,7 @@ var init_work = __esm({
          */
         ack(workID, params, options2) {
           const { environment_id, betas } = params;
-          return this._client.post(path3`/v1/environments/${environment_id}/work/${workID}/ack`, {
+          return this._client.post(path4`/v1/environments/${environment_id}/work/${workID}/ack`, {
             ...options2,
             headers: buildHeaders([
               { "anthropic-beta": [...betas ?? [], "managed-agents-2026-04-01"].toString() },
@@ -33060,7 +33060,7 @@ var init_work = __esm({
          */
         heartbeat(workID, params, options2) {
           const { environment_id, desired_ttl_seconds, expected_last_heartbeat, betas } = params;
-          return this._client.post(path3`/v1/environments/${environment_id}/work/${workID}/heartbeat`, {
+          return this._client.post(path4`/v1/environments/${environment_id}/work/${workID}/heartbeat`, {
             query: { desired_ttl_seconds, expected_last_heartbeat },
             ...options2,
             headers: buildHeaders([
@@ -33093,7 +33093,7 @@ var init_work = __esm({
          */
         poll(environmentID, params = {}, options2) {
           const { betas, "Anthropic-Worker-ID": anthropicWorkerID, ...query } = params ?? {};
-          return this._client.get(path3`/v1/environments/${environmentID}/work/poll`, {
+          return this._client.get(path4`/v1/environments/${environmentID}/work/poll`, {
             query,
             ...options2,
             headers: buildHeaders([
@@ -33127,7 +33127,7 @@ var init_work = __esm({
          */
         stats(environmentID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.get(path3`/v1/environments/${environmentID}/work/stats`, {
+          return this._client.get(path4`/v1/environments/${environmentID}/work/stats`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -33159,7 +33159,7 @@ var init_work = __esm({
          */
         stop(workID, params, options2) {
           const { environment_id, betas, workspace_id, ...body } = params;
-          return this._client.post(path3`/v1/environments/${environment_id}/work/${workID}/stop`, {
+          return this._client.post(path4`/v1/environments/${environment_id}/work/${workID}/stop`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -33207,10 +33207,10 @@ var init_work = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/environments/environments.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/environments/environments.mjs
 var BetaEnvironmentArchivedError, BetaInvalidConfigTypeChangeError, BetaInvalidMetadataError, BetaEnvironmentCreateDisabledError, BetaEnvironmentUpdateDisabledError, BetaEnvironmentNotFoundError, Environments;
 var init_environments2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/environments/environments.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/environments/environments.mjs"() {
     init_resource();
     init_work();
     init_work();
@@ -33311,7 +33311,7 @@ var init_environments2 = __esm({
          */
         retrieve(environmentID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.get(path3`/v1/environments/${environmentID}`, {
+          return this._client.get(path4`/v1/environments/${environmentID}`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -33347,7 +33347,7 @@ var init_environments2 = __esm({
          */
         update(environmentID, params, options2) {
           const { betas, workspace_id, ...body } = params;
-          return this._client.post(path3`/v1/environments/${environmentID}`, {
+          return this._client.post(path4`/v1/environments/${environmentID}`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -33413,7 +33413,7 @@ var init_environments2 = __esm({
          */
         delete(environmentID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.delete(path3`/v1/environments/${environmentID}`, {
+          return this._client.delete(path4`/v1/environments/${environmentID}`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -33446,7 +33446,7 @@ var init_environments2 = __esm({
          */
         archive(environmentID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.post(path3`/v1/environments/${environmentID}/archive`, {
+          return this._client.post(path4`/v1/environments/${environmentID}/archive`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -33476,10 +33476,10 @@ var init_environments2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memories.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memories.mjs
 var Memories;
 var init_memories2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memories.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memories.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -33500,7 +33500,7 @@ var init_memories2 = __esm({
        */
       create(memoryStoreID, params, options2) {
         const { view, betas, workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/memory_stores/${memoryStoreID}/memories`, {
+        return this._client.post(path4`/v1/memory_stores/${memoryStoreID}/memories`, {
           query: { view },
           body,
           ...options2,
@@ -33534,7 +33534,7 @@ var init_memories2 = __esm({
        */
       retrieve(memoryID, params, options2) {
         const { memory_store_id, betas, workspace_id, ...query } = params;
-        return this._client.get(path3`/v1/memory_stores/${memory_store_id}/memories/${memoryID}`, {
+        return this._client.get(path4`/v1/memory_stores/${memory_store_id}/memories/${memoryID}`, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -33566,7 +33566,7 @@ var init_memories2 = __esm({
        */
       update(memoryID, params, options2) {
         const { memory_store_id, view, betas, workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/memory_stores/${memory_store_id}/memories/${memoryID}`, {
+        return this._client.post(path4`/v1/memory_stores/${memory_store_id}/memories/${memoryID}`, {
           query: { view },
           body,
           ...options2,
@@ -33600,7 +33600,7 @@ var init_memories2 = __esm({
        */
       list(memoryStoreID, params = {}, options2) {
         const { betas, workspace_id, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/memory_stores/${memoryStoreID}/memories`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/memory_stores/${memoryStoreID}/memories`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -33633,7 +33633,7 @@ var init_memories2 = __esm({
        */
       delete(memoryID, params, options2) {
         const { memory_store_id, expected_content_sha256, betas, workspace_id } = params;
-        return this._client.delete(path3`/v1/memory_stores/${memory_store_id}/memories/${memoryID}`, {
+        return this._client.delete(path4`/v1/memory_stores/${memory_store_id}/memories/${memoryID}`, {
           query: { expected_content_sha256 },
           ...options2,
           headers: buildHeaders([
@@ -33655,10 +33655,10 @@ var init_memories2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-versions.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-versions.mjs
 var MemoryVersions;
 var init_memory_versions = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-versions.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-versions.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -33679,7 +33679,7 @@ var init_memory_versions = __esm({
        */
       retrieve(memoryVersionID, params, options2) {
         const { memory_store_id, betas, workspace_id, ...query } = params;
-        return this._client.get(path3`/v1/memory_stores/${memory_store_id}/memory_versions/${memoryVersionID}`, {
+        return this._client.get(path4`/v1/memory_stores/${memory_store_id}/memory_versions/${memoryVersionID}`, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -33715,7 +33715,7 @@ var init_memory_versions = __esm({
        */
       list(memoryStoreID, params = {}, options2) {
         const { betas, workspace_id, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/memory_stores/${memoryStoreID}/memory_versions`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/memory_stores/${memoryStoreID}/memory_versions`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -33758,7 +33758,7 @@ var init_memory_versions = __esm({
        */
       redact(memoryVersionID, params, options2) {
         const { memory_store_id, betas, workspace_id } = params;
-        return this._client.post(path3`/v1/memory_stores/${memory_store_id}/memory_versions/${memoryVersionID}/redact`, {
+        return this._client.post(path4`/v1/memory_stores/${memory_store_id}/memory_versions/${memoryVersionID}/redact`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -33781,10 +33781,10 @@ var init_memory_versions = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-stores.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-stores.mjs
 var MemoryStores;
 var init_memory_stores = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-stores.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-stores.mjs"() {
     init_resource();
     init_memories2();
     init_memories2();
@@ -33842,7 +33842,7 @@ var init_memory_stores = __esm({
          */
         retrieve(memoryStoreID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.get(path3`/v1/memory_stores/${memoryStoreID}`, {
+          return this._client.get(path4`/v1/memory_stores/${memoryStoreID}`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -33872,7 +33872,7 @@ var init_memory_stores = __esm({
          */
         update(memoryStoreID, params, options2) {
           const { betas, workspace_id, ...body } = params;
-          return this._client.post(path3`/v1/memory_stores/${memoryStoreID}`, {
+          return this._client.post(path4`/v1/memory_stores/${memoryStoreID}`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -33930,7 +33930,7 @@ var init_memory_stores = __esm({
          */
         delete(memoryStoreID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.delete(path3`/v1/memory_stores/${memoryStoreID}`, {
+          return this._client.delete(path4`/v1/memory_stores/${memoryStoreID}`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -33957,7 +33957,7 @@ var init_memory_stores = __esm({
          */
         archive(memoryStoreID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.post(path3`/v1/memory_stores/${memoryStoreID}/archive`, {
+          return this._client.post(path4`/v1/memory_stores/${memoryStoreID}/archive`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -33981,10 +33981,10 @@ var init_memory_stores = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/decoders/jsonl.mjs
+// node_modules/@anthropic-ai/sdk/internal/decoders/jsonl.mjs
 var JSONLDecoder;
 var init_jsonl = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/decoders/jsonl.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/decoders/jsonl.mjs"() {
     init_error();
     init_shims();
     init_line();
@@ -34030,17 +34030,17 @@ var init_jsonl = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/error.mjs
+// node_modules/@anthropic-ai/sdk/error.mjs
 var init_error2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/error.mjs"() {
+  "node_modules/@anthropic-ai/sdk/error.mjs"() {
     init_error();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/messages/batches.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/messages/batches.mjs
 var Batches;
 var init_batches = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/messages/batches.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/messages/batches.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -34127,7 +34127,7 @@ var init_batches = __esm({
        */
       retrieve(messageBatchID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.get(path3`/v1/messages/batches/${messageBatchID}`, {
+        return this._client.get(path4`/v1/messages/batches/${messageBatchID}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -34202,7 +34202,7 @@ var init_batches = __esm({
        */
       delete(messageBatchID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.delete(path3`/v1/messages/batches/${messageBatchID}`, {
+        return this._client.delete(path4`/v1/messages/batches/${messageBatchID}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -34245,7 +34245,7 @@ var init_batches = __esm({
        */
       cancel(messageBatchID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.post(path3`/v1/messages/batches/${messageBatchID}/cancel`, {
+        return this._client.post(path4`/v1/messages/batches/${messageBatchID}/cancel`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -34314,10 +34314,10 @@ var init_batches = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/constants.mjs
+// node_modules/@anthropic-ai/sdk/internal/constants.mjs
 var MODEL_NONSTREAMING_TOKENS;
 var init_constants = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/constants.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/constants.mjs"() {
     MODEL_NONSTREAMING_TOKENS = {
       "claude-opus-4@20250514": 8192,
       "anthropic.claude-opus-4-1-20250805-v1:0": 8192,
@@ -34326,10 +34326,10 @@ var init_constants = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.mjs
+// node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.mjs
 var DEPRECATED_MODELS;
 var init_deprecated_models = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.mjs"() {
     DEPRECATED_MODELS = {
       "claude-mythos-preview": "June 30th, 2026",
       "claude-opus-4-5": "January 22nd, 2027",
@@ -34340,10 +34340,10 @@ var init_deprecated_models = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/data/models-to-warn-with-thinking-enabled.mjs
+// node_modules/@anthropic-ai/sdk/internal/data/models-to-warn-with-thinking-enabled.mjs
 var MODELS_TO_WARN_WITH_THINKING_ENABLED;
 var init_models_to_warn_with_thinking_enabled = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/data/models-to-warn-with-thinking-enabled.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/data/models-to-warn-with-thinking-enabled.mjs"() {
     MODELS_TO_WARN_WITH_THINKING_ENABLED = [
       "claude-opus-4-6",
       "claude-mythos-preview"
@@ -34351,15 +34351,15 @@ var init_models_to_warn_with_thinking_enabled = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/data.mjs
+// node_modules/@anthropic-ai/sdk/internal/data.mjs
 var init_data = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/data.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/data.mjs"() {
     init_deprecated_models();
     init_models_to_warn_with_thinking_enabled();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/beta-parser.mjs
+// node_modules/@anthropic-ai/sdk/lib/beta-parser.mjs
 function getOutputFormat(params) {
   return params?.output_format ?? params?.output_config?.format;
 }
@@ -34432,19 +34432,19 @@ function parseBetaOutputFormat(params, content) {
   }
 }
 var init_beta_parser = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/beta-parser.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/beta-parser.mjs"() {
     init_error();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/streaming.mjs
+// node_modules/@anthropic-ai/sdk/streaming.mjs
 var init_streaming3 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/streaming.mjs"() {
+  "node_modules/@anthropic-ai/sdk/streaming.mjs"() {
     init_streaming();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/beta-messages-request.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/beta-messages-request.mjs
 function messagesCreateHeaders(params, options2) {
   const { betas, user_profile_id, workspace_id, tools, messages } = params;
   return buildHeaders([
@@ -34483,7 +34483,7 @@ function assertOneOutputFormat(params) {
   }
 }
 var init_beta_messages_request = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/beta-messages-request.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/beta-messages-request.mjs"() {
     init_error2();
     init_headers();
     init_stainless_helper_header();
@@ -34492,10 +34492,10 @@ var init_beta_messages_request = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/_vendor/partial-json-parser/parser.mjs
+// node_modules/@anthropic-ai/sdk/_vendor/partial-json-parser/parser.mjs
 var LITERALS, isWhitespace, isTruncatedLiteral, tokenize, strip, unstrip, isScalar2, generate, partialParse;
 var init_parser = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/_vendor/partial-json-parser/parser.mjs"() {
+  "node_modules/@anthropic-ai/sdk/_vendor/partial-json-parser/parser.mjs"() {
     LITERALS = ["true", "false", "null"];
     isWhitespace = (char) => char === " " || char === "	" || char === "\n" || char === "\r";
     isTruncatedLiteral = (word, rest) => LITERALS.some((literal2) => literal2 !== word && literal2.startsWith(word)) && [...rest].every(isWhitespace);
@@ -34729,7 +34729,7 @@ var init_parser = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/message-stream-utils.mjs
+// node_modules/@anthropic-ai/sdk/internal/message-stream-utils.mjs
 function withLazyInput(prev, jsonBuf) {
   const next = {};
   for (const key of Object.keys(prev)) {
@@ -34754,19 +34754,19 @@ function withLazyInput(prev, jsonBuf) {
 }
 var JSON_BUF_PROPERTY;
 var init_message_stream_utils = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/message-stream-utils.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/message-stream-utils.mjs"() {
     init_parser();
     JSON_BUF_PROPERTY = "__json_buf";
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/BetaMessageStream.mjs
+// node_modules/@anthropic-ai/sdk/lib/BetaMessageStream.mjs
 function tracksToolInput(content) {
   return content.type === "tool_use" || content.type === "server_tool_use" || content.type === "mcp_tool_use";
 }
 var _BetaMessageStream_instances, _BetaMessageStream_currentMessageSnapshot, _BetaMessageStream_params, _BetaMessageStream_connectedPromise, _BetaMessageStream_resolveConnectedPromise, _BetaMessageStream_rejectConnectedPromise, _BetaMessageStream_endPromise, _BetaMessageStream_resolveEndPromise, _BetaMessageStream_rejectEndPromise, _BetaMessageStream_listeners, _BetaMessageStream_ended, _BetaMessageStream_errored, _BetaMessageStream_aborted, _BetaMessageStream_catchingPromiseCreated, _BetaMessageStream_response, _BetaMessageStream_request_id, _BetaMessageStream_workspace_id, _BetaMessageStream_logger, _BetaMessageStream_client, _BetaMessageStream_span, _BetaMessageStream_spanBody, _BetaMessageStream_getFinalMessage, _BetaMessageStream_getFinalText, _BetaMessageStream_handleError, _BetaMessageStream_beginRequest, _BetaMessageStream_addStreamEvent, _BetaMessageStream_endRequest, _BetaMessageStream_accumulateMessage, _BetaMessageStream_toolInputParseError, BetaMessageStream;
 var init_BetaMessageStream = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/BetaMessageStream.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/BetaMessageStream.mjs"() {
     init_tslib();
     init_stainless_helper_header();
     init_error2();
@@ -35461,7 +35461,7 @@ var init_BetaMessageStream = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/family.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/toolsets/family.mjs
 function toolsetFamily(toolset) {
   return TOOLSET_TYPE_TO_FAMILY[toolset.type];
 }
@@ -35470,7 +35470,7 @@ function isRunnableToolset(t) {
 }
 var TOOLSET_TYPE_TO_FAMILY;
 var init_family = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/family.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/toolsets/family.mjs"() {
     TOOLSET_TYPE_TO_FAMILY = {
       browser_toolset_20260801: "browser",
       computer_toolset_20260801: "computer"
@@ -35478,10 +35478,10 @@ var init_family = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/errors.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/toolsets/errors.mjs
 var ToolsetUsageError, ToolsetContractError;
 var init_errors2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/errors.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/toolsets/errors.mjs"() {
     init_error();
     ToolsetUsageError = /* @__PURE__ */ (() => {
       class ToolsetUsageError2 extends AnthropicError {
@@ -35503,7 +35503,7 @@ var init_errors2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/run.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/toolsets/run.mjs
 function notExecutedText(family) {
   return Object.prototype.hasOwnProperty.call(NOT_EXECUTED_BY_FAMILY, family) ? NOT_EXECUTED_BY_FAMILY[family] : NOT_EXECUTED;
 }
@@ -35543,7 +35543,7 @@ async function runToolsetMember(toolset, toolUse, options2 = {}) {
 }
 var NOT_EXECUTED, NOT_EXECUTED_BY_FAMILY;
 var init_run = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/run.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/toolsets/run.mjs"() {
     init_error();
     init_ToolError();
     init_errors2();
@@ -35557,17 +35557,17 @@ var init_run = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/messages/index.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/messages/index.mjs
 var init_messages = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/messages/index.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/messages/index.mjs"() {
     init_messages2();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/api-keys.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/api-keys.mjs
 var APIKeys;
 var init_api_keys = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/api-keys.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/api-keys.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -35585,7 +35585,7 @@ var init_api_keys = __esm({
        * ```
        */
       retrieve(apiKeyID, options2) {
-        return this._client.get(path3`/v1/organizations/api_keys/${apiKeyID}`, {
+        return this._client.get(path4`/v1/organizations/api_keys/${apiKeyID}`, {
           ...options2,
           __qualifiers: { beta: "true" },
           __span: startApiCallSpan(this._client, "anthropic.organization.api_keys.retrieve", options2, {
@@ -35611,7 +35611,7 @@ var init_api_keys = __esm({
        * ```
        */
       update(apiKeyID, body, options2) {
-        return this._client.post(path3`/v1/organizations/api_keys/${apiKeyID}`, {
+        return this._client.post(path4`/v1/organizations/api_keys/${apiKeyID}`, {
           body,
           ...options2,
           __qualifiers: { beta: "true" },
@@ -35647,10 +35647,10 @@ var init_api_keys = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/artifacts.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/artifacts.mjs
 var Artifacts;
 var init_artifacts = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/artifacts.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/artifacts.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -35688,10 +35688,10 @@ var init_artifacts = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/connectors.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/connectors.mjs
 var Connectors;
 var init_connectors = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/connectors.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/connectors.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -35741,10 +35741,10 @@ var init_connectors = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost.mjs
 var Cost;
 var init_cost = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -35826,10 +35826,10 @@ var init_cost = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost-report.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost-report.mjs
 var CostReport;
 var init_cost_report = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost-report.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost-report.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -35891,10 +35891,10 @@ var init_cost_report = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/plugins.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/plugins.mjs
 var Plugins;
 var init_plugins = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/plugins.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/plugins.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -35947,10 +35947,10 @@ var init_plugins = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/skills.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/skills.mjs
 var Skills;
 var init_skills2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/skills.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/skills.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -35998,10 +35998,10 @@ var init_skills2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/summaries.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/summaries.mjs
 var Summaries;
 var init_summaries = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/summaries.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/summaries.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -36044,10 +36044,10 @@ var init_summaries = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage.mjs
 var Usage;
 var init_usage = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -36129,10 +36129,10 @@ var init_usage = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage-report.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage-report.mjs
 var UsageReport;
 var init_usage_report = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage-report.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage-report.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -36194,10 +36194,10 @@ var init_usage_report = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-cost-report.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-cost-report.mjs
 var UserCostReport;
 var init_user_cost_report = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-cost-report.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-cost-report.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -36267,10 +36267,10 @@ var init_user_cost_report = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-usage-report.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-usage-report.mjs
 var UserUsageReport;
 var init_user_usage_report = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-usage-report.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-usage-report.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -36340,10 +36340,10 @@ var init_user_usage_report = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/users.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/users.mjs
 var Users;
 var init_users = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/users.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/users.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -36391,10 +36391,10 @@ var init_users = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/projects.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/projects.mjs
 var Projects;
 var init_projects = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/projects.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/projects.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -36441,10 +36441,10 @@ var init_projects = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/chat.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/chat.mjs
 var Chat;
 var init_chat = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/chat.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/chat.mjs"() {
     init_resource();
     init_projects();
     init_projects();
@@ -36461,10 +36461,10 @@ var init_chat = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/apps.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/apps.mjs
 var Apps;
 var init_apps = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/apps.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/apps.mjs"() {
     init_resource();
     init_chat();
     init_chat();
@@ -36481,10 +36481,10 @@ var init_apps = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/analytics.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/analytics.mjs
 var Analytics;
 var init_analytics = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/analytics.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/analytics.mjs"() {
     init_resource();
     init_artifacts();
     init_artifacts();
@@ -36549,10 +36549,10 @@ var init_analytics = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/compliance-settings.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/compliance-settings.mjs
 var ComplianceSettings;
 var init_compliance_settings = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/compliance-settings.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/compliance-settings.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -36632,10 +36632,10 @@ var init_compliance_settings = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/external-keys.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/external-keys.mjs
 var ExternalKeys;
 var init_external_keys = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/external-keys.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/external-keys.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -36682,7 +36682,7 @@ var init_external_keys = __esm({
        * ```
        */
       retrieve(externalKeyID, options2) {
-        return this._client.get(path3`/v1/organizations/external_keys/${externalKeyID}`, {
+        return this._client.get(path4`/v1/organizations/external_keys/${externalKeyID}`, {
           ...options2,
           __qualifiers: { beta: "true" },
           __span: startApiCallSpan(this._client, "anthropic.organization.external_keys.retrieve", options2, {
@@ -36711,7 +36711,7 @@ var init_external_keys = __esm({
        * ```
        */
       update(externalKeyID, body, options2) {
-        return this._client.post(path3`/v1/organizations/external_keys/${externalKeyID}`, {
+        return this._client.post(path4`/v1/organizations/external_keys/${externalKeyID}`, {
           body,
           ...options2,
           __qualifiers: { beta: "true" },
@@ -36763,7 +36763,7 @@ var init_external_keys = __esm({
        * ```
        */
       delete(externalKeyID, options2) {
-        return this._client.delete(path3`/v1/organizations/external_keys/${externalKeyID}`, {
+        return this._client.delete(path4`/v1/organizations/external_keys/${externalKeyID}`, {
           ...options2,
           __qualifiers: { beta: "true" },
           __span: startApiCallSpan(this._client, "anthropic.organization.external_keys.delete", options2, {
@@ -36791,7 +36791,7 @@ var init_external_keys = __esm({
        * ```
        */
       validate(externalKeyID, options2) {
-        return this._client.post(path3`/v1/organizations/external_keys/${externalKeyID}/validate`, {
+        return this._client.post(path4`/v1/organizations/external_keys/${externalKeyID}/validate`, {
           ...options2,
           __qualifiers: { beta: "true" },
           __span: startApiCallSpan(this._client, "anthropic.organization.external_keys.validate", options2, {
@@ -36804,10 +36804,10 @@ var init_external_keys = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/external-storage.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/external-storage.mjs
 var BetaExternalStorageInUseError, BetaExternalStorageInWorkspacePolicyError, BetaExternalStorageNotAvailableError, BetaGrantRequiredError, BetaInvalidStorageARNError, BetaProviderNotAllowedError, BetaStorageAttachLimitReachedError, BetaStorageNotAttachableError, BetaStorageProfileStillRequiredError, BetaStorageVerificationFailedError, BetaUnsupportedRegionError, BetaStorageAlreadyRegisteredError, BetaStorageChangedConcurrentlyError, ExternalStorage;
 var init_external_storage = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/external-storage.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/external-storage.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -36951,7 +36951,7 @@ var init_external_storage = __esm({
          */
         retrieve(externalStorageID, params = {}, options2) {
           const { betas } = params ?? {};
-          return this._client.get(path3`/v1/organizations/external_storage/${externalStorageID}`, {
+          return this._client.get(path4`/v1/organizations/external_storage/${externalStorageID}`, {
             ...options2,
             headers: buildHeaders([
               { "anthropic-beta": [...betas ?? [], "efs-2026-10-01"].toString() },
@@ -36981,7 +36981,7 @@ var init_external_storage = __esm({
          */
         update(externalStorageID, params, options2) {
           const { betas, ...body } = params;
-          return this._client.post(path3`/v1/organizations/external_storage/${externalStorageID}`, {
+          return this._client.post(path4`/v1/organizations/external_storage/${externalStorageID}`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -37045,7 +37045,7 @@ var init_external_storage = __esm({
          */
         delete(externalStorageID, params = {}, options2) {
           const { betas } = params ?? {};
-          return this._client.delete(path3`/v1/organizations/external_storage/${externalStorageID}`, {
+          return this._client.delete(path4`/v1/organizations/external_storage/${externalStorageID}`, {
             ...options2,
             headers: buildHeaders([
               { "anthropic-beta": [...betas ?? [], "efs-2026-10-01"].toString() },
@@ -37081,7 +37081,7 @@ var init_external_storage = __esm({
          */
         activate(externalStorageID, params = {}, options2) {
           const { betas } = params ?? {};
-          return this._client.post(path3`/v1/organizations/external_storage/${externalStorageID}/activate`, {
+          return this._client.post(path4`/v1/organizations/external_storage/${externalStorageID}/activate`, {
             ...options2,
             headers: buildHeaders([
               { "anthropic-beta": [...betas ?? [], "efs-2026-10-01"].toString() },
@@ -37113,10 +37113,10 @@ var init_external_storage = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/invites.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/invites.mjs
 var Invites;
 var init_invites = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/invites.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/invites.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -37171,7 +37171,7 @@ var init_invites = __esm({
        * ```
        */
       retrieve(inviteID, options2) {
-        return this._client.get(path3`/v1/organizations/invites/${inviteID}`, {
+        return this._client.get(path4`/v1/organizations/invites/${inviteID}`, {
           ...options2,
           __qualifiers: { beta: "true" },
           __span: startApiCallSpan(this._client, "anthropic.organization.invites.retrieve", options2, {
@@ -37216,7 +37216,7 @@ var init_invites = __esm({
        * ```
        */
       delete(inviteID, options2) {
-        return this._client.delete(path3`/v1/organizations/invites/${inviteID}`, {
+        return this._client.delete(path4`/v1/organizations/invites/${inviteID}`, {
           ...options2,
           __qualifiers: { beta: "true" },
           __span: startApiCallSpan(this._client, "anthropic.organization.invites.delete", options2, {
@@ -37229,10 +37229,10 @@ var init_invites = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugin-marketplaces.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/plugin-marketplaces.mjs
 var PluginMarketplaces;
 var init_plugin_marketplaces = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugin-marketplaces.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/plugin-marketplaces.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -37264,7 +37264,7 @@ var init_plugin_marketplaces = __esm({
        */
       retrieve(marketplaceID, params = {}, options2) {
         const { betas, ...query } = params ?? {};
-        return this._client.get(path3`/v1/organizations/plugin_marketplaces/${marketplaceID}`, {
+        return this._client.get(path4`/v1/organizations/plugin_marketplaces/${marketplaceID}`, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -37309,7 +37309,7 @@ var init_plugin_marketplaces = __esm({
        */
       update(marketplaceID, params, options2) {
         const { betas, ...body } = params;
-        return this._client.post(path3`/v1/organizations/plugin_marketplaces/${marketplaceID}`, {
+        return this._client.post(path4`/v1/organizations/plugin_marketplaces/${marketplaceID}`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -37488,10 +37488,10 @@ var init_plugin_marketplaces = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rate-limits.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/rate-limits.mjs
 var RateLimits;
 var init_rate_limits = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rate-limits.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/rate-limits.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -37529,10 +37529,10 @@ var init_rate_limits = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/users.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/users.mjs
 var BetaCannotSignOutPrimaryOwnerError, BetaCannotSignOutSelfError, BetaCannotSignOutManagedMemberError, BetaCannotSignOutMembershipAdminError, BetaCannotSignOutOwnerError, BetaCannotSignOutPrivilegedMemberError, Users2;
 var init_users2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/users.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/users.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -37587,7 +37587,7 @@ var init_users2 = __esm({
          * ```
          */
         retrieve(userID, options2) {
-          return this._client.get(path3`/v1/organizations/users/${userID}`, {
+          return this._client.get(path4`/v1/organizations/users/${userID}`, {
             ...options2,
             __qualifiers: { beta: "true" },
             __span: startApiCallSpan(this._client, "anthropic.organization.users.retrieve", options2, {
@@ -37610,7 +37610,7 @@ var init_users2 = __esm({
          * ```
          */
         update(userID, body, options2) {
-          return this._client.post(path3`/v1/organizations/users/${userID}`, {
+          return this._client.post(path4`/v1/organizations/users/${userID}`, {
             body,
             ...options2,
             __qualifiers: { beta: "true" },
@@ -37657,7 +37657,7 @@ var init_users2 = __esm({
          * ```
          */
         remove(userID, options2) {
-          return this._client.delete(path3`/v1/organizations/users/${userID}`, {
+          return this._client.delete(path4`/v1/organizations/users/${userID}`, {
             ...options2,
             __qualifiers: { beta: "true" },
             __span: startApiCallSpan(this._client, "anthropic.organization.users.remove", options2, {
@@ -37710,7 +37710,7 @@ var init_users2 = __esm({
          */
         signOut(userID, params = {}, options2) {
           const { betas } = params ?? {};
-          return this._client.post(path3`/v1/organizations/users/${userID}/sign_out`, {
+          return this._client.post(path4`/v1/organizations/users/${userID}/sign_out`, {
             ...options2,
             headers: buildHeaders([
               { "anthropic-beta": [...betas ?? [], "admin-user-sign-out-2026-10-08"].toString() },
@@ -37735,10 +37735,10 @@ var init_users2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/webhooks.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/webhooks.mjs
 var Webhooks2;
 var init_webhooks2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/webhooks.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/webhooks.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -37810,7 +37810,7 @@ var init_webhooks2 = __esm({
        */
       retrieve(webhookEndpointID, params = {}, options2) {
         const { betas } = params ?? {};
-        return this._client.get(path3`/v1/organizations/webhooks/${webhookEndpointID}`, {
+        return this._client.get(path4`/v1/organizations/webhooks/${webhookEndpointID}`, {
           ...options2,
           headers: buildHeaders([
             { "anthropic-beta": [...betas ?? [], "webhooks-2026-10-07"].toString() },
@@ -37844,7 +37844,7 @@ var init_webhooks2 = __esm({
        */
       update(webhookEndpointID, params, options2) {
         const { betas, ...body } = params;
-        return this._client.post(path3`/v1/organizations/webhooks/${webhookEndpointID}`, {
+        return this._client.post(path4`/v1/organizations/webhooks/${webhookEndpointID}`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -37918,7 +37918,7 @@ var init_webhooks2 = __esm({
        */
       delete(webhookEndpointID, params = {}, options2) {
         const { betas } = params ?? {};
-        return this._client.delete(path3`/v1/organizations/webhooks/${webhookEndpointID}`, {
+        return this._client.delete(path4`/v1/organizations/webhooks/${webhookEndpointID}`, {
           ...options2,
           headers: buildHeaders([
             { "anthropic-beta": [...betas ?? [], "webhooks-2026-10-07"].toString() },
@@ -37954,7 +37954,7 @@ var init_webhooks2 = __esm({
        */
       regenerateSigningSecret(webhookEndpointID, params = {}, options2) {
         const { betas } = params ?? {};
-        return this._client.post(path3`/v1/organizations/webhooks/${webhookEndpointID}/regenerate_signing_secret`, {
+        return this._client.post(path4`/v1/organizations/webhooks/${webhookEndpointID}/regenerate_signing_secret`, {
           ...options2,
           headers: buildHeaders([
             { "anthropic-beta": [...betas ?? [], "webhooks-2026-10-07"].toString() },
@@ -37971,10 +37971,10 @@ var init_webhooks2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/configuration.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/configuration.mjs
 var Configuration;
 var init_configuration = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/configuration.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/configuration.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -38073,10 +38073,10 @@ var init_configuration = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-group-default.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-group-default.mjs
 var RBACGroupDefault;
 var init_rbac_group_default = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-group-default.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-group-default.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -38162,10 +38162,10 @@ var init_rbac_group_default = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-groups.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-groups.mjs
 var RBACGroups;
 var init_rbac_groups = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-groups.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-groups.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -38198,7 +38198,7 @@ var init_rbac_groups = __esm({
        */
       retrieve(rbacGroupID, params = {}, options2) {
         const { betas } = params ?? {};
-        return this._client.get(path3`/v1/organizations/claude_code/managed_settings/rbac_groups/${rbacGroupID}`, {
+        return this._client.get(path4`/v1/organizations/claude_code/managed_settings/rbac_groups/${rbacGroupID}`, {
           ...options2,
           headers: buildHeaders([
             { "anthropic-beta": [...betas ?? [], "ce-claude-code-managed-settings-2026-10-06"].toString() },
@@ -38287,7 +38287,7 @@ var init_rbac_groups = __esm({
        */
       delete(rbacGroupID, params = {}, options2) {
         const { betas } = params ?? {};
-        return this._client.delete(path3`/v1/organizations/claude_code/managed_settings/rbac_groups/${rbacGroupID}`, {
+        return this._client.delete(path4`/v1/organizations/claude_code/managed_settings/rbac_groups/${rbacGroupID}`, {
           ...options2,
           headers: buildHeaders([
             { "anthropic-beta": [...betas ?? [], "ce-claude-code-managed-settings-2026-10-06"].toString() },
@@ -38345,7 +38345,7 @@ var init_rbac_groups = __esm({
        */
       set(rbacGroupID, params, options2) {
         const { betas, ...body } = params;
-        return this._client.post(path3`/v1/organizations/claude_code/managed_settings/rbac_groups/${rbacGroupID}`, {
+        return this._client.post(path4`/v1/organizations/claude_code/managed_settings/rbac_groups/${rbacGroupID}`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -38363,10 +38363,10 @@ var init_rbac_groups = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/managed-settings.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/managed-settings.mjs
 var BetaCMEKFeatureUnsupportedError, BetaRBACGroupOrderLimitExceededError, BetaSettingsDocumentLimitExceededError, BetaSettingsHistoryLimitExceededError, BetaRBACGroupManagedSettingsNotFoundError, ManagedSettings;
 var init_managed_settings = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/managed-settings.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/managed-settings.mjs"() {
     init_resource();
     init_configuration();
     init_configuration();
@@ -38427,10 +38427,10 @@ var init_managed_settings = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/claude-code.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/claude-code.mjs
 var ClaudeCode;
 var init_claude_code = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/claude-code.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/claude-code.mjs"() {
     init_resource();
     init_managed_settings();
     init_managed_settings();
@@ -38452,10 +38452,10 @@ var init_claude_code = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-channels.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-channels.mjs
 var SlackChannels;
 var init_slack_channels = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-channels.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-channels.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -38537,7 +38537,7 @@ var init_slack_channels = __esm({
        */
       retrieve(id, params = {}, options2) {
         const { betas, ...query } = params ?? {};
-        return this._client.get(path3`/v1/organizations/claude_tag/slack_channels/${id}`, {
+        return this._client.get(path4`/v1/organizations/claude_tag/slack_channels/${id}`, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -38577,7 +38577,7 @@ var init_slack_channels = __esm({
        */
       update(id, params, options2) {
         const { betas, ...body } = params;
-        return this._client.post(path3`/v1/organizations/claude_tag/slack_channels/${id}`, {
+        return this._client.post(path4`/v1/organizations/claude_tag/slack_channels/${id}`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -38666,7 +38666,7 @@ var init_slack_channels = __esm({
        */
       delete(id, params = {}, options2) {
         const { betas } = params ?? {};
-        return this._client.delete(path3`/v1/organizations/claude_tag/slack_channels/${id}`, {
+        return this._client.delete(path4`/v1/organizations/claude_tag/slack_channels/${id}`, {
           ...options2,
           headers: buildHeaders([
             { "anthropic-beta": [...betas ?? [], "experimental-claude-tag-2026-10-21"].toString() },
@@ -38683,10 +38683,10 @@ var init_slack_channels = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-workspaces.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-workspaces.mjs
 var SlackWorkspaces;
 var init_slack_workspaces = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-workspaces.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-workspaces.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -38717,7 +38717,7 @@ var init_slack_workspaces = __esm({
        */
       retrieve(id, params = {}, options2) {
         const { betas, ...query } = params ?? {};
-        return this._client.get(path3`/v1/organizations/claude_tag/slack_workspaces/${id}`, {
+        return this._client.get(path4`/v1/organizations/claude_tag/slack_workspaces/${id}`, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -38756,7 +38756,7 @@ var init_slack_workspaces = __esm({
        */
       update(id, params, options2) {
         const { betas, ...body } = params;
-        return this._client.post(path3`/v1/organizations/claude_tag/slack_workspaces/${id}`, {
+        return this._client.post(path4`/v1/organizations/claude_tag/slack_workspaces/${id}`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -38813,10 +38813,10 @@ var init_slack_workspaces = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/targets.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/targets.mjs
 var Targets;
 var init_targets = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/targets.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/targets.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -38851,7 +38851,7 @@ var init_targets = __esm({
        */
       create(bundleID, params, options2) {
         const { target, betas } = params;
-        return this._client.post(path3`/v1/organizations/claude_tag/bundles/${bundleID}/targets`, {
+        return this._client.post(path4`/v1/organizations/claude_tag/bundles/${bundleID}/targets`, {
           body: target,
           ...options2,
           headers: buildHeaders([
@@ -38885,7 +38885,7 @@ var init_targets = __esm({
        */
       retrieve(targetID, params, options2) {
         const { bundle_id, betas } = params;
-        return this._client.get(path3`/v1/organizations/claude_tag/bundles/${bundle_id}/targets/${targetID}`, {
+        return this._client.get(path4`/v1/organizations/claude_tag/bundles/${bundle_id}/targets/${targetID}`, {
           ...options2,
           headers: buildHeaders([
             { "anthropic-beta": [...betas ?? [], "experimental-claude-tag-2026-10-21"].toString() },
@@ -38923,7 +38923,7 @@ var init_targets = __esm({
        */
       list(bundleID, params = {}, options2) {
         const { betas, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/organizations/claude_tag/bundles/${bundleID}/targets`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/claude_tag/bundles/${bundleID}/targets`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -38958,7 +38958,7 @@ var init_targets = __esm({
        */
       delete(targetID, params, options2) {
         const { bundle_id, betas } = params;
-        return this._client.delete(path3`/v1/organizations/claude_tag/bundles/${bundle_id}/targets/${targetID}`, {
+        return this._client.delete(path4`/v1/organizations/claude_tag/bundles/${bundle_id}/targets/${targetID}`, {
           ...options2,
           headers: buildHeaders([
             { "anthropic-beta": [...betas ?? [], "experimental-claude-tag-2026-10-21"].toString() },
@@ -38978,10 +38978,10 @@ var init_targets = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/bundles.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/bundles.mjs
 var Bundles;
 var init_bundles = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/bundles.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/bundles.mjs"() {
     init_resource();
     init_targets();
     init_targets();
@@ -39014,7 +39014,7 @@ var init_bundles = __esm({
          */
         retrieve(bundleID, params = {}, options2) {
           const { betas } = params ?? {};
-          return this._client.get(path3`/v1/organizations/claude_tag/bundles/${bundleID}`, {
+          return this._client.get(path4`/v1/organizations/claude_tag/bundles/${bundleID}`, {
             ...options2,
             headers: buildHeaders([
               { "anthropic-beta": [...betas ?? [], "experimental-claude-tag-2026-10-21"].toString() },
@@ -39053,7 +39053,7 @@ var init_bundles = __esm({
          */
         update(bundleID, params, options2) {
           const { betas, ...body } = params;
-          return this._client.post(path3`/v1/organizations/claude_tag/bundles/${bundleID}`, {
+          return this._client.post(path4`/v1/organizations/claude_tag/bundles/${bundleID}`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -39107,10 +39107,10 @@ var init_bundles = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/claude-tag.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/claude-tag.mjs
 var BetaBundleAttachmentNotSupportedError, BetaBundleOnCallError, BetaSlackChannelSetUpSettingsRefusedError, BetaAPIKeyScopeMissingError, BetaClaudeTagWritesNotEnabledError, BetaComplianceConfigurationRestrictedError, BetaOrganizationLevelScopedAPIKeyRequiredError, BetaSlackChannelSetUpEnvironmentNotFoundError, BetaSlackChannelSetUpSettingsConflictError, ClaudeTag;
 var init_claude_tag = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/claude-tag.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/claude-tag.mjs"() {
     init_resource();
     init_slack_channels();
     init_slack_channels();
@@ -39199,10 +39199,10 @@ var init_claude_tag = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/issuers.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/issuers.mjs
 var Issuers;
 var init_issuers = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/issuers.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/issuers.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -39273,7 +39273,7 @@ var init_issuers = __esm({
        */
       retrieve(federationIssuerID, params = {}, options2) {
         const { betas } = params ?? {};
-        return this._client.get(path3`/v1/organizations/federation_issuers/${federationIssuerID}`, {
+        return this._client.get(path4`/v1/organizations/federation_issuers/${federationIssuerID}`, {
           ...options2,
           headers: buildHeaders([
             { ...betas?.toString() != null ? { "anthropic-beta": betas?.toString() } : void 0 },
@@ -39313,7 +39313,7 @@ var init_issuers = __esm({
        */
       update(federationIssuerID, params, options2) {
         const { betas, ...body } = params;
-        return this._client.post(path3`/v1/organizations/federation_issuers/${federationIssuerID}`, {
+        return this._client.post(path4`/v1/organizations/federation_issuers/${federationIssuerID}`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -39386,7 +39386,7 @@ var init_issuers = __esm({
        */
       archive(federationIssuerID, params = {}, options2) {
         const { betas } = params ?? {};
-        return this._client.post(path3`/v1/organizations/federation_issuers/${federationIssuerID}/archive`, {
+        return this._client.post(path4`/v1/organizations/federation_issuers/${federationIssuerID}/archive`, {
           ...options2,
           headers: buildHeaders([
             { ...betas?.toString() != null ? { "anthropic-beta": betas?.toString() } : void 0 },
@@ -39403,10 +39403,10 @@ var init_issuers = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/workspaces.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/workspaces.mjs
 var Workspaces;
 var init_workspaces = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/workspaces.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/workspaces.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -39439,7 +39439,7 @@ var init_workspaces = __esm({
        */
       list(federationRuleID, params = {}, options2) {
         const { betas, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/organizations/federation_rules/${federationRuleID}/workspaces`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/federation_rules/${federationRuleID}/workspaces`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -39483,7 +39483,7 @@ var init_workspaces = __esm({
        */
       add(federationRuleID, params, options2) {
         const { betas, ...body } = params;
-        return this._client.post(path3`/v1/organizations/federation_rules/${federationRuleID}/workspaces`, {
+        return this._client.post(path4`/v1/organizations/federation_rules/${federationRuleID}/workspaces`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -39524,7 +39524,7 @@ var init_workspaces = __esm({
        */
       remove(workspaceID, params, options2) {
         const { federation_rule_id, betas } = params;
-        return this._client.delete(path3`/v1/organizations/federation_rules/${federation_rule_id}/workspaces/${workspaceID}`, {
+        return this._client.delete(path4`/v1/organizations/federation_rules/${federation_rule_id}/workspaces/${workspaceID}`, {
           ...options2,
           headers: buildHeaders([
             { ...betas?.toString() != null ? { "anthropic-beta": betas?.toString() } : void 0 },
@@ -39544,10 +39544,10 @@ var init_workspaces = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/rules.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/rules.mjs
 var Rules;
 var init_rules = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/rules.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/rules.mjs"() {
     init_resource();
     init_workspaces();
     init_workspaces();
@@ -39633,7 +39633,7 @@ var init_rules = __esm({
          */
         retrieve(federationRuleID, params = {}, options2) {
           const { betas } = params ?? {};
-          return this._client.get(path3`/v1/organizations/federation_rules/${federationRuleID}`, {
+          return this._client.get(path4`/v1/organizations/federation_rules/${federationRuleID}`, {
             ...options2,
             headers: buildHeaders([
               { ...betas?.toString() != null ? { "anthropic-beta": betas?.toString() } : void 0 },
@@ -39682,7 +39682,7 @@ var init_rules = __esm({
          */
         update(federationRuleID, params, options2) {
           const { betas, ...body } = params;
-          return this._client.post(path3`/v1/organizations/federation_rules/${federationRuleID}`, {
+          return this._client.post(path4`/v1/organizations/federation_rules/${federationRuleID}`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -39758,7 +39758,7 @@ var init_rules = __esm({
          */
         archive(federationRuleID, params = {}, options2) {
           const { betas } = params ?? {};
-          return this._client.post(path3`/v1/organizations/federation_rules/${federationRuleID}/archive`, {
+          return this._client.post(path4`/v1/organizations/federation_rules/${federationRuleID}/archive`, {
             ...options2,
             headers: buildHeaders([
               { ...betas?.toString() != null ? { "anthropic-beta": betas?.toString() } : void 0 },
@@ -39778,10 +39778,10 @@ var init_rules = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/federation.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/federation.mjs
 var Federation;
 var init_federation = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/federation.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/federation.mjs"() {
     init_resource();
     init_issuers();
     init_issuers();
@@ -39802,10 +39802,10 @@ var init_federation = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/installation-settings.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/installation-settings.mjs
 var InstallationSettings;
 var init_installation_settings = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/installation-settings.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/installation-settings.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -39843,7 +39843,7 @@ var init_installation_settings = __esm({
        */
       list(pluginID, params = {}, options2) {
         const { betas, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/organizations/plugins/${pluginID}/installation_settings`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/plugins/${pluginID}/installation_settings`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -39900,7 +39900,7 @@ var init_installation_settings = __esm({
        */
       remove(target, params, options2) {
         const { plugin_id, betas } = params;
-        return this._client.delete(path3`/v1/organizations/plugins/${plugin_id}/installation_settings/${target}`, {
+        return this._client.delete(path4`/v1/organizations/plugins/${plugin_id}/installation_settings/${target}`, {
           ...options2,
           headers: buildHeaders([
             { "anthropic-beta": [...betas ?? [], "ce-plugins-2026-09-01"].toString() },
@@ -39956,7 +39956,7 @@ var init_installation_settings = __esm({
        */
       set(target, params, options2) {
         const { plugin_id, betas, ...body } = params;
-        return this._client.post(path3`/v1/organizations/plugins/${plugin_id}/installation_settings/${target}`, {
+        return this._client.post(path4`/v1/organizations/plugins/${plugin_id}/installation_settings/${target}`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -39977,10 +39977,10 @@ var init_installation_settings = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/shares.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/shares.mjs
 var Shares;
 var init_shares = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/shares.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/shares.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -40019,7 +40019,7 @@ var init_shares = __esm({
        */
       list(pluginID, params = {}, options2) {
         const { betas, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/organizations/plugins/${pluginID}/shares`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/plugins/${pluginID}/shares`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -40038,10 +40038,10 @@ var init_shares = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/versions.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/versions.mjs
 var Versions2;
 var init_versions2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/versions.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/versions.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -40098,7 +40098,7 @@ var init_versions2 = __esm({
        */
       create(pluginID, params, options2) {
         const { betas, ...body } = params;
-        return this._client.post(path3`/v1/organizations/plugins/${pluginID}/versions`, multipartFormRequestOptions({
+        return this._client.post(path4`/v1/organizations/plugins/${pluginID}/versions`, multipartFormRequestOptions({
           body,
           ...options2,
           headers: buildHeaders([
@@ -40138,7 +40138,7 @@ var init_versions2 = __esm({
        */
       retrieve(version2, params, options2) {
         const { plugin_id, betas, ...query } = params;
-        return this._client.get(path3`/v1/organizations/plugins/${plugin_id}/versions/${version2}`, {
+        return this._client.get(path4`/v1/organizations/plugins/${plugin_id}/versions/${version2}`, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -40185,7 +40185,7 @@ var init_versions2 = __esm({
        */
       list(pluginID, params = {}, options2) {
         const { betas, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/organizations/plugins/${pluginID}/versions`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/plugins/${pluginID}/versions`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -40251,7 +40251,7 @@ var init_versions2 = __esm({
        */
       download(version2, params, options2) {
         const { plugin_id, betas, ...query } = params;
-        return this._client.get(path3`/v1/organizations/plugins/${plugin_id}/versions/${version2}/content`, {
+        return this._client.get(path4`/v1/organizations/plugins/${plugin_id}/versions/${version2}/content`, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -40277,10 +40277,10 @@ var init_versions2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/plugins.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/plugins.mjs
 var BetaScanFailedError, BetaPluginNameTakenError, BetaScanPendingError, BetaSkillNameTakenError, BetaRegistrationPendingError, Plugins2;
 var init_plugins2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/plugins.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/plugins.mjs"() {
     init_resource();
     init_installation_settings();
     init_installation_settings();
@@ -40426,7 +40426,7 @@ var init_plugins2 = __esm({
          */
         retrieve(pluginID, params = {}, options2) {
           const { betas, ...query } = params ?? {};
-          return this._client.get(path3`/v1/organizations/plugins/${pluginID}`, {
+          return this._client.get(path4`/v1/organizations/plugins/${pluginID}`, {
             query,
             ...options2,
             headers: buildHeaders([
@@ -40501,7 +40501,7 @@ var init_plugins2 = __esm({
          */
         update(pluginID, params, options2) {
           const { betas, ...body } = params;
-          return this._client.post(path3`/v1/organizations/plugins/${pluginID}`, {
+          return this._client.post(path4`/v1/organizations/plugins/${pluginID}`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -40609,7 +40609,7 @@ var init_plugins2 = __esm({
          */
         delete(pluginID, params = {}, options2) {
           const { betas } = params ?? {};
-          return this._client.delete(path3`/v1/organizations/plugins/${pluginID}`, {
+          return this._client.delete(path4`/v1/organizations/plugins/${pluginID}`, {
             ...options2,
             headers: buildHeaders([
               { "anthropic-beta": [...betas ?? [], "ce-plugins-2026-09-01"].toString() },
@@ -40636,10 +40636,10 @@ var init_plugins2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/data-controls.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/data-controls.mjs
 var DataControls;
 var init_data_controls = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/data-controls.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/data-controls.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -40661,7 +40661,7 @@ var init_data_controls = __esm({
        */
       retrieve(projectNumber, params = {}, options2) {
         const { betas } = params ?? {};
-        return this._client.get(path3`/v1/organizations/providers/google/projects/${projectNumber}/data_controls`, {
+        return this._client.get(path4`/v1/organizations/providers/google/projects/${projectNumber}/data_controls`, {
           ...options2,
           headers: buildHeaders([
             { "anthropic-beta": [...betas ?? [], "google-managed-data-controls-2026-09-01"].toString() },
@@ -40711,7 +40711,7 @@ var init_data_controls = __esm({
        */
       update(projectNumber, params, options2) {
         const { betas, ...body } = params;
-        return this._client.post(path3`/v1/organizations/providers/google/projects/${projectNumber}/data_controls`, {
+        return this._client.post(path4`/v1/organizations/providers/google/projects/${projectNumber}/data_controls`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -40729,10 +40729,10 @@ var init_data_controls = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/projects.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/projects.mjs
 var Projects2;
 var init_projects2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/projects.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/projects.mjs"() {
     init_resource();
     init_data_controls();
     init_data_controls();
@@ -40749,10 +40749,10 @@ var init_projects2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/google.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/google.mjs
 var Google;
 var init_google = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/google.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/google.mjs"() {
     init_resource();
     init_projects2();
     init_projects2();
@@ -40769,10 +40769,10 @@ var init_google = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/providers.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/providers.mjs
 var Providers;
 var init_providers = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/providers.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/providers.mjs"() {
     init_resource();
     init_google();
     init_google();
@@ -40789,10 +40789,10 @@ var init_providers = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/members.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/members.mjs
 var Members;
 var init_members = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/members.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/members.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -40814,7 +40814,7 @@ var init_members = __esm({
        * ```
        */
       list(rbacGroupID, query = {}, options2) {
-        return this._client.getAPIList(path3`/v1/organizations/rbac_groups/${rbacGroupID}/members`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/rbac_groups/${rbacGroupID}/members`, PageCursor, {
           query,
           ...options2,
           __qualifiers: { beta: "true" },
@@ -40846,7 +40846,7 @@ var init_members = __esm({
        * ```
        */
       add(rbacGroupID, body, options2) {
-        return this._client.post(path3`/v1/organizations/rbac_groups/${rbacGroupID}/members`, {
+        return this._client.post(path4`/v1/organizations/rbac_groups/${rbacGroupID}/members`, {
           body,
           ...options2,
           __qualifiers: { beta: "true" },
@@ -40880,7 +40880,7 @@ var init_members = __esm({
        */
       remove(userID, params, options2) {
         const { rbac_group_id } = params;
-        return this._client.delete(path3`/v1/organizations/rbac_groups/${rbac_group_id}/members/${userID}`, {
+        return this._client.delete(path4`/v1/organizations/rbac_groups/${rbac_group_id}/members/${userID}`, {
           ...options2,
           __qualifiers: { beta: "true" },
           __span: startApiCallSpan(this._client, "anthropic.organization.rbac_groups.members.remove", options2, {
@@ -40896,10 +40896,10 @@ var init_members = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/rbac-groups.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/rbac-groups.mjs
 var BetaRBACGroupNotFoundError, RBACGroups2;
 var init_rbac_groups2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/rbac-groups.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/rbac-groups.mjs"() {
     init_resource();
     init_members();
     init_members();
@@ -40960,7 +40960,7 @@ var init_rbac_groups2 = __esm({
          * ```
          */
         retrieve(rbacGroupID, options2) {
-          return this._client.get(path3`/v1/organizations/rbac_groups/${rbacGroupID}`, {
+          return this._client.get(path4`/v1/organizations/rbac_groups/${rbacGroupID}`, {
             ...options2,
             __qualifiers: { beta: "true" },
             __span: startApiCallSpan(this._client, "anthropic.organization.rbac_groups.retrieve", options2, {
@@ -40988,7 +40988,7 @@ var init_rbac_groups2 = __esm({
          * ```
          */
         update(rbacGroupID, body, options2) {
-          return this._client.post(path3`/v1/organizations/rbac_groups/${rbacGroupID}`, {
+          return this._client.post(path4`/v1/organizations/rbac_groups/${rbacGroupID}`, {
             body,
             ...options2,
             __qualifiers: { beta: "true" },
@@ -41042,7 +41042,7 @@ var init_rbac_groups2 = __esm({
          * ```
          */
         delete(rbacGroupID, options2) {
-          return this._client.delete(path3`/v1/organizations/rbac_groups/${rbacGroupID}`, {
+          return this._client.delete(path4`/v1/organizations/rbac_groups/${rbacGroupID}`, {
             ...options2,
             __qualifiers: { beta: "true" },
             __span: startApiCallSpan(this._client, "anthropic.organization.rbac_groups.delete", options2, {
@@ -41059,10 +41059,10 @@ var init_rbac_groups2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/permissions.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/permissions.mjs
 var Permissions;
 var init_permissions = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/permissions.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/permissions.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -41088,7 +41088,7 @@ var init_permissions = __esm({
        * ```
        */
       list(rbacRoleID, query = {}, options2) {
-        return this._client.getAPIList(path3`/v1/organizations/rbac_roles/${rbacRoleID}/permissions`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/rbac_roles/${rbacRoleID}/permissions`, PageCursor, {
           query,
           ...options2,
           __qualifiers: { beta: "true" },
@@ -41103,10 +41103,10 @@ var init_permissions = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/rbac-roles.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/rbac-roles.mjs
 var RBACRoles;
 var init_rbac_roles = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/rbac-roles.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/rbac-roles.mjs"() {
     init_resource();
     init_permissions();
     init_permissions();
@@ -41137,7 +41137,7 @@ var init_rbac_roles = __esm({
          * ```
          */
         retrieve(rbacRoleID, options2) {
-          return this._client.get(path3`/v1/organizations/rbac_roles/${rbacRoleID}`, {
+          return this._client.get(path4`/v1/organizations/rbac_roles/${rbacRoleID}`, {
             ...options2,
             __qualifiers: { beta: "true" },
             __span: startApiCallSpan(this._client, "anthropic.organization.rbac_roles.retrieve", options2, {
@@ -41180,10 +41180,10 @@ var init_rbac_roles = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/workspaces.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/workspaces.mjs
 var Workspaces2;
 var init_workspaces2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/workspaces.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/workspaces.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -41222,7 +41222,7 @@ var init_workspaces2 = __esm({
        */
       list(serviceAccountID, params = {}, options2) {
         const { betas, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/organizations/service_accounts/${serviceAccountID}/workspaces`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/service_accounts/${serviceAccountID}/workspaces`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -41267,7 +41267,7 @@ var init_workspaces2 = __esm({
        */
       add(serviceAccountID, params, options2) {
         const { betas, ...body } = params;
-        return this._client.post(path3`/v1/organizations/service_accounts/${serviceAccountID}/workspaces`, {
+        return this._client.post(path4`/v1/organizations/service_accounts/${serviceAccountID}/workspaces`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -41312,7 +41312,7 @@ var init_workspaces2 = __esm({
        */
       remove(workspaceID, params, options2) {
         const { service_account_id, betas } = params;
-        return this._client.delete(path3`/v1/organizations/service_accounts/${service_account_id}/workspaces/${workspaceID}`, {
+        return this._client.delete(path4`/v1/organizations/service_accounts/${service_account_id}/workspaces/${workspaceID}`, {
           ...options2,
           headers: buildHeaders([
             { ...betas?.toString() != null ? { "anthropic-beta": betas?.toString() } : void 0 },
@@ -41332,10 +41332,10 @@ var init_workspaces2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/service-accounts.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/service-accounts.mjs
 var ServiceAccounts;
 var init_service_accounts = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/service-accounts.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/service-accounts.mjs"() {
     init_resource();
     init_workspaces2();
     init_workspaces2();
@@ -41408,7 +41408,7 @@ var init_service_accounts = __esm({
          */
         retrieve(serviceAccountID, params = {}, options2) {
           const { betas } = params ?? {};
-          return this._client.get(path3`/v1/organizations/service_accounts/${serviceAccountID}`, {
+          return this._client.get(path4`/v1/organizations/service_accounts/${serviceAccountID}`, {
             ...options2,
             headers: buildHeaders([
               { ...betas?.toString() != null ? { "anthropic-beta": betas?.toString() } : void 0 },
@@ -41447,7 +41447,7 @@ var init_service_accounts = __esm({
          */
         update(serviceAccountID, params, options2) {
           const { betas, ...body } = params;
-          return this._client.post(path3`/v1/organizations/service_accounts/${serviceAccountID}`, {
+          return this._client.post(path4`/v1/organizations/service_accounts/${serviceAccountID}`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -41522,7 +41522,7 @@ var init_service_accounts = __esm({
          */
         archive(serviceAccountID, params = {}, options2) {
           const { betas } = params ?? {};
-          return this._client.post(path3`/v1/organizations/service_accounts/${serviceAccountID}/archive`, {
+          return this._client.post(path4`/v1/organizations/service_accounts/${serviceAccountID}/archive`, {
             ...options2,
             headers: buildHeaders([
               { ...betas?.toString() != null ? { "anthropic-beta": betas?.toString() } : void 0 },
@@ -41542,10 +41542,10 @@ var init_service_accounts = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/effective.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/effective.mjs
 var Effective;
 var init_effective = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/effective.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/effective.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -41583,10 +41583,10 @@ var init_effective = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/increase-requests.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/increase-requests.mjs
 var IncreaseRequests;
 var init_increase_requests = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/increase-requests.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/increase-requests.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -41607,7 +41607,7 @@ var init_increase_requests = __esm({
        * ```
        */
       retrieve(spendLimitIncreaseRequestID, options2) {
-        return this._client.get(path3`/v1/organizations/spend_limit_increase_requests/${spendLimitIncreaseRequestID}`, {
+        return this._client.get(path4`/v1/organizations/spend_limit_increase_requests/${spendLimitIncreaseRequestID}`, {
           ...options2,
           __qualifiers: { beta: "true" },
           __span: startApiCallSpan(this._client, "anthropic.organization.spend_limits.increase_requests.retrieve", options2, {
@@ -41662,7 +41662,7 @@ var init_increase_requests = __esm({
        * ```
        */
       approve(spendLimitIncreaseRequestID, body, options2) {
-        return this._client.post(path3`/v1/organizations/spend_limit_increase_requests/${spendLimitIncreaseRequestID}/approve`, {
+        return this._client.post(path4`/v1/organizations/spend_limit_increase_requests/${spendLimitIncreaseRequestID}/approve`, {
           body,
           ...options2,
           __qualifiers: { beta: "true" },
@@ -41692,7 +41692,7 @@ var init_increase_requests = __esm({
        * ```
        */
       deny(spendLimitIncreaseRequestID, body, options2) {
-        return this._client.post(path3`/v1/organizations/spend_limit_increase_requests/${spendLimitIncreaseRequestID}/deny`, {
+        return this._client.post(path4`/v1/organizations/spend_limit_increase_requests/${spendLimitIncreaseRequestID}/deny`, {
           body,
           ...options2,
           __qualifiers: { beta: "true" },
@@ -41708,10 +41708,10 @@ var init_increase_requests = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/spend-limits.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/spend-limits.mjs
 var BetaSpendLimitsAdminAPIWritesNotEnabledError, SpendLimits;
 var init_spend_limits = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/spend-limits.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/spend-limits.mjs"() {
     init_resource();
     init_effective();
     init_effective();
@@ -41749,7 +41749,7 @@ var init_spend_limits = __esm({
          * ```
          */
         retrieve(spendLimitID, options2) {
-          return this._client.get(path3`/v1/organizations/spend_limits/${spendLimitID}`, {
+          return this._client.get(path4`/v1/organizations/spend_limits/${spendLimitID}`, {
             ...options2,
             __qualifiers: { beta: "true" },
             __span: startApiCallSpan(this._client, "anthropic.organization.spend_limits.retrieve", options2, {
@@ -41816,7 +41816,7 @@ var init_spend_limits = __esm({
          * ```
          */
         delete(spendLimitID, options2) {
-          return this._client.delete(path3`/v1/organizations/spend_limits/${spendLimitID}`, {
+          return this._client.delete(path4`/v1/organizations/spend_limits/${spendLimitID}`, {
             ...options2,
             __qualifiers: { beta: "true" },
             __span: startApiCallSpan(this._client, "anthropic.organization.spend_limits.delete", options2, {
@@ -41875,10 +41875,10 @@ var init_spend_limits = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/workspaces.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/workspaces.mjs
 var Workspaces3;
 var init_workspaces3 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/workspaces.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/workspaces.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -41907,7 +41907,7 @@ var init_workspaces3 = __esm({
        */
       list(destinationID, params = {}, options2) {
         const { betas, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/organizations/telemetry_destinations/${destinationID}/workspaces`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/telemetry_destinations/${destinationID}/workspaces`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -41949,7 +41949,7 @@ var init_workspaces3 = __esm({
        */
       add(workspaceID, params, options2) {
         const { destination_id, betas } = params;
-        return this._client.post(path3`/v1/organizations/telemetry_destinations/${destination_id}/workspaces/${workspaceID}`, {
+        return this._client.post(path4`/v1/organizations/telemetry_destinations/${destination_id}/workspaces/${workspaceID}`, {
           ...options2,
           headers: buildHeaders([
             { "anthropic-beta": [...betas ?? [], "telemetry-destinations-2026-08-11"].toString() },
@@ -41989,7 +41989,7 @@ var init_workspaces3 = __esm({
        */
       remove(workspaceID, params, options2) {
         const { destination_id, betas } = params;
-        return this._client.delete(path3`/v1/organizations/telemetry_destinations/${destination_id}/workspaces/${workspaceID}`, {
+        return this._client.delete(path4`/v1/organizations/telemetry_destinations/${destination_id}/workspaces/${workspaceID}`, {
           ...options2,
           headers: buildHeaders([
             { "anthropic-beta": [...betas ?? [], "telemetry-destinations-2026-08-11"].toString() },
@@ -42009,10 +42009,10 @@ var init_workspaces3 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/telemetry-destinations.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/telemetry-destinations.mjs
 var TelemetryDestinations;
 var init_telemetry_destinations = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/telemetry-destinations.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/telemetry-destinations.mjs"() {
     init_resource();
     init_workspaces3();
     init_workspaces3();
@@ -42080,7 +42080,7 @@ var init_telemetry_destinations = __esm({
          */
         retrieve(destinationID, params = {}, options2) {
           const { betas } = params ?? {};
-          return this._client.get(path3`/v1/organizations/telemetry_destinations/${destinationID}`, {
+          return this._client.get(path4`/v1/organizations/telemetry_destinations/${destinationID}`, {
             ...options2,
             headers: buildHeaders([
               { "anthropic-beta": [...betas ?? [], "telemetry-destinations-2026-08-11"].toString() },
@@ -42121,7 +42121,7 @@ var init_telemetry_destinations = __esm({
          */
         update(destinationID, params, options2) {
           const { betas, ...body } = params;
-          return this._client.post(path3`/v1/organizations/telemetry_destinations/${destinationID}`, {
+          return this._client.post(path4`/v1/organizations/telemetry_destinations/${destinationID}`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -42188,7 +42188,7 @@ var init_telemetry_destinations = __esm({
          */
         delete(destinationID, params = {}, options2) {
           const { betas } = params ?? {};
-          return this._client.delete(path3`/v1/organizations/telemetry_destinations/${destinationID}`, {
+          return this._client.delete(path4`/v1/organizations/telemetry_destinations/${destinationID}`, {
             ...options2,
             headers: buildHeaders([
               { "anthropic-beta": [...betas ?? [], "telemetry-destinations-2026-08-11"].toString() },
@@ -42221,7 +42221,7 @@ var init_telemetry_destinations = __esm({
          */
         test(destinationID, params = {}, options2) {
           const { betas } = params ?? {};
-          return this._client.post(path3`/v1/organizations/telemetry_destinations/${destinationID}/test`, {
+          return this._client.post(path4`/v1/organizations/telemetry_destinations/${destinationID}/test`, {
             ...options2,
             headers: buildHeaders([
               { "anthropic-beta": [...betas ?? [], "telemetry-destinations-2026-08-11"].toString() },
@@ -42241,10 +42241,10 @@ var init_telemetry_destinations = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/members.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/members.mjs
 var Members2;
 var init_members2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/members.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/members.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -42264,7 +42264,7 @@ var init_members2 = __esm({
        */
       retrieve(userID, params, options2) {
         const { workspace_id } = params;
-        return this._client.get(path3`/v1/organizations/workspaces/${workspace_id}/members/${userID}`, {
+        return this._client.get(path4`/v1/organizations/workspaces/${workspace_id}/members/${userID}`, {
           ...options2,
           __qualifiers: { beta: "true" },
           __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.members.retrieve", options2, {
@@ -42296,7 +42296,7 @@ var init_members2 = __esm({
        */
       update(userID, params, options2) {
         const { workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/organizations/workspaces/${workspace_id}/members/${userID}`, {
+        return this._client.post(path4`/v1/organizations/workspaces/${workspace_id}/members/${userID}`, {
           body,
           ...options2,
           __qualifiers: { beta: "true" },
@@ -42323,7 +42323,7 @@ var init_members2 = __esm({
        * ```
        */
       list(workspaceID, query = {}, options2) {
-        return this._client.getAPIList(path3`/v1/organizations/workspaces/${workspaceID}/members`, Page, {
+        return this._client.getAPIList(path4`/v1/organizations/workspaces/${workspaceID}/members`, Page, {
           query,
           ...options2,
           __qualifiers: { beta: "true" },
@@ -42353,7 +42353,7 @@ var init_members2 = __esm({
        * ```
        */
       add(workspaceID, body, options2) {
-        return this._client.post(path3`/v1/organizations/workspaces/${workspaceID}/members`, {
+        return this._client.post(path4`/v1/organizations/workspaces/${workspaceID}/members`, {
           body,
           ...options2,
           __qualifiers: { beta: "true" },
@@ -42381,7 +42381,7 @@ var init_members2 = __esm({
        */
       remove(userID, params, options2) {
         const { workspace_id } = params;
-        return this._client.delete(path3`/v1/organizations/workspaces/${workspace_id}/members/${userID}`, {
+        return this._client.delete(path4`/v1/organizations/workspaces/${workspace_id}/members/${userID}`, {
           ...options2,
           __qualifiers: { beta: "true" },
           __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.members.remove", options2, {
@@ -42397,10 +42397,10 @@ var init_members2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/rate-limits.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/rate-limits.mjs
 var RateLimits2;
 var init_rate_limits2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/rate-limits.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/rate-limits.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -42434,7 +42434,7 @@ var init_rate_limits2 = __esm({
        */
       update(rateLimitID, params, options2) {
         const { workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/organizations/workspaces/${workspace_id}/rate_limits/${rateLimitID}`, {
+        return this._client.post(path4`/v1/organizations/workspaces/${workspace_id}/rate_limits/${rateLimitID}`, {
           body,
           ...options2,
           __qualifiers: { beta: "true" },
@@ -42470,7 +42470,7 @@ var init_rate_limits2 = __esm({
        * ```
        */
       list(workspaceID, query = {}, options2) {
-        return this._client.getAPIList(path3`/v1/organizations/workspaces/${workspaceID}/rate_limits`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/workspaces/${workspaceID}/rate_limits`, PageCursor, {
           query,
           ...options2,
           __qualifiers: { beta: "true" },
@@ -42485,10 +42485,10 @@ var init_rate_limits2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/service-accounts.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/service-accounts.mjs
 var ServiceAccounts2;
 var init_service_accounts2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/service-accounts.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/service-accounts.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -42520,7 +42520,7 @@ var init_service_accounts2 = __esm({
        */
       retrieve(serviceAccountID, params, options2) {
         const { workspace_id, betas } = params;
-        return this._client.get(path3`/v1/organizations/workspaces/${workspace_id}/service_accounts/${serviceAccountID}`, {
+        return this._client.get(path4`/v1/organizations/workspaces/${workspace_id}/service_accounts/${serviceAccountID}`, {
           ...options2,
           headers: buildHeaders([
             { ...betas?.toString() != null ? { "anthropic-beta": betas?.toString() } : void 0 },
@@ -42566,7 +42566,7 @@ var init_service_accounts2 = __esm({
        */
       update(serviceAccountID, params, options2) {
         const { workspace_id, betas, ...body } = params;
-        return this._client.post(path3`/v1/organizations/workspaces/${workspace_id}/service_accounts/${serviceAccountID}`, {
+        return this._client.post(path4`/v1/organizations/workspaces/${workspace_id}/service_accounts/${serviceAccountID}`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -42609,7 +42609,7 @@ var init_service_accounts2 = __esm({
        */
       list(workspaceID, params = {}, options2) {
         const { betas, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/organizations/workspaces/${workspaceID}/service_accounts`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/workspaces/${workspaceID}/service_accounts`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -42656,7 +42656,7 @@ var init_service_accounts2 = __esm({
        */
       add(workspaceID, params, options2) {
         const { betas, ...body } = params;
-        return this._client.post(path3`/v1/organizations/workspaces/${workspaceID}/service_accounts`, {
+        return this._client.post(path4`/v1/organizations/workspaces/${workspaceID}/service_accounts`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -42699,7 +42699,7 @@ var init_service_accounts2 = __esm({
        */
       remove(serviceAccountID, params, options2) {
         const { workspace_id, betas } = params;
-        return this._client.delete(path3`/v1/organizations/workspaces/${workspace_id}/service_accounts/${serviceAccountID}`, {
+        return this._client.delete(path4`/v1/organizations/workspaces/${workspace_id}/service_accounts/${serviceAccountID}`, {
           ...options2,
           headers: buildHeaders([
             { ...betas?.toString() != null ? { "anthropic-beta": betas?.toString() } : void 0 },
@@ -42719,10 +42719,10 @@ var init_service_accounts2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/workspaces.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/workspaces.mjs
 var BetaHumanReviewOnWithExternalStorageError, BetaTranscriptsStorageRequiredError, BetaWorkspaceChangedConcurrentlyError, Workspaces4;
 var init_workspaces4 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/workspaces.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/workspaces.mjs"() {
     init_resource();
     init_members2();
     init_members2();
@@ -42822,7 +42822,7 @@ var init_workspaces4 = __esm({
          */
         retrieve(workspaceID, params = {}, options2) {
           const { betas } = params ?? {};
-          return this._client.get(path3`/v1/organizations/workspaces/${workspaceID}`, {
+          return this._client.get(path4`/v1/organizations/workspaces/${workspaceID}`, {
             ...options2,
             headers: buildHeaders([
               { ...betas?.toString() != null ? { "anthropic-beta": betas?.toString() } : void 0 },
@@ -42874,7 +42874,7 @@ var init_workspaces4 = __esm({
          */
         update(workspaceID, params, options2) {
           const { betas, ...body } = params;
-          return this._client.post(path3`/v1/organizations/workspaces/${workspaceID}`, {
+          return this._client.post(path4`/v1/organizations/workspaces/${workspaceID}`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -42931,7 +42931,7 @@ var init_workspaces4 = __esm({
          */
         archive(workspaceID, params = {}, options2) {
           const { betas } = params ?? {};
-          return this._client.post(path3`/v1/organizations/workspaces/${workspaceID}/archive`, {
+          return this._client.post(path4`/v1/organizations/workspaces/${workspaceID}/archive`, {
             ...options2,
             headers: buildHeaders([
               { ...betas?.toString() != null ? { "anthropic-beta": betas?.toString() } : void 0 },
@@ -42956,10 +42956,10 @@ var init_workspaces4 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/organization.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/organization/organization.mjs
 var BetaApprovalRequiredError, BetaHumanReviewNotAvailableError, BetaOrganizationNotEligibleError, BetaAuthorizationCheckUnavailableError, Organization;
 var init_organization = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/organization/organization.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/organization/organization.mjs"() {
     init_resource();
     init_api_keys();
     init_api_keys();
@@ -43143,10 +43143,10 @@ var init_organization = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/events.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/sessions/events.mjs
 var Events2;
 var init_events = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/events.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/sessions/events.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -43170,7 +43170,7 @@ var init_events = __esm({
          */
         list(sessionID, params = {}, options2) {
           const { betas, workspace_id, ...query } = params ?? {};
-          return this._client.getAPIList(path3`/v1/sessions/${sessionID}/events`, PageCursor, {
+          return this._client.getAPIList(path4`/v1/sessions/${sessionID}/events`, PageCursor, {
             query,
             ...options2,
             headers: buildHeaders([
@@ -43223,7 +43223,7 @@ var init_events = __esm({
          */
         send(sessionID, params, options2) {
           const { betas, workspace_id, ...body } = params;
-          return this._client.post(path3`/v1/sessions/${sessionID}/events`, {
+          return this._client.post(path4`/v1/sessions/${sessionID}/events`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -43255,7 +43255,7 @@ var init_events = __esm({
          */
         stream(sessionID, params = {}, options2) {
           const { betas, workspace_id, ...query } = params ?? {};
-          return this._client.get(path3`/v1/sessions/${sessionID}/events/stream`, {
+          return this._client.get(path4`/v1/sessions/${sessionID}/events/stream`, {
             query,
             ...options2,
             headers: buildHeaders([
@@ -43303,10 +43303,10 @@ var init_events = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/resources.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/sessions/resources.mjs
 var Resources;
 var init_resources = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/resources.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/sessions/resources.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -43327,7 +43327,7 @@ var init_resources = __esm({
        */
       retrieve(resourceID, params, options2) {
         const { session_id, betas, workspace_id } = params;
-        return this._client.get(path3`/v1/sessions/${session_id}/resources/${resourceID}`, {
+        return this._client.get(path4`/v1/sessions/${session_id}/resources/${resourceID}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -43360,7 +43360,7 @@ var init_resources = __esm({
        */
       update(resourceID, params, options2) {
         const { session_id, betas, workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/sessions/${session_id}/resources/${resourceID}`, {
+        return this._client.post(path4`/v1/sessions/${session_id}/resources/${resourceID}`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -43392,7 +43392,7 @@ var init_resources = __esm({
        */
       list(sessionID, params = {}, options2) {
         const { betas, workspace_id, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/sessions/${sessionID}/resources`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/sessions/${sessionID}/resources`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -43424,7 +43424,7 @@ var init_resources = __esm({
        */
       delete(resourceID, params, options2) {
         const { session_id, betas, workspace_id } = params;
-        return this._client.delete(path3`/v1/sessions/${session_id}/resources/${resourceID}`, {
+        return this._client.delete(path4`/v1/sessions/${session_id}/resources/${resourceID}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -43457,7 +43457,7 @@ var init_resources = __esm({
        */
       add(sessionID, params, options2) {
         const { betas, workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/sessions/${sessionID}/resources`, {
+        return this._client.post(path4`/v1/sessions/${sessionID}/resources`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -43479,10 +43479,10 @@ var init_resources = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/events.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/events.mjs
 var Events3;
 var init_events2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/events.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/events.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -43505,7 +43505,7 @@ var init_events2 = __esm({
        */
       list(threadID, params, options2) {
         const { session_id, betas, workspace_id, ...query } = params;
-        return this._client.getAPIList(path3`/v1/sessions/${session_id}/threads/${threadID}/events`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/sessions/${session_id}/threads/${threadID}/events`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -43540,7 +43540,7 @@ var init_events2 = __esm({
        */
       stream(threadID, params, options2) {
         const { session_id, betas, workspace_id, ...query } = params;
-        return this._client.get(path3`/v1/sessions/${session_id}/threads/${threadID}/stream`, {
+        return this._client.get(path4`/v1/sessions/${session_id}/threads/${threadID}/stream`, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -43563,10 +43563,10 @@ var init_events2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/threads.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/threads.mjs
 var Threads;
 var init_threads = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/threads.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/threads.mjs"() {
     init_resource();
     init_events2();
     init_events2();
@@ -43594,7 +43594,7 @@ var init_threads = __esm({
          */
         retrieve(threadID, params, options2) {
           const { session_id, betas, workspace_id } = params;
-          return this._client.get(path3`/v1/sessions/${session_id}/threads/${threadID}`, {
+          return this._client.get(path4`/v1/sessions/${session_id}/threads/${threadID}`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -43625,7 +43625,7 @@ var init_threads = __esm({
          */
         list(sessionID, params = {}, options2) {
           const { betas, workspace_id, ...query } = params ?? {};
-          return this._client.getAPIList(path3`/v1/sessions/${sessionID}/threads`, PageCursor, {
+          return this._client.getAPIList(path4`/v1/sessions/${sessionID}/threads`, PageCursor, {
             query,
             ...options2,
             headers: buildHeaders([
@@ -43657,7 +43657,7 @@ var init_threads = __esm({
          */
         archive(threadID, params, options2) {
           const { session_id, betas, workspace_id } = params;
-          return this._client.post(path3`/v1/sessions/${session_id}/threads/${threadID}/archive`, {
+          return this._client.post(path4`/v1/sessions/${session_id}/threads/${threadID}/archive`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -43680,10 +43680,10 @@ var init_threads = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/sessions.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/sessions/sessions.mjs
 var Sessions;
 var init_sessions = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/sessions/sessions.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/sessions/sessions.mjs"() {
     init_resource();
     init_events();
     init_events();
@@ -43764,7 +43764,7 @@ var init_sessions = __esm({
          */
         retrieve(sessionID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.get(path3`/v1/sessions/${sessionID}`, {
+          return this._client.get(path4`/v1/sessions/${sessionID}`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -43794,7 +43794,7 @@ var init_sessions = __esm({
          */
         update(sessionID, params, options2) {
           const { betas, workspace_id, ...body } = params;
-          return this._client.post(path3`/v1/sessions/${sessionID}`, {
+          return this._client.post(path4`/v1/sessions/${sessionID}`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -43868,7 +43868,7 @@ var init_sessions = __esm({
          */
         delete(sessionID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.delete(path3`/v1/sessions/${sessionID}`, {
+          return this._client.delete(path4`/v1/sessions/${sessionID}`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -43897,7 +43897,7 @@ var init_sessions = __esm({
          */
         archive(sessionID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.post(path3`/v1/sessions/${sessionID}/archive`, {
+          return this._client.post(path4`/v1/sessions/${sessionID}/archive`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -43922,10 +43922,10 @@ var init_sessions = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/skills/versions.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/skills/versions.mjs
 var Versions3;
 var init_versions3 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/skills/versions.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/skills/versions.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -43952,7 +43952,7 @@ var init_versions3 = __esm({
        */
       create(skillID, params, options2) {
         const { betas, workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/skills/${skillID}/versions`, multipartFormRequestOptions({
+        return this._client.post(path4`/v1/skills/${skillID}/versions`, multipartFormRequestOptions({
           body,
           ...options2,
           headers: buildHeaders([
@@ -43986,7 +43986,7 @@ var init_versions3 = __esm({
        */
       retrieve(version2, params, options2) {
         const { skill_id, betas, workspace_id } = params;
-        return this._client.get(path3`/v1/skills/${skill_id}/versions/${version2}`, {
+        return this._client.get(path4`/v1/skills/${skill_id}/versions/${version2}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -44020,7 +44020,7 @@ var init_versions3 = __esm({
        */
       list(skillID, params = {}, options2) {
         const { betas, workspace_id, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/skills/${skillID}/versions`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/skills/${skillID}/versions`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -44054,7 +44054,7 @@ var init_versions3 = __esm({
        */
       delete(version2, params, options2) {
         const { skill_id, betas, workspace_id } = params;
-        return this._client.delete(path3`/v1/skills/${skill_id}/versions/${version2}`, {
+        return this._client.delete(path4`/v1/skills/${skill_id}/versions/${version2}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -44086,7 +44086,7 @@ var init_versions3 = __esm({
        */
       download(version2, params, options2) {
         const { skill_id, betas, workspace_id } = params;
-        return this._client.get(path3`/v1/skills/${skill_id}/versions/${version2}/content`, {
+        return this._client.get(path4`/v1/skills/${skill_id}/versions/${version2}/content`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -44108,10 +44108,10 @@ var init_versions3 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/skills/skills.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/skills/skills.mjs
 var Skills2;
 var init_skills3 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/skills/skills.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/skills/skills.mjs"() {
     init_resource();
     init_versions3();
     init_versions3();
@@ -44176,7 +44176,7 @@ var init_skills3 = __esm({
          */
         retrieve(skillID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.get(path3`/v1/skills/${skillID}`, {
+          return this._client.get(path4`/v1/skills/${skillID}`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -44240,7 +44240,7 @@ var init_skills3 = __esm({
          */
         delete(skillID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.delete(path3`/v1/skills/${skillID}`, {
+          return this._client.delete(path4`/v1/skills/${skillID}`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -44263,10 +44263,10 @@ var init_skills3 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/tunnels/certificates.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/tunnels/certificates.mjs
 var Certificates;
 var init_certificates = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/tunnels/certificates.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/tunnels/certificates.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -44294,7 +44294,7 @@ var init_certificates = __esm({
        */
       create(tunnelID, params, options2) {
         const { betas, workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/tunnels/${tunnelID}/certificates`, {
+        return this._client.post(path4`/v1/tunnels/${tunnelID}/certificates`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -44331,7 +44331,7 @@ var init_certificates = __esm({
        */
       retrieve(certificateID, params, options2) {
         const { tunnel_id, betas, workspace_id } = params;
-        return this._client.get(path3`/v1/tunnels/${tunnel_id}/certificates/${certificateID}`, {
+        return this._client.get(path4`/v1/tunnels/${tunnel_id}/certificates/${certificateID}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -44368,7 +44368,7 @@ var init_certificates = __esm({
        */
       list(tunnelID, params = {}, options2) {
         const { betas, workspace_id, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/tunnels/${tunnelID}/certificates`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/tunnels/${tunnelID}/certificates`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -44408,7 +44408,7 @@ var init_certificates = __esm({
        */
       archive(certificateID, params, options2) {
         const { tunnel_id, betas, workspace_id } = params;
-        return this._client.post(path3`/v1/tunnels/${tunnel_id}/certificates/${certificateID}/archive`, {
+        return this._client.post(path4`/v1/tunnels/${tunnel_id}/certificates/${certificateID}/archive`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -44428,10 +44428,10 @@ var init_certificates = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/tunnels/tunnels.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/tunnels/tunnels.mjs
 var Tunnels;
 var init_tunnels = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/tunnels/tunnels.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/tunnels/tunnels.mjs"() {
     init_resource();
     init_certificates();
     init_certificates();
@@ -44496,7 +44496,7 @@ var init_tunnels = __esm({
          */
         retrieve(tunnelID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.get(path3`/v1/tunnels/${tunnelID}`, {
+          return this._client.get(path4`/v1/tunnels/${tunnelID}`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -44568,7 +44568,7 @@ var init_tunnels = __esm({
          */
         archive(tunnelID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.post(path3`/v1/tunnels/${tunnelID}/archive`, {
+          return this._client.post(path4`/v1/tunnels/${tunnelID}/archive`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -44603,7 +44603,7 @@ var init_tunnels = __esm({
          */
         revealToken(tunnelID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.post(path3`/v1/tunnels/${tunnelID}/reveal_token`, {
+          return this._client.post(path4`/v1/tunnels/${tunnelID}/reveal_token`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -44637,7 +44637,7 @@ var init_tunnels = __esm({
          */
         rotateToken(tunnelID, params, options2) {
           const { betas, workspace_id, ...body } = params;
-          return this._client.post(path3`/v1/tunnels/${tunnelID}/rotate_token`, {
+          return this._client.post(path4`/v1/tunnels/${tunnelID}/rotate_token`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -44661,10 +44661,10 @@ var init_tunnels = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/action-urls.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/action-urls.mjs
 var ActionURLs;
 var init_action_urls = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/action-urls.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/action-urls.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -44688,7 +44688,7 @@ var init_action_urls = __esm({
        */
       create(userProfileID, params, options2) {
         const { betas, workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/user_profiles/${userProfileID}/action_urls`, {
+        return this._client.post(path4`/v1/user_profiles/${userProfileID}/action_urls`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -44709,10 +44709,10 @@ var init_action_urls = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/data-controls.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/data-controls.mjs
 var DataControls2;
 var init_data_controls2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/data-controls.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/data-controls.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -44732,7 +44732,7 @@ var init_data_controls2 = __esm({
        */
       retrieve(userProfileID, params = {}, options2) {
         const { betas, workspace_id } = params ?? {};
-        return this._client.get(path3`/v1/user_profiles/${userProfileID}/providers/google/data_controls`, {
+        return this._client.get(path4`/v1/user_profiles/${userProfileID}/providers/google/data_controls`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -44766,7 +44766,7 @@ var init_data_controls2 = __esm({
        */
       update(userProfileID, params, options2) {
         const { betas, workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/user_profiles/${userProfileID}/providers/google/data_controls`, {
+        return this._client.post(path4`/v1/user_profiles/${userProfileID}/providers/google/data_controls`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -44790,10 +44790,10 @@ var init_data_controls2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/google.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/google.mjs
 var Google2;
 var init_google2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/google.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/google.mjs"() {
     init_resource();
     init_data_controls2();
     init_data_controls2();
@@ -44810,10 +44810,10 @@ var init_google2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/providers.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/providers.mjs
 var Providers2;
 var init_providers2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/providers.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/providers.mjs"() {
     init_resource();
     init_google2();
     init_google2();
@@ -44830,10 +44830,10 @@ var init_providers2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/user-profiles.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/user-profiles.mjs
 var UserProfiles;
 var init_user_profiles = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/user-profiles.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/user-profiles.mjs"() {
     init_resource();
     init_action_urls();
     init_action_urls();
@@ -44900,7 +44900,7 @@ var init_user_profiles = __esm({
          */
         retrieve(userProfileID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.get(path3`/v1/user_profiles/${userProfileID}`, {
+          return this._client.get(path4`/v1/user_profiles/${userProfileID}`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -44935,7 +44935,7 @@ var init_user_profiles = __esm({
          */
         update(userProfileID, params, options2) {
           const { betas, workspace_id, ...body } = params;
-          return this._client.post(path3`/v1/user_profiles/${userProfileID}`, {
+          return this._client.post(path4`/v1/user_profiles/${userProfileID}`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -45003,7 +45003,7 @@ var init_user_profiles = __esm({
          */
         delete(userProfileID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.delete(path3`/v1/user_profiles/${userProfileID}`, {
+          return this._client.delete(path4`/v1/user_profiles/${userProfileID}`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -45037,7 +45037,7 @@ var init_user_profiles = __esm({
          */
         createEnrollmentURL(userProfileID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.post(path3`/v1/user_profiles/${userProfileID}/enrollment_url`, {
+          return this._client.post(path4`/v1/user_profiles/${userProfileID}/enrollment_url`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -45061,10 +45061,10 @@ var init_user_profiles = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/vaults/credentials.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/vaults/credentials.mjs
 var Credentials;
 var init_credentials = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/vaults/credentials.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/vaults/credentials.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -45092,7 +45092,7 @@ var init_credentials = __esm({
        */
       create(vaultID, params, options2) {
         const { betas, workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/vaults/${vaultID}/credentials`, {
+        return this._client.post(path4`/v1/vaults/${vaultID}/credentials`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -45124,7 +45124,7 @@ var init_credentials = __esm({
        */
       retrieve(credentialID, params, options2) {
         const { vault_id, betas, workspace_id } = params;
-        return this._client.get(path3`/v1/vaults/${vault_id}/credentials/${credentialID}`, {
+        return this._client.get(path4`/v1/vaults/${vault_id}/credentials/${credentialID}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -45154,7 +45154,7 @@ var init_credentials = __esm({
        */
       update(credentialID, params, options2) {
         const { vault_id, betas, workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/vaults/${vault_id}/credentials/${credentialID}`, {
+        return this._client.post(path4`/v1/vaults/${vault_id}/credentials/${credentialID}`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -45186,7 +45186,7 @@ var init_credentials = __esm({
        */
       list(vaultID, params = {}, options2) {
         const { betas, workspace_id, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/vaults/${vaultID}/credentials`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/vaults/${vaultID}/credentials`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -45218,7 +45218,7 @@ var init_credentials = __esm({
        */
       delete(credentialID, params, options2) {
         const { vault_id, betas, workspace_id } = params;
-        return this._client.delete(path3`/v1/vaults/${vault_id}/credentials/${credentialID}`, {
+        return this._client.delete(path4`/v1/vaults/${vault_id}/credentials/${credentialID}`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -45248,7 +45248,7 @@ var init_credentials = __esm({
        */
       archive(credentialID, params, options2) {
         const { vault_id, betas, workspace_id } = params;
-        return this._client.post(path3`/v1/vaults/${vault_id}/credentials/${credentialID}/archive`, {
+        return this._client.post(path4`/v1/vaults/${vault_id}/credentials/${credentialID}/archive`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -45278,7 +45278,7 @@ var init_credentials = __esm({
        */
       mcpOAuthValidate(credentialID, params, options2) {
         const { vault_id, betas, workspace_id } = params;
-        return this._client.post(path3`/v1/vaults/${vault_id}/credentials/${credentialID}/mcp_oauth_validate`, {
+        return this._client.post(path4`/v1/vaults/${vault_id}/credentials/${credentialID}/mcp_oauth_validate`, {
           ...options2,
           headers: buildHeaders([
             {
@@ -45298,10 +45298,10 @@ var init_credentials = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/vaults/vaults.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/vaults/vaults.mjs
 var Vaults;
 var init_vaults = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/vaults/vaults.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/vaults/vaults.mjs"() {
     init_resource();
     init_credentials();
     init_credentials();
@@ -45358,7 +45358,7 @@ var init_vaults = __esm({
          */
         retrieve(vaultID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.get(path3`/v1/vaults/${vaultID}`, {
+          return this._client.get(path4`/v1/vaults/${vaultID}`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -45388,7 +45388,7 @@ var init_vaults = __esm({
          */
         update(vaultID, params, options2) {
           const { betas, workspace_id, ...body } = params;
-          return this._client.post(path3`/v1/vaults/${vaultID}`, {
+          return this._client.post(path4`/v1/vaults/${vaultID}`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -45448,7 +45448,7 @@ var init_vaults = __esm({
          */
         delete(vaultID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.delete(path3`/v1/vaults/${vaultID}`, {
+          return this._client.delete(path4`/v1/vaults/${vaultID}`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -45477,7 +45477,7 @@ var init_vaults = __esm({
          */
         archive(vaultID, params = {}, options2) {
           const { betas, workspace_id } = params ?? {};
-          return this._client.post(path3`/v1/vaults/${vaultID}/archive`, {
+          return this._client.post(path4`/v1/vaults/${vaultID}/archive`, {
             ...options2,
             headers: buildHeaders([
               {
@@ -45500,24 +45500,24 @@ var init_vaults = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/index.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/index.mjs
 var init_beta = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/index.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/index.mjs"() {
     init_messages();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta.mjs
 var init_beta2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta.mjs"() {
     init_beta();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/BetaToolRunnerStream.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/BetaToolRunnerStream.mjs
 var _BetaToolRunnerStream_instances, _BetaToolRunnerStream_onToolCall, _BetaToolRunnerStream_emitted, _BetaToolRunnerStream_readers, _BetaToolRunnerStream_toolCalls, _BetaToolRunnerStream_closed, _BetaToolRunnerStream_ready, _BetaToolRunnerStream_fallback, _BetaToolRunnerStream_track, _BetaToolRunnerStream_release, _BetaToolRunnerStream_removeReader, BetaToolRunnerStream;
 var init_BetaToolRunnerStream = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/BetaToolRunnerStream.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/BetaToolRunnerStream.mjs"() {
     init_tslib();
     init_BetaMessageStream();
     BetaToolRunnerStream = /* @__PURE__ */ (() => {
@@ -45619,7 +45619,7 @@ var init_BetaToolRunnerStream = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/threads/ThreadState.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/threads/ThreadState.mjs
 function isUnfinishedStopReason(stopReason) {
   return UNFINISHED_STOP_REASONS.some((unfinished) => unfinished === stopReason);
 }
@@ -45694,7 +45694,7 @@ function toMessageList(input3) {
 }
 var _ThreadState_instances, _ThreadState_fields, _ThreadState_stored, _ThreadState_staged, _ThreadState_anchor, _ThreadState_turn, _ThreadState_logger, _ThreadState_lastReply_get, _ThreadState_repeatsLastReply, _ThreadState_startNewThread, _ThreadState_retryPartialTurn, _ThreadState_dropsRefusedTurn, _ThreadState_storeTurn, _ThreadState_adoptContainer, _ThreadState_checkCreateOnly, _ThreadState_requestOptions, Turn, ThreadState, UNFINISHED_STOP_REASONS, MESSAGE_THREADS_BETA, CREATE_ONLY_FIELDS, REPLAY_ERROR_CODES;
 var init_ThreadState = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/threads/ThreadState.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/threads/ThreadState.mjs"() {
     init_tslib();
     init_error();
     init_headers();
@@ -46056,7 +46056,7 @@ var init_ThreadState = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/threads/tool-runner-params.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/threads/tool-runner-params.mjs
 function splitToolRunnerParams(params) {
   const { stream: stream2, max_iterations, runToolsEagerly, thread, ...threadParams } = params;
   if (thread !== void 0 && thread !== false) {
@@ -46065,11 +46065,11 @@ function splitToolRunnerParams(params) {
   return { settings: { stream: stream2, max_iterations, runToolsEagerly }, thread, threadParams };
 }
 var init_tool_runner_params = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/threads/tool-runner-params.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/threads/tool-runner-params.mjs"() {
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/BetaToolRunner.mjs
+// node_modules/@anthropic-ai/sdk/lib/tools/BetaToolRunner.mjs
 function sameMessages(a2, b) {
   return a2.length === b.length && a2.every((message, i2) => sameMessage(message, b[i2]));
 }
@@ -46320,7 +46320,7 @@ function determineNextStepFromStopReason(stopReason) {
 }
 var _BetaToolRunner_instances, _BetaToolRunner_consumed, _BetaToolRunner_mutated, _BetaToolRunner_thread, _BetaToolRunner_settings, _BetaToolRunner_options, _BetaToolRunner_helperHeader, _BetaToolRunner_messagesWithoutReply, _BetaToolRunner_message, _BetaToolRunner_stream, _BetaToolRunner_toolResponse, _BetaToolRunner_completion, _BetaToolRunner_iterationCount, _BetaToolRunner_toolRunnerOtelContext, _BetaToolRunner_compaction, _BetaToolRunner_calls, _BetaToolRunner_lastStopReason, _BetaToolRunner_toolOverrides, _BetaToolRunner_pendingToolChanges, _BetaToolRunner_withToolRunnerSpan, _BetaToolRunner_send, _BetaToolRunner_turnOptions, _BetaToolRunner_streamThatStartsTools, _BetaToolRunner_startedCallsSettled, _BetaToolRunner_compact, _BetaToolRunner_compactionThread, _BetaToolRunner_runnableTools, _BetaToolRunner_availableToolNames, _BetaToolRunner_recordRemovalsFromHistory, _BetaToolRunner_compactAfterFinalTurn, _BetaToolRunner_generateToolResponse, _BetaToolRunner_toolsetFamilies, _BetaToolRunner_toolsetParams, _BetaToolRunner_flushPendingToolChanges, _BetaToolRunner_pendingToolChangesMessage, USE_A_NEW_RUNNER, REMOVE_WITH_A_NEW_RUNNER, BetaToolRunner, MESSAGES_CHANGED_WHILE_COMPACTING;
 var init_BetaToolRunner = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/tools/BetaToolRunner.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/tools/BetaToolRunner.mjs"() {
     init_tslib();
     init_dist();
     init_BetaRunnableTool();
@@ -46947,10 +46947,10 @@ var init_BetaToolRunner = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/threads/BetaMessageThread.mjs
+// node_modules/@anthropic-ai/sdk/lib/threads/BetaMessageThread.mjs
 var BetaMessageThread;
 var init_BetaMessageThread = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/threads/BetaMessageThread.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/threads/BetaMessageThread.mjs"() {
     init_api_promise();
     init_error();
     init_parse();
@@ -47110,10 +47110,10 @@ var init_BetaMessageThread = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/messages/messages.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/messages/messages.mjs
 var Messages, BETA_CLIENT_TOOL_UNION_KEYS;
 var init_messages2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/messages/messages.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/messages/messages.mjs"() {
     init_batches();
     init_resource();
     init_constants();
@@ -47325,10 +47325,10 @@ Please migrate to a newer model. Visit https://docs.anthropic.com/en/docs/resour
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs
+// node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs
 var BetaCMEKNotApprovedError, BetaExternalKeyNotFoundError, BetaExternalKeyProviderMismatchError, BetaGCPProjectNotVerifiedError, BetaOrganizationNotEnrolledInBetaError, BetaRegionNotSupportedError, BetaRequestBodyTimeoutError, BetaStorageNotApprovedError, BetaUnsupportedCharsetError, BetaGCPProjectControlledByAnotherOrganizationError, BetaStorageInUseError, Beta;
 var init_beta3 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs"() {
     init_resource();
     init_deployment_runs();
     init_deployment_runs();
@@ -47497,7 +47497,7 @@ var init_beta3 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/messages-request.mjs
+// node_modules/@anthropic-ai/sdk/lib/internal/messages-request.mjs
 function messagesCreateHeaders2(params, options2) {
   const { user_profile_id, workspace_id, tools, messages } = params;
   return buildHeaders([
@@ -47516,7 +47516,7 @@ function startMessagesStreamSpan2(client, body, options2) {
   return startApiCallSpan(client, "anthropic.messages.create", options2, messagesCreateSpanSettings(client, { body, headers, stream: true }));
 }
 var init_messages_request = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/internal/messages-request.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/internal/messages-request.mjs"() {
     init_headers();
     init_stainless_helper_header();
     init_tracing();
@@ -47524,7 +47524,7 @@ var init_messages_request = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/parser.mjs
+// node_modules/@anthropic-ai/sdk/lib/parser.mjs
 function getOutputFormat2(params) {
   return params?.output_config?.format;
 }
@@ -47585,18 +47585,18 @@ function parseOutputFormat(params, content) {
   }
 }
 var init_parser2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/parser.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/parser.mjs"() {
     init_error();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/MessageStream.mjs
+// node_modules/@anthropic-ai/sdk/lib/MessageStream.mjs
 function tracksToolInput2(content) {
   return content.type === "tool_use" || content.type === "server_tool_use";
 }
 var _MessageStream_instances, _MessageStream_currentMessageSnapshot, _MessageStream_params, _MessageStream_connectedPromise, _MessageStream_resolveConnectedPromise, _MessageStream_rejectConnectedPromise, _MessageStream_endPromise, _MessageStream_resolveEndPromise, _MessageStream_rejectEndPromise, _MessageStream_listeners, _MessageStream_ended, _MessageStream_errored, _MessageStream_aborted, _MessageStream_catchingPromiseCreated, _MessageStream_response, _MessageStream_request_id, _MessageStream_workspace_id, _MessageStream_logger, _MessageStream_client, _MessageStream_span, _MessageStream_getFinalMessage, _MessageStream_getFinalText, _MessageStream_handleError, _MessageStream_beginRequest, _MessageStream_addStreamEvent, _MessageStream_endRequest, _MessageStream_accumulateMessage, MessageStream;
 var init_MessageStream = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/MessageStream.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/MessageStream.mjs"() {
     init_tslib();
     init_stainless_helper_header();
     init_errors();
@@ -48216,10 +48216,10 @@ var init_MessageStream = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/messages/batches.mjs
+// node_modules/@anthropic-ai/sdk/resources/messages/batches.mjs
 var Batches2;
 var init_batches2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/messages/batches.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/messages/batches.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -48302,7 +48302,7 @@ var init_batches2 = __esm({
        */
       retrieve(messageBatchID, params = {}, options2) {
         const { workspace_id } = params ?? {};
-        return this._client.get(path3`/v1/messages/batches/${messageBatchID}`, {
+        return this._client.get(path4`/v1/messages/batches/${messageBatchID}`, {
           ...options2,
           headers: buildHeaders([
             { ...workspace_id != null ? { "anthropic-workspace-id": workspace_id } : void 0 },
@@ -48367,7 +48367,7 @@ var init_batches2 = __esm({
        */
       delete(messageBatchID, params = {}, options2) {
         const { workspace_id } = params ?? {};
-        return this._client.delete(path3`/v1/messages/batches/${messageBatchID}`, {
+        return this._client.delete(path4`/v1/messages/batches/${messageBatchID}`, {
           ...options2,
           headers: buildHeaders([
             { ...workspace_id != null ? { "anthropic-workspace-id": workspace_id } : void 0 },
@@ -48405,7 +48405,7 @@ var init_batches2 = __esm({
        */
       cancel(messageBatchID, params = {}, options2) {
         const { workspace_id } = params ?? {};
-        return this._client.post(path3`/v1/messages/batches/${messageBatchID}/cancel`, {
+        return this._client.post(path4`/v1/messages/batches/${messageBatchID}/cancel`, {
           ...options2,
           headers: buildHeaders([
             { ...workspace_id != null ? { "anthropic-workspace-id": workspace_id } : void 0 },
@@ -48468,10 +48468,10 @@ var init_batches2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs
+// node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs
 var AvailableToolsLimitExceededError, CompactionBlockAmbiguousError, CompactionBlockMisplacedError, CompactionContentMismatchError, CompactionIncompleteTurnError, CompactionNothingToSummarizeError, CompactionSignatureInvalidError, CompactionTooManyToolReferencesError, CompactionToolChangesMismatchError, ImageDimensionsTooLargeError, ThreadAlreadyContinuedError, ThreadContinueInFlightError, ThreadFingerprintMismatchError, ThreadUnsupportedRequestError, ToolNameConflictError, ToolReferenceUnresolvedError, ThreadNotFoundError, CompactionUnavailableError, Messages2;
 var init_messages3 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs"() {
     init_resource();
     init_data();
     init_headers();
@@ -48760,10 +48760,10 @@ Please migrate to a newer model. Visit https://docs.anthropic.com/en/docs/resour
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/api-keys.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/api-keys.mjs
 var OrgAPIKeyLimitExceededError, WorkspaceAPIKeyLimitExceededError, APIKeys2;
 var init_api_keys2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/api-keys.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/api-keys.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -48794,7 +48794,7 @@ var init_api_keys2 = __esm({
          * ```
          */
         retrieve(apiKeyID, options2) {
-          return this._client.get(path3`/v1/organizations/api_keys/${apiKeyID}`, {
+          return this._client.get(path4`/v1/organizations/api_keys/${apiKeyID}`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.api_keys.retrieve", options2, {
               route: "/v1/organizations/api_keys/{api_key_id}",
@@ -48818,7 +48818,7 @@ var init_api_keys2 = __esm({
          * ```
          */
         update(apiKeyID, body, options2) {
-          return this._client.post(path3`/v1/organizations/api_keys/${apiKeyID}`, {
+          return this._client.post(path4`/v1/organizations/api_keys/${apiKeyID}`, {
             body,
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.api_keys.update", options2, {
@@ -48856,10 +48856,10 @@ var init_api_keys2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/external-keys.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/external-keys.mjs
 var ExternalKeyInWorkspacePolicyError, ExternalKeyValidationFailedError, ExternalKeyValidationTimedOutError, ExternalKeyChangedError, ExternalKeys2;
 var init_external_keys2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/external-keys.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/external-keys.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -48931,7 +48931,7 @@ var init_external_keys2 = __esm({
          * ```
          */
         retrieve(externalKeyID, options2) {
-          return this._client.get(path3`/v1/organizations/external_keys/${externalKeyID}`, {
+          return this._client.get(path4`/v1/organizations/external_keys/${externalKeyID}`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.external_keys.retrieve", options2, {
               route: "/v1/organizations/external_keys/{external_key_id}",
@@ -48959,7 +48959,7 @@ var init_external_keys2 = __esm({
          * ```
          */
         update(externalKeyID, body, options2) {
-          return this._client.post(path3`/v1/organizations/external_keys/${externalKeyID}`, {
+          return this._client.post(path4`/v1/organizations/external_keys/${externalKeyID}`, {
             body,
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.external_keys.update", options2, {
@@ -49009,7 +49009,7 @@ var init_external_keys2 = __esm({
          * ```
          */
         delete(externalKeyID, options2) {
-          return this._client.delete(path3`/v1/organizations/external_keys/${externalKeyID}`, {
+          return this._client.delete(path4`/v1/organizations/external_keys/${externalKeyID}`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.external_keys.delete", options2, {
               route: "/v1/organizations/external_keys/{external_key_id}",
@@ -49036,7 +49036,7 @@ var init_external_keys2 = __esm({
          * ```
          */
         validate(externalKeyID, options2) {
-          return this._client.post(path3`/v1/organizations/external_keys/${externalKeyID}/validate`, {
+          return this._client.post(path4`/v1/organizations/external_keys/${externalKeyID}/validate`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.external_keys.validate", options2, {
               route: "/v1/organizations/external_keys/{external_key_id}/validate",
@@ -49054,10 +49054,10 @@ var init_external_keys2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/invites.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/invites.mjs
 var AlreadyMemberError, CannotInviteEmailsWithUnverifiedDomainsError, EmailDomainNotAllowedError, InviteAlreadyExistsError, Invites2;
 var init_invites2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/invites.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/invites.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -49135,7 +49135,7 @@ var init_invites2 = __esm({
          * ```
          */
         retrieve(inviteID, options2) {
-          return this._client.get(path3`/v1/organizations/invites/${inviteID}`, {
+          return this._client.get(path4`/v1/organizations/invites/${inviteID}`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.invites.retrieve", options2, {
               route: "/v1/organizations/invites/{invite_id}",
@@ -49177,7 +49177,7 @@ var init_invites2 = __esm({
          * ```
          */
         delete(inviteID, options2) {
-          return this._client.delete(path3`/v1/organizations/invites/${inviteID}`, {
+          return this._client.delete(path4`/v1/organizations/invites/${inviteID}`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.invites.delete", options2, {
               route: "/v1/organizations/invites/{invite_id}",
@@ -49195,10 +49195,10 @@ var init_invites2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/compliance-settings.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/compliance-settings.mjs
 var ComplianceSettings2;
 var init_compliance_settings2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/compliance-settings.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/compliance-settings.mjs"() {
     init_resource();
     init_tracing();
     ComplianceSettings2 = class extends APIResource {
@@ -49265,10 +49265,10 @@ var init_compliance_settings2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rate-limits.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/rate-limits.mjs
 var RateLimits3;
 var init_rate_limits3 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rate-limits.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/rate-limits.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -49305,10 +49305,10 @@ var init_rate_limits3 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/users.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/users.mjs
 var CannotRemoveLastMemberError, Users3;
 var init_users3 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/users.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/users.mjs"() {
     init_resource();
     init_error();
     init_pagination();
@@ -49332,7 +49332,7 @@ var init_users3 = __esm({
          * ```
          */
         retrieve(userID, options2) {
-          return this._client.get(path3`/v1/organizations/users/${userID}`, {
+          return this._client.get(path4`/v1/organizations/users/${userID}`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.users.retrieve", options2, {
               route: "/v1/organizations/users/{user_id}",
@@ -49354,7 +49354,7 @@ var init_users3 = __esm({
          * ```
          */
         update(userID, body, options2) {
-          return this._client.post(path3`/v1/organizations/users/${userID}`, {
+          return this._client.post(path4`/v1/organizations/users/${userID}`, {
             body,
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.users.update", options2, {
@@ -49399,7 +49399,7 @@ var init_users3 = __esm({
          * ```
          */
         remove(userID, options2) {
-          return this._client.delete(path3`/v1/organizations/users/${userID}`, {
+          return this._client.delete(path4`/v1/organizations/users/${userID}`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.users.remove", options2, {
               route: "/v1/organizations/users/{user_id}",
@@ -49414,10 +49414,10 @@ var init_users3 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/artifacts.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/analytics/artifacts.mjs
 var Artifacts2;
 var init_artifacts2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/artifacts.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/artifacts.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -49454,10 +49454,10 @@ var init_artifacts2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/connectors.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/analytics/connectors.mjs
 var Connectors2;
 var init_connectors2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/connectors.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/connectors.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -49506,10 +49506,10 @@ var init_connectors2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/plugins.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/analytics/plugins.mjs
 var Plugins3;
 var init_plugins3 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/plugins.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/plugins.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -49561,10 +49561,10 @@ var init_plugins3 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/skills.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/analytics/skills.mjs
 var Skills3;
 var init_skills4 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/skills.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/skills.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -49611,10 +49611,10 @@ var init_skills4 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/summaries.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/analytics/summaries.mjs
 var Summaries2;
 var init_summaries2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/summaries.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/summaries.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -49656,10 +49656,10 @@ var init_summaries2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/users.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/analytics/users.mjs
 var Users4;
 var init_users4 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/users.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/users.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -49706,10 +49706,10 @@ var init_users4 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/projects.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/projects.mjs
 var Projects3;
 var init_projects3 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/projects.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/projects.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -49755,10 +49755,10 @@ var init_projects3 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/chat.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/chat.mjs
 var Chat2;
 var init_chat2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/chat.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/chat.mjs"() {
     init_resource();
     init_projects3();
     init_projects3();
@@ -49775,10 +49775,10 @@ var init_chat2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/apps.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/apps.mjs
 var Apps2;
 var init_apps2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/apps.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/apps.mjs"() {
     init_resource();
     init_chat2();
     init_chat2();
@@ -49795,10 +49795,10 @@ var init_apps2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/analytics.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/analytics/analytics.mjs
 var Analytics2;
 var init_analytics2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/analytics/analytics.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/analytics/analytics.mjs"() {
     init_resource();
     init_artifacts2();
     init_artifacts2();
@@ -49839,10 +49839,10 @@ var init_analytics2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/issuers.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/federation/issuers.mjs
 var Issuers2;
 var init_issuers2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/issuers.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/federation/issuers.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -49905,7 +49905,7 @@ var init_issuers2 = __esm({
        * ```
        */
       retrieve(federationIssuerID, options2) {
-        return this._client.get(path3`/v1/organizations/federation_issuers/${federationIssuerID}`, {
+        return this._client.get(path4`/v1/organizations/federation_issuers/${federationIssuerID}`, {
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.federation.issuers.retrieve", options2, {
             route: "/v1/organizations/federation_issuers/{federation_issuer_id}",
@@ -49939,7 +49939,7 @@ var init_issuers2 = __esm({
        * ```
        */
       update(federationIssuerID, body, options2) {
-        return this._client.post(path3`/v1/organizations/federation_issuers/${federationIssuerID}`, {
+        return this._client.post(path4`/v1/organizations/federation_issuers/${federationIssuerID}`, {
           body,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.federation.issuers.update", options2, {
@@ -50000,7 +50000,7 @@ var init_issuers2 = __esm({
        * ```
        */
       archive(federationIssuerID, options2) {
-        return this._client.post(path3`/v1/organizations/federation_issuers/${federationIssuerID}/archive`, {
+        return this._client.post(path4`/v1/organizations/federation_issuers/${federationIssuerID}/archive`, {
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.federation.issuers.archive", options2, {
             route: "/v1/organizations/federation_issuers/{federation_issuer_id}/archive",
@@ -50012,10 +50012,10 @@ var init_issuers2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/workspaces.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/workspaces.mjs
 var Workspaces5;
 var init_workspaces5 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/workspaces.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/workspaces.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -50046,7 +50046,7 @@ var init_workspaces5 = __esm({
        * ```
        */
       list(federationRuleID, query = {}, options2) {
-        return this._client.getAPIList(path3`/v1/organizations/federation_rules/${federationRuleID}/workspaces`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/federation_rules/${federationRuleID}/workspaces`, PageCursor, {
           query,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.federation.rules.workspaces.list", options2, {
@@ -50084,7 +50084,7 @@ var init_workspaces5 = __esm({
        * ```
        */
       add(federationRuleID, body, options2) {
-        return this._client.post(path3`/v1/organizations/federation_rules/${federationRuleID}/workspaces`, {
+        return this._client.post(path4`/v1/organizations/federation_rules/${federationRuleID}/workspaces`, {
           body,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.federation.rules.workspaces.add", options2, {
@@ -50120,7 +50120,7 @@ var init_workspaces5 = __esm({
        */
       remove(workspaceID, params, options2) {
         const { federation_rule_id } = params;
-        return this._client.delete(path3`/v1/organizations/federation_rules/${federation_rule_id}/workspaces/${workspaceID}`, {
+        return this._client.delete(path4`/v1/organizations/federation_rules/${federation_rule_id}/workspaces/${workspaceID}`, {
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.federation.rules.workspaces.remove", options2, {
             route: "/v1/organizations/federation_rules/{federation_rule_id}/workspaces/{workspace_id}",
@@ -50135,10 +50135,10 @@ var init_workspaces5 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/rules.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/rules.mjs
 var Rules2;
 var init_rules2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/rules.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/rules.mjs"() {
     init_resource();
     init_workspaces5();
     init_workspaces5();
@@ -50216,7 +50216,7 @@ var init_rules2 = __esm({
          * ```
          */
         retrieve(federationRuleID, options2) {
-          return this._client.get(path3`/v1/organizations/federation_rules/${federationRuleID}`, {
+          return this._client.get(path4`/v1/organizations/federation_rules/${federationRuleID}`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.federation.rules.retrieve", options2, {
               route: "/v1/organizations/federation_rules/{federation_rule_id}",
@@ -50259,7 +50259,7 @@ var init_rules2 = __esm({
          * ```
          */
         update(federationRuleID, body, options2) {
-          return this._client.post(path3`/v1/organizations/federation_rules/${federationRuleID}`, {
+          return this._client.post(path4`/v1/organizations/federation_rules/${federationRuleID}`, {
             body,
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.federation.rules.update", options2, {
@@ -50323,7 +50323,7 @@ var init_rules2 = __esm({
          * ```
          */
         archive(federationRuleID, options2) {
-          return this._client.post(path3`/v1/organizations/federation_rules/${federationRuleID}/archive`, {
+          return this._client.post(path4`/v1/organizations/federation_rules/${federationRuleID}/archive`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.federation.rules.archive", options2, {
               route: "/v1/organizations/federation_rules/{federation_rule_id}/archive",
@@ -50338,10 +50338,10 @@ var init_rules2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/federation.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/federation/federation.mjs
 var Federation2;
 var init_federation2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/federation/federation.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/federation/federation.mjs"() {
     init_resource();
     init_issuers2();
     init_issuers2();
@@ -50362,10 +50362,10 @@ var init_federation2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/members.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/members.mjs
 var Members3;
 var init_members3 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/members.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/members.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -50387,7 +50387,7 @@ var init_members3 = __esm({
        * ```
        */
       list(rbacGroupID, query = {}, options2) {
-        return this._client.getAPIList(path3`/v1/organizations/rbac_groups/${rbacGroupID}/members`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/rbac_groups/${rbacGroupID}/members`, PageCursor, {
           query,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.rbac_groups.members.list", options2, {
@@ -50418,7 +50418,7 @@ var init_members3 = __esm({
        * ```
        */
       add(rbacGroupID, body, options2) {
-        return this._client.post(path3`/v1/organizations/rbac_groups/${rbacGroupID}/members`, {
+        return this._client.post(path4`/v1/organizations/rbac_groups/${rbacGroupID}/members`, {
           body,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.rbac_groups.members.add", options2, {
@@ -50451,7 +50451,7 @@ var init_members3 = __esm({
        */
       remove(userID, params, options2) {
         const { rbac_group_id } = params;
-        return this._client.delete(path3`/v1/organizations/rbac_groups/${rbac_group_id}/members/${userID}`, {
+        return this._client.delete(path4`/v1/organizations/rbac_groups/${rbac_group_id}/members/${userID}`, {
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.rbac_groups.members.remove", options2, {
             route: "/v1/organizations/rbac_groups/{rbac_group_id}/members/{user_id}",
@@ -50466,10 +50466,10 @@ var init_members3 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/rbac-groups.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/rbac-groups.mjs
 var RBACGroupGrantsOwnerAccessError, RBACGroupOwnerAccessUnconfirmedError, RBACGroups3;
 var init_rbac_groups3 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/rbac-groups.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/rbac-groups.mjs"() {
     init_resource();
     init_members3();
     init_members3();
@@ -50535,7 +50535,7 @@ var init_rbac_groups3 = __esm({
          * ```
          */
         retrieve(rbacGroupID, options2) {
-          return this._client.get(path3`/v1/organizations/rbac_groups/${rbacGroupID}`, {
+          return this._client.get(path4`/v1/organizations/rbac_groups/${rbacGroupID}`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.rbac_groups.retrieve", options2, {
               route: "/v1/organizations/rbac_groups/{rbac_group_id}",
@@ -50562,7 +50562,7 @@ var init_rbac_groups3 = __esm({
          * ```
          */
         update(rbacGroupID, body, options2) {
-          return this._client.post(path3`/v1/organizations/rbac_groups/${rbacGroupID}`, {
+          return this._client.post(path4`/v1/organizations/rbac_groups/${rbacGroupID}`, {
             body,
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.rbac_groups.update", options2, {
@@ -50614,7 +50614,7 @@ var init_rbac_groups3 = __esm({
          * ```
          */
         delete(rbacGroupID, options2) {
-          return this._client.delete(path3`/v1/organizations/rbac_groups/${rbacGroupID}`, {
+          return this._client.delete(path4`/v1/organizations/rbac_groups/${rbacGroupID}`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.rbac_groups.delete", options2, {
               route: "/v1/organizations/rbac_groups/{rbac_group_id}",
@@ -50631,10 +50631,10 @@ var init_rbac_groups3 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/permissions.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/permissions.mjs
 var Permissions2;
 var init_permissions2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/permissions.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/permissions.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -50660,7 +50660,7 @@ var init_permissions2 = __esm({
        * ```
        */
       list(rbacRoleID, query = {}, options2) {
-        return this._client.getAPIList(path3`/v1/organizations/rbac_roles/${rbacRoleID}/permissions`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/rbac_roles/${rbacRoleID}/permissions`, PageCursor, {
           query,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.rbac_roles.permissions.list", options2, {
@@ -50674,10 +50674,10 @@ var init_permissions2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/rbac-roles.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/rbac-roles.mjs
 var RBACRoles2;
 var init_rbac_roles2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/rbac-roles.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/rbac-roles.mjs"() {
     init_resource();
     init_permissions2();
     init_permissions2();
@@ -50708,7 +50708,7 @@ var init_rbac_roles2 = __esm({
          * ```
          */
         retrieve(rbacRoleID, options2) {
-          return this._client.get(path3`/v1/organizations/rbac_roles/${rbacRoleID}`, {
+          return this._client.get(path4`/v1/organizations/rbac_roles/${rbacRoleID}`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.rbac_roles.retrieve", options2, {
               route: "/v1/organizations/rbac_roles/{rbac_role_id}",
@@ -50749,10 +50749,10 @@ var init_rbac_roles2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/workspaces.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/workspaces.mjs
 var Workspaces6;
 var init_workspaces6 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/workspaces.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/workspaces.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -50789,7 +50789,7 @@ var init_workspaces6 = __esm({
        * ```
        */
       list(serviceAccountID, query = {}, options2) {
-        return this._client.getAPIList(path3`/v1/organizations/service_accounts/${serviceAccountID}/workspaces`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/service_accounts/${serviceAccountID}/workspaces`, PageCursor, {
           query,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.service_accounts.workspaces.list", options2, {
@@ -50828,7 +50828,7 @@ var init_workspaces6 = __esm({
        * ```
        */
       add(serviceAccountID, body, options2) {
-        return this._client.post(path3`/v1/organizations/service_accounts/${serviceAccountID}/workspaces`, {
+        return this._client.post(path4`/v1/organizations/service_accounts/${serviceAccountID}/workspaces`, {
           body,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.service_accounts.workspaces.add", options2, {
@@ -50868,7 +50868,7 @@ var init_workspaces6 = __esm({
        */
       remove(workspaceID, params, options2) {
         const { service_account_id } = params;
-        return this._client.delete(path3`/v1/organizations/service_accounts/${service_account_id}/workspaces/${workspaceID}`, {
+        return this._client.delete(path4`/v1/organizations/service_accounts/${service_account_id}/workspaces/${workspaceID}`, {
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.service_accounts.workspaces.remove", options2, {
             route: "/v1/organizations/service_accounts/{service_account_id}/workspaces/{workspace_id}",
@@ -50883,10 +50883,10 @@ var init_workspaces6 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/service-accounts.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/service-accounts.mjs
 var ServiceAccounts3;
 var init_service_accounts3 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/service-accounts.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/service-accounts.mjs"() {
     init_resource();
     init_workspaces6();
     init_workspaces6();
@@ -50951,7 +50951,7 @@ var init_service_accounts3 = __esm({
          * ```
          */
         retrieve(serviceAccountID, options2) {
-          return this._client.get(path3`/v1/organizations/service_accounts/${serviceAccountID}`, {
+          return this._client.get(path4`/v1/organizations/service_accounts/${serviceAccountID}`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.service_accounts.retrieve", options2, {
               route: "/v1/organizations/service_accounts/{service_account_id}",
@@ -50984,7 +50984,7 @@ var init_service_accounts3 = __esm({
          * ```
          */
         update(serviceAccountID, body, options2) {
-          return this._client.post(path3`/v1/organizations/service_accounts/${serviceAccountID}`, {
+          return this._client.post(path4`/v1/organizations/service_accounts/${serviceAccountID}`, {
             body,
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.service_accounts.update", options2, {
@@ -51047,7 +51047,7 @@ var init_service_accounts3 = __esm({
          * ```
          */
         archive(serviceAccountID, options2) {
-          return this._client.post(path3`/v1/organizations/service_accounts/${serviceAccountID}/archive`, {
+          return this._client.post(path4`/v1/organizations/service_accounts/${serviceAccountID}/archive`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.service_accounts.archive", options2, {
               route: "/v1/organizations/service_accounts/{service_account_id}/archive",
@@ -51062,10 +51062,10 @@ var init_service_accounts3 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/effective.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/effective.mjs
 var Effective2;
 var init_effective2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/effective.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/effective.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -51102,10 +51102,10 @@ var init_effective2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/increase-requests.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/increase-requests.mjs
 var IncreaseRequests2;
 var init_increase_requests2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/increase-requests.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/increase-requests.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -51126,7 +51126,7 @@ var init_increase_requests2 = __esm({
        * ```
        */
       retrieve(spendLimitIncreaseRequestID, options2) {
-        return this._client.get(path3`/v1/organizations/spend_limit_increase_requests/${spendLimitIncreaseRequestID}`, {
+        return this._client.get(path4`/v1/organizations/spend_limit_increase_requests/${spendLimitIncreaseRequestID}`, {
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.spend_limits.increase_requests.retrieve", options2, {
             route: "/v1/organizations/spend_limit_increase_requests/{spend_limit_increase_request_id}",
@@ -51179,7 +51179,7 @@ var init_increase_requests2 = __esm({
        * ```
        */
       approve(spendLimitIncreaseRequestID, body, options2) {
-        return this._client.post(path3`/v1/organizations/spend_limit_increase_requests/${spendLimitIncreaseRequestID}/approve`, {
+        return this._client.post(path4`/v1/organizations/spend_limit_increase_requests/${spendLimitIncreaseRequestID}/approve`, {
           body,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.spend_limits.increase_requests.approve", options2, {
@@ -51208,7 +51208,7 @@ var init_increase_requests2 = __esm({
        * ```
        */
       deny(spendLimitIncreaseRequestID, body, options2) {
-        return this._client.post(path3`/v1/organizations/spend_limit_increase_requests/${spendLimitIncreaseRequestID}/deny`, {
+        return this._client.post(path4`/v1/organizations/spend_limit_increase_requests/${spendLimitIncreaseRequestID}/deny`, {
           body,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.spend_limits.increase_requests.deny", options2, {
@@ -51223,10 +51223,10 @@ var init_increase_requests2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/spend-limits.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/spend-limits.mjs
 var SpendLimits2;
 var init_spend_limits2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/spend-limits.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/spend-limits.mjs"() {
     init_resource();
     init_effective2();
     init_effective2();
@@ -51247,10 +51247,10 @@ var init_spend_limits2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/members.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/workspaces/members.mjs
 var Members4;
 var init_members4 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/members.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/workspaces/members.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -51270,7 +51270,7 @@ var init_members4 = __esm({
        */
       retrieve(userID, params, options2) {
         const { workspace_id } = params;
-        return this._client.get(path3`/v1/organizations/workspaces/${workspace_id}/members/${userID}`, {
+        return this._client.get(path4`/v1/organizations/workspaces/${workspace_id}/members/${userID}`, {
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.members.retrieve", options2, {
             route: "/v1/organizations/workspaces/{workspace_id}/members/{user_id}",
@@ -51301,7 +51301,7 @@ var init_members4 = __esm({
        */
       update(userID, params, options2) {
         const { workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/organizations/workspaces/${workspace_id}/members/${userID}`, {
+        return this._client.post(path4`/v1/organizations/workspaces/${workspace_id}/members/${userID}`, {
           body,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.members.update", options2, {
@@ -51327,7 +51327,7 @@ var init_members4 = __esm({
        * ```
        */
       list(workspaceID, query = {}, options2) {
-        return this._client.getAPIList(path3`/v1/organizations/workspaces/${workspaceID}/members`, Page, {
+        return this._client.getAPIList(path4`/v1/organizations/workspaces/${workspaceID}/members`, Page, {
           query,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.members.list", options2, {
@@ -51356,7 +51356,7 @@ var init_members4 = __esm({
        * ```
        */
       add(workspaceID, body, options2) {
-        return this._client.post(path3`/v1/organizations/workspaces/${workspaceID}/members`, {
+        return this._client.post(path4`/v1/organizations/workspaces/${workspaceID}/members`, {
           body,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.members.add", options2, {
@@ -51383,7 +51383,7 @@ var init_members4 = __esm({
        */
       remove(userID, params, options2) {
         const { workspace_id } = params;
-        return this._client.delete(path3`/v1/organizations/workspaces/${workspace_id}/members/${userID}`, {
+        return this._client.delete(path4`/v1/organizations/workspaces/${workspace_id}/members/${userID}`, {
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.members.remove", options2, {
             route: "/v1/organizations/workspaces/{workspace_id}/members/{user_id}",
@@ -51398,10 +51398,10 @@ var init_members4 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/rate-limits.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/workspaces/rate-limits.mjs
 var RateLimits4;
 var init_rate_limits4 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/rate-limits.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/workspaces/rate-limits.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -51435,7 +51435,7 @@ var init_rate_limits4 = __esm({
        */
       update(rateLimitID, params, options2) {
         const { workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/organizations/workspaces/${workspace_id}/rate_limits/${rateLimitID}`, {
+        return this._client.post(path4`/v1/organizations/workspaces/${workspace_id}/rate_limits/${rateLimitID}`, {
           body,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.rate_limits.update", options2, {
@@ -51470,7 +51470,7 @@ var init_rate_limits4 = __esm({
        * ```
        */
       list(workspaceID, query = {}, options2) {
-        return this._client.getAPIList(path3`/v1/organizations/workspaces/${workspaceID}/rate_limits`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/workspaces/${workspaceID}/rate_limits`, PageCursor, {
           query,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.rate_limits.list", options2, {
@@ -51484,10 +51484,10 @@ var init_rate_limits4 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/service-accounts.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/workspaces/service-accounts.mjs
 var ServiceAccounts4;
 var init_service_accounts4 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/service-accounts.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/workspaces/service-accounts.mjs"() {
     init_resource();
     init_pagination();
     init_tracing();
@@ -51518,7 +51518,7 @@ var init_service_accounts4 = __esm({
        */
       retrieve(serviceAccountID, params, options2) {
         const { workspace_id } = params;
-        return this._client.get(path3`/v1/organizations/workspaces/${workspace_id}/service_accounts/${serviceAccountID}`, {
+        return this._client.get(path4`/v1/organizations/workspaces/${workspace_id}/service_accounts/${serviceAccountID}`, {
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.service_accounts.retrieve", options2, {
             route: "/v1/organizations/workspaces/{workspace_id}/service_accounts/{service_account_id}",
@@ -51559,7 +51559,7 @@ var init_service_accounts4 = __esm({
        */
       update(serviceAccountID, params, options2) {
         const { workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/organizations/workspaces/${workspace_id}/service_accounts/${serviceAccountID}`, {
+        return this._client.post(path4`/v1/organizations/workspaces/${workspace_id}/service_accounts/${serviceAccountID}`, {
           body,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.service_accounts.update", options2, {
@@ -51596,7 +51596,7 @@ var init_service_accounts4 = __esm({
        * ```
        */
       list(workspaceID, query = {}, options2) {
-        return this._client.getAPIList(path3`/v1/organizations/workspaces/${workspaceID}/service_accounts`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/organizations/workspaces/${workspaceID}/service_accounts`, PageCursor, {
           query,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.service_accounts.list", options2, {
@@ -51637,7 +51637,7 @@ var init_service_accounts4 = __esm({
        * ```
        */
       add(workspaceID, body, options2) {
-        return this._client.post(path3`/v1/organizations/workspaces/${workspaceID}/service_accounts`, {
+        return this._client.post(path4`/v1/organizations/workspaces/${workspaceID}/service_accounts`, {
           body,
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.service_accounts.add", options2, {
@@ -51675,7 +51675,7 @@ var init_service_accounts4 = __esm({
        */
       remove(serviceAccountID, params, options2) {
         const { workspace_id } = params;
-        return this._client.delete(path3`/v1/organizations/workspaces/${workspace_id}/service_accounts/${serviceAccountID}`, {
+        return this._client.delete(path4`/v1/organizations/workspaces/${workspace_id}/service_accounts/${serviceAccountID}`, {
           ...options2,
           __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.service_accounts.remove", options2, {
             route: "/v1/organizations/workspaces/{workspace_id}/service_accounts/{service_account_id}",
@@ -51690,10 +51690,10 @@ var init_service_accounts4 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/workspaces.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/workspaces/workspaces.mjs
 var KeyProfileMismatchError, StorageProfileMismatchError, WorkspaceMemberLimitExceededError, WorkspacePolicyViolationError, StorageAttachedDuringArchiveError, WorkspaceCreatedIncompleteError, Workspaces7;
 var init_workspaces7 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/workspaces.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/workspaces/workspaces.mjs"() {
     init_resource();
     init_members4();
     init_members4();
@@ -51791,7 +51791,7 @@ var init_workspaces7 = __esm({
          * ```
          */
         retrieve(workspaceID, options2) {
-          return this._client.get(path3`/v1/organizations/workspaces/${workspaceID}`, {
+          return this._client.get(path4`/v1/organizations/workspaces/${workspaceID}`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.retrieve", options2, {
               route: "/v1/organizations/workspaces/{workspace_id}",
@@ -51822,7 +51822,7 @@ var init_workspaces7 = __esm({
          * ```
          */
         update(workspaceID, body, options2) {
-          return this._client.post(path3`/v1/organizations/workspaces/${workspaceID}`, {
+          return this._client.post(path4`/v1/organizations/workspaces/${workspaceID}`, {
             body,
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.update", options2, {
@@ -51867,7 +51867,7 @@ var init_workspaces7 = __esm({
          * ```
          */
         archive(workspaceID, options2) {
-          return this._client.post(path3`/v1/organizations/workspaces/${workspaceID}/archive`, {
+          return this._client.post(path4`/v1/organizations/workspaces/${workspaceID}/archive`, {
             ...options2,
             __span: startApiCallSpan(this._client, "anthropic.organization.workspaces.archive", options2, {
               route: "/v1/organizations/workspaces/{workspace_id}/archive",
@@ -51890,10 +51890,10 @@ var init_workspaces7 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/organization.mjs
+// node_modules/@anthropic-ai/sdk/resources/organization/organization.mjs
 var OrgMemberLimitExceededError, RBACRoleNotFoundError, ConcurrentMembershipChangeError, ChangeOutcomeUnknownError, Organization2;
 var init_organization2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/organization/organization.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/organization/organization.mjs"() {
     init_resource();
     init_api_keys2();
     init_api_keys2();
@@ -52025,10 +52025,10 @@ var init_organization2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/skills/versions.mjs
+// node_modules/@anthropic-ai/sdk/resources/skills/versions.mjs
 var Versions4;
 var init_versions4 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/skills/versions.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/skills/versions.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -52055,7 +52055,7 @@ var init_versions4 = __esm({
        */
       create(skillID, params, options2) {
         const { workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/skills/${skillID}/versions`, multipartFormRequestOptions({
+        return this._client.post(path4`/v1/skills/${skillID}/versions`, multipartFormRequestOptions({
           body,
           ...options2,
           headers: buildHeaders([
@@ -52085,7 +52085,7 @@ var init_versions4 = __esm({
        */
       retrieve(version2, params, options2) {
         const { skill_id, workspace_id } = params;
-        return this._client.get(path3`/v1/skills/${skill_id}/versions/${version2}`, {
+        return this._client.get(path4`/v1/skills/${skill_id}/versions/${version2}`, {
           ...options2,
           headers: buildHeaders([
             { ...workspace_id != null ? { "anthropic-workspace-id": workspace_id } : void 0 },
@@ -52115,7 +52115,7 @@ var init_versions4 = __esm({
        */
       list(skillID, params = {}, options2) {
         const { workspace_id, ...query } = params ?? {};
-        return this._client.getAPIList(path3`/v1/skills/${skillID}/versions`, PageCursor, {
+        return this._client.getAPIList(path4`/v1/skills/${skillID}/versions`, PageCursor, {
           query,
           ...options2,
           headers: buildHeaders([
@@ -52145,7 +52145,7 @@ var init_versions4 = __esm({
        */
       delete(version2, params, options2) {
         const { skill_id, workspace_id } = params;
-        return this._client.delete(path3`/v1/skills/${skill_id}/versions/${version2}`, {
+        return this._client.delete(path4`/v1/skills/${skill_id}/versions/${version2}`, {
           ...options2,
           headers: buildHeaders([
             { ...workspace_id != null ? { "anthropic-workspace-id": workspace_id } : void 0 },
@@ -52161,10 +52161,10 @@ var init_versions4 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/skills/skills.mjs
+// node_modules/@anthropic-ai/sdk/resources/skills/skills.mjs
 var SkillReadBlockedUndecryptableError, Skills4;
 var init_skills5 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/skills/skills.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/skills/skills.mjs"() {
     init_resource();
     init_versions4();
     init_versions4();
@@ -52230,7 +52230,7 @@ var init_skills5 = __esm({
          */
         retrieve(skillID, params = {}, options2) {
           const { workspace_id } = params ?? {};
-          return this._client.get(path3`/v1/skills/${skillID}`, {
+          return this._client.get(path4`/v1/skills/${skillID}`, {
             ...options2,
             headers: buildHeaders([
               { ...workspace_id != null ? { "anthropic-workspace-id": workspace_id } : void 0 },
@@ -52284,7 +52284,7 @@ var init_skills5 = __esm({
          */
         delete(skillID, params = {}, options2) {
           const { workspace_id } = params ?? {};
-          return this._client.delete(path3`/v1/skills/${skillID}`, {
+          return this._client.delete(path4`/v1/skills/${skillID}`, {
             ...options2,
             headers: buildHeaders([
               { ...workspace_id != null ? { "anthropic-workspace-id": workspace_id } : void 0 },
@@ -52304,10 +52304,10 @@ var init_skills5 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/user-profiles/action-urls.mjs
+// node_modules/@anthropic-ai/sdk/resources/user-profiles/action-urls.mjs
 var ActionURLs2;
 var init_action_urls2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/user-profiles/action-urls.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/user-profiles/action-urls.mjs"() {
     init_resource();
     init_headers();
     init_tracing();
@@ -52331,7 +52331,7 @@ var init_action_urls2 = __esm({
        */
       create(userProfileID, params, options2) {
         const { workspace_id, ...body } = params;
-        return this._client.post(path3`/v1/user_profiles/${userProfileID}/action_urls`, {
+        return this._client.post(path4`/v1/user_profiles/${userProfileID}/action_urls`, {
           body,
           ...options2,
           headers: buildHeaders([
@@ -52348,10 +52348,10 @@ var init_action_urls2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/user-profiles/user-profiles.mjs
+// node_modules/@anthropic-ai/sdk/resources/user-profiles/user-profiles.mjs
 var UserProfileNotFoundError, UserProfileRequiredError, UserProfileBillingNotAuthorizedError, UserProfileNotBillableError, UserProfiles2;
 var init_user_profiles2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/user-profiles/user-profiles.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/user-profiles/user-profiles.mjs"() {
     init_resource();
     init_action_urls2();
     init_action_urls2();
@@ -52434,7 +52434,7 @@ var init_user_profiles2 = __esm({
          */
         retrieve(userProfileID, params = {}, options2) {
           const { workspace_id } = params ?? {};
-          return this._client.get(path3`/v1/user_profiles/${userProfileID}`, {
+          return this._client.get(path4`/v1/user_profiles/${userProfileID}`, {
             ...options2,
             headers: buildHeaders([
               { ...workspace_id != null ? { "anthropic-workspace-id": workspace_id } : void 0 },
@@ -52464,7 +52464,7 @@ var init_user_profiles2 = __esm({
          */
         update(userProfileID, params, options2) {
           const { workspace_id, ...body } = params;
-          return this._client.post(path3`/v1/user_profiles/${userProfileID}`, {
+          return this._client.post(path4`/v1/user_profiles/${userProfileID}`, {
             body,
             ...options2,
             headers: buildHeaders([
@@ -52523,7 +52523,7 @@ var init_user_profiles2 = __esm({
          */
         delete(userProfileID, params = {}, options2) {
           const { workspace_id } = params ?? {};
-          return this._client.delete(path3`/v1/user_profiles/${userProfileID}`, {
+          return this._client.delete(path4`/v1/user_profiles/${userProfileID}`, {
             ...options2,
             headers: buildHeaders([
               { ...workspace_id != null ? { "anthropic-workspace-id": workspace_id } : void 0 },
@@ -52546,10 +52546,10 @@ var init_user_profiles2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/core/error-classes.mjs
+// node_modules/@anthropic-ai/sdk/core/error-classes.mjs
 var ERROR_CODE_CLASSES;
 var init_error_classes = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/core/error-classes.mjs"() {
+  "node_modules/@anthropic-ai/sdk/core/error-classes.mjs"() {
     init_files();
     init_shared();
     init_beta3();
@@ -52712,7 +52712,7 @@ var init_error_classes = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/types.mjs
+// node_modules/@anthropic-ai/sdk/lib/credentials/types.mjs
 function requireSecureTokenEndpoint(baseURL) {
   if (!baseURL)
     return;
@@ -52770,14 +52770,14 @@ function redactSensitive(body) {
   }
   return null;
 }
-async function checkCredentialsFileSafety(path22, onWarn = (m) => console.warn(`anthropic-sdk: ${m}`)) {
+async function checkCredentialsFileSafety(path23, onWarn = (m) => console.warn(`anthropic-sdk: ${m}`)) {
   if (typeof process === "undefined" || process.platform === "win32")
     return;
   const { fs: fs5 } = await Promise.resolve().then(() => (init_node(), node_exports));
-  let resolved = path22;
+  let resolved = path23;
   let st;
   try {
-    resolved = await fs5.promises.realpath(path22);
+    resolved = await fs5.promises.realpath(path23);
     st = await fs5.promises.stat(resolved);
   } catch {
     return;
@@ -52794,8 +52794,8 @@ async function checkCredentialsFileSafety(path22, onWarn = (m) => console.warn(`
   }
 }
 async function writeCredentialsFileAtomic(targetPath, data) {
-  const { fs: fs5, path: path22 } = await Promise.resolve().then(() => (init_node(), node_exports));
-  const dir = path22.dirname(targetPath);
+  const { fs: fs5, path: path23 } = await Promise.resolve().then(() => (init_node(), node_exports));
+  const dir = path23.dirname(targetPath);
   await fs5.promises.mkdir(dir, { recursive: true, mode: 448 });
   const tmpPath = `${targetPath}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
@@ -52858,7 +52858,7 @@ async function readLimitedText(resp) {
 }
 var GRANT_TYPE_JWT_BEARER, GRANT_TYPE_REFRESH_TOKEN, TOKEN_ENDPOINT, OAUTH_API_BETA_HEADER, FEDERATION_BETA_HEADER, ADVISORY_REFRESH_THRESHOLD_IN_SECONDS, MANDATORY_REFRESH_THRESHOLD_IN_SECONDS, ADVISORY_REFRESH_BACKOFF_IN_SECONDS, MAX_TOKEN_RESPONSE_BYTES, MAX_ERROR_BODY_CHARS, SAFE_ERROR_KEYS, WorkloadIdentityError;
 var init_types = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/types.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/credentials/types.mjs"() {
     init_error();
     GRANT_TYPE_JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
     GRANT_TYPE_REFRESH_TOKEN = "refresh_token";
@@ -52886,19 +52886,19 @@ var init_types = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/time.mjs
+// node_modules/@anthropic-ai/sdk/internal/utils/time.mjs
 function nowAsSeconds() {
   return Math.floor(Date.now() / 1e3);
 }
 var init_time = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/utils/time.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/utils/time.mjs"() {
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/token-cache.mjs
+// node_modules/@anthropic-ai/sdk/lib/credentials/token-cache.mjs
 var TokenCache;
 var init_token_cache = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/token-cache.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/credentials/token-cache.mjs"() {
     init_types();
     init_time();
     TokenCache = class {
@@ -52991,7 +52991,7 @@ var init_token_cache = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/core/credentials.mjs
+// node_modules/@anthropic-ai/sdk/core/credentials.mjs
 function validateProfileName(name2) {
   if (!name2) {
     throw new Error("profile name is empty");
@@ -53008,7 +53008,7 @@ function validateProfileName(name2) {
 }
 var CREDENTIALS_FILE_VERSION, PROFILE_NAME_PATTERN, loadConfigWithSource, getCredentialsPath, getRootConfigPath, supportsLocalConfigFiles, getActiveProfileName;
 var init_credentials2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/core/credentials.mjs"() {
+  "node_modules/@anthropic-ai/sdk/core/credentials.mjs"() {
     init_error();
     init_detect_platform();
     init_utils3();
@@ -53056,8 +53056,8 @@ var init_credentials2 = __esm({
         return null;
       }
       validateProfileName(profileName);
-      const { fs: fs5, path: path22 } = await Promise.resolve().then(() => (init_node(), node_exports));
-      const configPath = path22.join(rootConfigPath, "configs", `${profileName}.json`);
+      const { fs: fs5, path: path23 } = await Promise.resolve().then(() => (init_node(), node_exports));
+      const configPath = path23.join(rootConfigPath, "configs", `${profileName}.json`);
       let configRaw;
       try {
         configRaw = await fs5.promises.readFile(configPath, "utf-8");
@@ -53117,14 +53117,14 @@ var init_credentials2 = __esm({
         return null;
       }
       validateProfileName(profileName);
-      const { path: path22 } = await Promise.resolve().then(() => (init_node(), node_exports));
-      return path22.join(rootConfigPath, "credentials", `${profileName}.json`);
+      const { path: path23 } = await Promise.resolve().then(() => (init_node(), node_exports));
+      return path23.join(rootConfigPath, "credentials", `${profileName}.json`);
     };
     getRootConfigPath = async () => {
       if (!supportsLocalConfigFiles()) {
         return null;
       }
-      const { path: path22 } = await Promise.resolve().then(() => (init_node(), node_exports));
+      const { path: path23 } = await Promise.resolve().then(() => (init_node(), node_exports));
       const configDir = readEnv("ANTHROPIC_CONFIG_DIR");
       if (configDir) {
         return configDir;
@@ -53133,21 +53133,21 @@ var init_credentials2 = __esm({
       if (os2 === "Windows") {
         const appData = readEnv("APPDATA");
         if (appData) {
-          return path22.join(appData, "Anthropic");
+          return path23.join(appData, "Anthropic");
         }
         const userProfile = readEnv("USERPROFILE");
         if (userProfile) {
-          return path22.join(userProfile, "AppData", "Roaming", "Anthropic");
+          return path23.join(userProfile, "AppData", "Roaming", "Anthropic");
         }
         return null;
       }
       const xdgConfigHome = readEnv("XDG_CONFIG_HOME");
       if (xdgConfigHome) {
-        return path22.join(xdgConfigHome, "anthropic");
+        return path23.join(xdgConfigHome, "anthropic");
       }
       const home = readEnv("HOME");
       if (home) {
-        return path22.join(home, ".config", "anthropic");
+        return path23.join(home, ".config", "anthropic");
       }
       return null;
     };
@@ -53164,8 +53164,8 @@ var init_credentials2 = __esm({
       if (profileName) {
         return profileName;
       }
-      const { fs: fs5, path: path22 } = await Promise.resolve().then(() => (init_node(), node_exports));
-      const filePath = path22.join(rootConfigPath, "active_config");
+      const { fs: fs5, path: path23 } = await Promise.resolve().then(() => (init_node(), node_exports));
+      const filePath = path23.join(rootConfigPath, "active_config");
       try {
         return (await fs5.promises.readFile(filePath, "utf-8")).trim() || "default";
       } catch (err) {
@@ -53178,22 +53178,22 @@ var init_credentials2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/identity-token.mjs
-function identityTokenFromFile(path22) {
-  if (!path22) {
+// node_modules/@anthropic-ai/sdk/lib/credentials/identity-token.mjs
+function identityTokenFromFile(path23) {
+  if (!path23) {
     throw new AnthropicError("Identity token file path is empty");
   }
   return async () => {
     const { fs: fs5 } = await Promise.resolve().then(() => (init_node(), node_exports));
     let content;
     try {
-      content = await fs5.promises.readFile(path22, "utf-8");
+      content = await fs5.promises.readFile(path23, "utf-8");
     } catch (err) {
-      throw new AnthropicError(`Failed to read identity token file at ${path22}: ${err}`);
+      throw new AnthropicError(`Failed to read identity token file at ${path23}: ${err}`);
     }
     const token = content.trim();
     if (!token) {
-      throw new AnthropicError(`Identity token file at ${path22} is empty`);
+      throw new AnthropicError(`Identity token file at ${path23} is empty`);
     }
     return token;
   };
@@ -53205,12 +53205,12 @@ function identityTokenFromValue(token) {
   return () => token;
 }
 var init_identity_token = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/identity-token.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/credentials/identity-token.mjs"() {
     init_error();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/oidc-federation.mjs
+// node_modules/@anthropic-ai/sdk/lib/credentials/oidc-federation.mjs
 function oidcFederationProvider(config3) {
   return async () => {
     requireSecureTokenEndpoint(config3.baseURL);
@@ -53269,14 +53269,14 @@ function oidcFederationProvider(config3) {
   };
 }
 var init_oidc_federation = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/oidc-federation.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/credentials/oidc-federation.mjs"() {
     init_types();
     init_time();
     init_version();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/user-oauth.mjs
+// node_modules/@anthropic-ai/sdk/lib/credentials/user-oauth.mjs
 function userOAuthProvider(config3) {
   return async (opts) => {
     const { fs: fs5 } = await Promise.resolve().then(() => (init_node(), node_exports));
@@ -53351,7 +53351,7 @@ function userOAuthProvider(config3) {
   };
 }
 var init_user_oauth = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/user-oauth.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/credentials/user-oauth.mjs"() {
     init_credentials2();
     init_types();
     init_time();
@@ -53359,7 +53359,7 @@ var init_user_oauth = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/credential-chain.mjs
+// node_modules/@anthropic-ai/sdk/lib/credentials/credential-chain.mjs
 function resolveCredentialsFromConfig(config3, options2) {
   const credentialsPath = config3.authentication.credentials_path ?? null;
   const effectiveBaseURL = (config3.base_url || options2.baseURL).replace(/\/+$/, "");
@@ -53491,7 +53491,7 @@ function cachedExchangeProvider(exchange, credentialsPath, onCacheWriteError, on
   };
 }
 var init_credential_chain = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/lib/credentials/credential-chain.mjs"() {
+  "node_modules/@anthropic-ai/sdk/lib/credentials/credential-chain.mjs"() {
     init_env();
     init_credentials2();
     init_types();
@@ -53502,7 +53502,7 @@ var init_credential_chain = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/core/middleware.mjs
+// node_modules/@anthropic-ai/sdk/core/middleware.mjs
 function isFetchOriginError(err) {
   return typeof err === "object" && err !== null && fetchOriginErrors.has(err);
 }
@@ -53598,7 +53598,7 @@ function applyMiddleware(fetchFn, middleware, options2, client) {
 }
 var fetchOriginErrors;
 var init_middleware = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/core/middleware.mjs"() {
+  "node_modules/@anthropic-ai/sdk/core/middleware.mjs"() {
     init_errors();
     init_parse();
     init_log();
@@ -53608,7 +53608,7 @@ var init_middleware = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/internal/to-file.mjs
+// node_modules/@anthropic-ai/sdk/internal/to-file.mjs
 async function toFile(value, name2, options2) {
   checkFileSupport();
   value = await value;
@@ -53662,7 +53662,7 @@ function propsForError(value) {
 }
 var isBlobLike, isFileLike, isResponseLike;
 var init_to_file = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/internal/to-file.mjs"() {
+  "node_modules/@anthropic-ai/sdk/internal/to-file.mjs"() {
     init_uploads();
     init_uploads();
     isBlobLike = (value) => value != null && typeof value === "object" && typeof value.size === "number" && typeof value.type === "string" && typeof value.text === "function" && typeof value.slice === "function" && typeof value.arrayBuffer === "function";
@@ -53671,17 +53671,17 @@ var init_to_file = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/core/uploads.mjs
+// node_modules/@anthropic-ai/sdk/core/uploads.mjs
 var init_uploads2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/core/uploads.mjs"() {
+  "node_modules/@anthropic-ai/sdk/core/uploads.mjs"() {
     init_to_file();
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/models.mjs
+// node_modules/@anthropic-ai/sdk/resources/models.mjs
 var Models2;
 var init_models2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/models.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/models.mjs"() {
     init_resource();
     init_pagination();
     init_headers();
@@ -53704,7 +53704,7 @@ var init_models2 = __esm({
        */
       retrieve(modelID, params = {}, options2) {
         const { workspace_id } = params ?? {};
-        return this._client.get(path3`/v1/models/${modelID}`, {
+        return this._client.get(path4`/v1/models/${modelID}`, {
           ...options2,
           headers: buildHeaders([
             { ...workspace_id != null ? { "anthropic-workspace-id": workspace_id } : void 0 },
@@ -53752,9 +53752,9 @@ var init_models2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/resources/index.mjs
+// node_modules/@anthropic-ai/sdk/resources/index.mjs
 var init_resources2 = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/resources/index.mjs"() {
+  "node_modules/@anthropic-ai/sdk/resources/index.mjs"() {
     init_shared();
     init_messages3();
     init_beta3();
@@ -53766,10 +53766,10 @@ var init_resources2 = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/client.mjs
+// node_modules/@anthropic-ai/sdk/client.mjs
 var _BaseAnthropic_instances, _a3, _BaseAnthropic_encoder, _BaseAnthropic_apiKeyFunction, _BaseAnthropic_openTelemetry, _BaseAnthropic_baseURLOverridden, warnedOfKeyAndTokenInEnv, BaseAnthropic, Anthropic;
 var init_client = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/client.mjs"() {
+  "node_modules/@anthropic-ai/sdk/client.mjs"() {
     init_tslib();
     init_values();
     init_sleep();
@@ -54196,9 +54196,9 @@ var init_client = __esm({
           }
           return APIError.generate(status, error62, message, headers);
         }
-        buildURL(path22, query, defaultBaseURL) {
+        buildURL(path23, query, defaultBaseURL) {
           const baseURL = !__classPrivateFieldGet(this, _BaseAnthropic_instances, "m", _BaseAnthropic_baseURLOverridden).call(this) && defaultBaseURL || this.baseURL;
-          const url2 = isAbsoluteURL(path22) ? new URL(path22) : new URL(baseURL + (baseURL.endsWith("/") && path22.startsWith("/") ? path22.slice(1) : path22));
+          const url2 = isAbsoluteURL(path23) ? new URL(path23) : new URL(baseURL + (baseURL.endsWith("/") && path23.startsWith("/") ? path23.slice(1) : path23));
           const defaultQuery = this.defaultQuery();
           const pathQuery = Object.fromEntries(url2.searchParams);
           if (!isEmptyObj(defaultQuery) || !isEmptyObj(pathQuery)) {
@@ -54274,24 +54274,24 @@ var init_client = __esm({
         backendMiddleware() {
           return [];
         }
-        get(path22, opts) {
-          return this.methodRequest("get", path22, opts);
+        get(path23, opts) {
+          return this.methodRequest("get", path23, opts);
         }
-        post(path22, opts) {
-          return this.methodRequest("post", path22, opts);
+        post(path23, opts) {
+          return this.methodRequest("post", path23, opts);
         }
-        patch(path22, opts) {
-          return this.methodRequest("patch", path22, opts);
+        patch(path23, opts) {
+          return this.methodRequest("patch", path23, opts);
         }
-        put(path22, opts) {
-          return this.methodRequest("put", path22, opts);
+        put(path23, opts) {
+          return this.methodRequest("put", path23, opts);
         }
-        delete(path22, opts) {
-          return this.methodRequest("delete", path22, opts);
+        delete(path23, opts) {
+          return this.methodRequest("delete", path23, opts);
         }
-        methodRequest(method, path22, opts) {
+        methodRequest(method, path23, opts) {
           return this.request(Promise.resolve(opts).then((opts2) => {
-            return { method, path: path22, ...opts2 };
+            return { method, path: path23, ...opts2 };
           }));
         }
         request(options2, remainingRetries = null) {
@@ -54437,8 +54437,8 @@ var init_client = __esm({
           armAbandonmentBackstop(response.body ?? response, controller);
           return { response, options: options2, controller, requestLogID, retryOfRequestLogID, startTime: startTime2 };
         }
-        getAPIList(path22, Page2, opts) {
-          return this.requestAPIList(Page2, opts && "then" in opts ? opts.then((opts2) => ({ method: "get", path: path22, ...opts2 })) : { method: "get", path: path22, ...opts });
+        getAPIList(path23, Page2, opts) {
+          return this.requestAPIList(Page2, opts && "then" in opts ? opts.then((opts2) => ({ method: "get", path: path23, ...opts2 })) : { method: "get", path: path23, ...opts });
         }
         requestAPIList(Page2, options2) {
           if (!this._tracer) {
@@ -54572,14 +54572,14 @@ var init_client = __esm({
         }
         async buildRequest(inputOptions, { retryCount = 0 } = {}) {
           const options2 = { ...inputOptions };
-          const { method, path: path22, query, defaultBaseURL } = options2;
+          const { method, path: path23, query, defaultBaseURL } = options2;
           if (this._authState.resolution) {
             await this._authState.resolution;
           }
           if (!this._baseURLIsExplicit && this._authState.baseURL && this.baseURL !== this._authState.baseURL) {
             this.baseURL = this._authState.baseURL;
           }
-          const url2 = this.buildURL(path22, query, defaultBaseURL);
+          const url2 = this.buildURL(path23, query, defaultBaseURL);
           if ("timeout" in options2)
             validatePositiveInteger("timeout", options2.timeout);
           options2.timeout = options2.timeout ?? this.timeout;
@@ -54778,21 +54778,21 @@ var init_client = __esm({
   }
 });
 
-// ../../../work/main/node_modules/@anthropic-ai/sdk/index.mjs
+// node_modules/@anthropic-ai/sdk/index.mjs
 var init_sdk = __esm({
-  "../../../work/main/node_modules/@anthropic-ai/sdk/index.mjs"() {
+  "node_modules/@anthropic-ai/sdk/index.mjs"() {
     init_client();
     init_error();
   }
 });
 
-// ../../../work/main/node_modules/isexe/windows.js
+// node_modules/isexe/windows.js
 var require_windows = __commonJS({
-  "../../../work/main/node_modules/isexe/windows.js"(exports2, module2) {
+  "node_modules/isexe/windows.js"(exports2, module2) {
     module2.exports = isexe;
     isexe.sync = sync;
     var fs5 = __require("fs");
-    function checkPathExt(path22, options2) {
+    function checkPathExt(path23, options2) {
       var pathext = options2.pathExt !== void 0 ? options2.pathExt : process.env.PATHEXT;
       if (!pathext) {
         return true;
@@ -54803,42 +54803,42 @@ var require_windows = __commonJS({
       }
       for (var i2 = 0; i2 < pathext.length; i2++) {
         var p = pathext[i2].toLowerCase();
-        if (p && path22.substr(-p.length).toLowerCase() === p) {
+        if (p && path23.substr(-p.length).toLowerCase() === p) {
           return true;
         }
       }
       return false;
     }
-    function checkStat(stat9, path22, options2) {
+    function checkStat(stat9, path23, options2) {
       if (!stat9.isSymbolicLink() && !stat9.isFile()) {
         return false;
       }
-      return checkPathExt(path22, options2);
+      return checkPathExt(path23, options2);
     }
-    function isexe(path22, options2, cb) {
-      fs5.stat(path22, function(er, stat9) {
-        cb(er, er ? false : checkStat(stat9, path22, options2));
+    function isexe(path23, options2, cb) {
+      fs5.stat(path23, function(er, stat9) {
+        cb(er, er ? false : checkStat(stat9, path23, options2));
       });
     }
-    function sync(path22, options2) {
-      return checkStat(fs5.statSync(path22), path22, options2);
+    function sync(path23, options2) {
+      return checkStat(fs5.statSync(path23), path23, options2);
     }
   }
 });
 
-// ../../../work/main/node_modules/isexe/mode.js
+// node_modules/isexe/mode.js
 var require_mode = __commonJS({
-  "../../../work/main/node_modules/isexe/mode.js"(exports2, module2) {
+  "node_modules/isexe/mode.js"(exports2, module2) {
     module2.exports = isexe;
     isexe.sync = sync;
     var fs5 = __require("fs");
-    function isexe(path22, options2, cb) {
-      fs5.stat(path22, function(er, stat9) {
+    function isexe(path23, options2, cb) {
+      fs5.stat(path23, function(er, stat9) {
         cb(er, er ? false : checkStat(stat9, options2));
       });
     }
-    function sync(path22, options2) {
-      return checkStat(fs5.statSync(path22), options2);
+    function sync(path23, options2) {
+      return checkStat(fs5.statSync(path23), options2);
     }
     function checkStat(stat9, options2) {
       return stat9.isFile() && checkMode(stat9, options2);
@@ -54859,9 +54859,9 @@ var require_mode = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/isexe/index.js
+// node_modules/isexe/index.js
 var require_isexe = __commonJS({
-  "../../../work/main/node_modules/isexe/index.js"(exports2, module2) {
+  "node_modules/isexe/index.js"(exports2, module2) {
     var fs5 = __require("fs");
     var core;
     if (process.platform === "win32" || global.TESTING_WINDOWS) {
@@ -54871,7 +54871,7 @@ var require_isexe = __commonJS({
     }
     module2.exports = isexe;
     isexe.sync = sync;
-    function isexe(path22, options2, cb) {
+    function isexe(path23, options2, cb) {
       if (typeof options2 === "function") {
         cb = options2;
         options2 = {};
@@ -54881,7 +54881,7 @@ var require_isexe = __commonJS({
           throw new TypeError("callback not provided");
         }
         return new Promise(function(resolve3, reject) {
-          isexe(path22, options2 || {}, function(er, is) {
+          isexe(path23, options2 || {}, function(er, is) {
             if (er) {
               reject(er);
             } else {
@@ -54890,7 +54890,7 @@ var require_isexe = __commonJS({
           });
         });
       }
-      core(path22, options2 || {}, function(er, is) {
+      core(path23, options2 || {}, function(er, is) {
         if (er) {
           if (er.code === "EACCES" || options2 && options2.ignoreErrors) {
             er = null;
@@ -54900,9 +54900,9 @@ var require_isexe = __commonJS({
         cb(er, is);
       });
     }
-    function sync(path22, options2) {
+    function sync(path23, options2) {
       try {
-        return core.sync(path22, options2 || {});
+        return core.sync(path23, options2 || {});
       } catch (er) {
         if (options2 && options2.ignoreErrors || er.code === "EACCES") {
           return false;
@@ -54914,11 +54914,11 @@ var require_isexe = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/which/which.js
+// node_modules/which/which.js
 var require_which = __commonJS({
-  "../../../work/main/node_modules/which/which.js"(exports2, module2) {
+  "node_modules/which/which.js"(exports2, module2) {
     var isWindows = process.platform === "win32" || process.env.OSTYPE === "cygwin" || process.env.OSTYPE === "msys";
-    var path22 = __require("path");
+    var path23 = __require("path");
     var COLON = isWindows ? ";" : ":";
     var isexe = require_isexe();
     var getNotFoundError = (cmd) => Object.assign(new Error(`not found: ${cmd}`), { code: "ENOENT" });
@@ -54956,7 +54956,7 @@ var require_which = __commonJS({
           return opt.all && found.length ? resolve3(found) : reject(getNotFoundError(cmd));
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path22.join(pathPart, cmd);
+        const pCmd = path23.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         resolve3(subStep(p, i2, 0));
       });
@@ -54983,7 +54983,7 @@ var require_which = __commonJS({
       for (let i2 = 0; i2 < pathEnv.length; i2++) {
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path22.join(pathPart, cmd);
+        const pCmd = path23.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         for (let j = 0; j < pathExt.length; j++) {
           const cur = p + pathExt[j];
@@ -55010,9 +55010,9 @@ var require_which = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/path-key/index.js
+// node_modules/path-key/index.js
 var require_path_key = __commonJS({
-  "../../../work/main/node_modules/path-key/index.js"(exports2, module2) {
+  "node_modules/path-key/index.js"(exports2, module2) {
     "use strict";
     var pathKey2 = (options2 = {}) => {
       const environment = options2.env || process.env;
@@ -55027,11 +55027,11 @@ var require_path_key = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/cross-spawn/lib/util/resolveCommand.js
+// node_modules/cross-spawn/lib/util/resolveCommand.js
 var require_resolveCommand = __commonJS({
-  "../../../work/main/node_modules/cross-spawn/lib/util/resolveCommand.js"(exports2, module2) {
+  "node_modules/cross-spawn/lib/util/resolveCommand.js"(exports2, module2) {
     "use strict";
-    var path22 = __require("path");
+    var path23 = __require("path");
     var which = require_which();
     var getPathKey = require_path_key();
     function resolveCommandAttempt(parsed, withoutPathExt) {
@@ -55049,7 +55049,7 @@ var require_resolveCommand = __commonJS({
       try {
         resolved = which.sync(parsed.command, {
           path: env[getPathKey({ env })],
-          pathExt: withoutPathExt ? path22.delimiter : void 0
+          pathExt: withoutPathExt ? path23.delimiter : void 0
         });
       } catch (e) {
       } finally {
@@ -55058,7 +55058,7 @@ var require_resolveCommand = __commonJS({
         }
       }
       if (resolved) {
-        resolved = path22.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
+        resolved = path23.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
       }
       return resolved;
     }
@@ -55069,9 +55069,9 @@ var require_resolveCommand = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/cross-spawn/lib/util/escape.js
+// node_modules/cross-spawn/lib/util/escape.js
 var require_escape = __commonJS({
-  "../../../work/main/node_modules/cross-spawn/lib/util/escape.js"(exports2, module2) {
+  "node_modules/cross-spawn/lib/util/escape.js"(exports2, module2) {
     "use strict";
     var metaCharsRegExp = /([()\][%!^"`<>&|;, *?])/g;
     function escapeCommand(arg) {
@@ -55094,17 +55094,17 @@ var require_escape = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/shebang-regex/index.js
+// node_modules/shebang-regex/index.js
 var require_shebang_regex = __commonJS({
-  "../../../work/main/node_modules/shebang-regex/index.js"(exports2, module2) {
+  "node_modules/shebang-regex/index.js"(exports2, module2) {
     "use strict";
     module2.exports = /^#!(.*)/;
   }
 });
 
-// ../../../work/main/node_modules/shebang-command/index.js
+// node_modules/shebang-command/index.js
 var require_shebang_command = __commonJS({
-  "../../../work/main/node_modules/shebang-command/index.js"(exports2, module2) {
+  "node_modules/shebang-command/index.js"(exports2, module2) {
     "use strict";
     var shebangRegex = require_shebang_regex();
     module2.exports = (string4 = "") => {
@@ -55112,8 +55112,8 @@ var require_shebang_command = __commonJS({
       if (!match) {
         return null;
       }
-      const [path22, argument] = match[0].replace(/#! ?/, "").split(" ");
-      const binary = path22.split("/").pop();
+      const [path23, argument] = match[0].replace(/#! ?/, "").split(" ");
+      const binary = path23.split("/").pop();
       if (binary === "env") {
         return argument;
       }
@@ -55122,9 +55122,9 @@ var require_shebang_command = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/cross-spawn/lib/util/readShebang.js
+// node_modules/cross-spawn/lib/util/readShebang.js
 var require_readShebang = __commonJS({
-  "../../../work/main/node_modules/cross-spawn/lib/util/readShebang.js"(exports2, module2) {
+  "node_modules/cross-spawn/lib/util/readShebang.js"(exports2, module2) {
     "use strict";
     var fs5 = __require("fs");
     var shebangCommand = require_shebang_command();
@@ -55144,11 +55144,11 @@ var require_readShebang = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/cross-spawn/lib/parse.js
+// node_modules/cross-spawn/lib/parse.js
 var require_parse2 = __commonJS({
-  "../../../work/main/node_modules/cross-spawn/lib/parse.js"(exports2, module2) {
+  "node_modules/cross-spawn/lib/parse.js"(exports2, module2) {
     "use strict";
-    var path22 = __require("path");
+    var path23 = __require("path");
     var resolveCommand = require_resolveCommand();
     var escape2 = require_escape();
     var readShebang = require_readShebang();
@@ -55173,7 +55173,7 @@ var require_parse2 = __commonJS({
       const needsShell = !isExecutableRegExp.test(commandFile);
       if (parsed.options.forceShell || needsShell) {
         const needsDoubleEscapeMetaChars = isCmdShimRegExp.test(commandFile);
-        parsed.command = path22.normalize(parsed.command);
+        parsed.command = path23.normalize(parsed.command);
         parsed.command = escape2.command(parsed.command);
         parsed.args = parsed.args.map((arg) => escape2.argument(arg, needsDoubleEscapeMetaChars));
         const shellCommand = [parsed.command].concat(parsed.args).join(" ");
@@ -55206,9 +55206,9 @@ var require_parse2 = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/cross-spawn/lib/enoent.js
+// node_modules/cross-spawn/lib/enoent.js
 var require_enoent = __commonJS({
-  "../../../work/main/node_modules/cross-spawn/lib/enoent.js"(exports2, module2) {
+  "node_modules/cross-spawn/lib/enoent.js"(exports2, module2) {
     "use strict";
     var isWin = process.platform === "win32";
     function notFoundError(original, syscall) {
@@ -55256,9 +55256,9 @@ var require_enoent = __commonJS({
   }
 });
 
-// ../../../work/main/node_modules/cross-spawn/index.js
+// node_modules/cross-spawn/index.js
 var require_cross_spawn = __commonJS({
-  "../../../work/main/node_modules/cross-spawn/index.js"(exports2, module2) {
+  "node_modules/cross-spawn/index.js"(exports2, module2) {
     "use strict";
     var cp2 = __require("child_process");
     var parse5 = require_parse2();
@@ -55285,12 +55285,12 @@ var require_cross_spawn = __commonJS({
 
 // src/main/action.ts
 import { appendFile as appendFile3, readFile as readFile6 } from "node:fs/promises";
-import path21 from "node:path";
+import path22 from "node:path";
 
 // src/config/repo-config.ts
 var import_yaml = __toESM(require_dist(), 1);
 
-// ../../../work/main/node_modules/zod/v4/classic/external.js
+// node_modules/zod/v4/classic/external.js
 var external_exports = {};
 __export(external_exports, {
   $brand: () => $brand,
@@ -55553,7 +55553,7 @@ __export(external_exports, {
   xor: () => xor
 });
 
-// ../../../work/main/node_modules/zod/v4/core/index.js
+// node_modules/zod/v4/core/index.js
 var core_exports2 = {};
 __export(core_exports2, {
   $ZodAny: () => $ZodAny,
@@ -55870,7 +55870,7 @@ __export(core_exports2, {
   withParser: () => withParser
 });
 
-// ../../../work/main/node_modules/zod/v4/core/util.js
+// node_modules/zod/v4/core/util.js
 var util_exports = {};
 __export(util_exports, {
   BIGINT_FORMAT_RANGES: () => BIGINT_FORMAT_RANGES,
@@ -56107,10 +56107,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path22) {
-  if (!path22)
+function getElementAtPath(obj, path23) {
+  if (!path23)
     return obj;
-  return path22.reduce((acc, key) => acc?.[key], obj);
+  return path23.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -56450,11 +56450,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path22, issues) {
+function prefixIssues(path23, issues) {
   return issues.map((iss) => {
     var _a4;
     (_a4 = iss).path ?? (_a4.path = []);
-    iss.path.unshift(path22);
+    iss.path.unshift(path23);
     return iss;
   });
 }
@@ -56726,7 +56726,7 @@ function constantCatch(value) {
   return fn;
 }
 
-// ../../../work/main/node_modules/zod/v4/core/core.js
+// node_modules/zod/v4/core/core.js
 var _a;
 var NEVER = /* @__PURE__ */ Object.freeze({
   status: "aborted"
@@ -56848,7 +56848,7 @@ function config(newConfig) {
   return globalConfig;
 }
 
-// ../../../work/main/node_modules/zod/v4/core/errors.js
+// node_modules/zod/v4/core/errors.js
 function _getMessage() {
   const internals = this._zod;
   internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -56916,16 +56916,16 @@ function flattenError(error62, mapper = (issue2) => issue2.message) {
 }
 function formatError(error62, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error63, path22 = []) => {
+  const processError = (error63, path23 = []) => {
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path22, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path23, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path22, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path23, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path22, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path23, ...issue2.path]);
       } else {
-        const fullpath = [...path22, ...issue2.path];
+        const fullpath = [...path23, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -56964,17 +56964,17 @@ function formatError(error62, mapper = (issue2) => issue2.message) {
 }
 function treeifyError(error62, mapper = (issue2) => issue2.message) {
   const result = { errors: [] };
-  const processError = (error63, path22 = []) => {
+  const processError = (error63, path23 = []) => {
     var _a4;
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path22, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path23, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path22, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path23, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path22, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path23, ...issue2.path]);
       } else {
-        const fullpath = [...path22, ...issue2.path];
+        const fullpath = [...path23, ...issue2.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue2));
           continue;
@@ -57013,8 +57013,8 @@ function treeifyError(error62, mapper = (issue2) => issue2.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path22 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path22) {
+  const path23 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path23) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -57040,7 +57040,7 @@ function prettifyError(error62) {
   return lines.join("\n");
 }
 
-// ../../../work/main/node_modules/zod/v4/core/parse.js
+// node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
   return { callee: params?.callee ?? callee, Err: params?.Err };
 }
@@ -57200,7 +57200,7 @@ var _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 var safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync($ZodRealError);
 
-// ../../../work/main/node_modules/zod/v4/core/regexes.js
+// node_modules/zod/v4/core/regexes.js
 var regexes_exports = {};
 __export(regexes_exports, {
   anyString: () => anyString,
@@ -57372,7 +57372,7 @@ var sha512_hex = /^[0-9a-fA-F]{128}$/;
 var sha512_base64 = /* @__PURE__ */ fixedBase64(86, "==");
 var sha512_base64url = /* @__PURE__ */ fixedBase64url(86);
 
-// ../../../work/main/node_modules/zod/v4/core/checks.js
+// node_modules/zod/v4/core/checks.js
 var $ZodCheck = /* @__PURE__ */ $constructor("$ZodCheck", (inst, def) => {
   var _a4;
   inst._zod ?? (inst._zod = {});
@@ -57848,7 +57848,7 @@ var $ZodCheckOverwrite = /* @__PURE__ */ $constructor("$ZodCheckOverwrite", (ins
   };
 });
 
-// ../../../work/main/node_modules/zod/v4/core/doc.js
+// node_modules/zod/v4/core/doc.js
 var Doc = class {
   constructor(args = [], closed = {}) {
     this.content = [];
@@ -57889,14 +57889,14 @@ ${content.join("\n")}
   }
 };
 
-// ../../../work/main/node_modules/zod/v4/core/versions.js
+// node_modules/zod/v4/core/versions.js
 var version = {
   major: 4,
   minor: 6,
   patch: 7
 };
 
-// ../../../work/main/node_modules/zod/v4/core/schemas.js
+// node_modules/zod/v4/core/schemas.js
 var $ZodType = /* @__PURE__ */ $constructor("$ZodType", (inst, def) => {
   var _a4;
   inst ?? (inst = {});
@@ -60338,7 +60338,7 @@ function handleRefineResult(result, payload, input3, inst) {
   }
 }
 
-// ../../../work/main/node_modules/zod/v4/core/memoizer.js
+// node_modules/zod/v4/core/memoizer.js
 var $ZodCyclicError = class extends Error {
   constructor() {
     super(`Cannot parse a reference cycle that closes through a transform`);
@@ -60615,7 +60615,7 @@ function isBackEdge(ctx, value) {
   return backEdges !== void 0 && isRef(value) && backEdges.has(value);
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/index.js
+// node_modules/zod/v4/locales/index.js
 var locales_exports = {};
 __export(locales_exports, {
   ar: () => ar_default,
@@ -60683,7 +60683,7 @@ __export(locales_exports, {
   zhTW: () => zh_TW_default
 });
 
-// ../../../work/main/node_modules/zod/v4/locales/ar.js
+// node_modules/zod/v4/locales/ar.js
 var error = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0641", verb: "\u0623\u0646 \u064A\u062D\u0648\u064A" },
@@ -60795,7 +60795,7 @@ function ar_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/az.js
+// node_modules/zod/v4/locales/az.js
 var error2 = () => {
   const Sizable = {
     string: { unit: "simvol", verb: "olmal\u0131d\u0131r" },
@@ -60906,7 +60906,7 @@ function az_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/be.js
+// node_modules/zod/v4/locales/be.js
 function getBelarusianPlural(count3, one, few, many) {
   const absCount = Math.abs(count3);
   const lastDigit = absCount % 10;
@@ -61075,7 +61075,7 @@ function be_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/bg.js
+// node_modules/zod/v4/locales/bg.js
 var error4 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0430", verb: "\u0434\u0430 \u0441\u044A\u0434\u044A\u0440\u0436\u0430" },
@@ -61201,7 +61201,7 @@ function bg_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/bn.js
+// node_modules/zod/v4/locales/bn.js
 var error5 = () => {
   const Sizable = {
     string: { unit: "\u0985\u0995\u09CD\u09B7\u09B0", verb: "\u09A5\u09BE\u0995\u09A4\u09C7 \u09B9\u09AC\u09C7" },
@@ -61315,7 +61315,7 @@ function bn_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/ca.js
+// node_modules/zod/v4/locales/ca.js
 var error6 = () => {
   const Sizable = {
     string: { unit: "car\xE0cters", verb: "contenir" },
@@ -61429,7 +61429,7 @@ function ca_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/ckb.js
+// node_modules/zod/v4/locales/ckb.js
 var error7 = () => {
   const Sizable = {
     string: { unit: "\u067E\u06CC\u062A", verb: "\u0628\u06CE\u062A" },
@@ -61562,7 +61562,7 @@ function ckb_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/cs.js
+// node_modules/zod/v4/locales/cs.js
 var error8 = () => {
   const Sizable = {
     string: { unit: "znak\u016F", verb: "m\xEDt" },
@@ -61679,7 +61679,7 @@ function cs_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/da.js
+// node_modules/zod/v4/locales/da.js
 var error9 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "havde" },
@@ -61800,7 +61800,7 @@ function da_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/de.js
+// node_modules/zod/v4/locales/de.js
 var error10 = () => {
   const Sizable = {
     string: { unit: "Zeichen", verb: "zu haben" },
@@ -61914,7 +61914,7 @@ function de_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/el.js
+// node_modules/zod/v4/locales/el.js
 var error11 = () => {
   const Sizable = {
     string: { unit: "\u03C7\u03B1\u03C1\u03B1\u03BA\u03C4\u03AE\u03C1\u03B5\u03C2", verb: "\u03BD\u03B1 \u03AD\u03C7\u03B5\u03B9" },
@@ -62027,7 +62027,7 @@ function el_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/en.js
+// node_modules/zod/v4/locales/en.js
 var error12 = () => {
   const Sizable = {
     string: { unit: "characters", verb: "to have" },
@@ -62152,7 +62152,7 @@ function en_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/eo.js
+// node_modules/zod/v4/locales/eo.js
 var error13 = () => {
   const Sizable = {
     string: { unit: "karaktrojn", verb: "havi" },
@@ -62267,7 +62267,7 @@ function eo_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/es.js
+// node_modules/zod/v4/locales/es.js
 var error14 = () => {
   const Sizable = {
     string: { unit: "caracteres", verb: "tener" },
@@ -62404,7 +62404,7 @@ function es_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/fa.js
+// node_modules/zod/v4/locales/fa.js
 var error15 = () => {
   const Sizable = {
     string: { unit: "\u06A9\u0627\u0631\u0627\u06A9\u062A\u0631", verb: "\u062F\u0627\u0634\u062A\u0647 \u0628\u0627\u0634\u062F" },
@@ -62524,7 +62524,7 @@ function fa_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/fi.js
+// node_modules/zod/v4/locales/fi.js
 var error16 = () => {
   const Sizable = {
     string: { unit: "merkki\xE4", subject: "merkkijonon" },
@@ -62642,7 +62642,7 @@ function fi_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/fr.js
+// node_modules/zod/v4/locales/fr.js
 var error17 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -62772,7 +62772,7 @@ function fr_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/fr-CA.js
+// node_modules/zod/v4/locales/fr-CA.js
 var error18 = () => {
   const Sizable = {
     string: { unit: "caract\xE8res", verb: "avoir" },
@@ -62885,7 +62885,7 @@ function fr_CA_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/gu.js
+// node_modules/zod/v4/locales/gu.js
 var error19 = () => {
   const Sizable = {
     string: { unit: "\u0A85\u0A95\u0ACD\u0AB7\u0AB0", verb: "\u0AB9\u0ACB\u0AB5\u0ABE \u0A9C\u0ACB\u0A88\u0A8F" },
@@ -62999,7 +62999,7 @@ function gu_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/he.js
+// node_modules/zod/v4/locales/he.js
 var error20 = () => {
   const TypeNames = {
     string: { label: "\u05DE\u05D7\u05E8\u05D5\u05D6\u05EA", gender: "f" },
@@ -63201,7 +63201,7 @@ function he_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/hi.js
+// node_modules/zod/v4/locales/hi.js
 var error21 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0930\u0916\u0928\u0947 \u0915\u0947 \u0932\u093F\u090F" },
@@ -63313,7 +63313,7 @@ function hi_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/hr.js
+// node_modules/zod/v4/locales/hr.js
 var error22 = () => {
   const Sizable = {
     string: { unit: "znakova", verb: "imati" },
@@ -63440,7 +63440,7 @@ function hr_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/hu.js
+// node_modules/zod/v4/locales/hu.js
 var error23 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "legyen" },
@@ -63554,7 +63554,7 @@ function hu_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/hy.js
+// node_modules/zod/v4/locales/hy.js
 function getArmenianPlural(count3, one, many) {
   return Math.abs(count3) === 1 ? one : many;
 }
@@ -63713,7 +63713,7 @@ function hy_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/id.js
+// node_modules/zod/v4/locales/id.js
 var error25 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "memiliki" },
@@ -63825,7 +63825,7 @@ function id_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/is.js
+// node_modules/zod/v4/locales/is.js
 var error26 = () => {
   const Sizable = {
     string: { unit: "stafi", verb: "a\xF0 hafa" },
@@ -63940,7 +63940,7 @@ function is_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/it.js
+// node_modules/zod/v4/locales/it.js
 var error27 = () => {
   const Sizable = {
     string: { unit: "caratteri", verb: "avere" },
@@ -64054,7 +64054,7 @@ function it_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/ja.js
+// node_modules/zod/v4/locales/ja.js
 var error28 = () => {
   const Sizable = {
     string: { unit: "\u6587\u5B57", verb: "\u3067\u3042\u308B" },
@@ -64167,7 +64167,7 @@ function ja_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/ka.js
+// node_modules/zod/v4/locales/ka.js
 var error29 = () => {
   const Sizable = {
     string: { unit: "\u10E1\u10D8\u10DB\u10D1\u10DD\u10DA\u10DD", verb: "\u10E3\u10DC\u10D3\u10D0 \u10E8\u10D4\u10D8\u10EA\u10D0\u10D5\u10D3\u10D4\u10E1" },
@@ -64285,7 +64285,7 @@ function ka_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/km.js
+// node_modules/zod/v4/locales/km.js
 var error30 = () => {
   const Sizable = {
     string: { unit: "\u178F\u17BD\u17A2\u1780\u17D2\u179F\u179A", verb: "\u1782\u17BD\u179A\u1798\u17B6\u1793" },
@@ -64401,12 +64401,12 @@ function km_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/kh.js
+// node_modules/zod/v4/locales/kh.js
 function kh_default() {
   return km_default();
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/kn.js
+// node_modules/zod/v4/locales/kn.js
 var error31 = () => {
   const Sizable = {
     string: { unit: "\u0C85\u0C95\u0CCD\u0CB7\u0CB0\u0C97\u0CB3\u0CC1", verb: "\u0CB9\u0CCA\u0C82\u0CA6\u0CB2\u0CC1" },
@@ -64522,7 +64522,7 @@ function kn_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/ko.js
+// node_modules/zod/v4/locales/ko.js
 var error32 = () => {
   const Sizable = {
     string: { unit: "\uBB38\uC790", verb: "to have" },
@@ -64639,7 +64639,7 @@ function ko_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/lt.js
+// node_modules/zod/v4/locales/lt.js
 var capitalizeFirstCharacter = (text) => {
   return text.charAt(0).toUpperCase() + text.slice(1);
 };
@@ -64847,7 +64847,7 @@ function lt_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/mk.js
+// node_modules/zod/v4/locales/mk.js
 var error34 = () => {
   const Sizable = {
     string: { unit: "\u0437\u043D\u0430\u0446\u0438", verb: "\u0434\u0430 \u0438\u043C\u0430\u0430\u0442" },
@@ -64962,7 +64962,7 @@ function mk_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/ms.js
+// node_modules/zod/v4/locales/ms.js
 var error35 = () => {
   const Sizable = {
     string: { unit: "aksara", verb: "mempunyai" },
@@ -65075,7 +65075,7 @@ function ms_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/ne.js
+// node_modules/zod/v4/locales/ne.js
 var error36 = () => {
   const Sizable = {
     string: { unit: "\u0905\u0915\u094D\u0937\u0930", verb: "\u0939\u0941\u0928\u0941\u092A\u0930\u094D\u091B" },
@@ -65187,7 +65187,7 @@ function ne_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/nl.js
+// node_modules/zod/v4/locales/nl.js
 var error37 = () => {
   const Sizable = {
     string: { unit: "tekens", verb: "heeft" },
@@ -65303,7 +65303,7 @@ function nl_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/nn.js
+// node_modules/zod/v4/locales/nn.js
 var error38 = () => {
   const Sizable = {
     string: { unit: "teikn", verb: "\xE5 ha" },
@@ -65417,7 +65417,7 @@ function nn_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/no.js
+// node_modules/zod/v4/locales/no.js
 var error39 = () => {
   const Sizable = {
     string: { unit: "tegn", verb: "\xE5 ha" },
@@ -65531,7 +65531,7 @@ function no_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/ota.js
+// node_modules/zod/v4/locales/ota.js
 var error40 = () => {
   const Sizable = {
     string: { unit: "harf", verb: "olmal\u0131d\u0131r" },
@@ -65646,7 +65646,7 @@ function ota_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/ps.js
+// node_modules/zod/v4/locales/ps.js
 var error41 = () => {
   const Sizable = {
     string: { unit: "\u062A\u0648\u06A9\u064A", verb: "\u0648\u0644\u0631\u064A" },
@@ -65766,7 +65766,7 @@ function ps_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/pl.js
+// node_modules/zod/v4/locales/pl.js
 var error42 = () => {
   const Sizable = {
     string: { unit: "znak\xF3w", verb: "mie\u0107" },
@@ -65881,7 +65881,7 @@ function pl_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/pt.js
+// node_modules/zod/v4/locales/pt.js
 var error43 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -66025,7 +66025,7 @@ function pt_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/pt-BR.js
+// node_modules/zod/v4/locales/pt-BR.js
 var error44 = () => {
   const Sizable = {
     string: { unit: "caracteres" },
@@ -66170,7 +66170,7 @@ function pt_BR_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/ro.js
+// node_modules/zod/v4/locales/ro.js
 var error45 = () => {
   const Sizable = {
     string: { unit: "caractere", verb: "s\u0103 aib\u0103" },
@@ -66293,7 +66293,7 @@ function ro_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/ru.js
+// node_modules/zod/v4/locales/ru.js
 function getRussianPlural(count3, one, few, many) {
   const absCount = Math.abs(count3);
   const lastDigit = absCount % 10;
@@ -66462,7 +66462,7 @@ function ru_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/sk.js
+// node_modules/zod/v4/locales/sk.js
 var error47 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "ma\u0165" },
@@ -66579,7 +66579,7 @@ function sk_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/sl.js
+// node_modules/zod/v4/locales/sl.js
 var error48 = () => {
   const Sizable = {
     string: { unit: "znakov", verb: "imeti" },
@@ -66694,7 +66694,7 @@ function sl_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/sv.js
+// node_modules/zod/v4/locales/sv.js
 var error49 = () => {
   const Sizable = {
     string: { unit: "tecken", verb: "att ha" },
@@ -66810,7 +66810,7 @@ function sv_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/ta.js
+// node_modules/zod/v4/locales/ta.js
 var error50 = () => {
   const Sizable = {
     string: { unit: "\u0B8E\u0BB4\u0BC1\u0BA4\u0BCD\u0BA4\u0BC1\u0B95\u0BCD\u0B95\u0BB3\u0BCD", verb: "\u0B95\u0BCA\u0BA3\u0BCD\u0B9F\u0BBF\u0BB0\u0BC1\u0B95\u0BCD\u0B95 \u0BB5\u0BC7\u0BA3\u0BCD\u0B9F\u0BC1\u0BAE\u0BCD" },
@@ -66926,7 +66926,7 @@ function ta_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/tg.js
+// node_modules/zod/v4/locales/tg.js
 var error51 = () => {
   const Sizable = {
     string: { unit: "\u0430\u043B\u043E\u043C\u0430\u0442", verb: "\u0434\u043E\u0448\u0442\u0430 \u0431\u043E\u0448\u0430\u0434" },
@@ -67043,7 +67043,7 @@ function tg_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/th.js
+// node_modules/zod/v4/locales/th.js
 var error52 = () => {
   const Sizable = {
     string: { unit: "\u0E15\u0E31\u0E27\u0E2D\u0E31\u0E01\u0E29\u0E23", verb: "\u0E04\u0E27\u0E23\u0E21\u0E35" },
@@ -67159,7 +67159,7 @@ function th_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/tk.js
+// node_modules/zod/v4/locales/tk.js
 var error53 = () => {
   const Sizable = {
     string: { unit: "simwol", verb: "bolmaly" },
@@ -67267,7 +67267,7 @@ function tk_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/tr.js
+// node_modules/zod/v4/locales/tr.js
 var error54 = () => {
   const Sizable = {
     string: { unit: "karakter", verb: "olmal\u0131" },
@@ -67378,7 +67378,7 @@ function tr_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/uk.js
+// node_modules/zod/v4/locales/uk.js
 var error55 = () => {
   const Sizable = {
     string: { unit: "\u0441\u0438\u043C\u0432\u043E\u043B\u0456\u0432", verb: "\u043C\u0430\u0442\u0438\u043C\u0435" },
@@ -67492,12 +67492,12 @@ function uk_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/ua.js
+// node_modules/zod/v4/locales/ua.js
 function ua_default() {
   return uk_default();
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/ur.js
+// node_modules/zod/v4/locales/ur.js
 var error56 = () => {
   const Sizable = {
     string: { unit: "\u062D\u0631\u0648\u0641", verb: "\u06C1\u0648\u0646\u0627" },
@@ -67613,7 +67613,7 @@ function ur_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/uz.js
+// node_modules/zod/v4/locales/uz.js
 var error57 = () => {
   const Sizable = {
     string: { unit: "belgi", verb: "bo\u2018lishi kerak" },
@@ -67727,7 +67727,7 @@ function uz_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/vi.js
+// node_modules/zod/v4/locales/vi.js
 var error58 = () => {
   const Sizable = {
     string: { unit: "k\xFD t\u1EF1", verb: "c\xF3" },
@@ -67841,7 +67841,7 @@ function vi_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/zh-CN.js
+// node_modules/zod/v4/locales/zh-CN.js
 var error59 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u7B26", verb: "\u5305\u542B" },
@@ -67956,7 +67956,7 @@ function zh_CN_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/zh-TW.js
+// node_modules/zod/v4/locales/zh-TW.js
 var error60 = () => {
   const Sizable = {
     string: { unit: "\u5B57\u5143", verb: "\u64C1\u6709" },
@@ -68069,7 +68069,7 @@ function zh_TW_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/locales/yo.js
+// node_modules/zod/v4/locales/yo.js
 var error61 = () => {
   const Sizable = {
     string: { unit: "\xE0mi", verb: "n\xED" },
@@ -68182,7 +68182,7 @@ function yo_default() {
   };
 }
 
-// ../../../work/main/node_modules/zod/v4/core/registries.js
+// node_modules/zod/v4/core/registries.js
 var _a2;
 var $output = /* @__PURE__ */ Symbol("ZodOutput");
 var $input = /* @__PURE__ */ Symbol("ZodInput");
@@ -68232,7 +68232,7 @@ function registry() {
 (_a2 = globalThis).__zod_globalRegistry ?? (_a2.__zod_globalRegistry = registry());
 var globalRegistry = globalThis.__zod_globalRegistry;
 
-// ../../../work/main/node_modules/zod/v4/core/compile.js
+// node_modules/zod/v4/core/compile.js
 var INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var FALLBACK_FLAG = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
 var ZodCompileAsyncError = class extends Error {
@@ -69842,7 +69842,7 @@ function generateTransformCheck(doc, ctx, schema, accessor) {
   return accessor;
 }
 
-// ../../../work/main/node_modules/zod/v4/core/api.js
+// node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
   if (def.checks)
     def.checks = [...def.checks];
@@ -70901,7 +70901,7 @@ function _stringFormat(Class2, format2, fnOrRegex, _params = {}) {
   return inst;
 }
 
-// ../../../work/main/node_modules/zod/v4/core/to-json-schema.js
+// node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
   for (const source of sources) {
     for (const key of Reflect.ownKeys(source)) {
@@ -71431,7 +71431,7 @@ var createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) =
   return finalize(ctx, schema);
 };
 
-// ../../../work/main/node_modules/zod/v4/core/json-schema-processors.js
+// node_modules/zod/v4/core/json-schema-processors.js
 var narrowMin = (agg, key, value) => {
   if (agg[key] === void 0 || value > agg[key])
     agg[key] = value;
@@ -72179,7 +72179,7 @@ function toJSONSchema(input3, params) {
   return finalize(ctx, input3);
 }
 
-// ../../../work/main/node_modules/zod/v4/core/json-schema-generator.js
+// node_modules/zod/v4/core/json-schema-generator.js
 var JSONSchemaGenerator = class {
   /** @deprecated Access via ctx instead */
   get metadataRegistry() {
@@ -72257,10 +72257,10 @@ var JSONSchemaGenerator = class {
   }
 };
 
-// ../../../work/main/node_modules/zod/v4/core/json-schema.js
+// node_modules/zod/v4/core/json-schema.js
 var json_schema_exports = {};
 
-// ../../../work/main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 var schemas_exports2 = {};
 __export(schemas_exports2, {
   ZodAny: () => ZodAny,
@@ -72441,7 +72441,7 @@ __export(schemas_exports2, {
   xor: () => xor
 });
 
-// ../../../work/main/node_modules/zod/v4/classic/checks.js
+// node_modules/zod/v4/classic/checks.js
 var checks_exports2 = {};
 __export(checks_exports2, {
   endsWith: () => _endsWith,
@@ -72476,7 +72476,7 @@ __export(checks_exports2, {
   uppercase: () => _uppercase
 });
 
-// ../../../work/main/node_modules/zod/v4/classic/errors.js
+// node_modules/zod/v4/classic/errors.js
 var _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
 function _lazyMethod(proto, key, make) {
   Object.defineProperty(proto, key, {
@@ -72522,7 +72522,7 @@ var ZodRealError = /* @__PURE__ */ $constructor("ZodError", initializer2, void 0
   Parent: Error
 });
 
-// ../../../work/main/node_modules/zod/v4/classic/parse.js
+// node_modules/zod/v4/classic/parse.js
 var parse2 = /* @__PURE__ */ _parse(ZodRealError);
 var parseAsync2 = /* @__PURE__ */ _parseAsync(ZodRealError);
 var safeParse2 = /* @__PURE__ */ _safeParse(ZodRealError);
@@ -72536,7 +72536,7 @@ var safeDecode2 = /* @__PURE__ */ _safeDecode(ZodRealError);
 var safeEncodeAsync2 = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 var safeDecodeAsync2 = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-// ../../../work/main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 function _ensureDefaultLocale() {
   if (!globalConfig.localeError)
     config(en_default());
@@ -74001,7 +74001,7 @@ function preprocess(fn, schema) {
   });
 }
 
-// ../../../work/main/node_modules/zod/v4/classic/compat.js
+// node_modules/zod/v4/classic/compat.js
 var ZodIssueCode = {
   invalid_type: "invalid_type",
   too_big: "too_big",
@@ -74027,7 +74027,7 @@ var ZodFirstPartyTypeKind;
 /* @__PURE__ */ (function(ZodFirstPartyTypeKind2) {
 })(ZodFirstPartyTypeKind || (ZodFirstPartyTypeKind = {}));
 
-// ../../../work/main/node_modules/zod/v4/classic/iso.js
+// node_modules/zod/v4/classic/iso.js
 var iso_exports = {};
 __export(iso_exports, {
   ZodISODate: () => ZodISODate,
@@ -74052,7 +74052,7 @@ function duration2(params) {
   return _isoDuration(ZodISODuration, params);
 }
 
-// ../../../work/main/node_modules/zod/v4/classic/from-json-schema.js
+// node_modules/zod/v4/classic/from-json-schema.js
 var z = {
   ...schemas_exports2,
   ...checks_exports2,
@@ -74152,13 +74152,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path22 = ref.slice(1).split("/").filter(Boolean);
-  if (path22.length === 0) {
+  const path23 = ref.slice(1).split("/").filter(Boolean);
+  if (path23.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path22[0] === defsKey) {
-    const key = path22[1] === void 0 ? void 0 : decodeJSONPointerSegment(path22[1]);
+  if (path23[0] === defsKey) {
+    const key = path23[1] === void 0 ? void 0 : decodeJSONPointerSegment(path23[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -74785,7 +74785,7 @@ function fromJSONSchema(schema, params) {
   return convertSchema(normalized, ctx);
 }
 
-// ../../../work/main/node_modules/zod/v4/core/visit.js
+// node_modules/zod/v4/core/visit.js
 var RESOLVING = /* @__PURE__ */ Symbol("z.visit/resolving");
 function visit(schema, fnOrHandlers) {
   const fn = typeof fnOrHandlers === "function" ? fnOrHandlers : (node2, rewritten) => {
@@ -74940,7 +74940,7 @@ function visit(schema, fnOrHandlers) {
   return run2(schema);
 }
 
-// ../../../work/main/node_modules/zod/v4/classic/deep-partial.js
+// node_modules/zod/v4/classic/deep-partial.js
 function deepPartial(schema) {
   return visit(schema, {
     object: (s) => s.partial(),
@@ -74952,7 +74952,7 @@ function deepPartial(schema) {
   });
 }
 
-// ../../../work/main/node_modules/zod/v4/classic/in-out.js
+// node_modules/zod/v4/classic/in-out.js
 function withChecks(side, checks) {
   if (!checks?.length)
     return side;
@@ -74982,7 +74982,7 @@ function output(schema) {
   });
 }
 
-// ../../../work/main/node_modules/zod/v4/classic/coerce.js
+// node_modules/zod/v4/classic/coerce.js
 var coerce_exports = {};
 __export(coerce_exports, {
   bigint: () => bigint3,
@@ -75342,7 +75342,7 @@ function withDefaultProtectedPaths(config3) {
   return { ...config3, protected_paths: paths };
 }
 function redundantProtectedPaths(paths) {
-  return paths.filter((path22) => DEFAULT_PROTECTED_PATHS.includes(path22)).map((path22) => `\`protected_paths\`: \`${path22}\` is always protected; listing it changes nothing`);
+  return paths.filter((path23) => DEFAULT_PROTECTED_PATHS.includes(path23)).map((path23) => `\`protected_paths\`: \`${path23}\` is always protected; listing it changes nothing`);
 }
 function inLineOrder(problems) {
   const line = (problem) => Number(/ \(line (\d+)\)$/.exec(problem)?.[1] ?? Number.MAX_SAFE_INTEGER);
@@ -75353,51 +75353,51 @@ function yamlProblem(message, position) {
   return position === void 0 ? `YAML: ${text}` : `line ${position.line}, column ${position.col}: ${text}`;
 }
 function describeIssue(issue2, data, doc, lines) {
-  const path22 = issue2.path.filter((part) => typeof part !== "symbol");
+  const path23 = issue2.path.filter((part) => typeof part !== "symbol");
   if (issue2.code === "unrecognized_keys") {
-    const known = KNOWN_KEYS[path22.join(".")] ?? [];
+    const known = KNOWN_KEYS[path23.join(".")] ?? [];
     return issue2.keys.map((key) => {
       const suggestion = closestKey(key, known);
       const hint = suggestion === void 0 ? "" : ` (did you mean \`${suggestion}\`?)`;
-      return `\`${formatPath([...path22, key])}\`: unknown key${hint}${lineOf(doc, lines, path22, key)}`;
+      return `\`${formatPath([...path23, key])}\`: unknown key${hint}${lineOf(doc, lines, path23, key)}`;
     });
   }
-  const value = valueAt(data, path22);
-  const where = `\`${formatPath(path22)}\``;
-  if (issue2.code === "custom") return [`${where}: ${issue2.message}${lineOf(doc, lines, path22)}`];
+  const value = valueAt(data, path23);
+  const where = `\`${formatPath(path23)}\``;
+  if (issue2.code === "custom") return [`${where}: ${issue2.message}${lineOf(doc, lines, path23)}`];
   const got = describeValue(value);
   if (issue2.code === "too_big") {
     const limit2 = String(issue2.maximum);
-    const at = lineOf(doc, lines, path22);
+    const at = lineOf(doc, lines, path23);
     if (issue2.origin === "array") return [`${where}: expected at most ${limit2} entries, got ${value.length}${at}`];
     if (issue2.origin === "string") return [`${where}: expected at most ${limit2} characters, got ${value.length}${at}`];
     return [`${where}: expected at most ${limit2}, got ${got}${at}`];
   }
-  const expected = EXPECTED[path22.map((part) => typeof part === "number" ? "[]" : part).join(".").replace(/\.\[\]/g, "[]")];
+  const expected = EXPECTED[path23.map((part) => typeof part === "number" ? "[]" : part).join(".").replace(/\.\[\]/g, "[]")];
   const text = expected === void 0 ? issue2.message : `expected ${expected}`;
-  return [`${path22.length === 0 ? "the file" : where}: ${text}, got ${got}${lineOf(doc, lines, path22)}`];
+  return [`${path23.length === 0 ? "the file" : where}: ${text}, got ${got}${lineOf(doc, lines, path23)}`];
 }
-function formatPath(path22) {
-  return path22.reduce((text, part) => {
+function formatPath(path23) {
+  return path23.reduce((text, part) => {
     if (typeof part === "number") return `${text}[${part}]`;
     return text === "" ? part : `${text}.${part}`;
   }, "");
 }
-function valueAt(data, path22) {
+function valueAt(data, path23) {
   let value = data;
-  for (const part of path22) {
+  for (const part of path23) {
     if (value === null || typeof value !== "object") return void 0;
     value = value[part];
   }
   return value;
 }
-function lineOf(doc, lines, path22, key) {
+function lineOf(doc, lines, path23, key) {
   let offset;
   if (key === void 0) {
-    const node2 = path22.length === 0 ? doc.contents : doc.getIn(path22, true);
+    const node2 = path23.length === 0 ? doc.contents : doc.getIn(path23, true);
     offset = rangeStart(node2);
   } else {
-    const parent = path22.length === 0 ? doc.contents : doc.getIn(path22, true);
+    const parent = path23.length === 0 ? doc.contents : doc.getIn(path23, true);
     if ((0, import_yaml.isMap)(parent)) {
       const pair = parent.items.find((item) => (0, import_yaml.isScalar)(item.key) && String(item.key.value) === key);
       offset = rangeStart(pair?.key);
@@ -75521,7 +75521,7 @@ function parseEnv(env, options2 = {}) {
   const has2 = (name2) => (env[name2] ?? "").trim() !== "";
   problems.push(...missingForMode(has2, mode, options2.runsJobs));
   const wantsApp = mode === "server" || mode === "worker" || has2("APP_ID");
-  const readFile7 = options2.readFile ?? ((path22) => readFileSync(path22, "utf8"));
+  const readFile7 = options2.readFile ?? ((path23) => readFileSync(path23, "utf8"));
   const privateKey = wantsApp ? readPrivateKey(env, readFile7, mode, problems) : void 0;
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   const { APP_ID: appId, WEBHOOK_SECRET: webhookSecret } = parsed.data;
@@ -75579,7 +75579,7 @@ function missingForMode(has2, mode, runsJobs) {
 }
 function readPrivateKey(env, readFile7, mode, problems) {
   const inline = env.PRIVATE_KEY?.trim();
-  const path22 = env.PRIVATE_KEY_PATH?.trim();
+  const path23 = env.PRIVATE_KEY_PATH?.trim();
   if (inline) {
     const key2 = normalizePem(inline);
     if (key2 === void 0) {
@@ -75587,21 +75587,21 @@ function readPrivateKey(env, readFile7, mode, problems) {
     }
     return key2;
   }
-  if (!path22) {
+  if (!path23) {
     const why = mode === "server" || mode === "worker" ? `required in ${mode} mode` : "required when APP_ID is set";
     problems.push(`\`PRIVATE_KEY\` or \`PRIVATE_KEY_PATH\`: ${why}`);
     return void 0;
   }
   let text;
   try {
-    text = readFile7(path22);
+    text = readFile7(path23);
   } catch (error62) {
     const reason = error62 instanceof Error ? error62.message : String(error62);
-    problems.push(`\`PRIVATE_KEY_PATH\`: cannot read ${path22}: ${reason}`);
+    problems.push(`\`PRIVATE_KEY_PATH\`: cannot read ${path23}: ${reason}`);
     return void 0;
   }
   const key = normalizePem(text);
-  if (key === void 0) problems.push(`\`PRIVATE_KEY_PATH\`: ${path22} does not hold a PEM private key`);
+  if (key === void 0) problems.push(`\`PRIVATE_KEY_PATH\`: ${path23} does not hold a PEM private key`);
   return key;
 }
 function normalizePem(raw) {
@@ -75617,10 +75617,10 @@ function describeIssue2(issue2, env) {
   if (SECRETS.has(name2)) return `\`${name2}\`: ${text}`;
   return `\`${name2}\`: ${text}, got ${describeValue(env[name2])}`;
 }
-function expandHome(path22, homeDir) {
-  if (path22 === "~") return homeDir;
-  if (path22.startsWith("~/")) return join(homeDir, path22.slice(2));
-  return resolve(path22);
+function expandHome(path23, homeDir) {
+  if (path23 === "~") return homeDir;
+  if (path23.startsWith("~/")) return join(homeDir, path23.slice(2));
+  return resolve(path23);
 }
 function trimSlash(url2) {
   return url2.replace(/\/+$/, "");
@@ -75757,21 +75757,46 @@ function createGitHubClient(octokit, options2) {
       const { data } = await octokit.rest.pulls.update({ ...r(repo), pull_number: number4, ...patch });
       return toPullInfo(data);
     }),
-    getFile: async (repo, path22, ref) => {
+    getFile: async (repo, path23, ref) => {
       try {
-        const { data } = await octokit.rest.repos.getContent({ ...r(repo), path: path22, ...ref ? { ref } : {} });
+        const { data } = await octokit.rest.repos.getContent({ ...r(repo), path: path23, ...ref ? { ref } : {} });
         if (Array.isArray(data) || data.type !== "file" || !("content" in data)) return null;
         return Buffer.from(data.content, "base64").toString("utf8");
       } catch (error62) {
         if (statusOf(error62) === 404) return null;
-        throw githubError(`read ${path22}`, error62);
+        throw githubError(`read ${path23}`, error62);
       }
     },
     gitToken: options2.gitToken
   };
 }
 
-// ../../../work/main/node_modules/universal-user-agent/index.js
+// src/github/redacting-github-client.ts
+function redactingGitHubClient(client, redact) {
+  return {
+    getRepo: (repo) => client.getRepo(repo),
+    getPermission: (repo, user) => client.getPermission(repo, user),
+    addReaction: (repo, target, content) => client.addReaction(repo, target, content),
+    createComment: (repo, number4, body) => client.createComment(repo, number4, redact(body)),
+    updateComment: (repo, commentId, body) => client.updateComment(repo, commentId, redact(body)),
+    deleteComment: (repo, commentId) => client.deleteComment(repo, commentId),
+    getIssue: (repo, number4) => client.getIssue(repo, number4),
+    listComments: (repo, number4, limit2) => client.listComments(repo, number4, limit2),
+    listReviewComments: (repo, number4) => client.listReviewComments(repo, number4),
+    getPull: (repo, number4) => client.getPull(repo, number4),
+    findOpenPull: (repo, branch) => client.findOpenPull(repo, branch),
+    createPull: (repo, pull) => client.createPull(repo, { ...pull, title: redact(pull.title), body: redact(pull.body) }),
+    updatePull: (repo, number4, patch) => client.updatePull(repo, number4, {
+      ...patch,
+      ...patch.title === void 0 ? {} : { title: redact(patch.title) },
+      ...patch.body === void 0 ? {} : { body: redact(patch.body) }
+    }),
+    getFile: (repo, path23, ref) => client.getFile(repo, path23, ref),
+    gitToken: () => client.gitToken()
+  };
+}
+
+// node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -75782,7 +75807,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-// ../../../work/main/node_modules/@octokit/endpoint/dist-bundle/index.js
+// node_modules/@octokit/endpoint/dist-bundle/index.js
 var VERSION = "0.0.0-development";
 var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
 var DEFAULTS = {
@@ -76095,7 +76120,7 @@ function withDefaults(oldDefaults, newDefaults) {
 }
 var endpoint = withDefaults(null, DEFAULTS);
 
-// ../../../work/main/node_modules/content-type/dist/index.js
+// node_modules/content-type/dist/index.js
 var SP = 32;
 var HTAB = 9;
 var SEMI = 59;
@@ -76279,7 +76304,7 @@ function unescapeQuotedPairs(str, start, end) {
   return result + str.slice(start, end);
 }
 
-// ../../../work/main/node_modules/json-with-bigint/json-with-bigint.js
+// node_modules/json-with-bigint/json-with-bigint.js
 var intRegex = /^-?\d+$/;
 var noiseValue = /^-?\d+n+$/;
 var originalStringify = JSON.stringify;
@@ -76614,7 +76639,7 @@ var JSONParse = (text, reviver) => {
   }
 };
 
-// ../../../work/main/node_modules/@octokit/request-error/dist-src/index.js
+// node_modules/@octokit/request-error/dist-src/index.js
 var RequestError = class extends Error {
   name;
   /**
@@ -76653,7 +76678,7 @@ var RequestError = class extends Error {
   }
 };
 
-// ../../../work/main/node_modules/@octokit/request/dist-bundle/index.js
+// node_modules/@octokit/request/dist-bundle/index.js
 var VERSION2 = "10.0.16";
 var defaults_default = {
   headers: {
@@ -76835,7 +76860,7 @@ function withDefaults2(oldEndpoint, newDefaults) {
 }
 var request = withDefaults2(endpoint, defaults_default);
 
-// ../../../work/main/node_modules/@octokit/oauth-methods/dist-bundle/index.js
+// node_modules/@octokit/oauth-methods/dist-bundle/index.js
 function requestToOAuthBaseUrl(request2) {
   const endpointDefaults = request2.endpoint.DEFAULTS;
   if (/^https:\/\/(api\.)?github\.com$/.test(endpointDefaults.baseUrl)) {
@@ -77067,7 +77092,7 @@ async function deleteAuthorization(options2) {
   );
 }
 
-// ../../../work/main/node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-device/dist-bundle/index.js
 async function getOAuthAccessToken(state, options2) {
   const cachedAuthentication = getCachedAuthentication(state, options2.auth);
   if (cachedAuthentication) return cachedAuthentication;
@@ -77190,7 +77215,7 @@ function createOAuthDeviceAuth(options2) {
   });
 }
 
-// ../../../work/main/node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-user/dist-bundle/index.js
 var VERSION4 = "0.0.0-development";
 async function getAuthentication(state) {
   if ("code" in state.strategyOptions) {
@@ -77372,7 +77397,7 @@ function createOAuthUserAuth({
 }
 createOAuthUserAuth.VERSION = VERSION4;
 
-// ../../../work/main/node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
+// node_modules/@octokit/auth-oauth-app/dist-bundle/index.js
 async function auth3(state, authOptions) {
   if (authOptions.type === "oauth-app") {
     return {
@@ -77450,7 +77475,7 @@ function createOAuthAppAuth(options2) {
   });
 }
 
-// ../../../work/main/node_modules/universal-github-app-jwt/lib/utils.js
+// node_modules/universal-github-app-jwt/lib/utils.js
 function isPkcs1(privateKey) {
   return privateKey.includes("-----BEGIN RSA PRIVATE KEY-----");
 }
@@ -77489,7 +77514,7 @@ function base64encodeJSON(obj) {
   return fromBase64(btoa(JSON.stringify(obj)));
 }
 
-// ../../../work/main/node_modules/universal-github-app-jwt/lib/crypto-node.js
+// node_modules/universal-github-app-jwt/lib/crypto-node.js
 import { subtle } from "node:crypto";
 import { createPrivateKey } from "node:crypto";
 function convertPrivateKey(privateKey) {
@@ -77500,7 +77525,7 @@ function convertPrivateKey(privateKey) {
   });
 }
 
-// ../../../work/main/node_modules/universal-github-app-jwt/lib/get-token.js
+// node_modules/universal-github-app-jwt/lib/get-token.js
 async function getToken({ privateKey, payload }) {
   const convertedPrivateKey = convertPrivateKey(privateKey);
   if (isPkcs1(convertedPrivateKey)) {
@@ -77537,7 +77562,7 @@ async function getToken({ privateKey, payload }) {
   return `${encodedMessage}.${encodedSignature}`;
 }
 
-// ../../../work/main/node_modules/universal-github-app-jwt/index.js
+// node_modules/universal-github-app-jwt/index.js
 async function githubAppJwt({
   id,
   privateKey,
@@ -77563,7 +77588,7 @@ async function githubAppJwt({
   };
 }
 
-// ../../../work/main/node_modules/toad-cache/dist/toad-cache.mjs
+// node_modules/toad-cache/dist/toad-cache.mjs
 function validateCacheParams(max, ttlInMsecs) {
   if (typeof max !== "number" || !Number.isInteger(max) || max < 0) {
     throw new Error("Invalid max value");
@@ -77701,7 +77726,7 @@ var LruObject = class {
   }
 };
 
-// ../../../work/main/node_modules/@octokit/auth-app/dist-node/index.js
+// node_modules/@octokit/auth-app/dist-node/index.js
 async function getAppAuthentication({
   appId,
   privateKey,
@@ -78160,7 +78185,7 @@ function createAppAuth(options2) {
   });
 }
 
-// ../../../work/main/node_modules/before-after-hook/lib/register.js
+// node_modules/before-after-hook/lib/register.js
 function register(state, name2, method, options2) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
@@ -78183,7 +78208,7 @@ function register(state, name2, method, options2) {
   });
 }
 
-// ../../../work/main/node_modules/before-after-hook/lib/add.js
+// node_modules/before-after-hook/lib/add.js
 function addHook(state, kind, name2, hook7) {
   const orig = hook7;
   if (!state.registry[name2]) {
@@ -78218,7 +78243,7 @@ function addHook(state, kind, name2, hook7) {
   });
 }
 
-// ../../../work/main/node_modules/before-after-hook/lib/remove.js
+// node_modules/before-after-hook/lib/remove.js
 function removeHook(state, name2, method) {
   if (!state.registry[name2]) {
     return;
@@ -78232,7 +78257,7 @@ function removeHook(state, name2, method) {
   state.registry[name2].splice(index, 1);
 }
 
-// ../../../work/main/node_modules/before-after-hook/index.js
+// node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
 function bindApi(hook7, state, name2) {
@@ -78266,7 +78291,7 @@ function Collection() {
 }
 var before_after_hook_default = { Singular, Collection };
 
-// ../../../work/main/node_modules/@octokit/graphql/dist-bundle/index.js
+// node_modules/@octokit/graphql/dist-bundle/index.js
 var VERSION7 = "0.0.0-development";
 function _buildMessageForResponseErrors(data) {
   return `Request failed due to following response errors:
@@ -78376,7 +78401,7 @@ function withCustomRequest(customRequest) {
   });
 }
 
-// ../../../work/main/node_modules/@octokit/auth-token/dist-bundle/index.js
+// node_modules/@octokit/auth-token/dist-bundle/index.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
 var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
@@ -78421,10 +78446,10 @@ var createTokenAuth = function createTokenAuth2(token) {
   });
 };
 
-// ../../../work/main/node_modules/@octokit/core/dist-src/version.js
+// node_modules/@octokit/core/dist-src/version.js
 var VERSION8 = "7.0.8";
 
-// ../../../work/main/node_modules/@octokit/core/dist-src/index.js
+// node_modules/@octokit/core/dist-src/index.js
 var noop2 = () => {
 };
 var consoleWarn = console.warn.bind(console);
@@ -78558,26 +78583,26 @@ var Octokit = class {
   auth;
 };
 
-// ../../../work/main/node_modules/@octokit/plugin-request-log/dist-src/version.js
+// node_modules/@octokit/plugin-request-log/dist-src/version.js
 var VERSION9 = "6.0.0";
 
-// ../../../work/main/node_modules/@octokit/plugin-request-log/dist-src/index.js
+// node_modules/@octokit/plugin-request-log/dist-src/index.js
 function requestLog(octokit) {
   octokit.hook.wrap("request", (request2, options2) => {
     octokit.log.debug("request", options2);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options2);
-    const path22 = requestOptions.url.replace(options2.baseUrl, "");
+    const path23 = requestOptions.url.replace(options2.baseUrl, "");
     return request2(options2).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path22} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path23} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error62) => {
       const requestId = error62.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path22} - ${error62.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path23} - ${error62.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error62;
     });
@@ -78585,7 +78610,7 @@ function requestLog(octokit) {
 }
 requestLog.VERSION = VERSION9;
 
-// ../../../work/main/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 var VERSION10 = "0.0.0-development";
 function normalizePaginatedListResponse(response) {
   if (!response.data) {
@@ -78701,10 +78726,10 @@ function paginateRest(octokit) {
 }
 paginateRest.VERSION = VERSION10;
 
-// ../../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 var VERSION11 = "17.0.0";
 
-// ../../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 var Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -80996,7 +81021,7 @@ var Endpoints = {
 };
 var endpoints_default = Endpoints;
 
-// ../../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 var endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
   for (const [methodName, endpoint2] of Object.entries(endpoints)) {
@@ -81119,7 +81144,7 @@ function decorate(octokit, scope, methodName, defaults2, decorations) {
   return Object.assign(withDecorations, requestWithDefaults);
 }
 
-// ../../../work/main/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+// node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 function restEndpointMethods(octokit) {
   const api = endpointsToMethods(octokit);
   return {
@@ -81136,17 +81161,17 @@ function legacyRestEndpointMethods(octokit) {
 }
 legacyRestEndpointMethods.VERSION = VERSION11;
 
-// ../../../work/main/node_modules/@octokit/rest/dist-src/version.js
+// node_modules/@octokit/rest/dist-src/version.js
 var VERSION12 = "22.0.1";
 
-// ../../../work/main/node_modules/@octokit/rest/dist-src/index.js
+// node_modules/@octokit/rest/dist-src/index.js
 var Octokit2 = Octokit.plugin(requestLog, legacyRestEndpointMethods, paginateRest).defaults(
   {
     userAgent: `octokit-rest.js/${VERSION12}`
   }
 );
 
-// ../../../work/main/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// node_modules/@octokit/plugin-retry/dist-bundle/index.js
 var import_light = __toESM(require_light(), 1);
 var VERSION13 = "0.0.0-development";
 function isRequestError(error62) {
@@ -81220,7 +81245,7 @@ function retry(octokit, octokitOptions) {
 }
 retry.VERSION = VERSION13;
 
-// ../../../work/main/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 var import_light2 = __toESM(require_light(), 1);
 var VERSION14 = "0.0.0-development";
 var noop3 = () => Promise.resolve();
@@ -81290,7 +81315,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher2(paths) {
   const regexes = paths.map(
-    (path22) => path22.split("/").map((c3) => c3.startsWith("{") ? "(?:.+?)" : c3).join("/")
+    (path23) => path23.split("/").map((c3) => c3.startsWith("{") ? "(?:.+?)" : c3).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -81450,23 +81475,23 @@ function throttling(octokit, octokitOptions) {
 throttling.VERSION = VERSION14;
 throttling.triggersNotification = triggersNotification;
 
-// ../../../work/main/node_modules/probot/lib/context.js
+// node_modules/probot/lib/context.js
 var import_deepmerge = __toESM(require_cjs(), 1);
 
-// ../../../work/main/node_modules/probot/lib/helpers/get-log.js
+// node_modules/probot/lib/helpers/get-log.js
 var import_pino = __toESM(require_pino(), 1);
 
-// ../../../work/main/node_modules/npx-import-light/index.js
+// node_modules/npx-import-light/index.js
 import { platform as osPlatform } from "node:os";
 var emitPath = osPlatform() === "win32" ? `set PATH` : `printenv PATH`;
 var isTempPath = RegExp.prototype.test.bind(
   osPlatform() === "win32" ? /\\npm[-\\]+cache\\_npx\\/ : /\/\.npm\/_npx\//
 );
-var splitPathEnvVar = osPlatform() === "win32" ? (path22) => path22.replace(/^PATH=/i, "").replace(/\\\\\\\\/g, "\\\\").replace(/\\r\\n/g, ";").split(";") : (path22) => path22.split(":");
+var splitPathEnvVar = osPlatform() === "win32" ? (path23) => path23.replace(/^PATH=/i, "").replace(/\\\\\\\\/g, "\\\\").replace(/\\r\\n/g, ";").split(";") : (path23) => path23.split(":");
 var semverRE = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/u;
 var isValidSemver = RegExp.prototype.test.bind(semverRE);
 
-// ../../../work/main/node_modules/@probot/pino/index.js
+// node_modules/@probot/pino/index.js
 var import_pino_pretty = __toESM(require_pino_pretty(), 1);
 var pinoIgnore = [
   // default pino keys
@@ -81486,10 +81511,10 @@ var pinoErrorProps = [
   "sentryEventId"
 ].join(",");
 
-// ../../../work/main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
+// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/version.js
 var VERSION15 = "6.0.3";
 
-// ../../../work/main/node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
+// node_modules/@octokit/plugin-enterprise-compatibility/dist-src/index.js
 function enterpriseCompatibility(octokit) {
   octokit.hook.wrap("request", async (request2, options2) => {
     if (/\/orgs\/[^/]+\/teams/.test(options2.url)) {
@@ -81520,17 +81545,17 @@ function enterpriseCompatibility(octokit) {
 }
 enterpriseCompatibility.VERSION = VERSION15;
 
-// ../../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/version.js
+// node_modules/@probot/octokit-plugin-config/dist-src/version.js
 var VERSION16 = "4.1.0";
 
-// ../../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
 var import_yaml2 = __toESM(require_dist(), 1);
 var SUPPORTED_FILE_EXTENSIONS = ["json", "yml", "yaml"];
-async function getConfigFile(octokit, { owner, repo, path: path22, ref }) {
-  const fileExtension = path22.split(".").pop().toLowerCase();
+async function getConfigFile(octokit, { owner, repo, path: path23, ref }) {
+  const fileExtension = path23.split(".").pop().toLowerCase();
   if (!SUPPORTED_FILE_EXTENSIONS.includes(fileExtension)) {
     throw new Error(
-      `[@probot/octokit-plugin-config] .${fileExtension} extension is not support for configuration (path: "${path22}")`
+      `[@probot/octokit-plugin-config] .${fileExtension} extension is not support for configuration (path: "${path23}")`
     );
   }
   const endpoint2 = {
@@ -81538,7 +81563,7 @@ async function getConfigFile(octokit, { owner, repo, path: path22, ref }) {
     url: "/repos/{owner}/{repo}/contents/{path}",
     owner,
     repo,
-    path: path22,
+    path: path23,
     mediaType: {
       format: "raw"
     },
@@ -81549,7 +81574,7 @@ async function getConfigFile(octokit, { owner, repo, path: path22, ref }) {
   const emptyConfigResult = {
     owner,
     repo,
-    path: path22,
+    path: path23,
     url: url2,
     config: null
   };
@@ -81600,14 +81625,14 @@ async function getConfigFile(octokit, { owner, repo, path: path22, ref }) {
   };
 }
 
-// ../../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
+// node_modules/@probot/octokit-plugin-config/dist-src/util/extends-to-get-content-params.js
 var EXTENDS_REGEX = new RegExp(
   "^(?:([a-z\\d](?:[a-z\\d]|-(?=[a-z\\d])){0,38})/)?([-_.\\w\\d]+)(?::([-_./\\w\\d]+\\.ya?ml))?$",
   "i"
 );
 function extendsToGetContentParams({
   owner,
-  path: path22,
+  path: path23,
   url: url2,
   extendsValue
 }) {
@@ -81627,16 +81652,16 @@ function extendsToGetContentParams({
   return {
     owner: match[1] || owner,
     repo: match[2],
-    path: match[3] || path22
+    path: match[3] || path23
   };
 }
 
-// ../../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
-async function getConfigFiles(octokit, { owner, repo, path: path22, branch }) {
+// node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
+async function getConfigFiles(octokit, { owner, repo, path: path23, branch }) {
   const requestedRepoFile = await getConfigFile(octokit, {
     owner,
     repo,
-    path: path22,
+    path: path23,
     ref: branch
   });
   const files = [requestedRepoFile];
@@ -81647,7 +81672,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path22, branch }) {
     const defaultRepoConfig2 = await getConfigFile(octokit, {
       owner,
       repo: ".github",
-      path: path22
+      path: path23
     });
     files.push(defaultRepoConfig2);
   }
@@ -81657,7 +81682,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path22, branch }) {
   }
   let extendConfigOptions = extendsToGetContentParams({
     owner,
-    path: path22,
+    path: path23,
     url: file2.url,
     extendsValue: file2.config._extends
   });
@@ -81670,7 +81695,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path22, branch }) {
     }
     extendConfigOptions = extendsToGetContentParams({
       owner,
-      path: path22,
+      path: path23,
       url: extendRepoConfig.url,
       extendsValue: extendRepoConfig.config._extends
     });
@@ -81686,12 +81711,12 @@ async function getConfigFiles(octokit, { owner, repo, path: path22, branch }) {
   } while (true);
 }
 
-// ../../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
-async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, path: path22, branch }) {
+// node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
+async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, path: path23, branch }) {
   const files = await getConfigFiles(octokit, {
     owner,
     repo,
-    path: path22,
+    path: path23,
     branch
   });
   const configs = files.map((file2) => file2.config).reverse().filter(Boolean);
@@ -81701,7 +81726,7 @@ async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, pat
   };
 }
 
-// ../../../work/main/node_modules/@probot/octokit-plugin-config/dist-src/index.js
+// node_modules/@probot/octokit-plugin-config/dist-src/index.js
 function config2(octokit) {
   return {
     config: {
@@ -81713,7 +81738,7 @@ function config2(octokit) {
 }
 config2.VERSION = VERSION16;
 
-// ../../../work/main/node_modules/@octokit/auth-unauthenticated/dist-node/index.js
+// node_modules/@octokit/auth-unauthenticated/dist-node/index.js
 async function auth6(reason) {
   return {
     type: "unauthenticated",
@@ -81778,7 +81803,7 @@ var createUnauthenticatedAuth = function createUnauthenticatedAuth2(options2) {
   });
 };
 
-// ../../../work/main/node_modules/octokit-auth-probot/dist-node/index.js
+// node_modules/octokit-auth-probot/dist-node/index.js
 async function auth7(state, options2) {
   if (options2.type !== "event-octokit") {
     if (state.type === "token" && options2.type === "installation" && options2.factory) {
@@ -81869,7 +81894,7 @@ function createProbotAuthFn(options2) {
 createProbotAuthFn.VERSION = VERSION17;
 var createProbotAuth = createProbotAuthFn;
 
-// ../../../work/main/node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
+// node_modules/probot/lib/octokit/octokit-plugin-probot-request-logging.js
 function probotRequestLogging(octokit) {
   octokit.hook.error("request", (error62, options2) => {
     if ("status" in error62) {
@@ -81886,10 +81911,10 @@ function probotRequestLogging(octokit) {
   });
 }
 
-// ../../../work/main/node_modules/probot/lib/version.js
+// node_modules/probot/lib/version.js
 var VERSION18 = "14.3.2";
 
-// ../../../work/main/node_modules/probot/lib/octokit/probot-octokit.js
+// node_modules/probot/lib/octokit/probot-octokit.js
 var defaultOptions = {
   authStrategy: createProbotAuth,
   throttle: {
@@ -81916,16 +81941,16 @@ var ProbotOctokit = Octokit.plugin(throttling, retry, paginateRest, restEndpoint
   return options2;
 });
 
-// ../../../work/main/node_modules/probot/lib/octokit/get-octokit-throttle-options.js
+// node_modules/probot/lib/octokit/get-octokit-throttle-options.js
 var import_bottleneck = __toESM(require_lib(), 1);
 
-// ../../../work/main/node_modules/probot/lib/server/handlers/http-logger.js
+// node_modules/probot/lib/server/handlers/http-logger.js
 var import_pino_http = __toESM(require_logger(), 1);
 
-// ../../../work/main/node_modules/probot/lib/manifest-creation.js
+// node_modules/probot/lib/manifest-creation.js
 var import_yaml3 = __toESM(require_dist(), 1);
 
-// ../../../work/main/node_modules/probot/lib/helpers/get-payload.js
+// node_modules/probot/lib/helpers/get-payload.js
 var textDecoder = new TextDecoder("utf-8", { fatal: false });
 var decode3 = textDecoder.decode.bind(textDecoder);
 
@@ -81962,9 +81987,138 @@ function tokenClient(options2) {
 
 // src/logging/logger.ts
 var import_pino3 = __toESM(require_pino(), 1);
-function createLogger2(env = process.env) {
+
+// src/util/redact.ts
+var REDACTED = "[REDACTED]";
+var MIN_SECRET_LENGTH = 8;
+var MIN_BASE64_FRAGMENT = 16;
+function isBasicCredential(base643) {
+  const decoded = Buffer.from(base643, "base64").toString("utf8");
+  return decoded.includes(":") && /^[\x20-\x7e\u00a0-\uffef]+$/.test(decoded) && !decoded.includes("\uFFFD");
+}
+var RULES = [
+  // PEM blocks first: their base64 body could otherwise be half-masked by a later rule. An
+  // unterminated block (cut output) is masked to the end of the text.
+  {
+    pattern: /-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+    replace: "[REDACTED:private-key]"
+  },
+  { pattern: /gh[pousr]_[A-Za-z0-9]{20,}/g, replace: "[REDACTED:github-token]" },
+  { pattern: /github_pat_[A-Za-z0-9_]{20,}/g, replace: "[REDACTED:github-token]" },
+  { pattern: /sk-ant-[A-Za-z0-9_-]{10,}/g, replace: "[REDACTED:anthropic-key]" },
+  // OpenAI: project, service-account and admin keys by prefix; a classic key is `sk-` and 48 letters and digits.
+  { pattern: /sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}/g, replace: "[REDACTED:openai-key]" },
+  { pattern: /sk-[A-Za-z0-9]{48,}/g, replace: "[REDACTED:openai-key]" },
+  // Slack: bot, user, app-level, configuration and refresh tokens all carry a numeric id after the prefix.
+  { pattern: /xox[abposre]-\d+-[A-Za-z0-9-]{8,}/g, replace: "[REDACTED:slack-token]" },
+  { pattern: /xapp-\d+-[A-Za-z0-9-]{8,}/g, replace: "[REDACTED:slack-token]" },
+  { pattern: /AIza[0-9A-Za-z_-]{35}/g, replace: "[REDACTED:google-api-key]" },
+  // GitLab: personal, deploy, runner, CI job, trigger, feed, incoming mail, agent, SCIM, OAuth, feature flag, workspace.
+  {
+    pattern: /gl(?:pat|dt|rt|rtr|cbt|ptt|ft|imt|agent|soat|oas|ffct|wt)-[0-9A-Za-z_.-]{20,}/g,
+    replace: "[REDACTED:gitlab-token]"
+  },
+  { pattern: /npm_[A-Za-z0-9]{36,}/g, replace: "[REDACTED:npm-token]" },
+  { pattern: /(?:AKIA|ASIA)[0-9A-Z]{16}/g, replace: "[REDACTED:aws-access-key]" },
+  {
+    // The secret key has no recognisable shape of its own; its assignment does.
+    pattern: /(aws_secret_access_key|aws_secret_key|secret_access_key|secretAccessKey)(["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40,}/gi,
+    replace: (_match, name2, separator) => `${name2}${separator}[REDACTED:aws-secret-key]`
+  },
+  { pattern: /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g, replace: "[REDACTED:jwt]" },
+  {
+    pattern: /(authorization\s*:\s*(?:bearer|token|basic)\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
+    replace: (_match, prefix) => `${prefix}${REDACTED}`
+  },
+  {
+    // Only what decodes to `user:password`, so "Basic configuration" in prose stays.
+    pattern: /(basic\s+)([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/gi,
+    replace: (match, prefix, credential) => isBasicCredential(credential) ? `${prefix}[REDACTED:basic-auth]` : match
+  },
+  // `x-access-token:` in base64 is this fixed prefix (15 bytes, a whole number of 3-byte groups),
+  // wherever the header that carries it was written.
+  { pattern: /eC1hY2Nlc3MtdG9rZW46[A-Za-z0-9+/]*={0,2}/g, replace: "[REDACTED:basic-auth]" },
+  { pattern: /(x-access-token:)(?!\[REDACTED)[^\s@/"'`]{8,}/g, replace: (_match, prefix) => `${prefix}${REDACTED}` },
+  // The password of a URL's user info: https://user:password@host, redis://:password@host. Anchored
+  // on "://" and bounded, so a long run of letters (50 MB of command output) costs one pass.
+  {
+    pattern: /(:\/\/[^\s:/@]{0,256}:)([^\s/@]{1,256})@/g,
+    replace: (match, prefix, password) => password.startsWith("[REDACTED") ? match : `${prefix}${REDACTED}@`
+  }
+];
+function escapeRegExp2(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+function base64Fragments(secret) {
+  const bytes = Buffer.from(secret, "utf8");
+  const fragments = [];
+  for (let skip = 0; skip < 3; skip += 1) {
+    const whole = Math.floor((bytes.length - skip) / 3) * 3;
+    const fragment = whole > 0 ? bytes.subarray(skip, skip + whole).toString("base64") : "";
+    if (fragment.length >= MIN_BASE64_FRAGMENT) fragments.push(fragment);
+  }
+  return fragments;
+}
+function createRedactor(secrets = []) {
+  const values = /* @__PURE__ */ new Set();
+  for (const secret of secrets) {
+    if (secret.length < MIN_SECRET_LENGTH) continue;
+    values.add(secret);
+    values.add(encodeURIComponent(secret));
+    values.add(JSON.stringify(secret).slice(1, -1));
+    for (const fragment of base64Fragments(secret)) values.add(fragment);
+  }
+  const ordered = [...values].sort((a2, b) => b.length - a2.length);
+  const byValue = ordered.length > 0 ? new RegExp(ordered.map(escapeRegExp2).join("|"), "g") : void 0;
+  return (text) => {
+    let result = byValue ? text.replace(byValue, REDACTED) : text;
+    for (const rule of RULES) {
+      const { pattern, replace } = rule;
+      result = typeof replace === "string" ? result.replace(pattern, replace) : result.replace(pattern, replace);
+    }
+    return result;
+  };
+}
+var redactKnownTokens = createRedactor([]);
+function redactDeep(value, redact) {
+  if (typeof value === "string") return redact(value);
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact));
+  if (value !== null && typeof value === "object") {
+    const out = {};
+    for (const [key, item] of Object.entries(value)) out[redact(key)] = redactDeep(item, redact);
+    return out;
+  }
+  return value;
+}
+
+// src/logging/logger.ts
+var SECRET_NAME = /(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)(?:_|$)/i;
+var NOT_SECRET_NAME = /_(?:PATH|FILE|DIR)$/i;
+function environmentSecrets(env) {
+  return Object.entries(env).flatMap(
+    ([name2, value]) => value !== void 0 && SECRET_NAME.test(name2) && !NOT_SECRET_NAME.test(name2) ? [value] : []
+  );
+}
+function logLineRedactor(redact) {
+  return (line) => {
+    const masked = redact(line);
+    if (masked === line) return line;
+    const eol = /\r?\n$/.exec(line)?.[0] ?? "";
+    try {
+      return `${JSON.stringify(redactDeep(JSON.parse(line), redact))}${eol}`;
+    } catch {
+      return masked;
+    }
+  };
+}
+function createLogger2(env = process.env, destination) {
   const level = env.LOG_LEVEL ?? (env.VITEST ? "silent" : "info");
-  return (0, import_pino3.pino)({ level, base: { name: "tackle" } });
+  const options2 = {
+    level,
+    base: { name: "tackle" },
+    hooks: { streamWrite: logLineRedactor(createRedactor(environmentSecrets(env))) }
+  };
+  return destination === void 0 ? (0, import_pino3.pino)(options2) : (0, import_pino3.pino)(options2, destination);
 }
 var silentLogger = (0, import_pino3.pino)({ level: "silent" });
 
@@ -82309,8 +82463,8 @@ function parsePart(context2, schema) {
 }
 function describeIssues(error62) {
   return error62.issues.map((issue2) => {
-    const path22 = issue2.path.map(String).join(".") || "(root)";
-    return `\`${path22}\`: ${issue2.message.replace(/^Invalid input: /, "")}`;
+    const path23 = issue2.path.map(String).join(".") || "(root)";
+    return `\`${path23}\`: ${issue2.message.replace(/^Invalid input: /, "")}`;
   }).join("; ");
 }
 function toActor(user) {
@@ -82339,9 +82493,85 @@ function invalid(reason) {
   return { kind: "invalid", reason };
 }
 
+// src/util/html-tags.ts
+var WHITESPACE = /[ \t\n\r\f]/;
+function* htmlTags(text) {
+  const last = { ">": text.lastIndexOf(">"), '"': text.lastIndexOf('"'), "'": text.lastIndexOf("'") };
+  let from = 0;
+  for (let open5 = text.indexOf("<", from); open5 !== -1; open5 = text.indexOf("<", from)) {
+    const tag = open5 < last[">"] ? readTag(text, open5, last) : void 0;
+    if (tag === void 0) {
+      from = open5 + 1;
+      continue;
+    }
+    yield tag;
+    from = tag.end;
+  }
+}
+function readTag(text, start, last) {
+  const closing = text[start + 1] === "/";
+  const nameStart = start + (closing ? 2 : 1);
+  const name2 = /^[A-Za-z][A-Za-z0-9-]*/.exec(text.slice(nameStart, nameStart + 64))?.[0];
+  if (name2 === void 0) return void 0;
+  let at = nameStart + name2.length;
+  const after = text[at];
+  if (after === void 0 || !(WHITESPACE.test(after) || after === "/" || after === ">")) return void 0;
+  const attributes = [];
+  while (at < text.length) {
+    const char = text[at];
+    if (WHITESPACE.test(char)) {
+      at += 1;
+    } else if (char === ">") {
+      return { start, end: at + 1, name: name2.toLowerCase(), closing, selfClosing: false, attributes };
+    } else if (char === "/" && text[at + 1] === ">") {
+      return { start, end: at + 2, name: name2.toLowerCase(), closing, selfClosing: true, attributes };
+    } else if (char === "/") {
+      at += 1;
+    } else if (char === "<") {
+      return void 0;
+    } else {
+      const attribute = readAttribute(text, at, last);
+      if (attribute === void 0) return void 0;
+      attributes.push({ name: attribute.name, value: attribute.value });
+      at = attribute.end;
+    }
+  }
+  return void 0;
+}
+function readAttribute(text, start, last) {
+  let at = start + 1;
+  while (at < text.length && !/[ \t\n\r\f/>=<]/.test(text[at])) at += 1;
+  const name2 = text.slice(start, at).toLowerCase();
+  let next = at;
+  while (next < text.length && WHITESPACE.test(text[next])) next += 1;
+  if (text[next] !== "=") return { name: name2, value: void 0, end: at };
+  next += 1;
+  while (next < text.length && WHITESPACE.test(text[next])) next += 1;
+  const quote2 = text[next];
+  if (quote2 === '"' || quote2 === "'") {
+    if (next >= last[quote2]) return void 0;
+    const close = text.indexOf(quote2, next + 1);
+    return { name: name2, value: text.slice(next + 1, close), end: close + 1 };
+  }
+  let end = next;
+  while (end < text.length && !/[ \t\n\r\f>]/.test(text[end])) end += 1;
+  return { name: name2, value: text.slice(next, end), end };
+}
+
 // src/util/sanitize-untrusted-text.ts
 var DEFAULT_MAX_LENGTH = 65536;
-var INVISIBLE_CHARACTERS = /[\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\u00AD\u180E\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]|\uDB40[\uDC00-\uDC7F\uDD00-\uDDEF]/g;
+var INVISIBLE_CHARACTERS = new RegExp(
+  [
+    String.raw`(?![\t\n\r])\p{Cc}`,
+    String.raw`(?![\u0600-\u0605\u06DD\u070F\u0890\u0891\u08E2\u{110BD}\u{110CD}\u200D])\p{Cf}`,
+    String.raw`[\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180F\u2065\u3164\uFE00-\uFE0D\uFFA0\uFFF0-\uFFF8\u{E0000}-\u{E0FFF}]`,
+    String.raw`(?<![\p{Extended_Pictographic}#*0-9])[\uFE0E\uFE0F]`,
+    String.raw`(?<![\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\uFE0F])\u200D`,
+    String.raw`\u200D(?!\p{Extended_Pictographic})`
+  ].join("|"),
+  "gu"
+);
+var INVISIBLE_ENTITIES = /&(?:shy|ZeroWidthSpace|NegativeVeryThinSpace|NegativeThinSpace|NegativeMediumSpace|NegativeThickSpace|zwnj|zwj|lrm|rlm|NoBreak|ApplyFunction|af|InvisibleTimes|it|InvisibleComma|ic);/g;
 var VOID_ELEMENTS = /* @__PURE__ */ new Set([
   "area",
   "base",
@@ -82358,34 +82588,47 @@ var VOID_ELEMENTS = /* @__PURE__ */ new Set([
   "track",
   "wbr"
 ]);
-var INVISIBLE_ELEMENTS = /* @__PURE__ */ new Set(["script", "style", "template", "noscript"]);
+var INVISIBLE_ELEMENTS = /* @__PURE__ */ new Set([
+  "script",
+  "style",
+  "template",
+  "noscript",
+  "iframe",
+  "noembed",
+  "noframes",
+  "object",
+  "svg",
+  "math",
+  "xmp",
+  "plaintext"
+]);
+var SHOWN_ATTRIBUTES = /* @__PURE__ */ new Set(["href", "src"]);
 function sanitizeUntrustedText(text, options2 = {}) {
   let result = text.replace(INVISIBLE_CHARACTERS, "");
   result = result.replace(/<!--[\s\S]*?(?:-->|$)/g, "");
   result = removeHiddenElements(result);
-  result = mapProse(result, (prose) => stripMarkdownTitles(stripHtmlAttributes(prose)));
+  const referenced = referencedLabels(result);
+  result = mapProse(
+    result,
+    (prose) => decodeEntities(stripMarkdownTitles(removeUnusedDefinitions(stripHtmlAttributes(removeMarkupDeclarations(prose)), referenced)))
+  );
   return cap(result, options2.maxLength ?? DEFAULT_MAX_LENGTH);
 }
 function removeHiddenElements(text) {
-  const openTag = /<([a-zA-Z][\w-]*)(\s[^<>]*)?>/g;
   const kept = [];
   let position = 0;
-  for (let match = openTag.exec(text); match !== null; match = openTag.exec(text)) {
-    const tag = (match[1] ?? "").toLowerCase();
-    const attributes = match[2] ?? "";
-    if (!INVISIBLE_ELEMENTS.has(tag) && !isHidden(attributes)) continue;
-    const afterOpen = match.index + match[0].length;
-    const selfClosing = attributes.endsWith("/") || VOID_ELEMENTS.has(tag);
-    kept.push(text.slice(position, match.index));
-    position = selfClosing ? afterOpen : closingTagEnd(text, tag, afterOpen);
-    openTag.lastIndex = position;
+  for (const tag of htmlTags(text)) {
+    if (tag.start < position || tag.closing || !INVISIBLE_ELEMENTS.has(tag.name) && !isHidden(tag)) continue;
+    const selfClosing = tag.selfClosing || VOID_ELEMENTS.has(tag.name);
+    kept.push(text.slice(position, tag.start));
+    position = selfClosing ? tag.end : closingTagEnd(text, tag.name, tag.end);
   }
   kept.push(text.slice(position));
   return kept.join("");
 }
-function isHidden(attributes) {
-  if (/(?:^|\s)hidden(?=[\s=/]|$)/i.test(attributes)) return true;
-  const style = /(?:^|\s)style\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/i.exec(attributes)?.[1];
+function isHidden(tag) {
+  if (tag.attributes.some((attribute) => attribute.name === "hidden")) return true;
+  const style = tag.attributes.find((attribute) => attribute.name === "style")?.value;
   if (style === void 0) return false;
   return /display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|font-size\s*:\s*0(?:\.0*)?(?:[a-z%]+)?\s*(?:[;"'!]|$)|opacity\s*:\s*0(?:\.0*)?\s*(?:[;"'!]|$)|color\s*:\s*transparent/i.test(
     style
@@ -82402,11 +82645,61 @@ function closingTagEnd(text, tag, from) {
   }
   return text.length;
 }
+function removeMarkupDeclarations(prose) {
+  return prose.replace(/<\?[\s\S]*?(?:\?>|$)|<!\[CDATA\[[\s\S]*?(?:\]\]>|$)|<![A-Za-z][^>]*(?:>|$)/g, "");
+}
 function stripHtmlAttributes(prose) {
-  return prose.replace(
-    /<[a-zA-Z][\w-]*\s[^<>]*>/g,
-    (tag) => tag.replace(/\s+(?:alt|title|aria-label|aria-description)\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)/gi, "")
-  );
+  let result = "";
+  let position = 0;
+  for (const tag of htmlTags(prose)) {
+    const kept = tag.closing ? [] : tag.attributes.filter((attribute) => SHOWN_ATTRIBUTES.has(attribute.name));
+    const attributes = kept.map(({ name: name2, value }) => value === void 0 ? ` ${name2}` : ` ${name2}="${value.replace(/"/g, "&quot;")}"`);
+    const rebuilt = `<${tag.closing ? "/" : ""}${tag.name}${attributes.join("")}${tag.selfClosing ? " /" : ""}>`;
+    const original = prose.slice(tag.start, tag.end);
+    result += prose.slice(position, tag.start) + (sameTag(original, rebuilt) ? original : rebuilt);
+    position = tag.end;
+  }
+  return result + prose.slice(position);
+}
+function sameTag(original, rebuilt) {
+  const squash = (tag) => tag.toLowerCase().replace(/\s+/g, "").replace(/'/g, '"');
+  return squash(original) === squash(rebuilt);
+}
+function decodeEntities(prose) {
+  return prose.replace(INVISIBLE_ENTITIES, "").replace(/&#(?:([0-9]{1,7})|[xX]([0-9a-fA-F]{1,6}));/g, (_, decimal, hex3) => {
+    const code = decimal !== void 0 ? Number.parseInt(decimal, 10) : Number.parseInt(hex3 ?? "", 16);
+    if (code === 0 || code > 1114111 || code >= 55296 && code <= 57343) return "";
+    return String.fromCodePoint(code);
+  }).replace(INVISIBLE_CHARACTERS, "");
+}
+function referencedLabels(text) {
+  const prose = blankRanges(text, codeRanges(text));
+  const labels = /* @__PURE__ */ new Set();
+  for (const line of prose.split("\n")) {
+    const definition = DEFINITION.exec(line);
+    const body = definition === null ? line : line.slice(definition[0].length);
+    for (const match of body.matchAll(/\[([^\[\]\n]+)\]/g)) labels.add(normalizeLabel(match[1]));
+  }
+  return labels;
+}
+var DEFINITION = /^ {0,3}\[([^\]\n]+)\]:/;
+function normalizeLabel(label) {
+  return label.trim().replace(/\s+/g, " ").toLowerCase();
+}
+function removeUnusedDefinitions(prose, referenced) {
+  const kept = [];
+  let skippingFootnote = false;
+  for (const line of prose.split("\n")) {
+    if (skippingFootnote && line.trim() !== "") continue;
+    skippingFootnote = false;
+    const label = DEFINITION.exec(line)?.[1];
+    if (label !== void 0 && !referenced.has(normalizeLabel(label))) {
+      skippingFootnote = label.startsWith("^");
+      continue;
+    }
+    kept.push(line);
+  }
+  return kept.join("\n");
 }
 function stripMarkdownTitles(prose) {
   return stripImageAltText(prose).replace(/(\]\(\s*(?:<[^>\n]*>|[^\s()]*))\s+(?:"[^"]*"|'[^']*'|\([^()]*\))\s*\)/g, "$1)").replace(/^( {0,3}\[[^\]\n]+\]:[ \t]*\S+)[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\))[ \t]*$/gm, "$1");
@@ -82740,98 +83033,7 @@ function toSnapshot(number4, thread, later = [], laterReview = []) {
 }
 
 // src/worker/process-job.ts
-import path6 from "node:path";
-
-// src/util/redact.ts
-var REDACTED = "[REDACTED]";
-var MIN_SECRET_LENGTH = 8;
-var MIN_BASE64_FRAGMENT = 16;
-function isBasicCredential(base643) {
-  const decoded = Buffer.from(base643, "base64").toString("utf8");
-  return decoded.includes(":") && /^[\x20-\x7e\u00a0-\uffef]+$/.test(decoded) && !decoded.includes("\uFFFD");
-}
-var RULES = [
-  // PEM blocks first: their base64 body could otherwise be half-masked by a later rule. An
-  // unterminated block (cut output) is masked to the end of the text.
-  {
-    pattern: /-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
-    replace: "[REDACTED:private-key]"
-  },
-  { pattern: /gh[pousr]_[A-Za-z0-9]{20,}/g, replace: "[REDACTED:github-token]" },
-  { pattern: /github_pat_[A-Za-z0-9_]{20,}/g, replace: "[REDACTED:github-token]" },
-  { pattern: /sk-ant-[A-Za-z0-9_-]{10,}/g, replace: "[REDACTED:anthropic-key]" },
-  // OpenAI: project, service-account and admin keys by prefix; a classic key is `sk-` and 48 letters and digits.
-  { pattern: /sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}/g, replace: "[REDACTED:openai-key]" },
-  { pattern: /sk-[A-Za-z0-9]{48,}/g, replace: "[REDACTED:openai-key]" },
-  // Slack: bot, user, app-level, configuration and refresh tokens all carry a numeric id after the prefix.
-  { pattern: /xox[abposre]-\d+-[A-Za-z0-9-]{8,}/g, replace: "[REDACTED:slack-token]" },
-  { pattern: /xapp-\d+-[A-Za-z0-9-]{8,}/g, replace: "[REDACTED:slack-token]" },
-  { pattern: /AIza[0-9A-Za-z_-]{35}/g, replace: "[REDACTED:google-api-key]" },
-  // GitLab: personal, deploy, runner, CI job, trigger, feed, incoming mail, agent, SCIM, OAuth, feature flag, workspace.
-  {
-    pattern: /gl(?:pat|dt|rt|rtr|cbt|ptt|ft|imt|agent|soat|oas|ffct|wt)-[0-9A-Za-z_.-]{20,}/g,
-    replace: "[REDACTED:gitlab-token]"
-  },
-  { pattern: /npm_[A-Za-z0-9]{36,}/g, replace: "[REDACTED:npm-token]" },
-  { pattern: /(?:AKIA|ASIA)[0-9A-Z]{16}/g, replace: "[REDACTED:aws-access-key]" },
-  {
-    // The secret key has no recognisable shape of its own; its assignment does.
-    pattern: /(aws_secret_access_key|aws_secret_key|secret_access_key|secretAccessKey)(["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40,}/gi,
-    replace: (_match, name2, separator) => `${name2}${separator}[REDACTED:aws-secret-key]`
-  },
-  { pattern: /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g, replace: "[REDACTED:jwt]" },
-  {
-    pattern: /(authorization\s*:\s*(?:bearer|token|basic)\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
-    replace: (_match, prefix) => `${prefix}${REDACTED}`
-  },
-  {
-    // Only what decodes to `user:password`, so "Basic configuration" in prose stays.
-    pattern: /(basic\s+)([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/gi,
-    replace: (match, prefix, credential) => isBasicCredential(credential) ? `${prefix}[REDACTED:basic-auth]` : match
-  },
-  // `x-access-token:` in base64 is this fixed prefix (15 bytes, a whole number of 3-byte groups),
-  // wherever the header that carries it was written.
-  { pattern: /eC1hY2Nlc3MtdG9rZW46[A-Za-z0-9+/]*={0,2}/g, replace: "[REDACTED:basic-auth]" },
-  { pattern: /(x-access-token:)(?!\[REDACTED)[^\s@/"'`]{8,}/g, replace: (_match, prefix) => `${prefix}${REDACTED}` },
-  // The password of a URL's user info: https://user:password@host, redis://:password@host.
-  {
-    pattern: /([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)([^\s/@]+)@/gi,
-    replace: (match, prefix, password) => password.startsWith("[REDACTED") ? match : `${prefix}${REDACTED}@`
-  }
-];
-function escapeRegExp2(text) {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-function base64Fragments(secret) {
-  const bytes = Buffer.from(secret, "utf8");
-  const fragments = [];
-  for (let skip = 0; skip < 3; skip += 1) {
-    const whole = Math.floor((bytes.length - skip) / 3) * 3;
-    const fragment = whole > 0 ? bytes.subarray(skip, skip + whole).toString("base64") : "";
-    if (fragment.length >= MIN_BASE64_FRAGMENT) fragments.push(fragment);
-  }
-  return fragments;
-}
-function createRedactor(secrets = []) {
-  const values = /* @__PURE__ */ new Set();
-  for (const secret of secrets) {
-    if (secret.length < MIN_SECRET_LENGTH) continue;
-    values.add(secret);
-    values.add(encodeURIComponent(secret));
-    for (const fragment of base64Fragments(secret)) values.add(fragment);
-  }
-  const ordered = [...values].sort((a2, b) => b.length - a2.length);
-  const byValue = ordered.length > 0 ? new RegExp(ordered.map(escapeRegExp2).join("|"), "g") : void 0;
-  return (text) => {
-    let result = byValue ? text.replace(byValue, REDACTED) : text;
-    for (const rule of RULES) {
-      const { pattern, replace } = rule;
-      result = typeof replace === "string" ? result.replace(pattern, replace) : result.replace(pattern, replace);
-    }
-    return result;
-  };
-}
-var redactKnownTokens = createRedactor([]);
+import path7 from "node:path";
 
 // src/agent/tools/tool.ts
 function defineTool(tool) {
@@ -82925,10 +83127,9 @@ ${listed.join("\n")}${more}`,
         isError: true
       };
     }
-    const redact = ctx.redact ?? redactKnownTokens;
     const request2 = {
-      title: redact(input3.title),
-      body: redact(input3.body ?? ""),
+      title: input3.title,
+      body: input3.body ?? "",
       draft: input3.draft ?? ctx.draftByDefault ?? true,
       ...input3.base === void 0 ? {} : { base: input3.base }
     };
@@ -83280,7 +83481,7 @@ function globToRegExp(glob2, options2 = {}) {
 }
 function createGlobMatcher(globs, options2 = {}) {
   const regexps = globs.map((glob2) => globToRegExp(glob2, options2));
-  return (path22) => regexps.some((regexp) => regexp.test(path22));
+  return (path23) => regexps.some((regexp) => regexp.test(path23));
 }
 function translate(glob2) {
   let out = "";
@@ -83611,8 +83812,7 @@ var reportToIssueTool = defineTool({
   inputSchema: inputSchema12,
   access: "network",
   async execute(input3, ctx) {
-    const redact = ctx.redact ?? redactKnownTokens;
-    const { url: url2 } = await ctx.issue.report(redact(input3.body), ctx.signal);
+    const { url: url2 } = await ctx.issue.report(input3.body, ctx.signal);
     const ignored2 = input3.artifact_ids !== void 0 && input3.artifact_ids.length > 0 ? " (artifact_ids ignored: attachments are not supported yet)" : "";
     return { content: `Posted: ${url2}${ignored2}` };
   }
@@ -83732,7 +83932,7 @@ function createToolRegistry(tools, options2) {
   }
   const definitions = tools.map(toDefinition);
   const signatures = new Map(definitions.map((definition) => [definition.name, inputSignature(definition.input_schema)]));
-  const redact = createRedactor(options2.secrets ?? []);
+  const redact = options2.redact ?? redactKnownTokens;
   const maxResultChars = options2.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
   const caches = /* @__PURE__ */ new WeakMap();
   const approvedKeys = /* @__PURE__ */ new Set();
@@ -83815,11 +84015,9 @@ function createToolRegistry(tools, options2) {
   }
   return {
     tools,
-    redact,
     // Built once: each call gets fresh top-level objects to decorate (cache_control); the shared schemas are frozen.
     definitions: () => definitions.map((definition) => ({ ...definition })),
     async runCalls(calls, ctx) {
-      const callCtx = { ...ctx, redact };
       const results = [];
       let next = 0;
       while (next < calls.length) {
@@ -83831,7 +84029,7 @@ function createToolRegistry(tools, options2) {
         if (isParallel(calls[next])) {
           while (end < calls.length && isParallel(calls[end])) end += 1;
         }
-        const batch = await Promise.all(calls.slice(next, end).map((call2) => runLogged(call2, callCtx)));
+        const batch = await Promise.all(calls.slice(next, end).map((call2) => runLogged(call2, ctx)));
         results.push(...batch);
         next = end;
       }
@@ -83902,6 +84100,9 @@ function parseAt(command, depth) {
     const script = shellScriptArgument(simple.words);
     if (script !== void 0) nested.push(...parseAt(script, depth + 1));
   }
+  for (const { words, script } of lexer.stdinScripts) {
+    if (shellReadsStdin(words)) nested.push(...parseAt(script, depth + 1));
+  }
   return [...commands, ...nested];
 }
 var SHELLS = /* @__PURE__ */ new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "fish"]);
@@ -83939,6 +84140,10 @@ function commandName(words) {
     const word = words[i2];
     if (KEYWORDS.has(word) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) {
       i2 += 1;
+      continue;
+    }
+    if (word === "coproc") {
+      i2 += words[i2 + 2] === "{" ? 2 : 1;
       continue;
     }
     const base2 = word.slice(word.lastIndexOf("/") + 1);
@@ -83990,11 +84195,15 @@ var Lexer = class _Lexer {
   text;
   depth;
   commands = [];
+  /** Heredoc bodies and here-strings, with the words of the command that reads them (a shell runs them). */
+  stdinScripts = [];
   nested = [];
   words = [];
   redirects = [];
   word;
   pendingRedirect;
+  /** Whether a quote or backslash went into the current word (a quoted heredoc delimiter stops expansion). */
+  wordQuoted = false;
   heredocs = [];
   i = 0;
   run() {
@@ -84018,7 +84227,7 @@ var Lexer = class _Lexer {
       } else if (char === "\n") {
         this.endCommand(";");
         this.i += 1;
-        this.skipHeredocBodies();
+        this.readHeredocBodies();
       } else if (char === "#" && this.word === void 0) {
         while (this.i < text.length && text[this.i] !== "\n") this.i += 1;
       } else if (char === ";") {
@@ -84043,15 +84252,21 @@ var Lexer = class _Lexer {
         const end = text.indexOf("'", this.i + 1);
         const stop = end === -1 ? text.length : end;
         this.append(text.slice(this.i + 1, stop));
+        this.wordQuoted = true;
         this.i = stop + 1;
       } else if (char === '"') {
         this.doubleQuoted();
       } else if (char === "\\") {
         if (next !== void 0 && next !== "\n") this.append(next);
+        this.wordQuoted = true;
         this.i += 2;
+      } else if (char === "$" && next === "'") {
+        this.ansiCQuoted();
+      } else if (char === "$" && next === '"') {
+        this.i += 1;
+        this.doubleQuoted();
       } else if (char === "$" && next === "(") {
-        if (text[this.i + 2] === "(") this.arithmetic();
-        else this.substitution(2, ")");
+        this.dollarParen();
       } else if (char === "`") {
         this.substitution(1, "`");
       } else {
@@ -84066,12 +84281,14 @@ var Lexer = class _Lexer {
   endWord() {
     if (this.word === void 0) return;
     const word = this.word;
+    const quoted = this.wordQuoted;
     this.word = void 0;
+    this.wordQuoted = false;
     if (this.pendingRedirect !== void 0) {
-      if (this.pendingRedirect.startsWith("<<")) {
-        if (this.pendingRedirect !== "<<<") {
-          this.heredocs.push({ delimiter: word, stripTabs: this.pendingRedirect === "<<-" });
-        }
+      if (this.pendingRedirect === "<<<") {
+        this.stdinScripts.push({ words: this.words, script: word });
+      } else if (this.pendingRedirect.startsWith("<<")) {
+        this.heredocs.push({ delimiter: word, stripTabs: this.pendingRedirect === "<<-", expands: !quoted, words: this.words });
       } else if (this.pendingRedirect !== "<") {
         this.redirects.push({ op: this.pendingRedirect, target: word });
       }
@@ -84114,6 +84331,7 @@ var Lexer = class _Lexer {
   }
   doubleQuoted() {
     const text = this.text;
+    this.wordQuoted = true;
     this.i += 1;
     let content = "";
     while (this.i < text.length && text[this.i] !== '"') {
@@ -84121,10 +84339,10 @@ var Lexer = class _Lexer {
       if (char === "\\" && this.i + 1 < text.length) {
         content += text[this.i + 1];
         this.i += 2;
-      } else if (char === "$" && text[this.i + 1] === "(" && text[this.i + 2] !== "(") {
+      } else if (char === "$" && text[this.i + 1] === "(") {
         this.append(content);
         content = "";
-        this.substitution(2, ")");
+        this.dollarParen();
       } else if (char === "`") {
         this.append(content);
         content = "";
@@ -84143,30 +84361,143 @@ var Lexer = class _Lexer {
     inner.i = this.i + openLength;
     inner.lex(terminator);
     inner.endCommand("");
-    this.nested.push(...inner.commands, ...inner.nested);
+    this.adopt(inner);
     this.i = inner.i;
     this.append("$(...)");
   }
+  adopt(inner) {
+    this.nested.push(...inner.commands, ...inner.nested);
+    this.stdinScripts.push(...inner.stdinScripts);
+  }
+  /** `$((…))` is arithmetic when its parentheses close as `))`; otherwise `$( (…) … )`, a substitution. */
+  dollarParen() {
+    if (this.text[this.i + 2] === "(" && this.arithmeticEnd(this.i + 3) !== -1) this.arithmetic();
+    else this.substitution(2, ")");
+  }
+  /** Where the `))` closing an arithmetic expansion starts, or -1 when the parentheses close apart. */
+  arithmeticEnd(from) {
+    let depth = 0;
+    for (let index = from; index < this.text.length; index += 1) {
+      const char = this.text[index];
+      if (char === "(") depth += 1;
+      else if (char === ")") {
+        if (depth > 0) depth -= 1;
+        else return this.text[index + 1] === ")" ? index : -1;
+      }
+    }
+    return -1;
+  }
+  /** The expression is not a command, but the `$(…)` and backticks inside it run. */
   arithmetic() {
-    const end = this.text.indexOf("))", this.i + 3);
-    this.i = end === -1 ? this.text.length : end + 2;
+    const end = this.arithmeticEnd(this.i + 3);
+    const inner = new _Lexer(this.text.slice(0, end), this.depth);
+    inner.i = this.i + 3;
+    inner.expansions();
+    this.adopt(inner);
+    this.i = end + 2;
     this.append("0");
   }
-  skipHeredocBodies() {
+  /** Only the command substitutions in the text: an arithmetic expression, an unquoted heredoc body. */
+  expansions() {
     const text = this.text;
-    while (this.heredocs.length > 0) {
-      const { delimiter, stripTabs } = this.heredocs.shift();
+    while (this.i < text.length) {
+      const char = text[this.i];
+      if (char === "\\") this.i += 2;
+      else if (char === "$" && text[this.i + 1] === "(") this.dollarParen();
+      else if (char === "`") this.substitution(1, "`");
+      else this.i += 1;
+    }
+  }
+  /** `$'…'`: backslash escapes decoded as bash does, so `$'\x72m'` is seen as `rm`. */
+  ansiCQuoted() {
+    const text = this.text;
+    this.i += 2;
+    let content = "";
+    while (this.i < text.length && text[this.i] !== "'") {
+      if (text[this.i] === "\\" && this.i + 1 < text.length) {
+        const { value, length } = ansiCEscape(text, this.i + 1);
+        content += value;
+        this.i += 1 + length;
+      } else {
+        content += text[this.i];
+        this.i += 1;
+      }
+    }
+    this.append(content);
+    this.wordQuoted = true;
+    this.i += 1;
+  }
+  /**
+   * Reads the bodies of the heredocs started on the line just ended. A body fed to a shell is a
+   * script and is parsed as one; an unquoted body expands `$(…)` and backticks, whatever reads it.
+   */
+  readHeredocBodies() {
+    const text = this.text;
+    for (const heredoc of this.heredocs.splice(0)) {
+      const lines = [];
       while (this.i < text.length) {
         const end = text.indexOf("\n", this.i);
         const lineEnd = end === -1 ? text.length : end;
         let line = text.slice(this.i, lineEnd);
-        if (stripTabs) line = line.replace(/^\t+/, "");
+        if (heredoc.stripTabs) line = line.replace(/^\t+/, "");
         this.i = lineEnd + 1;
-        if (line === delimiter) break;
+        if (line === heredoc.delimiter) break;
+        lines.push(line);
+      }
+      const body = lines.join("\n");
+      this.stdinScripts.push({ words: heredoc.words, script: body });
+      if (heredoc.expands && !shellReadsStdin(heredoc.words)) {
+        const inner = new _Lexer(body, this.depth);
+        inner.expansions();
+        this.adopt(inner);
       }
     }
   }
 };
+var SIMPLE_ESCAPES = {
+  a: "\x07",
+  b: "\b",
+  e: "\x1B",
+  E: "\x1B",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "	",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?"
+};
+function ansiCEscape(text, at) {
+  const char = text[at];
+  const simple = SIMPLE_ESCAPES[char];
+  if (simple !== void 0) return { value: simple, length: 1 };
+  const numeric = (pattern, radix, skip) => {
+    const digits = pattern.exec(text.slice(at + skip))?.[0];
+    if (digits === void 0 || digits === "") return void 0;
+    const code = Number.parseInt(digits, radix);
+    return { value: code <= 1114111 ? String.fromCodePoint(code) : "", length: skip + digits.length };
+  };
+  const decoded = char === "x" ? numeric(/^[0-9a-fA-F]{1,2}/, 16, 1) : char === "u" ? numeric(/^[0-9a-fA-F]{1,4}/, 16, 1) : char === "U" ? numeric(/^[0-9a-fA-F]{1,8}/, 16, 1) : /[0-7]/.test(char) ? numeric(/^[0-7]{1,3}/, 8, 0) : void 0;
+  if (decoded !== void 0) return decoded;
+  if (char === "c" && at + 1 < text.length) {
+    return { value: String.fromCharCode((text.charCodeAt(at + 1) & 31) >>> 0), length: 2 };
+  }
+  return { value: `\\${char}`, length: 1 };
+}
+function shellReadsStdin(words) {
+  const { name: name2, args } = commandName(words);
+  if (name2 === "source" || name2 === ".") return args[0] === "/dev/stdin" || args[0] === "/proc/self/fd/0";
+  if (!SHELLS.has(name2)) return false;
+  for (const arg of args) {
+    if (arg === "-" || arg === "--") return true;
+    if (!arg.startsWith("-") && !arg.startsWith("+")) return false;
+    if (/^-[a-zA-Z]*c/.test(arg)) return false;
+    if (/^-[a-zA-Z]*s/.test(arg)) return true;
+  }
+  return true;
+}
 
 // src/agent/policy/bash-rules.ts
 var SYSTEM_DIRS = /* @__PURE__ */ new Set([
@@ -84426,6 +84757,9 @@ function pipNamesPackages(args) {
   return false;
 }
 
+// src/agent/policy/check-push-diff.ts
+import path3 from "node:path";
+
 // src/agent/policy/policy-config.ts
 var ALWAYS_PROTECTED = ".git/**";
 function resolvePolicyConfig(config3 = {}) {
@@ -84487,10 +84821,6 @@ function createProtectedPaths(globs) {
 }
 
 // src/agent/policy/check-push-diff.ts
-function checkPushDiff(config3, diffStat) {
-  const resolved = resolvePolicyConfig(config3);
-  return pushDiffVerdict(resolved, createProtectedPaths(resolved.protectedPaths), diffStat);
-}
 function pushDiffVerdict(resolved, protectedPaths, diffStat) {
   const touched = diffStat.files.filter((file2) => protectedPaths.matches(file2));
   if (touched.length > 0) {
@@ -84506,6 +84836,44 @@ function pushDiffVerdict(resolved, protectedPaths, diffStat) {
     };
   }
   return { ok: true };
+}
+function checkPublishedChange(config3, change) {
+  const resolved = resolvePolicyConfig(config3);
+  const rules = createProtectedPaths(resolved.protectedPaths);
+  const problems = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const entry of [...change.files, ...change.commitFiles]) {
+    const key = `${entry.path}\0${entry.oldMode}\0${entry.newMode}\0${entry.symlinkTarget ?? ""}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const problem = pathProblem(entry, rules);
+    if (problem && !problems.includes(problem)) problems.push(problem);
+  }
+  if (problems.length > 0) {
+    return {
+      ok: false,
+      reason: `${problems.join("; ")} (protected: ${resolved.protectedPaths.join(", ")}); revert those changes (and rewrite the commits that made them) before publishing`
+    };
+  }
+  if (resolved.maxDiffLines !== void 0 && change.lines > resolved.maxDiffLines) {
+    return { ok: false, reason: `the branch's diff is ${change.lines} lines, over the repository's max_diff_lines of ${resolved.maxDiffLines}` };
+  }
+  return { ok: true };
+}
+function pathProblem(entry, rules) {
+  if (entry.oldMode === "160000" || entry.newMode === "160000") return `the change adds, moves or updates the submodule ${entry.path}, which Tackle does not publish`;
+  if (rules.matches(entry.path)) return `the change touches the protected path ${entry.path}`;
+  if (entry.bytes > MAX_PUBLISHED_FILE_BYTES) return `${entry.path} is ${entry.bytes} bytes, over the ${MAX_PUBLISHED_FILE_BYTES}-byte limit for a published file`;
+  if (entry.symlinkTarget === void 0) return null;
+  const target = entry.symlinkTarget;
+  const resolved = path3.posix.normalize(path3.posix.join(path3.posix.dirname(entry.path), target));
+  if (target.startsWith("/") || resolved === ".." || resolved.startsWith("../")) return `the symlink ${entry.path} points out of the repository (${target})`;
+  const holdsProtected = (dir) => rules.patterns.some((pattern) => pattern.anchored && pattern.couldMatchBelow(dir));
+  if (holdsProtected(entry.path)) return `the symlink ${entry.path} stands where protected paths are`;
+  if (resolved === "." || resolved === ".git" || resolved.startsWith(".git/") || rules.matches(resolved) || holdsProtected(resolved)) {
+    return `the symlink ${entry.path} points at the protected path ${resolved}`;
+  }
+  return null;
 }
 
 // src/agent/policy/sensitive-paths.ts
@@ -84769,7 +85137,7 @@ function githubIssuePort(options2) {
   return {
     get: () => readThread({ github, repo, number: number4, thread: options2.thread, isTrusted }),
     async report(body) {
-      const comment = await github.createComment(repo, number4, options2.redact(body));
+      const comment = await github.createComment(repo, number4, body);
       return { url: comment.url };
     }
   };
@@ -84789,10 +85157,11 @@ function githubPullsPort(options2) {
       if (ahead === 0) {
         throw new TackleError("push_refused", "there are no commits on this branch yet; commit with git_commit first");
       }
-      const diff = await workspace.git.diffStat(workspace.baseBranch);
-      const verdict = checkPushDiff(options2.policy, diff);
-      if (!verdict.ok) throw new TackleError("push_refused", `push refused: ${verdict.reason}`);
-      await workspace.push({ token: await github.gitToken(), ...signal ? { signal } : {} });
+      await workspace.push({
+        token: await github.gitToken(),
+        verify: (change) => checkPublishedChange(options2.policy, change),
+        ...signal ? { signal } : {}
+      });
       if (options2.existingPull) {
         return {
           number: options2.existingPull.number,
@@ -84801,9 +85170,8 @@ function githubPullsPort(options2) {
           message: `pushed ${ahead} commit(s) to the pull request's branch ${workspace.branch}: ${options2.existingPull.url}`
         };
       }
-      const title = options2.redact(request2.title);
-      const rawBody = options2.redact(request2.body);
-      const body = options2.issueNumber === null ? rawBody : ensureFixesLine(rawBody, options2.issueNumber);
+      const { title } = request2;
+      const body = options2.issueNumber === null ? request2.body : ensureFixesLine(request2.body, options2.issueNumber);
       const open5 = await github.findOpenPull(repo, workspace.branch);
       if (open5) {
         await github.updatePull(repo, open5.number, { title, body });
@@ -84839,7 +85207,7 @@ function createGitHubApprovalHandler(options2) {
       const view = {
         jobId: options2.jobId,
         question,
-        input: options2.redact(describeInput(question.tool, question.input)),
+        input: describeInput(question.tool, question.input, options2.redact),
         deadline,
         timeoutMs: options2.timeoutMs,
         commandName: commandName2
@@ -84850,11 +85218,11 @@ function createGitHubApprovalHandler(options2) {
         deadline
       });
       try {
-        const comment = await options2.github.createComment(options2.repo, options2.number, options2.redact(renderApprovalQuestion(view)));
+        const comment = await options2.github.createComment(options2.repo, options2.number, renderApprovalQuestion(view));
         log.info({ tool: question.tool, reason: question.reason, deadline: new Date(deadline).toISOString() }, "waiting for approval");
         const outcome = await options2.approvals.wait(lane, id, { deadline, signal });
         log.info({ outcome }, "approval question settled");
-        await options2.github.updateComment(options2.repo, comment.id, options2.redact(renderApprovalQuestion({ ...view, outcome }))).catch((error62) => log.warn({ err: errorMessage(error62) }, "could not mark the question answered"));
+        await options2.github.updateComment(options2.repo, comment.id, renderApprovalQuestion({ ...view, outcome })).catch((error62) => log.warn({ err: errorMessage(error62) }, "could not mark the question answered"));
         return toAnswer(outcome, question, options2.timeoutMs);
       } finally {
         await options2.approvals.clear(lane, id).catch((error62) => {
@@ -84915,10 +85283,10 @@ function settledLine(outcome) {
       return "\u23F9\uFE0F The job stopped before an answer came.";
   }
 }
-function describeInput(tool, input3) {
+function describeInput(tool, input3, redact) {
   const command = tool === "Bash" && input3 !== null && typeof input3 === "object" ? input3.command : void 0;
   const text = typeof command === "string" ? command : JSON.stringify(input3, null, 2) ?? "";
-  return truncateMiddle(text, MAX_INPUT_CHARS, "see the job's transcript for all of it");
+  return truncateMiddle(redact(text), MAX_INPUT_CHARS, "see the job's transcript for all of it");
 }
 function fenced(text, language) {
   const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));
@@ -85530,15 +85898,15 @@ function transcriptPath(dir, jobId) {
   return join3(dir, `${jobId.replace(/[^A-Za-z0-9._-]/g, "_")}.jsonl`);
 }
 async function createTranscript(options2) {
-  const redact = options2.redact ?? ((text) => text);
+  const redact = options2.redact ?? redactKnownTokens;
   const clock = options2.clock ?? Date.now;
   await mkdir2(options2.dir, { recursive: true });
-  const path22 = transcriptPath(options2.dir, options2.jobId);
+  const path23 = transcriptPath(options2.dir, options2.jobId);
   let queue = Promise.resolve();
   const write = (event) => {
     const line = `${JSON.stringify(redactDeep(event, redact))}
 `;
-    const written = queue.then(() => appendFile(path22, line, "utf8"));
+    const written = queue.then(() => appendFile(path23, line, "utf8"));
     queue = written.catch(() => void 0);
     return written;
   };
@@ -85551,7 +85919,7 @@ async function createTranscript(options2) {
     startedAt: new Date(clock()).toISOString()
   });
   return {
-    path: path22,
+    path: path23,
     flush: () => queue,
     close: () => queue,
     request: (turn, purpose, body) => {
@@ -85590,16 +85958,6 @@ function comparable(message) {
 }
 function sameJson(a2, b) {
   return JSON.stringify(a2) === JSON.stringify(b);
-}
-function redactDeep(value, redact) {
-  if (typeof value === "string") return redact(value);
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact));
-  if (value !== null && typeof value === "object") {
-    const out = {};
-    for (const [key, item] of Object.entries(value)) out[redact(key)] = redactDeep(item, redact);
-    return out;
-  }
-  return value;
 }
 
 // src/agent/replay-client.ts
@@ -85769,7 +86127,7 @@ async function runAgentSession(input3) {
   const registry3 = createToolRegistry(coreTools(), {
     policy: createPolicyEngine(policyConfig),
     approval,
-    secrets: input3.secrets,
+    redact: input3.redact,
     logger: input3.logger
   });
   const ctx = {
@@ -85998,23 +86356,24 @@ async function processJob(data, deps, signal, attempt = { attempt: 1, maxAttempt
   const startedAt = deps.clock();
   const repo = data.repo;
   const log = deps.logger.child({ jobId: data.jobId, repo: `${repo.owner}/${repo.name}`, issue: data.number });
-  const github = await deps.github(data);
-  const gitToken = await github.gitToken();
+  const client = await deps.github(data);
+  const gitToken = await client.gitToken();
   const redact = createRedactor([...deps.settings.secrets, gitToken]);
+  const github = redactingGitHubClient(client, redact);
   const existingComment = data.trackingCommentId ?? await resolveTrackingComment(github, data, deps.claims, signal, log);
   const tracker = createTracker({
     jobId: data.jobId,
     clock: deps.clock,
     logger: log,
     ...deps.settings.commandName === void 0 ? {} : { commandName: deps.settings.commandName },
-    sink: githubSink(github, repo, data.number, existingComment, redact, (id) => {
+    sink: githubSink(github, repo, data.number, existingComment, (id) => {
       void deps.claims?.setComment(data.jobId, id).catch((error62) => log.warn({ err: errorMessage(error62) }, "could not record the tracking comment"));
     })
   });
   const finish = async (state) => {
     await tracker.flush(state);
     log.info({ status: state.phase, reason: state.reason }, "job finished");
-    return { status: state.phase, reason: state.reason, pullRequestUrl: state.pullRequestUrl ?? null };
+    return { status: state.phase, reason: redact(state.reason), pullRequestUrl: state.pullRequestUrl ?? null };
   };
   try {
     if (existingComment === null) {
@@ -86078,13 +86437,12 @@ async function processJob(data, deps, signal, attempt = { attempt: 1, maxAttempt
         workspace,
         policy,
         issueNumber: data.isPullRequest ? null : data.number,
-        existingPull: target.existingPull,
-        redact
+        existingPull: target.existingPull
       });
       const { result, state } = await runAgentSession({
         jobId: data.jobId,
         workspace,
-        issue: githubIssuePort({ github, repo, number: data.number, redact, thread: data.thread, allowedBots: config3.allowed_bots }),
+        issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config3.allowed_bots }),
         pulls,
         config: config3,
         model: deps.model(modelName2),
@@ -86102,9 +86460,8 @@ async function processJob(data, deps, signal, attempt = { attempt: 1, maxAttempt
         },
         instructionFiles: await readInstructionFiles(github, repo, repoInfo.defaultBranch),
         tracker,
-        transcriptDir: path6.join(deps.settings.home, "transcripts"),
+        transcriptDir: path7.join(deps.settings.home, "transcripts"),
         redact,
-        secrets: [...deps.settings.secrets, gitToken],
         clock: deps.clock,
         startedAt,
         signal,
@@ -86123,11 +86480,12 @@ async function processJob(data, deps, signal, attempt = { attempt: 1, maxAttempt
           })
         }
       });
-      const pullUrl = await publishLeftovers({ workspace, pulls, state, issueTitle: issue2.title, data, config: config3, log });
+      const { url: pullUrl, refused } = await publishLeftovers({ workspace, pulls, state, issueTitle: issue2.title, data, config: config3, log });
       if (result.reason === "model_error" && result.retryable && !lastAttempt) {
         throw new TackleError("model_api", result.error ?? "the model API failed", { retryable: true });
       }
-      return await finish(finalState(result, state, pullUrl, deps.clock() - startedAt, workspace.sandboxed));
+      const ending = finalState(result, state, pullUrl, deps.clock() - startedAt, workspace.sandboxed);
+      return await finish(refused && !pullUrl ? { ...ending, phase: "failed", reason: `nothing was published: ${refused}` } : ending);
     } finally {
       await workspace.dispose().catch((error62) => log.warn({ err: error62 }, "workspace cleanup failed"));
     }
@@ -86136,12 +86494,13 @@ async function processJob(data, deps, signal, attempt = { attempt: 1, maxAttempt
     const shutdown = signal.aborted && isTackleError(signal.reason) && signal.reason.retryable;
     const retryable = shutdown || !aborted3 && isTackleError(error62) && error62.retryable && !lastAttempt;
     log.error({ err: error62, attempt: attempt.attempt }, "job failed");
-    const reason = shutdown ? "the worker shut down; another worker will pick the job up" : aborted3 ? "stopped on request" : redact(errorMessage(error62)) + (retryable ? ` (attempt ${attempt.attempt} of ${attempt.maxAttempts}; will retry)` : "");
+    const message = redact(errorMessage(error62));
+    const reason = shutdown ? "the worker shut down; another worker will pick the job up" : aborted3 ? "stopped on request" : message + (retryable ? ` (attempt ${attempt.attempt} of ${attempt.maxAttempts}; will retry)` : "");
     await tracker.flush(
       shutdown ? { phase: "queued", position: 1 } : { phase: aborted3 ? "cancelled" : "failed", reason, stats: emptyStats(deps.clock() - startedAt) }
     );
     if (retryable) throw error62;
-    return { status: aborted3 ? "cancelled" : "failed", reason: errorMessage(error62), pullRequestUrl: null };
+    return { status: aborted3 ? "cancelled" : "failed", reason: message, pullRequestUrl: null };
   }
 }
 async function findTrackingComment(github, repo, number4, jobId, log) {
@@ -86167,15 +86526,15 @@ async function resolveTrackingComment(github, data, claims, signal, log) {
   }
   return findTrackingComment(github, data.repo, data.number, data.jobId, log);
 }
-function githubSink(github, repo, number4, initialId, redact, onCreated = () => void 0) {
+function githubSink(github, repo, number4, initialId, onCreated = () => void 0) {
   let commentId = initialId;
   return {
     async write(body) {
       if (commentId === null) {
-        commentId = (await github.createComment(repo, number4, redact(body))).id;
+        commentId = (await github.createComment(repo, number4, body)).id;
         onCreated(commentId);
       } else {
-        await github.updateComment(repo, commentId, redact(body));
+        await github.updateComment(repo, commentId, body);
       }
       return commentId;
     }
@@ -86217,8 +86576,8 @@ async function publishLeftovers(options2) {
     await workspace.git.commit(`WIP: changes left uncommitted by the agent (#${options2.data.number})`);
   }
   const published = state.pullRequest?.url ?? null;
-  if (published && dirty.length === 0) return published;
-  if (await workspace.commitsAhead() === 0) return published;
+  if (published && dirty.length === 0) return { url: published, refused: null };
+  if (await workspace.commitsAhead() === 0) return { url: published, refused: null };
   try {
     const summary = state.done?.summary ?? "The agent stopped before opening a pull request; this draft keeps its work.";
     const result = await options2.pulls.createOrUpdate({
@@ -86226,10 +86585,10 @@ async function publishLeftovers(options2) {
       body: options2.data.isPullRequest ? summary : ensureFixesLine(summary, options2.data.number),
       draft: published ? options2.config.draft_pr : true
     });
-    return result.url;
+    return { url: result.url, refused: null };
   } catch (error62) {
     options2.log.warn({ err: error62 }, "could not publish the leftover work");
-    if (isTackleError(error62, "push_refused")) return published;
+    if (isTackleError(error62, "push_refused")) return { url: published, refused: errorMessage(error62) };
     throw error62;
   }
 }
@@ -86262,14 +86621,14 @@ function finalState(result, state, pullRequestUrl, durationMs, sandboxed) {
 import { createHash, randomBytes } from "node:crypto";
 import { chown as chown2, mkdir as mkdir8, readdir as readdir3, readFile as readFile5, rename, stat as stat8, writeFile as writeFile2 } from "node:fs/promises";
 import { hostname as hostname4 } from "node:os";
-import path19 from "node:path";
+import path20 from "node:path";
 
 // src/workspace/file-lock.ts
 import { spawn as spawn2 } from "node:child_process";
 import { mkdir as mkdir3 } from "node:fs/promises";
-import path7 from "node:path";
+import path8 from "node:path";
 async function acquireLock(lockPath, options2) {
-  await mkdir3(path7.dirname(lockPath), { recursive: true });
+  await mkdir3(path8.dirname(lockPath), { recursive: true });
   const waitArgs = options2.wait ? ["-w", String((options2.timeoutMs ?? 30 * 6e4) / 1e3)] : ["-n"];
   const child = spawn2("flock", ["-x", "-o", ...waitArgs, lockPath, "sh", "-c", "echo locked; exec cat >/dev/null"], {
     stdio: ["pipe", "pipe", "pipe"],
@@ -86313,7 +86672,7 @@ async function withLock(lockPath, fn, options2 = {}) {
   }
 }
 
-// ../../../work/main/node_modules/is-plain-obj/index.js
+// node_modules/is-plain-obj/index.js
 function isPlainObject5(value) {
   if (typeof value !== "object" || value === null) {
     return false;
@@ -86322,7 +86681,7 @@ function isPlainObject5(value) {
   return (prototype === null || prototype === Object.prototype || Object.getPrototypeOf(prototype) === null) && !(Symbol.toStringTag in value) && !(Symbol.iterator in value);
 }
 
-// ../../../work/main/node_modules/execa/lib/arguments/file-url.js
+// node_modules/execa/lib/arguments/file-url.js
 import { fileURLToPath } from "node:url";
 var safeNormalizeFileUrl = (file2, name2) => {
   const fileString = normalizeFileUrl(normalizeDenoExecPath(file2));
@@ -86335,7 +86694,7 @@ var normalizeDenoExecPath = (file2) => isDenoExecPath(file2) ? file2.toString() 
 var isDenoExecPath = (file2) => typeof file2 !== "string" && file2 && Object.getPrototypeOf(file2) === String.prototype;
 var normalizeFileUrl = (file2) => file2 instanceof URL ? fileURLToPath(file2) : file2;
 
-// ../../../work/main/node_modules/execa/lib/methods/parameters.js
+// node_modules/execa/lib/methods/parameters.js
 var normalizeParameters = (rawFile, rawArguments = [], rawOptions = {}) => {
   const filePath = safeNormalizeFileUrl(rawFile, "First argument");
   const [commandArguments, options2] = isPlainObject5(rawArguments) ? [[], rawArguments] : [rawArguments, rawOptions];
@@ -86356,10 +86715,10 @@ var normalizeParameters = (rawFile, rawArguments = [], rawOptions = {}) => {
   return [filePath, normalizedArguments, options2];
 };
 
-// ../../../work/main/node_modules/execa/lib/methods/template.js
+// node_modules/execa/lib/methods/template.js
 import { ChildProcess } from "node:child_process";
 
-// ../../../work/main/node_modules/execa/lib/utils/uint-array.js
+// node_modules/execa/lib/utils/uint-array.js
 import { StringDecoder } from "node:string_decoder";
 var { toString: objectToString } = Object.prototype;
 var isArrayBuffer = (value) => objectToString.call(value) === "[object ArrayBuffer]";
@@ -86406,7 +86765,7 @@ var getJoinLength = (uint8Arrays) => {
   return joinLength;
 };
 
-// ../../../work/main/node_modules/execa/lib/methods/template.js
+// node_modules/execa/lib/methods/template.js
 var isTemplateString = (templates) => Array.isArray(templates) && Array.isArray(templates.raw);
 var parseTemplates = (templates, expressions) => {
   let tokens = [];
@@ -86506,20 +86865,20 @@ var getSubprocessResult = ({ stdout }) => {
   throw new TypeError(`Unexpected "${typeof stdout}" stdout in template expression`);
 };
 
-// ../../../work/main/node_modules/execa/lib/methods/main-sync.js
+// node_modules/execa/lib/methods/main-sync.js
 import { spawnSync } from "node:child_process";
 
-// ../../../work/main/node_modules/execa/lib/arguments/specific.js
+// node_modules/execa/lib/arguments/specific.js
 import { debuglog } from "node:util";
 
-// ../../../work/main/node_modules/execa/lib/utils/standard-stream.js
+// node_modules/execa/lib/utils/standard-stream.js
 import process2 from "node:process";
 var isStandardStream = (stream2) => STANDARD_STREAMS.includes(stream2);
 var STANDARD_STREAMS = [process2.stdin, process2.stdout, process2.stderr];
 var STANDARD_STREAMS_ALIASES = ["stdin", "stdout", "stderr"];
 var getStreamName = (fdNumber) => STANDARD_STREAMS_ALIASES[fdNumber] ?? `stdio[${fdNumber}]`;
 
-// ../../../work/main/node_modules/execa/lib/arguments/specific.js
+// node_modules/execa/lib/arguments/specific.js
 var normalizeFdSpecificOptions = (options2) => {
   const optionsCopy = { ...options2 };
   for (const optionName of FD_SPECIFIC_OPTIONS) {
@@ -86589,7 +86948,7 @@ var DEFAULT_OPTIONS = {
 var FD_SPECIFIC_OPTIONS = ["lines", "buffer", "maxBuffer", "verbose", "stripFinalNewline"];
 var getFdSpecificValue = (optionArray, fdNumber) => fdNumber === "ipc" ? optionArray.at(-1) : optionArray[fdNumber];
 
-// ../../../work/main/node_modules/execa/lib/verbose/values.js
+// node_modules/execa/lib/verbose/values.js
 var isVerbose = ({ verbose }, fdNumber) => getFdVerbose(verbose, fdNumber) !== "none";
 var isFullVerbose = ({ verbose }, fdNumber) => !["none", "short"].includes(getFdVerbose(verbose, fdNumber));
 var getVerboseFunction = ({ verbose }, fdNumber) => {
@@ -86601,10 +86960,10 @@ var getFdGenericVerbose = (verbose) => verbose.find((fdVerbose) => isVerboseFunc
 var isVerboseFunction = (fdVerbose) => typeof fdVerbose === "function";
 var VERBOSE_VALUES = ["none", "short", "full"];
 
-// ../../../work/main/node_modules/execa/lib/verbose/log.js
+// node_modules/execa/lib/verbose/log.js
 import { inspect } from "node:util";
 
-// ../../../work/main/node_modules/execa/lib/arguments/escape.js
+// node_modules/execa/lib/arguments/escape.js
 import { platform } from "node:process";
 import { stripVTControlCharacters } from "node:util";
 var joinCommand = (filePath, rawArguments) => {
@@ -86649,7 +87008,7 @@ var quoteString = (escapedArgument) => {
 };
 var NO_ESCAPE_REGEXP = /^[\w./-]+$/;
 
-// ../../../work/main/node_modules/is-unicode-supported/index.js
+// node_modules/is-unicode-supported/index.js
 import process3 from "node:process";
 function isUnicodeSupported() {
   const { env } = process3;
@@ -86660,7 +87019,7 @@ function isUnicodeSupported() {
   return Boolean(env.WT_SESSION) || Boolean(env.TERMINUS_SUBLIME) || env.ConEmuTask === "{cmd::Cmder}" || TERM_PROGRAM === "Terminus-Sublime" || TERM_PROGRAM === "vscode" || TERM === "xterm-256color" || TERM === "alacritty" || TERM === "rxvt-unicode" || TERM === "rxvt-unicode-256color" || env.TERMINAL_EMULATOR === "JetBrains-JediTerm";
 }
 
-// ../../../work/main/node_modules/figures/index.js
+// node_modules/figures/index.js
 var common = {
   circleQuestionMark: "(?)",
   questionMarkPrefix: "(?)",
@@ -86936,7 +87295,7 @@ var figures = shouldUseMain ? mainSymbols : fallbackSymbols;
 var figures_default = figures;
 var replacements = Object.entries(specialMainSymbols);
 
-// ../../../work/main/node_modules/yoctocolors/base.js
+// node_modules/yoctocolors/base.js
 import tty from "node:tty";
 var hasColors = tty?.WriteStream?.prototype?.hasColors?.() ?? false;
 var format = (open5, close) => {
@@ -87026,7 +87385,7 @@ var underlineMagentaBright = format("58;5;13", 59);
 var underlineCyanBright = format("58;5;14", 59);
 var underlineWhiteBright = format("58;5;15", 59);
 
-// ../../../work/main/node_modules/execa/lib/verbose/default.js
+// node_modules/execa/lib/verbose/default.js
 var defaultVerboseFunction = ({
   type,
   message,
@@ -87065,7 +87424,7 @@ var COLORS = {
   duration: () => gray
 };
 
-// ../../../work/main/node_modules/execa/lib/verbose/custom.js
+// node_modules/execa/lib/verbose/custom.js
 var applyVerboseOnLines = (printedLines, verboseInfo, fdNumber) => {
   const verboseFunction = getVerboseFunction(verboseInfo, fdNumber);
   return printedLines.map(({ verboseLine, verboseObject }) => applyVerboseFunction(verboseLine, verboseObject, verboseFunction)).filter((printedLine) => printedLine !== void 0).map((printedLine) => appendNewline(printedLine)).join("");
@@ -87082,7 +87441,7 @@ var applyVerboseFunction = (verboseLine, verboseObject, verboseFunction) => {
 var appendNewline = (printedLine) => printedLine.endsWith("\n") ? printedLine : `${printedLine}
 `;
 
-// ../../../work/main/node_modules/execa/lib/verbose/log.js
+// node_modules/execa/lib/verbose/log.js
 var verboseLog = ({ type, verboseMessage, fdNumber, verboseInfo, result }) => {
   const verboseObject = getVerboseObject({ type, result, verboseInfo });
   const printedLines = getPrintedLines(verboseMessage, verboseObject);
@@ -87116,7 +87475,7 @@ var serializeVerboseMessage = (message) => {
 };
 var TAB_SIZE = 2;
 
-// ../../../work/main/node_modules/execa/lib/verbose/start.js
+// node_modules/execa/lib/verbose/start.js
 var logCommand = (escapedCommand, verboseInfo) => {
   if (!isVerbose(verboseInfo)) {
     return;
@@ -87128,7 +87487,7 @@ var logCommand = (escapedCommand, verboseInfo) => {
   });
 };
 
-// ../../../work/main/node_modules/execa/lib/verbose/info.js
+// node_modules/execa/lib/verbose/info.js
 var getVerboseInfo = (verbose, escapedCommand, rawOptions) => {
   validateVerbose(verbose);
   const commandId = getCommandId(verbose);
@@ -87156,12 +87515,12 @@ var validateVerbose = (verbose) => {
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/return/duration.js
+// node_modules/execa/lib/return/duration.js
 import { hrtime } from "node:process";
 var getStartTime = () => hrtime.bigint();
 var getDurationMs = (startTime2) => Number(hrtime.bigint() - startTime2) / 1e6;
 
-// ../../../work/main/node_modules/execa/lib/arguments/command.js
+// node_modules/execa/lib/arguments/command.js
 var handleCommand = (filePath, rawArguments, rawOptions) => {
   const startTime2 = getStartTime();
   const { command, escapedCommand } = joinCommand(filePath, rawArguments);
@@ -87176,16 +87535,16 @@ var handleCommand = (filePath, rawArguments, rawOptions) => {
   };
 };
 
-// ../../../work/main/node_modules/execa/lib/arguments/options.js
+// node_modules/execa/lib/arguments/options.js
 var import_cross_spawn = __toESM(require_cross_spawn(), 1);
-import path12 from "node:path";
+import path13 from "node:path";
 import process6 from "node:process";
 
-// ../../../work/main/node_modules/npm-run-path/index.js
+// node_modules/npm-run-path/index.js
 import process4 from "node:process";
-import path9 from "node:path";
+import path10 from "node:path";
 
-// ../../../work/main/node_modules/npm-run-path/node_modules/path-key/index.js
+// node_modules/npm-run-path/node_modules/path-key/index.js
 function pathKey(options2 = {}) {
   const {
     env = process.env,
@@ -87197,10 +87556,10 @@ function pathKey(options2 = {}) {
   return Object.keys(env).reverse().find((key) => key.toUpperCase() === "PATH") || "Path";
 }
 
-// ../../../work/main/node_modules/unicorn-magic/node.js
+// node_modules/unicorn-magic/node.js
 import { promisify } from "node:util";
 import { execFile as execFileCallback, execFileSync as execFileSyncOriginal } from "node:child_process";
-import path8 from "node:path";
+import path9 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 var execFileOriginal = promisify(execFileCallback);
 function toPath(urlOrPath) {
@@ -87209,19 +87568,19 @@ function toPath(urlOrPath) {
 function traversePathUp(startPath) {
   return {
     *[Symbol.iterator]() {
-      let currentPath = path8.resolve(toPath(startPath));
+      let currentPath = path9.resolve(toPath(startPath));
       let previousPath;
       while (previousPath !== currentPath) {
         yield currentPath;
         previousPath = currentPath;
-        currentPath = path8.resolve(currentPath, "..");
+        currentPath = path9.resolve(currentPath, "..");
       }
     }
   };
 }
 var TEN_MEGABYTES_IN_BYTES = 10 * 1024 * 1024;
 
-// ../../../work/main/node_modules/npm-run-path/index.js
+// node_modules/npm-run-path/index.js
 var npmRunPath = ({
   cwd = process4.cwd(),
   path: pathOption = process4.env[pathKey()],
@@ -87229,27 +87588,27 @@ var npmRunPath = ({
   execPath: execPath2 = process4.execPath,
   addExecPath = true
 } = {}) => {
-  const cwdPath = path9.resolve(toPath(cwd));
+  const cwdPath = path10.resolve(toPath(cwd));
   const result = [];
-  const pathParts = pathOption.split(path9.delimiter);
+  const pathParts = pathOption.split(path10.delimiter);
   if (preferLocal) {
     applyPreferLocal(result, pathParts, cwdPath);
   }
   if (addExecPath) {
     applyExecPath(result, pathParts, execPath2, cwdPath);
   }
-  return pathOption === "" || pathOption === path9.delimiter ? `${result.join(path9.delimiter)}${pathOption}` : [...result, pathOption].join(path9.delimiter);
+  return pathOption === "" || pathOption === path10.delimiter ? `${result.join(path10.delimiter)}${pathOption}` : [...result, pathOption].join(path10.delimiter);
 };
 var applyPreferLocal = (result, pathParts, cwdPath) => {
   for (const directory of traversePathUp(cwdPath)) {
-    const pathPart = path9.join(directory, "node_modules/.bin");
+    const pathPart = path10.join(directory, "node_modules/.bin");
     if (!pathParts.includes(pathPart)) {
       result.push(pathPart);
     }
   }
 };
 var applyExecPath = (result, pathParts, execPath2, cwdPath) => {
-  const pathPart = path9.resolve(cwdPath, toPath(execPath2), "..");
+  const pathPart = path10.resolve(cwdPath, toPath(execPath2), "..");
   if (!pathParts.includes(pathPart)) {
     result.push(pathPart);
   }
@@ -87262,10 +87621,10 @@ var npmRunPathEnv = ({ env = process4.env, ...options2 } = {}) => {
   return env;
 };
 
-// ../../../work/main/node_modules/execa/lib/terminate/kill.js
+// node_modules/execa/lib/terminate/kill.js
 import { setTimeout as setTimeout2 } from "node:timers/promises";
 
-// ../../../work/main/node_modules/execa/lib/return/final-error.js
+// node_modules/execa/lib/return/final-error.js
 var getFinalError = (originalError, message, isSync) => {
   const ErrorClass = isSync ? ExecaSyncError : ExecaError;
   const options2 = originalError instanceof DiscardedError ? {} : { cause: originalError };
@@ -87297,13 +87656,13 @@ var ExecaSyncError = class extends Error {
 };
 setErrorName(ExecaSyncError, ExecaSyncError.name);
 
-// ../../../work/main/node_modules/execa/lib/terminate/signal.js
+// node_modules/execa/lib/terminate/signal.js
 import { constants as constants3 } from "node:os";
 
-// ../../../work/main/node_modules/human-signals/build/src/main.js
+// node_modules/human-signals/build/src/main.js
 import { constants as constants2 } from "node:os";
 
-// ../../../work/main/node_modules/human-signals/build/src/realtime.js
+// node_modules/human-signals/build/src/realtime.js
 var getRealtimeSignals = () => {
   const length = SIGRTMAX - SIGRTMIN + 1;
   return Array.from({ length }, getRealtimeSignal);
@@ -87318,10 +87677,10 @@ var getRealtimeSignal = (value, index) => ({
 var SIGRTMIN = 34;
 var SIGRTMAX = 64;
 
-// ../../../work/main/node_modules/human-signals/build/src/signals.js
+// node_modules/human-signals/build/src/signals.js
 import { constants } from "node:os";
 
-// ../../../work/main/node_modules/human-signals/build/src/core.js
+// node_modules/human-signals/build/src/core.js
 var SIGNALS = [
   {
     name: "SIGHUP",
@@ -87594,7 +87953,7 @@ var SIGNALS = [
   }
 ];
 
-// ../../../work/main/node_modules/human-signals/build/src/signals.js
+// node_modules/human-signals/build/src/signals.js
 var getSignals = () => {
   const realtimeSignals = getRealtimeSignals();
   const signals2 = [...SIGNALS, ...realtimeSignals].map(normalizeSignal);
@@ -87616,7 +87975,7 @@ var normalizeSignal = ({
   return { name: name2, number: number4, description, supported, action, forced, standard };
 };
 
-// ../../../work/main/node_modules/human-signals/build/src/main.js
+// node_modules/human-signals/build/src/main.js
 var getSignalsByName = () => {
   const signals2 = getSignals();
   return Object.fromEntries(signals2.map(getSignalByName));
@@ -87667,7 +88026,7 @@ var findSignalByNumber = (number4, signals2) => {
 };
 var signalsByNumber = getSignalsByNumber();
 
-// ../../../work/main/node_modules/execa/lib/terminate/signal.js
+// node_modules/execa/lib/terminate/signal.js
 var normalizeKillSignal = (killSignal) => {
   const optionName = "option `killSignal`";
   if (killSignal === 0) {
@@ -87711,7 +88070,7 @@ var getAvailableSignalNames = () => Object.keys(constants3.signals).sort().map((
 var getAvailableSignalIntegers = () => [...new Set(Object.values(constants3.signals).sort((signalInteger, signalIntegerTwo) => signalInteger - signalIntegerTwo))].join(", ");
 var getSignalDescription = (signal) => signalsByName[signal].description;
 
-// ../../../work/main/node_modules/execa/lib/terminate/kill.js
+// node_modules/execa/lib/terminate/kill.js
 var normalizeForceKillAfterDelay = (forceKillAfterDelay) => {
   if (forceKillAfterDelay === false) {
     return forceKillAfterDelay;
@@ -87778,7 +88137,7 @@ var killOnTimeout = async ({ kill, forceKillAfterDelay, context: context2, contr
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/utils/abort-signal.js
+// node_modules/execa/lib/utils/abort-signal.js
 import { once as once2 } from "node:events";
 var onAbortedSignal = async (mainSignal, stopSignal) => {
   if (!mainSignal.aborted) {
@@ -87786,7 +88145,7 @@ var onAbortedSignal = async (mainSignal, stopSignal) => {
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/terminate/cancel.js
+// node_modules/execa/lib/terminate/cancel.js
 var validateCancelSignal = ({ cancelSignal }) => {
   if (cancelSignal !== void 0 && Object.prototype.toString.call(cancelSignal) !== "[object AbortSignal]") {
     throw new Error(`The \`cancelSignal\` option must be an AbortSignal: ${String(cancelSignal)}`);
@@ -87800,13 +88159,13 @@ var terminateOnCancel = async (subprocess, cancelSignal, context2, { signal }) =
   throw cancelSignal.reason;
 };
 
-// ../../../work/main/node_modules/execa/lib/ipc/graceful.js
+// node_modules/execa/lib/ipc/graceful.js
 import { scheduler as scheduler2 } from "node:timers/promises";
 
-// ../../../work/main/node_modules/execa/lib/ipc/send.js
+// node_modules/execa/lib/ipc/send.js
 import { promisify as promisify2 } from "node:util";
 
-// ../../../work/main/node_modules/execa/lib/ipc/validation.js
+// node_modules/execa/lib/ipc/validation.js
 var validateIpcMethod = ({ methodName, isSubprocess, ipc, isConnected: isConnected2 }) => {
   validateIpcOption(methodName, isSubprocess, ipc);
   validateConnection(methodName, isSubprocess, isConnected2);
@@ -87878,7 +88237,7 @@ var disconnect = (anyProcess) => {
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/utils/deferred.js
+// node_modules/execa/lib/utils/deferred.js
 var createDeferred = () => {
   const methods = {};
   const promise2 = new Promise((resolve3, reject) => {
@@ -87887,7 +88246,7 @@ var createDeferred = () => {
   return Object.assign(promise2, methods);
 };
 
-// ../../../work/main/node_modules/execa/lib/arguments/fd-options.js
+// node_modules/execa/lib/arguments/fd-options.js
 var getToStream = (destination, to = "stdin") => {
   const isWritable = true;
   const { options: options2, fileDescriptors } = SUBPROCESS_OPTIONS.get(destination);
@@ -87967,10 +88326,10 @@ var serializeOptionValue = (value) => {
   return typeof value === "number" ? `${value}` : "Stream";
 };
 
-// ../../../work/main/node_modules/execa/lib/ipc/strict.js
+// node_modules/execa/lib/ipc/strict.js
 import { once as once4 } from "node:events";
 
-// ../../../work/main/node_modules/execa/lib/utils/max-listeners.js
+// node_modules/execa/lib/utils/max-listeners.js
 import { addAbortListener } from "node:events";
 var incrementMaxListeners = (eventEmitter, maxListenersIncrement, signal) => {
   const maxListeners = eventEmitter.getMaxListeners();
@@ -87983,14 +88342,14 @@ var incrementMaxListeners = (eventEmitter, maxListenersIncrement, signal) => {
   });
 };
 
-// ../../../work/main/node_modules/execa/lib/ipc/forward.js
+// node_modules/execa/lib/ipc/forward.js
 import { EventEmitter } from "node:events";
 
-// ../../../work/main/node_modules/execa/lib/ipc/incoming.js
+// node_modules/execa/lib/ipc/incoming.js
 import { once as once3 } from "node:events";
 import { scheduler } from "node:timers/promises";
 
-// ../../../work/main/node_modules/execa/lib/ipc/reference.js
+// node_modules/execa/lib/ipc/reference.js
 var addReference = (channel, reference) => {
   if (reference) {
     addReferenceCount(channel);
@@ -88020,7 +88379,7 @@ var redoAddedReferences = (channel, isSubprocess) => {
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/ipc/incoming.js
+// node_modules/execa/lib/ipc/incoming.js
 var onMessage = async ({ anyProcess, channel, isSubprocess, ipcEmitter }, wrappedMessage) => {
   if (handleStrictResponse(wrappedMessage) || handleAbort(wrappedMessage)) {
     return;
@@ -88061,7 +88420,7 @@ var onDisconnect = async ({ anyProcess, channel, isSubprocess, ipcEmitter, bound
 };
 var INCOMING_MESSAGES = /* @__PURE__ */ new WeakMap();
 
-// ../../../work/main/node_modules/execa/lib/ipc/forward.js
+// node_modules/execa/lib/ipc/forward.js
 var getIpcEmitter = (anyProcess, channel, isSubprocess) => {
   if (IPC_EMITTERS.has(anyProcess)) {
     return IPC_EMITTERS.get(anyProcess);
@@ -88100,7 +88459,7 @@ var isConnected = (anyProcess) => {
   return ipcEmitter === void 0 ? anyProcess.channel !== null : ipcEmitter.connected;
 };
 
-// ../../../work/main/node_modules/execa/lib/ipc/strict.js
+// node_modules/execa/lib/ipc/strict.js
 var handleSendStrict = ({ anyProcess, channel, isSubprocess, message, strict }) => {
   if (!strict) {
     return message;
@@ -88183,7 +88542,7 @@ var throwOnDisconnect = async (anyProcess, isSubprocess, { signal }) => {
 var REQUEST_TYPE = "execa:ipc:request";
 var RESPONSE_TYPE = "execa:ipc:response";
 
-// ../../../work/main/node_modules/execa/lib/ipc/outgoing.js
+// node_modules/execa/lib/ipc/outgoing.js
 var startSendMessage = (anyProcess, wrappedMessage, strict) => {
   if (!OUTGOING_MESSAGES.has(anyProcess)) {
     OUTGOING_MESSAGES.set(anyProcess, /* @__PURE__ */ new Set());
@@ -88210,7 +88569,7 @@ var OUTGOING_MESSAGES = /* @__PURE__ */ new WeakMap();
 var hasMessageListeners = (anyProcess, ipcEmitter) => ipcEmitter.listenerCount("message") > getMinListenerCount(anyProcess);
 var getMinListenerCount = (anyProcess) => SUBPROCESS_OPTIONS.has(anyProcess) && !getFdSpecificValue(SUBPROCESS_OPTIONS.get(anyProcess).options.buffer, "ipc") ? 1 : 0;
 
-// ../../../work/main/node_modules/execa/lib/ipc/send.js
+// node_modules/execa/lib/ipc/send.js
 var sendMessage = ({ anyProcess, channel, isSubprocess, ipc }, message, { strict = false } = {}) => {
   const methodName = "sendMessage";
   validateIpcMethod({
@@ -88280,7 +88639,7 @@ var getSendMethod = (anyProcess) => {
 };
 var PROCESS_SEND_METHODS = /* @__PURE__ */ new WeakMap();
 
-// ../../../work/main/node_modules/execa/lib/ipc/graceful.js
+// node_modules/execa/lib/ipc/graceful.js
 var sendAbort = (subprocess, message) => {
   const methodName = "cancelSignal";
   validateConnection(methodName, false, subprocess.connected);
@@ -88331,7 +88690,7 @@ var abortOnDisconnect = () => {
 };
 var cancelController = new AbortController();
 
-// ../../../work/main/node_modules/execa/lib/terminate/graceful.js
+// node_modules/execa/lib/terminate/graceful.js
 var validateGracefulCancel = ({ gracefulCancel, cancelSignal, ipc, serialization }) => {
   if (!gracefulCancel) {
     return;
@@ -88387,7 +88746,7 @@ var getReason = ({ reason }) => {
   return error62;
 };
 
-// ../../../work/main/node_modules/execa/lib/terminate/timeout.js
+// node_modules/execa/lib/terminate/timeout.js
 import { setTimeout as setTimeout3 } from "node:timers/promises";
 var validateTimeout = ({ timeout }) => {
   if (timeout !== void 0 && (!Number.isFinite(timeout) || timeout < 0)) {
@@ -88402,9 +88761,9 @@ var killAfterTimeout = async (subprocess, timeout, context2, { signal }) => {
   throw new DiscardedError();
 };
 
-// ../../../work/main/node_modules/execa/lib/methods/node.js
+// node_modules/execa/lib/methods/node.js
 import { execPath, execArgv } from "node:process";
-import path10 from "node:path";
+import path11 from "node:path";
 var mapNode = ({ options: options2 }) => {
   if (options2.node === false) {
     throw new TypeError('The "node" option cannot be false with `execaNode()`.');
@@ -88423,7 +88782,7 @@ var handleNodeOption = (file2, commandArguments, {
     throw new TypeError('The "execPath" option has been removed. Please use the "nodePath" option instead.');
   }
   const normalizedNodePath = safeNormalizeFileUrl(nodePath, 'The "nodePath" option');
-  const resolvedNodePath = path10.resolve(cwd, normalizedNodePath);
+  const resolvedNodePath = path11.resolve(cwd, normalizedNodePath);
   const newOptions = {
     ...options2,
     nodePath: resolvedNodePath,
@@ -88433,7 +88792,7 @@ var handleNodeOption = (file2, commandArguments, {
   if (!shouldHandleNode) {
     return [file2, commandArguments, newOptions];
   }
-  if (path10.basename(file2, ".exe") === "node") {
+  if (path11.basename(file2, ".exe") === "node") {
     throw new TypeError('When the "node" option is true, the first argument does not need to be "node".');
   }
   return [
@@ -88443,7 +88802,7 @@ var handleNodeOption = (file2, commandArguments, {
   ];
 };
 
-// ../../../work/main/node_modules/execa/lib/ipc/ipc-input.js
+// node_modules/execa/lib/ipc/ipc-input.js
 import { serialize as serialize2 } from "node:v8";
 var validateIpcInputOption = ({ ipcInput, ipc, serialization }) => {
   if (ipcInput === void 0) {
@@ -88479,7 +88838,7 @@ var sendIpcInput = async (subprocess, ipcInput) => {
   await subprocess.sendMessage(ipcInput);
 };
 
-// ../../../work/main/node_modules/execa/lib/arguments/encoding-option.js
+// node_modules/execa/lib/arguments/encoding-option.js
 var validateEncoding = ({ encoding }) => {
   if (ENCODINGS.has(encoding)) {
     return;
@@ -88521,13 +88880,13 @@ var ENCODING_ALIASES = {
 };
 var serializeEncoding = (encoding) => typeof encoding === "string" ? `"${encoding}"` : String(encoding);
 
-// ../../../work/main/node_modules/execa/lib/arguments/cwd.js
+// node_modules/execa/lib/arguments/cwd.js
 import { statSync } from "node:fs";
-import path11 from "node:path";
+import path12 from "node:path";
 import process5 from "node:process";
 var normalizeCwd = (cwd = getDefaultCwd()) => {
   const cwdString = safeNormalizeFileUrl(cwd, 'The "cwd" option');
-  return path11.resolve(cwdString);
+  return path12.resolve(cwdString);
 };
 var getDefaultCwd = () => {
   try {
@@ -88557,7 +88916,7 @@ ${originalMessage}`;
   return originalMessage;
 };
 
-// ../../../work/main/node_modules/execa/lib/arguments/options.js
+// node_modules/execa/lib/arguments/options.js
 var normalizeOptions = (filePath, rawArguments, rawOptions) => {
   rawOptions.cwd = normalizeCwd(rawOptions.cwd);
   const [processedFile, processedArguments, processedOptions] = handleNodeOption(filePath, rawArguments, rawOptions);
@@ -88574,7 +88933,7 @@ var normalizeOptions = (filePath, rawArguments, rawOptions) => {
   options2.killSignal = normalizeKillSignal(options2.killSignal);
   options2.forceKillAfterDelay = normalizeForceKillAfterDelay(options2.forceKillAfterDelay);
   options2.lines = options2.lines.map((lines, fdNumber) => lines && !BINARY_ENCODINGS.has(options2.encoding) && options2.buffer[fdNumber]);
-  if (process6.platform === "win32" && path12.basename(file2, ".exe") === "cmd") {
+  if (process6.platform === "win32" && path13.basename(file2, ".exe") === "cmd") {
     commandArguments.unshift("/q");
   }
   return { file: file2, commandArguments, options: options2 };
@@ -88628,13 +88987,13 @@ var getEnv = ({ env: envOption, extendEnv, preferLocal, node: node2, localDirect
   return env;
 };
 
-// ../../../work/main/node_modules/execa/lib/arguments/shell.js
+// node_modules/execa/lib/arguments/shell.js
 var concatenateShell = (file2, commandArguments, options2) => options2.shell && commandArguments.length > 0 ? [[file2, ...commandArguments].join(" "), [], options2] : [file2, commandArguments, options2];
 
-// ../../../work/main/node_modules/execa/lib/return/message.js
+// node_modules/execa/lib/return/message.js
 import { inspect as inspect2 } from "node:util";
 
-// ../../../work/main/node_modules/strip-final-newline/index.js
+// node_modules/strip-final-newline/index.js
 function stripFinalNewline(input3) {
   if (typeof input3 === "string") {
     return stripFinalNewlineString(input3);
@@ -88651,11 +89010,11 @@ var LF_BINARY = LF.codePointAt(0);
 var CR = "\r";
 var CR_BINARY = CR.codePointAt(0);
 
-// ../../../work/main/node_modules/get-stream/source/index.js
+// node_modules/get-stream/source/index.js
 import { on } from "node:events";
 import { finished } from "node:stream/promises";
 
-// ../../../work/main/node_modules/is-stream/index.js
+// node_modules/is-stream/index.js
 function isStream(stream2, { checkOpen = true } = {}) {
   return stream2 !== null && typeof stream2 === "object" && (stream2.writable || stream2.readable || !checkOpen || stream2.writable === void 0 && stream2.readable === void 0) && typeof stream2.pipe === "function";
 }
@@ -88669,7 +89028,7 @@ function isDuplexStream(stream2, options2) {
   return isWritableStream(stream2, options2) && isReadableStream(stream2, options2);
 }
 
-// ../../../work/main/node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js
+// node_modules/@sec-ant/readable-stream/dist/ponyfill/asyncIterator.js
 var a = Object.getPrototypeOf(
   Object.getPrototypeOf(
     /* istanbul ignore next */
@@ -88757,7 +89116,7 @@ function h({ preventCancel: r = false } = {}) {
   return s[n] = t, s;
 }
 
-// ../../../work/main/node_modules/get-stream/source/stream.js
+// node_modules/get-stream/source/stream.js
 var getAsyncIterable = (stream2) => {
   if (isReadableStream(stream2, { checkOpen: false }) && nodeImports.on !== void 0) {
     return getStreamIterable(stream2);
@@ -88805,7 +89164,7 @@ var handleStreamEnd = async (stream2, controller, state) => {
 };
 var nodeImports = {};
 
-// ../../../work/main/node_modules/get-stream/source/contents.js
+// node_modules/get-stream/source/contents.js
 var getStreamContents = async (stream2, { init, convertChunk, getSize, truncateChunk, addChunk, getFinalChunk, finalize: finalize2 }, { maxBuffer = Number.POSITIVE_INFINITY } = {}) => {
   const asyncIterable = getAsyncIterable(stream2);
   const state = init();
@@ -88900,7 +89259,7 @@ var MaxBufferError = class extends Error {
   }
 };
 
-// ../../../work/main/node_modules/get-stream/source/utils.js
+// node_modules/get-stream/source/utils.js
 var identity2 = (value) => value;
 var noop5 = () => void 0;
 var getContentsProperty = ({ contents }) => contents;
@@ -88909,7 +89268,7 @@ var throwObjectStream = (chunk) => {
 };
 var getLengthProperty = (convertedChunk) => convertedChunk.length;
 
-// ../../../work/main/node_modules/get-stream/source/array.js
+// node_modules/get-stream/source/array.js
 async function getStreamAsArray(stream2, options2) {
   return getStreamContents(stream2, arrayMethods, options2);
 }
@@ -88936,7 +89295,7 @@ var arrayMethods = {
   finalize: getContentsProperty
 };
 
-// ../../../work/main/node_modules/get-stream/source/array-buffer.js
+// node_modules/get-stream/source/array-buffer.js
 async function getStreamAsArrayBuffer(stream2, options2) {
   return getStreamContents(stream2, arrayBufferMethods, options2);
 }
@@ -88989,7 +89348,7 @@ var arrayBufferMethods = {
   finalize: finalizeArrayBuffer
 };
 
-// ../../../work/main/node_modules/get-stream/source/string.js
+// node_modules/get-stream/source/string.js
 async function getStreamAsString(stream2, options2) {
   return getStreamContents(stream2, stringMethods, options2);
 }
@@ -89018,10 +89377,10 @@ var stringMethods = {
   finalize: getContentsProperty
 };
 
-// ../../../work/main/node_modules/get-stream/source/index.js
+// node_modules/get-stream/source/index.js
 Object.assign(nodeImports, { on, finished });
 
-// ../../../work/main/node_modules/execa/lib/io/max-buffer.js
+// node_modules/execa/lib/io/max-buffer.js
 var handleMaxBuffer = ({ error: error62, stream: stream2, readableObjectMode, lines, encoding, fdNumber }) => {
   if (!(error62 instanceof MaxBufferError)) {
     throw error62;
@@ -89080,7 +89439,7 @@ var truncateMaxBufferSync = (result, isMaxBuffer, maxBuffer) => {
 };
 var getMaxBufferSync = ([, stdoutMaxBuffer]) => stdoutMaxBuffer;
 
-// ../../../work/main/node_modules/execa/lib/return/message.js
+// node_modules/execa/lib/return/message.js
 var createMessages = ({
   stdio,
   all,
@@ -89198,7 +89557,7 @@ var serializeMessageItem = (messageItem) => {
   return "";
 };
 
-// ../../../work/main/node_modules/execa/lib/return/result.js
+// node_modules/execa/lib/return/result.js
 var makeSuccessResult = ({
   command,
   escapedCommand,
@@ -89371,7 +89730,7 @@ var normalizeExitPayload = (rawExitCode, rawSignal) => {
   return { exitCode, signal, signalDescription };
 };
 
-// ../../../work/main/node_modules/parse-ms/index.js
+// node_modules/parse-ms/index.js
 var toZeroIfInfinity = (value) => Number.isFinite(value) ? value : 0;
 function parseNumber(milliseconds) {
   return {
@@ -89410,7 +89769,7 @@ function parseMilliseconds(milliseconds) {
   throw new TypeError("Expected a finite number or bigint");
 }
 
-// ../../../work/main/node_modules/pretty-ms/index.js
+// node_modules/pretty-ms/index.js
 var isZero = (value) => value === 0 || value === 0n;
 var pluralize = (word, count3) => count3 === 1 || count3 === 1n ? word : `${word}s`;
 var SECOND_ROUNDING_EPSILON = 1e-7;
@@ -89510,7 +89869,7 @@ function prettyMilliseconds(milliseconds, options2) {
   return sign + result.join(separator);
 }
 
-// ../../../work/main/node_modules/execa/lib/verbose/error.js
+// node_modules/execa/lib/verbose/error.js
 var logError = (result, verboseInfo) => {
   if (result.failed) {
     verboseLog({
@@ -89522,7 +89881,7 @@ var logError = (result, verboseInfo) => {
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/verbose/complete.js
+// node_modules/execa/lib/verbose/complete.js
 var logResult = (result, verboseInfo) => {
   if (!isVerbose(verboseInfo)) {
     return;
@@ -89540,7 +89899,7 @@ var logDuration = (result, verboseInfo) => {
   });
 };
 
-// ../../../work/main/node_modules/execa/lib/return/reject.js
+// node_modules/execa/lib/return/reject.js
 var handleResult = (result, verboseInfo, { reject }) => {
   logResult(result, verboseInfo);
   if (result.failed && reject) {
@@ -89549,10 +89908,10 @@ var handleResult = (result, verboseInfo, { reject }) => {
   return result;
 };
 
-// ../../../work/main/node_modules/execa/lib/stdio/handle-sync.js
+// node_modules/execa/lib/stdio/handle-sync.js
 import { readFileSync as readFileSync3 } from "node:fs";
 
-// ../../../work/main/node_modules/execa/lib/stdio/type.js
+// node_modules/execa/lib/stdio/type.js
 var getStdioItemType = (value, optionName) => {
   if (isAsyncGenerator(value)) {
     return "asyncGenerator";
@@ -89678,7 +90037,7 @@ var TYPE_TO_MESSAGE = {
   uint8Array: "a Uint8Array"
 };
 
-// ../../../work/main/node_modules/execa/lib/transform/object-mode.js
+// node_modules/execa/lib/transform/object-mode.js
 var getTransformObjectModes = (objectMode, index, newTransforms, direction) => direction === "output" ? getOutputObjectModes(objectMode, index, newTransforms) : getInputObjectModes(objectMode, index, newTransforms);
 var getOutputObjectModes = (objectMode, index, newTransforms) => {
   const writableObjectMode = index !== 0 && newTransforms[index - 1].value.readableObjectMode;
@@ -89698,7 +90057,7 @@ var getFdObjectMode = (stdioItems, direction) => {
   return direction === "input" ? lastTransform.value.writableObjectMode : lastTransform.value.readableObjectMode;
 };
 
-// ../../../work/main/node_modules/execa/lib/transform/normalize.js
+// node_modules/execa/lib/transform/normalize.js
 var normalizeTransforms = (stdioItems, optionName, direction, options2) => [
   ...stdioItems.filter(({ type }) => !TRANSFORM_TYPES.has(type)),
   ...getTransforms(stdioItems, optionName, direction, options2)
@@ -89792,7 +90151,7 @@ var normalizeGenerator = ({ stdioItem, stdioItem: { value }, index, newTransform
 };
 var sortTransforms = (newTransforms, direction) => direction === "input" ? newTransforms.reverse() : newTransforms;
 
-// ../../../work/main/node_modules/execa/lib/stdio/direction.js
+// node_modules/execa/lib/stdio/direction.js
 import process7 from "node:process";
 var getStreamDirection = (stdioItems, fdNumber, optionName) => {
   const directions = stdioItems.map((stdioItem) => getStdioItemDirection(stdioItem, fdNumber));
@@ -89842,10 +90201,10 @@ var getStandardStreamDirection = (value) => {
 };
 var DEFAULT_DIRECTION = "output";
 
-// ../../../work/main/node_modules/execa/lib/ipc/array.js
+// node_modules/execa/lib/ipc/array.js
 var normalizeIpcStdioArray = (stdioArray, ipc) => ipc && !stdioArray.includes("ipc") ? [...stdioArray, "ipc"] : stdioArray;
 
-// ../../../work/main/node_modules/execa/lib/stdio/stdio-option.js
+// node_modules/execa/lib/stdio/stdio-option.js
 var normalizeStdioOption = ({ stdio, ipc, buffer, ...options2 }, verboseInfo, isSync) => {
   const stdioArray = getStdioArray(stdio, options2).map((stdioOption, fdNumber) => addDefaultValue2(stdioOption, fdNumber));
   return isSync ? normalizeStdioSync(stdioArray, buffer, verboseInfo) : normalizeIpcStdioArray(stdioArray, ipc);
@@ -89879,7 +90238,7 @@ var addDefaultValue2 = (stdioOption, fdNumber) => {
 var normalizeStdioSync = (stdioArray, buffer, verboseInfo) => stdioArray.map((stdioOption, fdNumber) => !buffer[fdNumber] && fdNumber !== 0 && !isFullVerbose(verboseInfo, fdNumber) && isOutputPipeOnly(stdioOption) ? "ignore" : stdioOption);
 var isOutputPipeOnly = (stdioOption) => stdioOption === "pipe" || Array.isArray(stdioOption) && stdioOption.every((item) => item === "pipe");
 
-// ../../../work/main/node_modules/execa/lib/stdio/native.js
+// node_modules/execa/lib/stdio/native.js
 import { readFileSync as readFileSync2 } from "node:fs";
 import tty2 from "node:tty";
 var handleNativeStream = ({ stdioItem, stdioItem: { type }, isStdioArray, fdNumber, direction, isSync }) => {
@@ -89948,7 +90307,7 @@ var getStandardStream = (fdNumber, value, optionName) => {
   return standardStream;
 };
 
-// ../../../work/main/node_modules/execa/lib/stdio/input-option.js
+// node_modules/execa/lib/stdio/input-option.js
 var handleInputOptions = ({ input: input3, inputFile }, fdNumber) => fdNumber === 0 ? [
   ...handleInputOption(input3),
   ...handleInputFileOption(inputFile)
@@ -89984,7 +90343,7 @@ var getInputFileType = (inputFile) => {
   throw new Error("The `inputFile` option must be a file path string or a file URL.");
 };
 
-// ../../../work/main/node_modules/execa/lib/stdio/duplicate.js
+// node_modules/execa/lib/stdio/duplicate.js
 var filterDuplicates = (stdioItems) => stdioItems.filter((stdioItemOne, indexOne) => stdioItems.every((stdioItemTwo, indexTwo) => stdioItemOne.value !== stdioItemTwo.value || indexOne >= indexTwo || stdioItemOne.type === "generator" || stdioItemOne.type === "asyncGenerator"));
 var getDuplicateStream = ({ stdioItem: { type, value, optionName }, direction, fileDescriptors, isSync }) => {
   const otherStdioItems = getOtherStdioItems(fileDescriptors, type);
@@ -90059,7 +90418,7 @@ var throwOnDuplicateStream = (stdioItem, optionName, type) => {
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/stdio/handle.js
+// node_modules/execa/lib/stdio/handle.js
 var handleStdio = (addProperties3, options2, verboseInfo, isSync) => {
   const stdio = normalizeStdioOption(options2, verboseInfo, isSync);
   const initialFileDescriptors = stdio.map((stdioOption, fdNumber) => getFileDescriptor({
@@ -90219,7 +90578,7 @@ var forwardStdio = (stdioItems) => {
   return type === "native" ? value : "pipe";
 };
 
-// ../../../work/main/node_modules/execa/lib/stdio/handle-sync.js
+// node_modules/execa/lib/stdio/handle-sync.js
 var handleStdioSync = (options2, verboseInfo) => handleStdio(addPropertiesSync, options2, verboseInfo, true);
 var forbiddenIfSync = ({ type, optionName }) => {
   throwInvalidSyncValue(optionName, TYPE_TO_MESSAGE[type]);
@@ -90265,14 +90624,14 @@ var addPropertiesSync = {
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/io/strip-newline.js
+// node_modules/execa/lib/io/strip-newline.js
 var stripNewline = (value, { stripFinalNewline: stripFinalNewline2 }, fdNumber) => getStripFinalNewline(stripFinalNewline2, fdNumber) && value !== void 0 && !Array.isArray(value) ? stripFinalNewline(value) : value;
 var getStripFinalNewline = (stripFinalNewline2, fdNumber) => fdNumber === "all" ? stripFinalNewline2[1] || stripFinalNewline2[2] : stripFinalNewline2[fdNumber];
 
-// ../../../work/main/node_modules/execa/lib/transform/generator.js
+// node_modules/execa/lib/transform/generator.js
 import { Transform, getDefaultHighWaterMark } from "node:stream";
 
-// ../../../work/main/node_modules/execa/lib/transform/split.js
+// node_modules/execa/lib/transform/split.js
 var getSplitLinesGenerator = (binary, preserveNewlines, skipped, state) => binary || skipped ? void 0 : initializeSplitLines(preserveNewlines, state);
 var splitLinesSync = (chunk, preserveNewlines, objectMode) => objectMode ? chunk.flatMap((item) => splitLinesItemSync(item, preserveNewlines)) : splitLinesItemSync(chunk, preserveNewlines);
 var splitLinesItemSync = (chunk, preserveNewlines) => {
@@ -90352,7 +90711,7 @@ var linesUint8ArrayInfo = {
   concatBytes: concatUint8Array
 };
 
-// ../../../work/main/node_modules/execa/lib/transform/validate.js
+// node_modules/execa/lib/transform/validate.js
 import { Buffer as Buffer2 } from "node:buffer";
 var getValidateTransformInput = (writableObjectMode, optionName) => writableObjectMode ? void 0 : validateStringTransformInput.bind(void 0, optionName);
 var validateStringTransformInput = function* (optionName, chunk) {
@@ -90381,7 +90740,7 @@ Instead, \`yield\` should either be called with a value, or not be called at all
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/transform/encoding-transform.js
+// node_modules/execa/lib/transform/encoding-transform.js
 import { Buffer as Buffer3 } from "node:buffer";
 import { StringDecoder as StringDecoder2 } from "node:string_decoder";
 var getEncodingTransformGenerator = (binary, encoding, skipped) => {
@@ -90416,7 +90775,7 @@ var encodingStringFinal = function* (stringDecoder) {
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/transform/run-async.js
+// node_modules/execa/lib/transform/run-async.js
 import { callbackify } from "node:util";
 var pushChunks = callbackify(async (getChunks, state, getChunksArguments, transformStream) => {
   state.currentIterable = getChunks(...getChunksArguments);
@@ -90464,7 +90823,7 @@ var identityGenerator = function* (chunk) {
   yield chunk;
 };
 
-// ../../../work/main/node_modules/execa/lib/transform/run-sync.js
+// node_modules/execa/lib/transform/run-sync.js
 var pushChunksSync = (getChunksSync, getChunksArguments, transformStream, done) => {
   try {
     for (const chunk of getChunksSync(...getChunksArguments)) {
@@ -90506,7 +90865,7 @@ var identityGenerator2 = function* (chunk) {
   yield chunk;
 };
 
-// ../../../work/main/node_modules/execa/lib/transform/generator.js
+// node_modules/execa/lib/transform/generator.js
 var generatorToStream = ({
   value,
   value: { transform: transform2, final, writableObjectMode, readableObjectMode },
@@ -90560,7 +90919,7 @@ var addInternalGenerators = ({ transform: transform2, final, binary, writableObj
   ].filter(Boolean);
 };
 
-// ../../../work/main/node_modules/execa/lib/io/input-sync.js
+// node_modules/execa/lib/io/input-sync.js
 var addInputOptionsSync = (fileDescriptors, options2) => {
   for (const fdNumber of getInputFdNumbers(fileDescriptors)) {
     addInputOptionSync(fileDescriptors, fdNumber, options2);
@@ -90593,10 +90952,10 @@ var validateSerializable = (newContents) => {
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/io/output-sync.js
+// node_modules/execa/lib/io/output-sync.js
 import { writeFileSync, appendFileSync } from "node:fs";
 
-// ../../../work/main/node_modules/execa/lib/verbose/output.js
+// node_modules/execa/lib/verbose/output.js
 var shouldLogOutput = ({ stdioItems, encoding, verboseInfo, fdNumber }) => fdNumber !== "all" && isFullVerbose(verboseInfo, fdNumber) && !BINARY_ENCODINGS.has(encoding) && fdUsesVerbose(fdNumber) && (stdioItems.some(({ type, value }) => type === "native" && PIPED_STDIO_VALUES.has(value)) || stdioItems.every(({ type }) => TRANSFORM_TYPES.has(type)));
 var fdUsesVerbose = (fdNumber) => fdNumber === 1 || fdNumber === 2;
 var PIPED_STDIO_VALUES = /* @__PURE__ */ new Set(["pipe", "overlapped"]);
@@ -90623,7 +90982,7 @@ var logLine = (line, fdNumber, verboseInfo) => {
   });
 };
 
-// ../../../work/main/node_modules/execa/lib/io/output-sync.js
+// node_modules/execa/lib/io/output-sync.js
 var transformOutputSync = ({ fileDescriptors, syncResult: { output: output2 }, options: options2, isMaxBuffer, verboseInfo }) => {
   if (output2 === null) {
     return { output: Array.from({ length: 3 }) };
@@ -90715,18 +91074,18 @@ var logOutputSync = ({ serializedResult, fdNumber, state, verboseInfo, encoding,
   }
 };
 var writeToFiles = (serializedResult, stdioItems, outputFiles) => {
-  for (const { path: path22, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
-    const pathString = typeof path22 === "string" ? path22 : path22.toString();
+  for (const { path: path23, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
+    const pathString = typeof path23 === "string" ? path23 : path23.toString();
     if (append || outputFiles.has(pathString)) {
-      appendFileSync(path22, serializedResult);
+      appendFileSync(path23, serializedResult);
     } else {
       outputFiles.add(pathString);
-      writeFileSync(path22, serializedResult);
+      writeFileSync(path23, serializedResult);
     }
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/resolve/all-sync.js
+// node_modules/execa/lib/resolve/all-sync.js
 var getAllSync = ([, stdout, stderr], options2) => {
   if (!options2.all) {
     return;
@@ -90749,7 +91108,7 @@ var getAllSync = ([, stdout, stderr], options2) => {
   return `${stdout}${stderr}`;
 };
 
-// ../../../work/main/node_modules/execa/lib/resolve/exit-async.js
+// node_modules/execa/lib/resolve/exit-async.js
 import { once as once5 } from "node:events";
 var waitForExit = async (subprocess, context2) => {
   const [exitCode, signal] = await waitForExitOrError(subprocess);
@@ -90783,7 +91142,7 @@ var waitForSuccessfulExit = async (exitPromise) => {
 var isSubprocessErrorExit = (exitCode, signal) => exitCode === void 0 && signal === void 0;
 var isFailedExit = (exitCode, signal) => exitCode !== 0 || signal !== null;
 
-// ../../../work/main/node_modules/execa/lib/resolve/exit-sync.js
+// node_modules/execa/lib/resolve/exit-sync.js
 var getExitResultSync = ({ error: error62, status: exitCode, signal, output: output2 }, { maxBuffer }) => {
   const resultError = getResultError(error62, exitCode, signal);
   const timedOut = resultError?.code === "ETIMEDOUT";
@@ -90803,7 +91162,7 @@ var getResultError = (error62, exitCode, signal) => {
   return isFailedExit(exitCode, signal) ? new DiscardedError() : void 0;
 };
 
-// ../../../work/main/node_modules/execa/lib/methods/main-sync.js
+// node_modules/execa/lib/methods/main-sync.js
 var execaCoreSync = (rawFile, rawArguments, rawOptions) => {
   const { file: file2, commandArguments, command, escapedCommand, startTime: startTime2, verboseInfo, options: options2, fileDescriptors } = handleSyncArguments(rawFile, rawArguments, rawOptions);
   const result = spawnSubprocessSync({
@@ -90935,14 +91294,14 @@ var getSyncResult = ({ error: error62, exitCode, signal, timedOut, isMaxBuffer, 
   isSync: true
 });
 
-// ../../../work/main/node_modules/execa/lib/methods/main-async.js
+// node_modules/execa/lib/methods/main-async.js
 import { setMaxListeners } from "node:events";
 import { spawn as spawn3 } from "node:child_process";
 
-// ../../../work/main/node_modules/execa/lib/ipc/methods.js
+// node_modules/execa/lib/ipc/methods.js
 import process8 from "node:process";
 
-// ../../../work/main/node_modules/execa/lib/ipc/get-one.js
+// node_modules/execa/lib/ipc/get-one.js
 import { once as once6, on as on2 } from "node:events";
 var getOneMessage = ({ anyProcess, channel, isSubprocess, ipc }, { reference = true, filter } = {}) => {
   validateIpcMethod({
@@ -90997,7 +91356,7 @@ var throwOnStrictError = async (ipcEmitter, isSubprocess, { signal }) => {
   throw getStrictResponseError(error62, isSubprocess);
 };
 
-// ../../../work/main/node_modules/execa/lib/ipc/get-each.js
+// node_modules/execa/lib/ipc/get-each.js
 import { once as once7, on as on3 } from "node:events";
 var getEachMessage = ({ anyProcess, channel, isSubprocess, ipc }, { reference = true } = {}) => loopOnMessages({
   anyProcess,
@@ -91076,7 +91435,7 @@ var throwIfStrictError = ({ error: error62 }) => {
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/ipc/methods.js
+// node_modules/execa/lib/ipc/methods.js
 var addIpcMethods = (subprocess, { ipc }) => {
   Object.assign(subprocess, getIpcMethods(subprocess, false, ipc));
 };
@@ -91115,7 +91474,7 @@ var getIpcMethods = (anyProcess, isSubprocess, ipc) => ({
   })
 });
 
-// ../../../work/main/node_modules/execa/lib/return/early-error.js
+// node_modules/execa/lib/return/early-error.js
 import { ChildProcess as ChildProcess2 } from "node:child_process";
 import {
   PassThrough,
@@ -91169,7 +91528,7 @@ var duplex = () => new Duplex({ read() {
 } });
 var handleDummyPromise = async (error62, verboseInfo, options2) => handleResult(error62, verboseInfo, options2);
 
-// ../../../work/main/node_modules/execa/lib/stdio/handle-async.js
+// node_modules/execa/lib/stdio/handle-async.js
 import { createReadStream as createReadStream3, createWriteStream } from "node:fs";
 import { Buffer as Buffer4 } from "node:buffer";
 import { Readable as Readable2, Writable as Writable2, Duplex as Duplex2 } from "node:stream";
@@ -91214,7 +91573,7 @@ var addPropertiesAsync = {
   }
 };
 
-// ../../../work/main/node_modules/@sindresorhus/merge-streams/index.js
+// node_modules/@sindresorhus/merge-streams/index.js
 import { on as on4, once as once8 } from "node:events";
 import { PassThrough as PassThroughStream, getDefaultHighWaterMark as getDefaultHighWaterMark2 } from "node:stream";
 import { finished as finished2 } from "node:stream/promises";
@@ -91431,7 +91790,7 @@ var updateMaxListeners = (passThroughStream, increment2) => {
 var PASSTHROUGH_LISTENERS_COUNT = 2;
 var PASSTHROUGH_LISTENERS_PER_STREAM = 1;
 
-// ../../../work/main/node_modules/execa/lib/io/pipeline.js
+// node_modules/execa/lib/io/pipeline.js
 import { finished as finished3 } from "node:stream/promises";
 var pipeStreams = (source, destination) => {
   source.pipe(destination);
@@ -91469,7 +91828,7 @@ var abortSourceStream = (source) => {
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/io/output-async.js
+// node_modules/execa/lib/io/output-async.js
 var pipeOutputAsync = (subprocess, fileDescriptors, controller) => {
   const pipeGroups = /* @__PURE__ */ new Map();
   for (const [fdNumber, { stdioItems, direction }] of Object.entries(fileDescriptors)) {
@@ -91521,10 +91880,10 @@ var setStandardStreamMaxListeners = (stream2, { signal }) => {
 };
 var MAX_LISTENERS_INCREMENT = 2;
 
-// ../../../work/main/node_modules/execa/lib/terminate/cleanup.js
+// node_modules/execa/lib/terminate/cleanup.js
 import { addAbortListener as addAbortListener2 } from "node:events";
 
-// ../../../work/main/node_modules/signal-exit/dist/mjs/signals.js
+// node_modules/signal-exit/dist/mjs/signals.js
 var signals = [];
 signals.push("SIGHUP", "SIGINT", "SIGTERM");
 if (process.platform !== "win32") {
@@ -91548,7 +91907,7 @@ if (process.platform === "linux") {
   signals.push("SIGIO", "SIGPOLL", "SIGPWR", "SIGSTKFLT");
 }
 
-// ../../../work/main/node_modules/signal-exit/dist/mjs/index.js
+// node_modules/signal-exit/dist/mjs/index.js
 var processOk = (process10) => !!process10 && typeof process10 === "object" && typeof process10.removeListener === "function" && typeof process10.emit === "function" && typeof process10.reallyExit === "function" && typeof process10.listeners === "function" && typeof process10.kill === "function" && typeof process10.pid === "number" && typeof process10.on === "function";
 var kExitEmitter = /* @__PURE__ */ Symbol.for("signal-exit emitter");
 var global2 = globalThis;
@@ -91775,7 +92134,7 @@ var {
   unload
 } = signalExitWrap(processOk(process9) ? new SignalExit(process9) : new SignalExitFallback());
 
-// ../../../work/main/node_modules/execa/lib/terminate/cleanup.js
+// node_modules/execa/lib/terminate/cleanup.js
 var cleanupOnExit = (subprocess, { cleanup, detached }, { signal }) => {
   if (!cleanup || detached) {
     return;
@@ -91788,7 +92147,7 @@ var cleanupOnExit = (subprocess, { cleanup, detached }, { signal }) => {
   });
 };
 
-// ../../../work/main/node_modules/execa/lib/pipe/pipe-arguments.js
+// node_modules/execa/lib/pipe/pipe-arguments.js
 var normalizePipeArguments = ({ source, sourcePromise, boundOptions, createNested }, ...pipeArguments) => {
   const startTime2 = getStartTime();
   const {
@@ -91861,7 +92220,7 @@ var getSourceStream = (source, from) => {
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/pipe/throw.js
+// node_modules/execa/lib/pipe/throw.js
 var handlePipeArgumentsError = ({
   sourceStream,
   sourceError,
@@ -91910,7 +92269,7 @@ var createNonCommandError = ({ error: error62, fileDescriptors, sourceOptions, s
 });
 var PIPE_COMMAND_MESSAGE = "source.pipe(destination)";
 
-// ../../../work/main/node_modules/execa/lib/pipe/sequence.js
+// node_modules/execa/lib/pipe/sequence.js
 var waitForBothSubprocesses = async (subprocessPromises) => {
   const [
     { status: sourceStatus, reason: sourceReason, value: sourceResult = sourceReason },
@@ -91928,7 +92287,7 @@ var waitForBothSubprocesses = async (subprocessPromises) => {
   return destinationResult;
 };
 
-// ../../../work/main/node_modules/execa/lib/pipe/streaming.js
+// node_modules/execa/lib/pipe/streaming.js
 import { finished as finished4 } from "node:stream/promises";
 var pipeSubprocessStream = (sourceStream, destinationStream, maxListenersController) => {
   const mergedStream = MERGED_STREAMS.has(destinationStream) ? pipeMoreSubprocessStream(sourceStream, destinationStream) : pipeFirstSubprocessStream(sourceStream, destinationStream);
@@ -91959,7 +92318,7 @@ var MERGED_STREAMS = /* @__PURE__ */ new WeakMap();
 var SOURCE_LISTENERS_PER_PIPE = 2;
 var DESTINATION_LISTENERS_PER_PIPE = 1;
 
-// ../../../work/main/node_modules/execa/lib/pipe/abort.js
+// node_modules/execa/lib/pipe/abort.js
 import { aborted as aborted2 } from "node:util";
 var unpipeOnAbort = (unpipeSignal, unpipeContext) => unpipeSignal === void 0 ? [] : [unpipeOnSignalAbort(unpipeSignal, unpipeContext)];
 var unpipeOnSignalAbort = async (unpipeSignal, { sourceStream, mergedStream, fileDescriptors, sourceOptions, startTime: startTime2 }) => {
@@ -91974,7 +92333,7 @@ var unpipeOnSignalAbort = async (unpipeSignal, { sourceStream, mergedStream, fil
   });
 };
 
-// ../../../work/main/node_modules/execa/lib/pipe/setup.js
+// node_modules/execa/lib/pipe/setup.js
 var pipeToSubprocess = (sourceInfo, ...pipeArguments) => {
   if (isPlainObject5(pipeArguments[0])) {
     return pipeToSubprocess.bind(void 0, {
@@ -92033,10 +92392,10 @@ var handlePipePromise = async ({
 };
 var getSubprocessPromises = (sourcePromise, destination) => Promise.allSettled([sourcePromise, destination]);
 
-// ../../../work/main/node_modules/execa/lib/io/contents.js
+// node_modules/execa/lib/io/contents.js
 import { setImmediate as setImmediate2 } from "node:timers/promises";
 
-// ../../../work/main/node_modules/execa/lib/io/iterate.js
+// node_modules/execa/lib/io/iterate.js
 import { on as on5 } from "node:events";
 import { getDefaultHighWaterMark as getDefaultHighWaterMark3 } from "node:stream";
 var iterateOnSubprocessStream = ({ subprocessStdout, subprocess, binary, shouldEncode, encoding, preserveNewlines }) => {
@@ -92129,7 +92488,7 @@ var getGenerators = ({ binary, shouldEncode, encoding, shouldSplit, preserveNewl
   getSplitLinesGenerator(binary, preserveNewlines, !shouldSplit, {})
 ].filter(Boolean);
 
-// ../../../work/main/node_modules/execa/lib/io/contents.js
+// node_modules/execa/lib/io/contents.js
 var getStreamOutput = async ({ stream: stream2, onStreamEnd, fdNumber, encoding, buffer, maxBuffer, lines, allMixed, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => {
   const logPromise = logOutputAsync({
     stream: stream2,
@@ -92220,7 +92579,7 @@ var getBufferedData = async (streamPromise) => {
 };
 var handleBufferedData = ({ bufferedData }) => isArrayBuffer(bufferedData) ? new Uint8Array(bufferedData) : bufferedData;
 
-// ../../../work/main/node_modules/execa/lib/resolve/wait-stream.js
+// node_modules/execa/lib/resolve/wait-stream.js
 import { finished as finished5 } from "node:stream/promises";
 var waitForStream = async (stream2, fdNumber, streamInfo, { isSameDirection, stopOnExit = false } = {}) => {
   const state = handleStdinDestroy(stream2, streamInfo);
@@ -92273,7 +92632,7 @@ var isInputFileDescriptor = ({ fileDescriptors }, fdNumber) => fdNumber !== "all
 var isStreamAbort = (error62) => error62?.code === "ERR_STREAM_PREMATURE_CLOSE";
 var isStreamEpipe = (error62) => error62?.code === "EPIPE";
 
-// ../../../work/main/node_modules/execa/lib/resolve/stdio.js
+// node_modules/execa/lib/resolve/stdio.js
 var waitForStdioStreams = ({ subprocess, encoding, buffer, maxBuffer, lines, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => subprocess.stdio.map((stream2, fdNumber) => waitForSubprocessStream({
   stream: stream2,
   fdNumber,
@@ -92314,7 +92673,7 @@ var waitForSubprocessStream = async ({ stream: stream2, fdNumber, encoding, buff
   return output2;
 };
 
-// ../../../work/main/node_modules/execa/lib/resolve/all-async.js
+// node_modules/execa/lib/resolve/all-async.js
 var makeAllStream = ({ stdout, stderr }, { all }) => all && (stdout || stderr) ? mergeStreams([stdout, stderr].filter(Boolean)) : void 0;
 var waitForAllStream = ({ subprocess, encoding, buffer, maxBuffer, lines, stripFinalNewline: stripFinalNewline2, verboseInfo, streamInfo }) => waitForSubprocessStream({
   ...getAllStream(subprocess, buffer),
@@ -92342,10 +92701,10 @@ var getAllStream = ({ stdout, stderr, all }, [, bufferStdout, bufferStderr]) => 
 };
 var getAllMixed = ({ all, stdout, stderr }) => all && stdout && stderr && stdout.readableObjectMode !== stderr.readableObjectMode;
 
-// ../../../work/main/node_modules/execa/lib/resolve/wait-subprocess.js
+// node_modules/execa/lib/resolve/wait-subprocess.js
 import { once as once9 } from "node:events";
 
-// ../../../work/main/node_modules/execa/lib/verbose/ipc.js
+// node_modules/execa/lib/verbose/ipc.js
 var shouldLogIpc = (verboseInfo) => isFullVerbose(verboseInfo, "ipc");
 var logIpcOutput = (message, verboseInfo) => {
   const verboseMessage = serializeVerboseMessage(message);
@@ -92357,7 +92716,7 @@ var logIpcOutput = (message, verboseInfo) => {
   });
 };
 
-// ../../../work/main/node_modules/execa/lib/ipc/buffer-messages.js
+// node_modules/execa/lib/ipc/buffer-messages.js
 var waitForIpcOutput = async ({
   subprocess,
   buffer: bufferArray,
@@ -92395,7 +92754,7 @@ var getBufferedIpcOutput = async (ipcOutputPromise, ipcOutput) => {
   return ipcOutput;
 };
 
-// ../../../work/main/node_modules/execa/lib/resolve/wait-subprocess.js
+// node_modules/execa/lib/resolve/wait-subprocess.js
 var waitForSubprocessResult = async ({
   subprocess,
   options: {
@@ -92511,7 +92870,7 @@ var throwOnSubprocessError = async (subprocess, { signal }) => {
   throw error62;
 };
 
-// ../../../work/main/node_modules/execa/lib/convert/concurrent.js
+// node_modules/execa/lib/convert/concurrent.js
 var initializeConcurrentStreams = () => ({
   readableDestroy: /* @__PURE__ */ new WeakMap(),
   writableFinal: /* @__PURE__ */ new WeakMap(),
@@ -92537,11 +92896,11 @@ var waitForConcurrentStreams = async ({ resolve: resolve3, promises }, subproces
   return !isSubprocessExit;
 };
 
-// ../../../work/main/node_modules/execa/lib/convert/readable.js
+// node_modules/execa/lib/convert/readable.js
 import { Readable as Readable3 } from "node:stream";
 import { callbackify as callbackify2 } from "node:util";
 
-// ../../../work/main/node_modules/execa/lib/convert/shared.js
+// node_modules/execa/lib/convert/shared.js
 import { finished as finished6 } from "node:stream/promises";
 var safeWaitForSubprocessStdin = async (subprocessStdin) => {
   if (subprocessStdin === void 0) {
@@ -92581,7 +92940,7 @@ var destroyOtherStream = (stream2, isOpen, error62) => {
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/convert/readable.js
+// node_modules/execa/lib/convert/readable.js
 var createReadable = ({ subprocess, concurrentStreams, encoding }, { from, binary: binaryOption = true, preserveNewlines = true } = {}) => {
   const binary = binaryOption || BINARY_ENCODINGS.has(encoding);
   const { subprocessStdout, waitReadableDestroy } = getSubprocessStdout(subprocess, from, concurrentStreams);
@@ -92666,7 +93025,7 @@ var destroyOtherReadable = (stream2, error62) => {
   destroyOtherStream(stream2, stream2.readable, error62);
 };
 
-// ../../../work/main/node_modules/execa/lib/convert/writable.js
+// node_modules/execa/lib/convert/writable.js
 import { Writable as Writable3 } from "node:stream";
 import { callbackify as callbackify3 } from "node:util";
 var createWritable = ({ subprocess, concurrentStreams }, { to } = {}) => {
@@ -92732,7 +93091,7 @@ var destroyOtherWritable = (stream2, error62) => {
   destroyOtherStream(stream2, stream2.writable, error62);
 };
 
-// ../../../work/main/node_modules/execa/lib/convert/duplex.js
+// node_modules/execa/lib/convert/duplex.js
 import { Duplex as Duplex3 } from "node:stream";
 import { callbackify as callbackify4 } from "node:util";
 var createDuplex = ({ subprocess, concurrentStreams, encoding }, { from, to, binary: binaryOption = true, preserveNewlines = true } = {}) => {
@@ -92786,7 +93145,7 @@ var onDuplexDestroy = async ({ subprocessStdout, subprocessStdin, subprocess, wa
   ]);
 };
 
-// ../../../work/main/node_modules/execa/lib/convert/iterable.js
+// node_modules/execa/lib/convert/iterable.js
 var createIterable = (subprocess, encoding, {
   from,
   binary: binaryOption = false,
@@ -92815,7 +93174,7 @@ var iterateOnStdoutData = async function* (onStdoutData, subprocessStdout, subpr
   }
 };
 
-// ../../../work/main/node_modules/execa/lib/convert/add.js
+// node_modules/execa/lib/convert/add.js
 var addConvertedStreams = (subprocess, { encoding }) => {
   const concurrentStreams = initializeConcurrentStreams();
   subprocess.readable = createReadable.bind(void 0, { subprocess, concurrentStreams, encoding });
@@ -92825,7 +93184,7 @@ var addConvertedStreams = (subprocess, { encoding }) => {
   subprocess[Symbol.asyncIterator] = createIterable.bind(void 0, subprocess, encoding, {});
 };
 
-// ../../../work/main/node_modules/execa/lib/methods/promise.js
+// node_modules/execa/lib/methods/promise.js
 var mergePromise = (subprocess, promise2) => {
   for (const [property, descriptor] of descriptors) {
     const value = descriptor.value.bind(promise2);
@@ -92839,7 +93198,7 @@ var descriptors = ["then", "catch", "finally"].map((property) => [
   Reflect.getOwnPropertyDescriptor(nativePromisePrototype, property)
 ]);
 
-// ../../../work/main/node_modules/execa/lib/methods/main-async.js
+// node_modules/execa/lib/methods/main-async.js
 var execaCoreAsync = (rawFile, rawArguments, rawOptions, createNested) => {
   const { file: file2, commandArguments, command, escapedCommand, startTime: startTime2, verboseInfo, options: options2, fileDescriptors } = handleAsyncArguments(rawFile, rawArguments, rawOptions);
   const { subprocess, promise: promise2 } = spawnSubprocessAsync({
@@ -92994,7 +93353,7 @@ var getAsyncResult = ({ errorInfo, exitCode, signal, stdio, all, ipcOutput, cont
   startTime: startTime2
 });
 
-// ../../../work/main/node_modules/execa/lib/methods/bind.js
+// node_modules/execa/lib/methods/bind.js
 var mergeOptions = (boundOptions, options2) => {
   const newOptions = Object.fromEntries(
     Object.entries(options2).map(([optionName, optionValue]) => [
@@ -93012,7 +93371,7 @@ var mergeOption = (optionName, boundOptionValue, optionValue) => {
 };
 var DEEP_OPTIONS = /* @__PURE__ */ new Set(["env", ...FD_SPECIFIC_OPTIONS]);
 
-// ../../../work/main/node_modules/execa/lib/methods/create.js
+// node_modules/execa/lib/methods/create.js
 var createExeca = (mapArguments, boundOptions, deepOptions, setBoundExeca) => {
   const createNested = (mapArguments2, boundOptions2, setBoundExeca2) => createExeca(mapArguments2, boundOptions2, deepOptions, setBoundExeca2);
   const boundExeca = (...execaArguments) => callBoundExeca({
@@ -93058,7 +93417,7 @@ var parseArguments = ({ mapArguments, firstArgument, nextArguments, deepOptions,
   };
 };
 
-// ../../../work/main/node_modules/execa/lib/methods/command.js
+// node_modules/execa/lib/methods/command.js
 var mapCommandAsync = ({ file: file2, commandArguments }) => parseCommand2(file2, commandArguments);
 var mapCommandSync = ({ file: file2, commandArguments }) => ({ ...parseCommand2(file2, commandArguments), isSync: true });
 var parseCommand2 = (command, unusedArguments) => {
@@ -93089,7 +93448,7 @@ var parseCommandString = (command) => {
 };
 var SPACES_REGEXP = / +/g;
 
-// ../../../work/main/node_modules/execa/lib/methods/script.js
+// node_modules/execa/lib/methods/script.js
 var setScriptSync = (boundExeca, createNested, boundOptions) => {
   boundExeca.sync = createNested(mapScriptSync, boundOptions);
   boundExeca.s = boundExeca.sync;
@@ -93100,7 +93459,7 @@ var getScriptOptions = (options2) => ({ options: { ...getScriptStdinOption(optio
 var getScriptStdinOption = ({ input: input3, inputFile, stdio }) => input3 === void 0 && inputFile === void 0 && stdio === void 0 ? { stdin: "inherit" } : {};
 var deepScriptOptions = { preferLocal: true };
 
-// ../../../work/main/node_modules/execa/index.js
+// node_modules/execa/index.js
 var execa = createExeca(() => ({}));
 var execaSync = createExeca(() => ({ isSync: true }));
 var execaCommand = createExeca(mapCommandAsync);
@@ -93116,7 +93475,7 @@ var {
 
 // src/workspace/fs-util.ts
 import { lstat, readdir as readdir2, rm } from "node:fs/promises";
-import path13 from "node:path";
+import path14 from "node:path";
 async function exists(p) {
   return await lstat(p).catch(() => null) !== null;
 }
@@ -93126,7 +93485,7 @@ async function diskUsage(root) {
   let total = info.blocks * 512;
   if (!info.isDirectory()) return total;
   const entries = await readdir2(root).catch(() => []);
-  for (const entry of entries) total += await diskUsage(path13.join(root, entry));
+  for (const entry of entries) total += await diskUsage(path14.join(root, entry));
   return total;
 }
 async function removeTree(target) {
@@ -93152,7 +93511,7 @@ async function clearModeBits(root, skip) {
 
 // src/workspace/git-host.ts
 import { mkdir as mkdir4 } from "node:fs/promises";
-import path14 from "node:path";
+import path15 from "node:path";
 var SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 function hardeningArgs() {
   return [
@@ -93184,7 +93543,7 @@ function hostGitEnv(gitHome, options2 = {}) {
   const env = {
     PATH: SYSTEM_PATH,
     HOME: gitHome,
-    XDG_CONFIG_HOME: path14.join(gitHome, ".config"),
+    XDG_CONFIG_HOME: path15.join(gitHome, ".config"),
     LANG: "C",
     LC_ALL: "C",
     GIT_CONFIG_NOSYSTEM: "1",
@@ -93297,7 +93656,143 @@ function parseRemoteUrl(remoteUrl) {
 
 // src/workspace/publish-repo.ts
 import { mkdir as mkdir5, writeFile } from "node:fs/promises";
-import path15 from "node:path";
+import path17 from "node:path";
+
+// src/workspace/git-port.ts
+import { constants as constants4 } from "node:fs";
+import { lstat as lstat2, open as open3 } from "node:fs/promises";
+import path16 from "node:path";
+var TIMEOUT_MS = 12e4;
+var UNTRACKED_LINE_COUNT_LIMIT = 1e6;
+function gitEnv(repo) {
+  return {
+    ...gitLocationEnv(repo),
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_LITERAL_PATHSPECS: "1",
+    GIT_TERMINAL_PROMPT: "0"
+  };
+}
+function parseStatus(output2) {
+  const entries = [];
+  const parts = output2.split("\0");
+  for (let i2 = 0; i2 < parts.length; i2 += 1) {
+    const part = parts[i2] ?? "";
+    if (part.length < 4) continue;
+    const code = part.slice(0, 2);
+    entries.push({ path: part.slice(3), code });
+    if (code.includes("R") || code.includes("C")) i2 += 1;
+  }
+  return entries;
+}
+function parseNumstat(output2) {
+  return output2.split("\0").filter((record2) => record2.length > 0).map((record2) => {
+    const [added = "-", deleted = "-", ...rest] = record2.split("	");
+    const lines = added === "-" || deleted === "-" ? null : Number(added) + Number(deleted);
+    return { path: rest.join("	"), lines };
+  });
+}
+function lineCount(content) {
+  if (!content || content.length === 0) return 0;
+  let count3 = 0;
+  for (let i2 = content.indexOf(10); i2 !== -1; i2 = content.indexOf(10, i2 + 1)) count3 += 1;
+  return content[content.length - 1] === 10 ? count3 : count3 + 1;
+}
+async function countLines2(file2) {
+  const info = await lstat2(file2).catch(() => null);
+  if (!info?.isFile() || info.size === 0) return 0;
+  const handle = await open3(file2, constants4.O_RDONLY | constants4.O_NOFOLLOW);
+  try {
+    const buffer = Buffer.alloc(Math.min(info.size, UNTRACKED_LINE_COUNT_LIMIT));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return lineCount(buffer.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
+  }
+}
+function createGitPort(options2) {
+  const { sandbox, repo } = options2;
+  const env = gitEnv(repo);
+  async function git(args, okExitCodes = [0]) {
+    const result = await sandbox.runArgv(["git", ...hardeningArgs(), ...args], { timeoutMs: TIMEOUT_MS, env });
+    if (result.timedOut) throw new TackleError("git", `git ${args[0] ?? ""} timed out`);
+    if (result.exitCode === null || !okExitCodes.includes(result.exitCode)) {
+      throw new TackleError("git", `git ${args.join(" ")} failed: ${(result.stderr.trim() || result.stdout.trim()).slice(-2e3)}`);
+    }
+    return { stdout: result.stdout, exitCode: result.exitCode };
+  }
+  async function resolveBase(base2) {
+    if (base2.startsWith("-")) throw new TackleError("git", `invalid base '${base2}'`);
+    for (const candidate of [`refs/heads/${base2}`, `refs/remotes/origin/${base2}`, base2]) {
+      const { stdout, exitCode } = await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], [0, 1, 128]);
+      if (exitCode === 0) return stdout.trim();
+    }
+    throw new TackleError("git", `unknown base '${base2}'`);
+  }
+  return {
+    async currentBranch() {
+      const { stdout, exitCode } = await git(["symbolic-ref", "--quiet", "--short", "HEAD"], [0, 1]);
+      return exitCode === 0 ? stdout.trim() : "HEAD";
+    },
+    async status() {
+      const { stdout } = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+      return parseStatus(stdout);
+    },
+    async diff({ staged, base: base2 }) {
+      const args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv"];
+      if (staged) args.push("--cached");
+      if (base2 !== void 0) args.push("--merge-base", await resolveBase(base2));
+      return (await git(args)).stdout;
+    },
+    async log(count3) {
+      const n2 = Math.max(1, Math.min(Math.floor(count3), 1e3));
+      const { stdout, exitCode } = await git(["log", `-n${n2}`, "--format=%H%x1f%s%x1f%an%x1f%aI%x1e"], [0, 128]);
+      if (exitCode !== 0) return [];
+      return stdout.split("").map((record2) => record2.trim()).filter(Boolean).map((record2) => {
+        const [sha = "", subject = "", author = "", date5 = ""] = record2.split("");
+        return { sha, subject, author, date: date5 };
+      });
+    },
+    async commit(message, files) {
+      if (message.trim() === "") throw new TackleError("git", "empty commit message");
+      if (files && files.length > 0) {
+        for (const file2 of files) if (file2.startsWith("-")) throw new TackleError("git", `invalid path '${file2}'`);
+        await git(["add", "-A", "--", ...files]);
+      } else {
+        await git(["add", "-A"]);
+      }
+      const { exitCode } = await git(["diff", "--cached", "--quiet"], [0, 1]);
+      if (exitCode === 0) return null;
+      await git(["commit", "--no-verify", "--no-gpg-sign", "--quiet", "-m", message]);
+      return (await git(["rev-parse", "HEAD"])).stdout.trim();
+    },
+    async listBranches() {
+      const { stdout } = await git(["for-each-ref", "--format=%(refname:short)", "refs/heads"]);
+      return stdout.split("\n").map((line) => line.trim()).filter(Boolean);
+    },
+    async createBranch(name2) {
+      assertBranchNameShape(name2);
+      await git(["check-ref-format", "--branch", name2]);
+      await git(["branch", name2]);
+    },
+    async switchBranch(name2) {
+      assertBranchNameShape(name2);
+      await git(["switch", name2]);
+    },
+    async diffStat(base2) {
+      const mergeBase = await resolveBase(base2);
+      const { stdout } = await git(["diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--merge-base", mergeBase]);
+      const tracked = parseNumstat(stdout);
+      const untracked = (await git(["ls-files", "--others", "--exclude-standard", "-z"])).stdout.split("\0").filter(Boolean);
+      let lines = 0;
+      for (const entry of tracked) lines += entry.lines ?? await countLines2(path16.join(repo.workTree, entry.path));
+      for (const file2 of untracked) lines += await countLines2(path16.join(repo.workTree, file2));
+      return { files: [.../* @__PURE__ */ new Set([...tracked.map((entry) => entry.path), ...untracked])], lines };
+    }
+  };
+}
+
+// src/workspace/publish-repo.ts
 var SHA = /^[0-9a-f]{40}$/;
 var EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 var INSPECT_ARGS = ["-c", "core.attributesFile=/dev/null", "-c", `attr.tree=${EMPTY_TREE}`, "-c", "diff.external=", "-c", "core.quotePath=false"];
@@ -93307,10 +93802,10 @@ function assertSha(sha, what) {
 }
 async function createPublishRepo(git, dir, alternates, templateDir) {
   await removeTree(dir);
-  await mkdir5(path15.dirname(dir), { recursive: true });
+  await mkdir5(path17.dirname(dir), { recursive: true });
   await git.run({ args: ["init", "--bare", "--quiet", `--template=${templateDir}`, dir] });
-  await mkdir5(path15.join(dir, "objects", "info"), { recursive: true });
-  await writeFile(path15.join(dir, "objects", "info", "alternates"), alternates.map((a2) => `${a2}
+  await mkdir5(path17.join(dir, "objects", "info"), { recursive: true });
+  await writeFile(path17.join(dir, "objects", "info", "alternates"), alternates.map((a2) => `${a2}
 `).join(""));
   const repo = { gitDir: dir };
   const run2 = (args, okExitCodes = [0], input3) => git.run({ args: [...INSPECT_ARGS, ...args], repo, okExitCodes, ...input3 !== void 0 ? { input: input3 } : {} });
@@ -93329,7 +93824,7 @@ async function createPublishRepo(git, dir, alternates, templateDir) {
       run2(["rev-list", "--no-merges", tip, "--not", from])
     ]);
     const entries = parseRawDiff(raw.stdout);
-    const lines = parseNumstatLines(numstat.stdout);
+    const lines = new Map(parseNumstat(numstat.stdout).flatMap((entry) => entry.lines === null ? [] : [[entry.path, entry.lines]]));
     const commitList = commits.stdout.split("\n").filter((line) => SHA.test(line));
     const perCommit = commitList.length > 1 ? parseRawDiff((await run2(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index", "--no-commit-id"], [0], `${commitList.join("\n")}
 `)).stdout) : [];
@@ -93451,22 +93946,6 @@ function parseRawDiff(output2) {
   }
   return entries;
 }
-function parseNumstatLines(output2) {
-  const lines = /* @__PURE__ */ new Map();
-  for (const record2 of output2.split("\0")) {
-    const [added = "", deleted = "", ...rest] = record2.replace(/^\n/, "").split("	");
-    const file2 = rest.join("	");
-    if (file2 === "" || !/^\d+$/.test(added) || !/^\d+$/.test(deleted)) continue;
-    lines.set(file2, Number(added) + Number(deleted));
-  }
-  return lines;
-}
-function lineCount(content) {
-  if (!content || content.length === 0) return 0;
-  let count3 = 0;
-  for (let i2 = content.indexOf(10); i2 !== -1; i2 = content.indexOf(10, i2 + 1)) count3 += 1;
-  return content[content.length - 1] === 10 ? count3 : count3 + 1;
-}
 async function verifiedTip(options2) {
   const { stdout } = await options2.readCheckout(["rev-parse", "--verify", `refs/heads/${options2.branch}^{commit}`]);
   const sha = assertSha(stdout.trim(), `the tip of ${options2.branch}`);
@@ -93515,9 +93994,9 @@ function parseOwnerRecord(text) {
 
 // src/workspace/sandbox.ts
 import { spawn as spawn5 } from "node:child_process";
-import { chmod, lstat as lstat3, mkdir as mkdir6, mkdtemp, realpath as realpath2, stat as stat7 } from "node:fs/promises";
+import { chmod, lstat as lstat4, mkdir as mkdir6, mkdtemp, realpath as realpath2, stat as stat7 } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import path16 from "node:path";
+import path18 from "node:path";
 
 // src/workspace/output-collector.ts
 function createOutputCollector(maxBytes) {
@@ -93572,7 +94051,7 @@ ${kept.toString("utf8")}`;
 
 // src/workspace/sandbox-network.ts
 import { spawn as spawn4, spawnSync as spawnSync2 } from "node:child_process";
-import { accessSync, constants as constants4 } from "node:fs";
+import { accessSync, constants as constants5 } from "node:fs";
 import { networkInterfaces } from "node:os";
 function isRoot() {
   return process.getuid?.() === 0;
@@ -93703,7 +94182,7 @@ function slirpAvailable() {
     if (!["slirp4netns", "ip", "nsenter", "unshare"].every(hasCommand)) return false;
     if (isRoot()) return true;
     try {
-      accessSync("/dev/net/tun", constants4.R_OK | constants4.W_OK);
+      accessSync("/dev/net/tun", constants5.R_OK | constants5.W_OK);
       return true;
     } catch {
       return false;
@@ -93804,7 +94283,7 @@ function supervise(child, spec, killAfterBytes, what, sandboxPid) {
 }
 
 // src/workspace/sandbox-plan.ts
-import { lstat as lstat2, readlink, stat as stat6 } from "node:fs/promises";
+import { lstat as lstat3, readlink, stat as stat6 } from "node:fs/promises";
 var SANDBOX_HOME = "/home/tackle";
 var SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 var DEFAULT_IDENTITY = { uid: 65534, gid: 65534 };
@@ -93843,7 +94322,7 @@ function probeHostLayout() {
   layoutCache ??= (async () => {
     const system = [];
     for (const dir of SYSTEM_DIRS2) {
-      const info = await lstat2(dir).catch(() => null);
+      const info = await lstat3(dir).catch(() => null);
       if (!info) continue;
       if (info.isSymbolicLink()) system.push({ path: dir, symlinkTo: await readlink(dir) });
       else if (info.isDirectory()) system.push({ path: dir });
@@ -93986,7 +94465,7 @@ async function assertReachable(paths, identity3) {
     const real = await realpath2(p).catch(() => null);
     if (!real) continue;
     const info = await stat7(real);
-    let dir = info.isDirectory() ? real : path16.dirname(real);
+    let dir = info.isDirectory() ? real : path18.dirname(real);
     for (; ; ) {
       const here = await stat7(dir);
       if (!canSearch(here, identity3)) {
@@ -93996,7 +94475,7 @@ async function assertReachable(paths, identity3) {
         );
       }
       if (dir === "/") break;
-      dir = path16.dirname(dir);
+      dir = path18.dirname(dir);
     }
   }
 }
@@ -94005,9 +94484,9 @@ function stageDir() {
   stageDirPromise ??= (async () => {
     const fixed = "/tmp/.tackle-stage";
     await mkdir6(fixed, { mode: 493 }).catch(() => void 0);
-    const info = await lstat3(fixed).catch(() => null);
+    const info = await lstat4(fixed).catch(() => null);
     if (info?.isDirectory() && info.uid === 0 && (info.mode & 18) === 0) return fixed;
-    const own2 = await mkdtemp(path16.join(tmpdir(), "tackle-stage-"));
+    const own2 = await mkdtemp(path18.join(tmpdir(), "tackle-stage-"));
     await chmod(own2, 493);
     return own2;
   })();
@@ -94260,141 +94739,10 @@ function createSandboxExec(options2) {
   return sandbox;
 }
 
-// src/workspace/git-port.ts
-import { constants as constants5 } from "node:fs";
-import { lstat as lstat4, open as open3 } from "node:fs/promises";
-import path17 from "node:path";
-var TIMEOUT_MS = 12e4;
-var UNTRACKED_LINE_COUNT_LIMIT = 1e6;
-function gitEnv(repo) {
-  return {
-    ...gitLocationEnv(repo),
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_CONFIG_GLOBAL: "/dev/null",
-    GIT_LITERAL_PATHSPECS: "1",
-    GIT_TERMINAL_PROMPT: "0"
-  };
-}
-function parseStatus(output2) {
-  const entries = [];
-  const parts = output2.split("\0");
-  for (let i2 = 0; i2 < parts.length; i2 += 1) {
-    const part = parts[i2] ?? "";
-    if (part.length < 4) continue;
-    const code = part.slice(0, 2);
-    entries.push({ path: part.slice(3), code });
-    if (code.includes("R") || code.includes("C")) i2 += 1;
-  }
-  return entries;
-}
-function parseNumstat(output2) {
-  return output2.split("\0").filter((record2) => record2.length > 0).map((record2) => {
-    const [added = "-", deleted = "-", ...rest] = record2.split("	");
-    const lines = (added === "-" ? 0 : Number(added)) + (deleted === "-" ? 0 : Number(deleted));
-    return { path: rest.join("	"), lines };
-  });
-}
-async function countLines2(file2) {
-  const info = await lstat4(file2).catch(() => null);
-  if (!info?.isFile() || info.size === 0) return 0;
-  const handle = await open3(file2, constants5.O_RDONLY | constants5.O_NOFOLLOW);
-  try {
-    const buffer = Buffer.alloc(Math.min(info.size, UNTRACKED_LINE_COUNT_LIMIT));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    const content = buffer.subarray(0, bytesRead);
-    if (content.includes(0)) return 0;
-    let lines = 0;
-    for (const byte of content) if (byte === 10) lines += 1;
-    return content[content.length - 1] === 10 ? lines : lines + 1;
-  } finally {
-    await handle.close();
-  }
-}
-function createGitPort(options2) {
-  const { sandbox, repo } = options2;
-  const env = gitEnv(repo);
-  async function git(args, okExitCodes = [0]) {
-    const result = await sandbox.runArgv(["git", ...hardeningArgs(), ...args], { timeoutMs: TIMEOUT_MS, env });
-    if (result.timedOut) throw new TackleError("git", `git ${args[0] ?? ""} timed out`);
-    if (result.exitCode === null || !okExitCodes.includes(result.exitCode)) {
-      throw new TackleError("git", `git ${args.join(" ")} failed: ${(result.stderr.trim() || result.stdout.trim()).slice(-2e3)}`);
-    }
-    return { stdout: result.stdout, exitCode: result.exitCode };
-  }
-  async function resolveBase(base2) {
-    if (base2.startsWith("-")) throw new TackleError("git", `invalid base '${base2}'`);
-    for (const candidate of [`refs/heads/${base2}`, `refs/remotes/origin/${base2}`, base2]) {
-      const { stdout, exitCode } = await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], [0, 1, 128]);
-      if (exitCode === 0) return stdout.trim();
-    }
-    throw new TackleError("git", `unknown base '${base2}'`);
-  }
-  return {
-    async currentBranch() {
-      const { stdout, exitCode } = await git(["symbolic-ref", "--quiet", "--short", "HEAD"], [0, 1]);
-      return exitCode === 0 ? stdout.trim() : "HEAD";
-    },
-    async status() {
-      const { stdout } = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
-      return parseStatus(stdout);
-    },
-    async diff({ staged, base: base2 }) {
-      const args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv"];
-      if (staged) args.push("--cached");
-      if (base2 !== void 0) args.push("--merge-base", await resolveBase(base2));
-      return (await git(args)).stdout;
-    },
-    async log(count3) {
-      const n2 = Math.max(1, Math.min(Math.floor(count3), 1e3));
-      const { stdout, exitCode } = await git(["log", `-n${n2}`, "--format=%H%x1f%s%x1f%an%x1f%aI%x1e"], [0, 128]);
-      if (exitCode !== 0) return [];
-      return stdout.split("").map((record2) => record2.trim()).filter(Boolean).map((record2) => {
-        const [sha = "", subject = "", author = "", date5 = ""] = record2.split("");
-        return { sha, subject, author, date: date5 };
-      });
-    },
-    async commit(message, files) {
-      if (message.trim() === "") throw new TackleError("git", "empty commit message");
-      if (files && files.length > 0) {
-        for (const file2 of files) if (file2.startsWith("-")) throw new TackleError("git", `invalid path '${file2}'`);
-        await git(["add", "-A", "--", ...files]);
-      } else {
-        await git(["add", "-A"]);
-      }
-      const { exitCode } = await git(["diff", "--cached", "--quiet"], [0, 1]);
-      if (exitCode === 0) return null;
-      await git(["commit", "--no-verify", "--no-gpg-sign", "--quiet", "-m", message]);
-      return (await git(["rev-parse", "HEAD"])).stdout.trim();
-    },
-    async listBranches() {
-      const { stdout } = await git(["for-each-ref", "--format=%(refname:short)", "refs/heads"]);
-      return stdout.split("\n").map((line) => line.trim()).filter(Boolean);
-    },
-    async createBranch(name2) {
-      assertBranchNameShape(name2);
-      await git(["check-ref-format", "--branch", name2]);
-      await git(["branch", name2]);
-    },
-    async switchBranch(name2) {
-      assertBranchNameShape(name2);
-      await git(["switch", name2]);
-    },
-    async diffStat(base2) {
-      const mergeBase = await resolveBase(base2);
-      const { stdout } = await git(["diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--merge-base", mergeBase]);
-      const tracked = parseNumstat(stdout);
-      const untracked = (await git(["ls-files", "--others", "--exclude-standard", "-z"])).stdout.split("\0").filter(Boolean);
-      let lines = tracked.reduce((sum, entry) => sum + entry.lines, 0);
-      for (const file2 of untracked) lines += await countLines2(path17.join(repo.workTree, file2));
-      return { files: [.../* @__PURE__ */ new Set([...tracked.map((entry) => entry.path), ...untracked])], lines };
-    }
-  };
-}
-
 // src/workspace/path-guard.ts
 import { constants as constants6, realpathSync } from "node:fs";
 import { chown, lstat as lstat5, mkdir as mkdir7, open as open4, readlink as readlink2, realpath as realpath3 } from "node:fs/promises";
-import path18 from "node:path";
+import path19 from "node:path";
 var MAX_SYMLINK_DEPTH = 40;
 var SYSTEM_PREFIXES = ["/proc", "/dev", "/sys"];
 function outside(filePath, root, detail = "") {
@@ -94404,11 +94752,11 @@ function outside(filePath, root, detail = "") {
   );
 }
 function isInside(root, candidate) {
-  const rel = path18.relative(root, candidate);
-  return rel === "" || !rel.startsWith(`..${path18.sep}`) && rel !== ".." && !path18.isAbsolute(rel);
+  const rel = path19.relative(root, candidate);
+  return rel === "" || !rel.startsWith(`..${path19.sep}`) && rel !== ".." && !path19.isAbsolute(rel);
 }
 function isGitInternal(root, candidate) {
-  return path18.relative(root, candidate).split(path18.sep).some((segment) => segment.toLowerCase() === ".git");
+  return path19.relative(root, candidate).split(path19.sep).some((segment) => segment.toLowerCase() === ".git");
 }
 function errorCode(error62) {
   return error62?.code;
@@ -94420,12 +94768,12 @@ async function realpathLoose(p, depth = 0) {
   } catch (error62) {
     if (errorCode(error62) !== "ENOENT" && errorCode(error62) !== "ENOTDIR") throw error62;
   }
-  const parent = path18.dirname(p);
+  const parent = path19.dirname(p);
   if (parent === p) return p;
   const realParent = await realpathLoose(parent, depth + 1);
-  const candidate = path18.join(realParent, path18.basename(p));
+  const candidate = path19.join(realParent, path19.basename(p));
   const info = await lstat5(candidate).catch(() => null);
-  if (info?.isSymbolicLink()) return realpathLoose(path18.resolve(realParent, await readlink2(candidate)), depth + 1);
+  if (info?.isSymbolicLink()) return realpathLoose(path19.resolve(realParent, await readlink2(candidate)), depth + 1);
   return candidate;
 }
 function kindOf(info) {
@@ -94443,7 +94791,7 @@ function createPathGuard(rootPath, options2 = {}) {
       throw new TackleError("path_outside_worktree", "empty path; give a path relative to the worktree root");
     }
     if (filePath.includes("\0")) throw new TackleError("path_outside_worktree", "path contains a NUL byte");
-    const absolute = path18.resolve(root, filePath);
+    const absolute = path19.resolve(root, filePath);
     const system = SYSTEM_PREFIXES.find((prefix) => absolute === prefix || absolute.startsWith(`${prefix}/`));
     if (system && !isInside(root, absolute)) {
       throw new TackleError(
@@ -94479,12 +94827,12 @@ function createPathGuard(rootPath, options2 = {}) {
     return real;
   }
   function relative(absolutePath) {
-    const rel = path18.relative(root, path18.resolve(root, absolutePath));
-    return rel === "" ? "." : rel.split(path18.sep).join("/");
+    const rel = path19.relative(root, path19.resolve(root, absolutePath));
+    return rel === "" ? "." : rel.split(path19.sep).join("/");
   }
   async function makeParents(dir) {
     if (dir === root || await lstat5(dir).catch(() => null)) return;
-    await makeParents(path18.dirname(dir));
+    await makeParents(path19.dirname(dir));
     await mkdir7(dir).catch((error62) => {
       if (errorCode(error62) !== "EEXIST") throw error62;
     });
@@ -94506,7 +94854,7 @@ function createPathGuard(rootPath, options2 = {}) {
     },
     async writeFile(filePath, content) {
       const real = await resolve3(filePath, "write");
-      await makeParents(path18.dirname(real));
+      await makeParents(path19.dirname(real));
       const existed = await lstat5(real).catch(() => null) !== null;
       const handle = await open4(real, constants6.O_WRONLY | constants6.O_CREAT | constants6.O_NOFOLLOW, 420);
       try {
@@ -94665,13 +95013,13 @@ async function resolveToken(token) {
   return typeof token === "function" ? token() : token;
 }
 function createRepoCache(options2) {
-  const home = path19.resolve(options2.home);
+  const home = path20.resolve(options2.home);
   const logger = options2.logger;
-  const mirrorsDir = path19.join(home, "mirrors");
-  const checkoutsDir = path19.join(home, "checkouts");
-  const gitHome = path19.join(home, "git-home");
-  const templateDir = path19.join(gitHome, "empty-template");
-  const recycledDir = path19.join(home, "recycled");
+  const mirrorsDir = path20.join(home, "mirrors");
+  const checkoutsDir = path20.join(home, "checkouts");
+  const gitHome = path20.join(home, "git-home");
+  const templateDir = path20.join(gitHome, "empty-template");
+  const recycledDir = path20.join(home, "recycled");
   const staleAfterMs = (options2.staleAfterHours ?? 24) * 36e5;
   const recycledPerRepo = options2.recycledPerRepo ?? 2;
   const git = createHostGit({ gitHome, ...logger ? { logger } : {} });
@@ -94681,7 +95029,7 @@ function createRepoCache(options2) {
   }
   function mirrorPathOf(repoKey) {
     const key = parseRepoKey(repoKey);
-    return path19.join(mirrorsDir, key.host, key.owner, `${key.repo}.git`);
+    return path20.join(mirrorsDir, key.host, key.owner, `${key.repo}.git`);
   }
   async function readMeta(metaPath) {
     const text = await readFile5(metaPath, "utf8").catch(() => null);
@@ -94692,7 +95040,7 @@ function createRepoCache(options2) {
     return { ...owner, jobId: String(raw.jobId ?? ""), mirror: String(raw.mirror ?? "") };
   }
   async function claimCheckout(name2, jobId, mirror) {
-    const dir = path19.join(checkoutsDir, name2);
+    const dir = path20.join(checkoutsDir, name2);
     const metaPath = `${dir}.json`;
     const homeDir = `${dir}.home`;
     const publishDir = `${dir}.publish`;
@@ -94708,7 +95056,7 @@ function createRepoCache(options2) {
     return { dir, metaPath, homeDir, publishDir };
   }
   async function createMirror(mirror, remote, token, signal) {
-    await mkdir8(path19.dirname(mirror), { recursive: true });
+    await mkdir8(path20.dirname(mirror), { recursive: true });
     const temp = `${mirror}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
     try {
       const args = ["clone", "--bare", "--quiet", `--template=${templateDir}`];
@@ -94770,11 +95118,11 @@ function createRepoCache(options2) {
     return exitCode === 0 ? stdout.trim() : null;
   }
   async function touchLastUsed(mirror) {
-    await writeFile2(path19.join(mirror, LAST_USED_FILE), `${Date.now()}
+    await writeFile2(path20.join(mirror, LAST_USED_FILE), `${Date.now()}
 `);
   }
   async function lastUsed(mirror) {
-    const text = await readFile5(path19.join(mirror, LAST_USED_FILE), "utf8").catch(() => null);
+    const text = await readFile5(path20.join(mirror, LAST_USED_FILE), "utf8").catch(() => null);
     const value = text === null ? Number.NaN : Number(text.trim());
     if (Number.isFinite(value)) return value;
     return (await stat8(mirror).catch(() => null))?.mtimeMs ?? null;
@@ -94782,9 +95130,9 @@ function createRepoCache(options2) {
   async function listMirrors() {
     const found = [];
     for (const host of await readdir3(mirrorsDir).catch(() => [])) {
-      for (const owner of await readdir3(path19.join(mirrorsDir, host)).catch(() => [])) {
-        for (const repo of await readdir3(path19.join(mirrorsDir, host, owner)).catch(() => [])) {
-          if (repo.endsWith(".git")) found.push(path19.join(mirrorsDir, host, owner, repo));
+      for (const owner of await readdir3(path20.join(mirrorsDir, host)).catch(() => [])) {
+        for (const repo of await readdir3(path20.join(mirrorsDir, host, owner)).catch(() => [])) {
+          if (repo.endsWith(".git")) found.push(path20.join(mirrorsDir, host, owner, repo));
         }
       }
     }
@@ -94794,7 +95142,7 @@ function createRepoCache(options2) {
     const entries = await readdir3(checkoutsDir).catch(() => []);
     const names = new Set(entries.map((entry) => entry.replace(/\.(json|home|publish)$/, "")));
     const result = [];
-    for (const name2 of names) result.push({ name: name2, meta: await readMeta(path19.join(checkoutsDir, `${name2}.json`)) });
+    for (const name2 of names) result.push({ name: name2, meta: await readMeta(path20.join(checkoutsDir, `${name2}.json`)) });
     return result;
   }
   async function mirrorsInUse() {
@@ -94805,30 +95153,30 @@ function createRepoCache(options2) {
     return used;
   }
   function recyclePool(mirror) {
-    return path19.join(recycledDir, createHash("sha256").update(mirror).digest("hex").slice(0, 16));
+    return path20.join(recycledDir, createHash("sha256").update(mirror).digest("hex").slice(0, 16));
   }
   async function park(root, mirror) {
     if (recycledPerRepo <= 0) return false;
     const pool = recyclePool(mirror);
     await mkdir8(pool, { recursive: true, mode: 448 });
     if ((await readdir3(pool)).length >= recycledPerRepo) return false;
-    await rename(root, path19.join(pool, `${Date.now()}-${randomBytes(4).toString("hex")}`));
+    await rename(root, path20.join(pool, `${Date.now()}-${randomBytes(4).toString("hex")}`));
     return true;
   }
   async function unpark(mirror, dir) {
     const pool = recyclePool(mirror);
     for (const entry of (await readdir3(pool).catch(() => [])).sort().reverse()) {
-      if (await rename(path19.join(pool, entry), dir).then(() => true, () => false)) return true;
+      if (await rename(path20.join(pool, entry), dir).then(() => true, () => false)) return true;
     }
     return false;
   }
   async function resetParked(dir, mirror, sha) {
-    const gitDir = path19.join(dir, ".git");
+    const gitDir = path20.join(dir, ".git");
     await removeTree(gitDir);
-    const fresh = path19.join(recycledDir, `new-${process.pid}-${randomBytes(4).toString("hex")}`);
+    const fresh = path20.join(recycledDir, `new-${process.pid}-${randomBytes(4).toString("hex")}`);
     try {
       await git.run({ args: ["clone", "--shared", "--no-checkout", "--quiet", `--template=${templateDir}`, mirror, fresh], protocols: ["file"] });
-      await rename(path19.join(fresh, ".git"), gitDir);
+      await rename(path20.join(fresh, ".git"), gitDir);
     } finally {
       await removeTree(fresh);
     }
@@ -94840,20 +95188,20 @@ function createRepoCache(options2) {
       const [meta3 = "", file2 = ""] = entry.split("	");
       if (file2 === "") continue;
       if (meta3.startsWith("160000 ")) {
-        await removeTree(path19.join(dir, file2));
-        await mkdir8(path19.join(dir, file2), { recursive: true });
+        await removeTree(path20.join(dir, file2));
+        await mkdir8(path20.join(dir, file2), { recursive: true });
       } else files.push(file2);
     }
-    if (files.some((file2) => path19.posix.basename(file2) === ".gitattributes")) {
-      for (const file2 of await convertedFiles(repo, files)) await removeTree(path19.join(dir, file2));
+    if (files.some((file2) => path20.posix.basename(file2) === ".gitattributes")) {
+      for (const file2 of await convertedFiles(repo, files)) await removeTree(path20.join(dir, file2));
     }
-    const attributes = path19.join(gitDir, "info", "attributes");
-    await mkdir8(path19.dirname(attributes), { recursive: true });
+    const attributes = path20.join(gitDir, "info", "attributes");
+    await mkdir8(path20.dirname(attributes), { recursive: true });
     await writeFile2(attributes, "* -text -eol -crlf -ident -filter -working-tree-encoding\n");
     try {
       await git.run({ args: ["update-index", "-q", "--refresh"], repo, okExitCodes: [0, 1] });
     } finally {
-      await removeTree(path19.dirname(attributes));
+      await removeTree(path20.dirname(attributes));
     }
     await clearModeBits(dir, gitDir);
   }
@@ -94927,7 +95275,7 @@ function createRepoCache(options2) {
         `${mirror}.lock`,
         async () => {
           const token = await resolveToken(o2.token);
-          const warm = await exists(path19.join(mirror, "HEAD"));
+          const warm = await exists(path20.join(mirror, "HEAD"));
           if (warm) await fetchMirror(mirror, remote, token, o2.signal);
           else await createMirror(mirror, remote, token, o2.signal);
           await touchLastUsed(mirror);
@@ -94961,7 +95309,7 @@ function createRepoCache(options2) {
   }
   async function finishCheckout(o2, s) {
     const root = s.checkout.dir;
-    const gitDir = path19.join(root, ".git");
+    const gitDir = path20.join(root, ".git");
     const repo = { gitDir, workTree: root };
     await git.run({ args: ["config", "remote.origin.url", s.remote.url], repo });
     const continueExisting = o2.startFrom === "existing" && s.remoteBranchSha !== null;
@@ -94971,11 +95319,11 @@ function createRepoCache(options2) {
       await git.run({ args: ["branch", "--force", "--no-track", s.baseBranch, s.baseSha], repo });
     }
     const startSha = (await git.run({ args: ["rev-parse", "HEAD"], repo })).stdout.trim();
-    const hooksDir = path19.join(gitDir, "hooks");
+    const hooksDir = path20.join(gitDir, "hooks");
     await mkdir8(hooksDir, { recursive: true });
     await mkdir8(s.checkout.homeDir, { recursive: true, mode: 448 });
-    const alternates = path19.join(gitDir, "objects", "info", "alternates");
-    const protectedPaths = [path19.join(gitDir, "config"), hooksDir, alternates];
+    const alternates = path20.join(gitDir, "objects", "info", "alternates");
+    const protectedPaths = [path20.join(gitDir, "config"), hooksDir, alternates];
     if (s.owner) {
       await chownTree(root, s.owner);
       await chown2(s.checkout.homeDir, s.owner.uid, s.owner.gid);
@@ -94998,10 +95346,10 @@ function createRepoCache(options2) {
     let disposed;
     let publish;
     const publishDir = s.checkout.publishDir;
-    const pinned = [path19.join(gitDir, "config"), alternates];
+    const pinned = [path20.join(gitDir, "config"), alternates];
     const digests = await Promise.all(pinned.map(fileDigest));
     const hostGit = async (command) => {
-      await removeTree(path19.join(gitDir, "commondir"));
+      await removeTree(path20.join(gitDir, "commondir"));
       const now = await Promise.all(pinned.map(fileDigest));
       if (now.some((digest, i2) => digest !== digests[i2])) {
         throw new TackleError("workspace", "the checkout's .git/config or alternates was changed behind Tackle's back; refusing to run git on it");
@@ -95019,7 +95367,7 @@ function createRepoCache(options2) {
       async push({ token, signal, verify }) {
         assertPushAllowed(s.branch, o2.allowedPushBranches);
         const from = continueExisting ? s.remoteBranchSha ?? s.baseSha : s.baseSha;
-        publish ??= await createPublishRepo(git, publishDir, [path19.join(s.mirror, "objects")], templateDir);
+        publish ??= await createPublishRepo(git, publishDir, [path20.join(s.mirror, "objects")], templateDir);
         const { sha } = await verifiedTip({
           publish,
           checkout: repo,
@@ -95077,7 +95425,7 @@ function createRepoCache(options2) {
     for (const { name: name2, meta: meta3 } of await listCheckoutMetas()) {
       if (meta3 && await isOwnerAlive(meta3, staleAfterMs)) continue;
       logger?.info({ checkout: name2, pid: meta3?.pid }, "removing stale checkout");
-      const dir = path19.join(checkoutsDir, name2);
+      const dir = path20.join(checkoutsDir, name2);
       await removeTree(dir);
       await removeTree(`${dir}.home`);
       await removeTree(`${dir}.publish`);
@@ -95085,7 +95433,7 @@ function createRepoCache(options2) {
     }
     const liveMirrors = new Set((await listMirrors()).map(recyclePool));
     for (const pool of await readdir3(recycledDir).catch(() => [])) {
-      const poolDir = path19.join(recycledDir, pool);
+      const poolDir = path20.join(recycledDir, pool);
       const maker = /^new-(\d+)-/.exec(pool);
       if (maker) {
         if (!await isLocalPidAlive(Number(maker[1]))) await removeTree(poolDir);
@@ -95097,15 +95445,15 @@ function createRepoCache(options2) {
       }
       for (const entry of await readdir3(poolDir).catch(() => [])) {
         const parkedAt = Number(entry.split("-")[0]);
-        if (!(Date.now() - parkedAt < staleAfterMs)) await removeTree(path19.join(poolDir, entry));
+        if (!(Date.now() - parkedAt < staleAfterMs)) await removeTree(path20.join(poolDir, entry));
       }
     }
     for (const host of await readdir3(mirrorsDir).catch(() => [])) {
-      for (const owner of await readdir3(path19.join(mirrorsDir, host)).catch(() => [])) {
-        for (const entry of await readdir3(path19.join(mirrorsDir, host, owner)).catch(() => [])) {
+      for (const owner of await readdir3(path20.join(mirrorsDir, host)).catch(() => [])) {
+        for (const entry of await readdir3(path20.join(mirrorsDir, host, owner)).catch(() => [])) {
           const match = /\.git\.tmp-(\d+)-/.exec(entry);
           if (match && !await isLocalPidAlive(Number(match[1]))) {
-            await removeTree(path19.join(mirrorsDir, host, owner, entry));
+            await removeTree(path20.join(mirrorsDir, host, owner, entry));
           }
         }
       }
@@ -95115,14 +95463,14 @@ function createRepoCache(options2) {
   async function stats() {
     const mirrors = [];
     for (const mirror of await listMirrors()) {
-      const rel = path19.relative(mirrorsDir, mirror).split(path19.sep).join("/").replace(/\.git$/, "");
+      const rel = path20.relative(mirrorsDir, mirror).split(path20.sep).join("/").replace(/\.git$/, "");
       mirrors.push({ repoKey: rel, path: mirror, bytes: await diskUsage(mirror), lastUsedAt: await lastUsed(mirror) });
     }
     const checkouts = [];
     for (const { name: name2, meta: meta3 } of await listCheckoutMetas()) {
       checkouts.push({
         jobId: meta3?.jobId ?? name2,
-        path: path19.join(checkoutsDir, name2),
+        path: path20.join(checkoutsDir, name2),
         pid: meta3?.pid ?? null,
         alive: meta3 ? await isOwnerAlive(meta3, staleAfterMs) : false,
         createdAt: meta3?.createdAt ?? null
@@ -95140,7 +95488,7 @@ var STALE_AFTER_MS = 7 * 24 * 36e5;
 import { spawnSync as spawnSync3 } from "node:child_process";
 import { chown as chown3, mkdtemp as mkdtemp2, rm as rm2 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import path20 from "node:path";
+import path21 from "node:path";
 var detected;
 function detectSandbox(options2 = {}) {
   if (options2.again) detected = void 0;
@@ -95160,7 +95508,7 @@ function detectSandbox(options2 = {}) {
     if (isRoot() && !(hasCommand("setpriv") && hasCommand("unshare"))) {
       return { available: false, installed: true, network, detail: "running as root needs setpriv and unshare (util-linux) to drop privileges" };
     }
-    const dir = await mkdtemp2(path20.join(tmpdir2(), "tackle-probe-"));
+    const dir = await mkdtemp2(path21.join(tmpdir2(), "tackle-probe-"));
     try {
       if (isRoot()) await chown3(dir, DEFAULT_IDENTITY.uid, DEFAULT_IDENTITY.gid);
       const result = await createSandboxExec({ root: dir, mode: "bwrap" }).run("touch probe && echo ok", { timeoutMs: 2e4 });
@@ -95346,7 +95694,7 @@ async function runAction(vars) {
 }
 async function runInline(trigger, context2) {
   const { env, vars, github, logger } = context2;
-  const home = vars.TACKLE_HOME?.trim() ? env.home : vars.RUNNER_TEMP?.trim() ? path21.join(path21.resolve(vars.RUNNER_TEMP), "tackle") : env.home;
+  const home = vars.TACKLE_HOME?.trim() ? env.home : vars.RUNNER_TEMP?.trim() ? path22.join(path22.resolve(vars.RUNNER_TEMP), "tackle") : env.home;
   const repoCache = createRepoCache({ home, logger });
   const deps = {
     github: async () => github,

@@ -1,5 +1,5 @@
 import type { IssuePort, IssueSnapshot, PullRequestRequest, PullRequestResult, PullsPort } from "../agent/ports.js";
-import { checkPushDiff, type PolicyConfig } from "../agent/tools/index.js";
+import { checkPublishedChange, type PolicyConfig } from "../agent/tools/index.js";
 import { TackleError } from "../errors/index.js";
 import type { GitHubClient, RepoRef } from "../github/index.js";
 import type { IssueThread } from "../jobs/job-data.js";
@@ -58,10 +58,11 @@ export function githubPullsPort(options: {
       if (ahead === 0) {
         throw new TackleError("push_refused", "there are no commits on this branch yet; commit with git_commit first");
       }
-      const diff = await workspace.git.diffStat(workspace.baseBranch);
-      const verdict = checkPushDiff(options.policy, diff);
-      if (!verdict.ok) throw new TackleError("push_refused", `push refused: ${verdict.reason}`);
-      await workspace.push({ token: await github.gitToken(), ...(signal ? { signal } : {}) });
+      await workspace.push({
+        token: await github.gitToken(),
+        verify: (change) => checkPublishedChange(options.policy, change),
+        ...(signal ? { signal } : {}),
+      });
 
       if (options.existingPull) {
         return {

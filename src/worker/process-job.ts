@@ -254,12 +254,14 @@ export async function processJob(
               }),
             }),
       });
-      const pullUrl = await publishLeftovers({ workspace, pulls, state, issueTitle: issue.title, data, config, log });
+      const { url: pullUrl, refused } = await publishLeftovers({ workspace, pulls, state, issueTitle: issue.title, data, config, log });
       if (result.reason === "model_error" && result.retryable && !lastAttempt) {
         // The work so far is pushed (publishLeftovers); the next attempt continues on the same branch.
         throw new TackleError("model_api", result.error ?? "the model API failed", { retryable: true });
       }
-      return await finish(finalState(result, state, pullUrl, deps.clock() - startedAt, workspace.sandboxed));
+      const ending = finalState(result, state, pullUrl, deps.clock() - startedAt, workspace.sandboxed);
+      // Work the host refused to publish is a failure, whatever the agent said: never "no changes needed".
+      return await finish(refused && !pullUrl ? { ...ending, phase: "failed", reason: `nothing was published: ${refused}` } : ending);
     } finally {
       await workspace.dispose().catch((error: unknown) => log.warn({ err: error }, "workspace cleanup failed"));
     }
@@ -399,15 +401,15 @@ async function publishLeftovers(options: {
   data: JobData;
   config: RepoConfig;
   log: Logger;
-}): Promise<string | null> {
+}): Promise<{ url: string | null; refused: string | null }> {
   const { workspace, state } = options;
   const dirty = await workspace.git.status();
   if (dirty.length > 0) {
     await workspace.git.commit(`WIP: changes left uncommitted by the agent (#${options.data.number})`);
   }
   const published = state.pullRequest?.url ?? null;
-  if (published && dirty.length === 0) return published;
-  if ((await workspace.commitsAhead()) === 0) return published;
+  if (published && dirty.length === 0) return { url: published, refused: null };
+  if ((await workspace.commitsAhead()) === 0) return { url: published, refused: null };
   try {
     const summary = state.done?.summary ?? "The agent stopped before opening a pull request; this draft keeps its work.";
     const result = await options.pulls.createOrUpdate({
@@ -415,10 +417,10 @@ async function publishLeftovers(options: {
       body: options.data.isPullRequest ? summary : ensureFixesLine(summary, options.data.number),
       draft: published ? options.config.draft_pr : true,
     });
-    return result.url;
+    return { url: result.url, refused: null };
   } catch (error) {
     options.log.warn({ err: error }, "could not publish the leftover work");
-    if (isTackleError(error, "push_refused")) return published;
+    if (isTackleError(error, "push_refused")) return { url: published, refused: errorMessage(error) };
     throw error;
   }
 }

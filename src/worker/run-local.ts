@@ -5,13 +5,14 @@ import { promisify } from "node:util";
 import type { ModelClient } from "../agent/model-client.js";
 import type { IssuePort, PullsPort } from "../agent/ports.js";
 import { parseRepoConfig, REPO_CONFIG_PATH } from "../config/index.js";
-import { TackleError } from "../errors/index.js";
+import { checkPublishedChange } from "../agent/tools/index.js";
+import { errorMessage, isTackleError, TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { createRedactor } from "../util/redact.js";
 import { sanitizeUntrustedText } from "../util/sanitize-untrusted-text.js";
 import { openLocalWorkspace } from "../workspace/index.js";
 import { INSTRUCTION_FILES } from "./process-job.js";
-import { runAgentSession } from "./run-agent-session.js";
+import { policyConfigOf, runAgentSession } from "./run-agent-session.js";
 import { createTracker } from "./tracker.js";
 
 const run = promisify(execFile);
@@ -107,13 +108,17 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
       return { url: "printed to the terminal" };
     },
   };
+  const policy = policyConfigOf(parsed.config);
+  const handOver = () => workspace.push({ verify: (change) => checkPublishedChange(policy, change) });
   const pulls: PullsPort = {
     async createOrUpdate() {
+      // The same check as before a push; a refusal reaches the model as the tool's error.
+      await handOver();
       return {
         number: null,
         url: null,
         created: false,
-        message: `there is no remote in a local run; the branch ${branch} holds the work and a patch file is written at the end`,
+        message: `there is no remote in a local run; the branch ${branch} in ${repoPath} holds the work and a patch file is written at the end`,
       };
     },
   };
@@ -162,6 +167,13 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
     const commits = await workspace.commitsAhead();
     let patchPath: string | null = null;
     if (commits > 0) {
+      try {
+        await handOver();
+      } catch (error) {
+        if (!isTackleError(error, "push_refused")) throw error;
+        // Nothing reaches the user's repository: no branch, no patch.
+        return { ok: false, branch, patchPath: null, reason: redact(errorMessage(error)), commits: 0 };
+      }
       patchPath = path.join(options.home, "patches", `${slug}.patch`);
       await mkdir(path.dirname(patchPath), { recursive: true });
       await writeFile(patchPath, await workspace.formatPatch());

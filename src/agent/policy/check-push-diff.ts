@@ -4,24 +4,16 @@ import { MAX_PUBLISHED_FILE_BYTES } from "../../config/index.js";
 import { resolvePolicyConfig, type PolicyConfig, type ResolvedPolicyConfig } from "./policy-config.js";
 import { createProtectedPaths, type ProtectedPaths } from "./protected-paths.js";
 
-export type PushDiffCheck = { ok: true } | { ok: false; reason: string };
-
 interface DiffStat {
   files: readonly string[];
   lines: number;
 }
 
 /**
- * The host's check before every push (and the agent's before create_pull_request): the branch's
- * diff against the base may not touch a protected path nor exceed `maxDiffLines`.
+ * The agent-side check before create_pull_request (the policy engine), over the sandbox's view of the
+ * branch: advisory, an early answer for the model. The boundary is {@link checkPublishedChange}.
  */
-export function checkPushDiff(config: PolicyConfig, diffStat: DiffStat): PushDiffCheck {
-  const resolved = resolvePolicyConfig(config);
-  return pushDiffVerdict(resolved, createProtectedPaths(resolved.protectedPaths), diffStat);
-}
-
-/** The same check for a caller that already holds the resolved config and its matcher (the policy engine). */
-export function pushDiffVerdict(resolved: ResolvedPolicyConfig, protectedPaths: ProtectedPaths, diffStat: DiffStat): PushDiffCheck {
+export function pushDiffVerdict(resolved: ResolvedPolicyConfig, protectedPaths: ProtectedPaths, diffStat: DiffStat): PublishVerdict {
   const touched = diffStat.files.filter((file) => protectedPaths.matches(file));
   if (touched.length > 0) {
     return {

@@ -2,7 +2,6 @@ import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  checkPushDiff,
   createPolicyEngine,
   denyingApprovalHandler,
   type PolicyConfig,
@@ -167,11 +166,4 @@ describe("publishing", () => {
     expect((await check("create_pull_request", { title: "t" }, { maxDiffLines: 3 })).action).toBe("allow");
   });
 
-  it("checkPushDiff refuses protected paths and oversized diffs", () => {
-    expect(checkPushDiff({}, { files: ["src/a.ts"], lines: 5000 })).toEqual({ ok: true });
-    const workflow = checkPushDiff({}, { files: ["src/a.ts", ".github/workflows/ci.yml"], lines: 3 });
-    expect(workflow).toMatchObject({ ok: false, reason: expect.stringContaining(".github/workflows/ci.yml") });
-    expect(checkPushDiff({ maxDiffLines: 100 }, { files: ["a"], lines: 101 })).toMatchObject({ ok: false, reason: expect.stringContaining("101 lines") });
-    expect(checkPushDiff({ protectedPaths: ["docs/**"] }, { files: ["docs/x.md"], lines: 1 })).toMatchObject({ ok: false });
-  });
 });
