@@ -49,9 +49,13 @@ export function compilePathPattern(source: string): CompiledPathPattern {
   if (shapeProblem !== undefined) return { ok: false, problem: `\`${source}\` ${shapeProblem}` };
 
   const anchored = glob.includes("/");
+  const segments = splitTopLevel(glob, "/");
   let test: picomatch.Matcher;
+  let segmentTests: Array<picomatch.Matcher | undefined>;
   try {
     test = picomatch(anchored ? glob : `**/${glob}`, OPTIONS);
+    // `**` and a segment holding a `/` inside a group (`{a/b,c}`) are not matched segment by segment.
+    segmentTests = segments.map((segment) => (segment === "**" || segment.includes("/") ? undefined : picomatch(segment, OPTIONS)));
   } catch (error) {
     return { ok: false, problem: `\`${source}\` is not a valid glob: ${syntaxProblem(error)}` };
   }
@@ -60,14 +64,13 @@ export function compilePathPattern(source: string): CompiledPathPattern {
     return { ok: false, problem: `\`${source}\` cannot match any path as written (not even \`${example}\`)` };
   }
 
-  const segments = splitTopLevel(glob, "/");
   return {
     ok: true,
     pattern: {
       source,
       anchored,
       test: (relativePath) => test(relativePath),
-      couldMatchBelow: (relativeDir) => (anchored ? couldMatchBelow(segments, relativeDir) : true),
+      couldMatchBelow: (relativeDir) => (anchored ? couldMatchBelow(segmentTests, relativeDir) : true),
     },
   };
 }
@@ -83,6 +86,7 @@ function shapeProblemOf(glob: string): string | undefined {
   if (glob.startsWith("!") && !glob.startsWith("!(")) {
     return "starts with `!`; entries only add protection, so list what to protect (write `\\!` for a name starting with `!`)";
   }
+  if (/(?:^|[^\\])(?:\\\\)*\\$/.test(glob)) return "ends with a `\\` that escapes nothing";
   if (glob.endsWith("/")) return `ends with \`/\`; write \`${glob}**\` to protect a directory and everything in it`;
   const segments = splitTopLevel(glob, "/");
   if (segments.some((segment) => segment === "")) return "has an empty path segment (`//`)";
@@ -91,30 +95,19 @@ function shapeProblemOf(glob: string): string | undefined {
 }
 
 /**
- * Whether a path below `dir` could match, segment by segment: `**` can absorb the rest, a segment
- * holding a `/` inside a group (`{a/b,c}`) is not split, so it also answers yes (over-approximating
- * is the safe side for a protected path).
+ * Whether a path below `dir` could match, segment by segment. Where a segment has no matcher of its
+ * own (`**`, which can absorb the rest, or a group holding a `/`), the answer is yes:
+ * over-approximating is the safe side for a protected path.
  */
-function couldMatchBelow(segments: readonly string[], dir: string): boolean {
-  const dirSegments = dir === "" ? [] : dir.split("/");
-  for (const [index, name] of dirSegments.entries()) {
-    const segment = segments[index];
-    if (segment === undefined) return false;
-    if (segment === "**" || segment.includes("/")) return true;
-    if (!segmentMatcher(segment)(name)) return false;
+function couldMatchBelow(segmentTests: ReadonlyArray<picomatch.Matcher | undefined>, dir: string): boolean {
+  const names = dir === "" ? [] : dir.split("/");
+  for (const [index, name] of names.entries()) {
+    if (index >= segmentTests.length) return false;
+    const segmentTest = segmentTests[index];
+    if (segmentTest === undefined) return true;
+    if (!segmentTest(name)) return false;
   }
-  return segments.length > dirSegments.length;
-}
-
-const segmentMatchers = new Map<string, picomatch.Matcher>();
-
-function segmentMatcher(segment: string): picomatch.Matcher {
-  let matcher = segmentMatchers.get(segment);
-  if (matcher === undefined) {
-    matcher = picomatch(segment, OPTIONS);
-    segmentMatchers.set(segment, matcher);
-  }
-  return matcher;
+  return segmentTests.length > names.length;
 }
 
 /**

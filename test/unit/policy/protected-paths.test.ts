@@ -74,7 +74,7 @@ describe("protected path patterns (picomatch)", () => {
     ["docs/", "ends with `/`; write `docs/**`"],
     ["a/../b", "has a `.` or `..` segment"],
     ["a//b", "has an empty path segment"],
-    ["a\\", "cannot match any path as written"],
+    ["a\\", "ends with a `\\` that escapes nothing"],
   ])("refuses %s, naming why", (glob, why) => {
     expect(problemOf(glob)).toContain(`\`${glob}\` `);
     expect(problemOf(glob)).toContain(why);
