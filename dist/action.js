@@ -75028,9 +75028,12 @@ function compilePathPattern(source) {
   const shapeProblem = shapeProblemOf(glob2);
   if (shapeProblem !== void 0) return { ok: false, problem: `\`${source}\` ${shapeProblem}` };
   const anchored = glob2.includes("/");
+  const segments = splitTopLevel(glob2, "/");
   let test;
+  let segmentTests;
   try {
     test = (0, import_picomatch.default)(anchored ? glob2 : `**/${glob2}`, OPTIONS);
+    segmentTests = segments.map((segment) => segment === "**" || segment.includes("/") ? void 0 : (0, import_picomatch.default)(segment, OPTIONS));
   } catch (error62) {
     return { ok: false, problem: `\`${source}\` is not a valid glob: ${syntaxProblem(error62)}` };
   }
@@ -75038,14 +75041,13 @@ function compilePathPattern(source) {
   if (!test(example)) {
     return { ok: false, problem: `\`${source}\` cannot match any path as written (not even \`${example}\`)` };
   }
-  const segments = splitTopLevel(glob2, "/");
   return {
     ok: true,
     pattern: {
       source,
       anchored,
       test: (relativePath) => test(relativePath),
-      couldMatchBelow: (relativeDir) => anchored ? couldMatchBelow(segments, relativeDir) : true
+      couldMatchBelow: (relativeDir) => anchored ? couldMatchBelow(segmentTests, relativeDir) : true
     }
   };
 }
@@ -75058,30 +75060,22 @@ function shapeProblemOf(glob2) {
   if (glob2.startsWith("!") && !glob2.startsWith("!(")) {
     return "starts with `!`; entries only add protection, so list what to protect (write `\\!` for a name starting with `!`)";
   }
+  if (/(?:^|[^\\])(?:\\\\)*\\$/.test(glob2)) return "ends with a `\\` that escapes nothing";
   if (glob2.endsWith("/")) return `ends with \`/\`; write \`${glob2}**\` to protect a directory and everything in it`;
   const segments = splitTopLevel(glob2, "/");
   if (segments.some((segment) => segment === "")) return "has an empty path segment (`//`)";
   if (segments.some((segment) => segment === "." || segment === "..")) return "has a `.` or `..` segment, which no repository path has";
   return void 0;
 }
-function couldMatchBelow(segments, dir) {
-  const dirSegments = dir === "" ? [] : dir.split("/");
-  for (const [index, name2] of dirSegments.entries()) {
-    const segment = segments[index];
-    if (segment === void 0) return false;
-    if (segment === "**" || segment.includes("/")) return true;
-    if (!segmentMatcher(segment)(name2)) return false;
+function couldMatchBelow(segmentTests, dir) {
+  const names = dir === "" ? [] : dir.split("/");
+  for (const [index, name2] of names.entries()) {
+    if (index >= segmentTests.length) return false;
+    const segmentTest = segmentTests[index];
+    if (segmentTest === void 0) return true;
+    if (!segmentTest(name2)) return false;
   }
-  return segments.length > dirSegments.length;
-}
-var segmentMatchers = /* @__PURE__ */ new Map();
-function segmentMatcher(segment) {
-  let matcher = segmentMatchers.get(segment);
-  if (matcher === void 0) {
-    matcher = (0, import_picomatch.default)(segment, OPTIONS);
-    segmentMatchers.set(segment, matcher);
-  }
-  return matcher;
+  return segmentTests.length > names.length;
 }
 function expandRange(from, to, ...rest) {
   const step = typeof rest[0] === "string" ? rest[0] : "1";
