@@ -36,16 +36,6 @@ export async function chownTree(target: string, owner: SandboxIdentity): Promise
   if (result.exitCode !== 0) throw new TackleError("workspace", `chown of ${target} failed: ${String(result.stderr)}`);
 }
 
-/** Hands files root created inside `target` (e.g. a new ref in the user's repository) to `owner`. */
-export async function chownRootOwned(target: string, owner: SandboxIdentity): Promise<void> {
-  const result = await execa("find", [target, "-uid", "0", "-exec", "chown", "-h", `${owner.uid}:${owner.gid}`, "{}", "+"], {
-    reject: false,
-    extendEnv: false,
-    env: { PATH: "/usr/bin:/bin" },
-  });
-  if (result.exitCode !== 0) throw new TackleError("workspace", `chown in ${target} failed: ${String(result.stderr)}`);
-}
-
 /**
  * Clears the mode bits git does not track (setuid, setgid, sticky, group- and other-writable) on
  * everything under `root` but `skip`, so a recycled checkout carries none of them over.

@@ -81,6 +81,71 @@ async function countLines(file: string): Promise<number> {
   }
 }
 
+/** Largest pack the sandbox may hand the host for one publish. */
+export const MAX_PACK_BYTES = 512 * 1024 * 1024;
+
+/**
+ * What the host needs from the agent's repository to publish, read inside the sandbox as the sandbox
+ * user: the host never runs git on a `.git` the agent can write (a symlink there would resolve on the
+ * host, as root; a FIFO would hang it). Only the tip's sha and a pack cross, and the host checks both.
+ */
+export interface CheckoutReader {
+  /** The sha `refs/heads/<branch>` peels to; a fixed error, never git's stderr, when it does not. */
+  tipOf(branch: string, signal?: AbortSignal): Promise<string>;
+  /** A pack of the commits reachable from `tip` and not from `exclude` (all full shas). */
+  packCommits(tip: string, exclude: readonly string[], signal?: AbortSignal): Promise<Buffer>;
+  /** Commits on `branch` not reachable from `base` (a sha); 0 when it cannot tell. */
+  countAhead(base: string, branch: string): Promise<number>;
+}
+
+export function createCheckoutReader(options: GitPortOptions): CheckoutReader {
+  const { sandbox, repo } = options;
+  // Grafts and replace refs would only make the pack incomplete, which the host refuses anyway.
+  const env = { ...gitEnv(repo), GIT_GRAFT_FILE: "/dev/null", GIT_NO_REPLACE_OBJECTS: "1" };
+  const gitArgs = hardeningArgs().map((arg) => `'${arg}'`).join(" ");
+  /**
+   * Runs `script` in the sandbox with `git` meaning the hardened command. Git's ref backend follows a
+   * `commondir` file even with GIT_COMMON_DIR set; a clone never has one, so one the agent planted
+   * is removed first (in the sandbox, so that is all it can touch).
+   */
+  const inBox = (script: string, args: readonly string[], options: { signal?: AbortSignal | undefined; maxOutputBytes: number }) =>
+    sandbox.runArgvBytes(["bash", "-c", `rm -f -- "$GIT_DIR/commondir"; git() { command git ${gitArgs} "$@"; }; ${script}`, "reader", ...args], {
+      timeoutMs: TIMEOUT_MS,
+      env,
+      maxOutputBytes: options.maxOutputBytes,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  const text = async (script: string, args: readonly string[], signal?: AbortSignal): Promise<string | null> => {
+    const result = await inBox(script, args, { signal, maxOutputBytes: 64 * 1024 }).catch(() => null);
+    return result?.exitCode === 0 ? result.stdout.toString("utf8").trim() : null;
+  };
+  return {
+    async tipOf(branch, signal) {
+      assertBranchNameShape(branch);
+      const sha = await text('git rev-parse --verify --quiet "refs/heads/$1^{commit}"', [branch], signal);
+      if (sha === null || !/^[0-9a-f]{40}$/.test(sha)) throw new TackleError("push_refused", `the branch ${branch} does not point at a commit in the checkout`);
+      return sha;
+    },
+    async packCommits(tip, exclude, signal) {
+      const revs = [tip, "--not", ...exclude];
+      if (!revs.every((rev) => rev === "--not" || /^[0-9a-f]{40}$/.test(rev))) throw new TackleError("push_refused", "invalid commit id for the pack");
+      const result = await inBox(`printf '%s\\n' "$@" | git pack-objects --stdout --revs --quiet`, revs, { signal, maxOutputBytes: MAX_PACK_BYTES }).catch((error: unknown) => {
+        if (error instanceof TackleError && error.code === "aborted") throw error;
+        throw new TackleError("push_refused", `the commits to publish could not be packed (over ${MAX_PACK_BYTES} bytes, or the sandbox failed)`);
+      });
+      if (result.timedOut) throw new TackleError("push_refused", "packing the commits to publish timed out");
+      if (result.exitCode !== 0) throw new TackleError("push_refused", `the commits to publish cannot be read from the checkout (git pack-objects exited ${result.exitCode})`);
+      return result.stdout;
+    },
+    async countAhead(base, branch) {
+      assertBranchNameShape(branch);
+      if (!/^[0-9a-f]{40}$/.test(base)) return 0;
+      const count = Number(await text('git rev-list --count "$1..refs/heads/$2"', [base, branch]));
+      return Number.isInteger(count) && count >= 0 ? count : 0;
+    },
+  };
+}
+
 export function createGitPort(options: GitPortOptions): GitPort {
   const { sandbox, repo } = options;
   const env = gitEnv(repo);

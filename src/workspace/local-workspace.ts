@@ -1,10 +1,11 @@
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { lchown, lstat, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
-import { chownRootOwned, chownTree, exists, removeTree } from "./fs-util.js";
+import { chownTree, exists, removeTree } from "./fs-util.js";
 import { createHostGit, validateBranchName, type GitRepoLocation, type HostGit } from "./git-host.js";
 import { currentOwner, isCurrentProcess, isOwnerAlive, parseOwnerRecord } from "./owner-record.js";
+import { createCheckoutReader } from "./git-port.js";
 import { createPublishRepo, transferCommits, verifiedTip, type PublishRepo } from "./publish-repo.js";
 import { isRoot, type SandboxIdentity, type SandboxMode } from "./sandbox.js";
 import { DEFAULT_IDENTITY } from "./sandbox-plan.js";
@@ -180,10 +181,7 @@ async function openPrivateRepo(
   let publish: PublishRepo | undefined;
   let handedOver: string | null = null;
   let disposed: Promise<void> | undefined;
-  const readCheckout = async (args: readonly string[]) => {
-    await removeTree(path.join(gitDir, "commondir"));
-    return git.run({ args, repo });
-  };
+  const reader = createCheckoutReader({ sandbox: ports.exec, repo: { ...repo, workTree: root } });
 
   return {
     root: ports.fs.root,
@@ -199,8 +197,7 @@ async function openPrivateRepo(
       publish ??= await createPublishRepo(git, o.publishDir, user.objectDirs.slice(0, 1), o.templateDir);
       const { sha } = await verifiedTip({
         publish,
-        checkout: repo,
-        readCheckout,
+        reader,
         branch,
         from: user.headSha,
         exclude: [user.headSha],
@@ -209,21 +206,18 @@ async function openPrivateRepo(
       });
       if (sha === handedOver) return { sha, pushed: false };
       // Hooks, fsmonitor and reflogs off: nothing runs, and nothing but the pack and the ref is written.
-      await transferCommits(git, { from: { gitDir: publish.gitDir }, to: { gitDir: user.commonDir }, tip: sha, exclude: [user.headSha] });
+      const pack = await transferCommits(git, { from: { gitDir: publish.gitDir }, to: { gitDir: user.commonDir }, tip: sha, exclude: [user.headSha] });
       await git.run({
         args: ["-c", "core.logAllRefUpdates=false", "update-ref", `refs/heads/${branch}`, sha, handedOver ?? ""],
         repo: { gitDir: user.commonDir },
       });
-      // Written as root into someone else's repository: give the new files to its owner.
-      if (isRoot() && user.owner.uid !== 0) await chownRootOwned(user.commonDir, user.owner);
+      // Written as root into someone else's repository: give what was written (and only that) to its owner.
+      if (isRoot() && user.owner.uid !== 0) await giveToOwner(user, pack, branch);
       handedOver = sha;
       return { sha, pushed: true };
     },
 
-    async commitsAhead() {
-      const { stdout } = await readCheckout(["rev-list", "--count", `${user.headSha}..refs/heads/${branch}`]);
-      return Number(stdout.trim());
-    },
+    commitsAhead: () => reader.countAhead(user.headSha, branch),
 
     /** The patch of what was handed over (empty before the hand-over), from the host's own objects. */
     async formatPatch() {
@@ -235,6 +229,17 @@ async function openPrivateRepo(
       return disposed;
     },
   };
+}
+
+/** The new pack's files and the new ref (with any directory made for it) to the repository's owner. */
+async function giveToOwner(user: UserRepo, pack: string, branch: string): Promise<void> {
+  const written = ["pack", "idx", "rev", "keep"].map((ext) => path.join(user.commonDir, "objects", "pack", `pack-${pack}.${ext}`));
+  const parts = `refs/heads/${branch}`.split("/");
+  for (let i = 3; i <= parts.length; i += 1) written.push(path.join(user.commonDir, ...parts.slice(0, i)));
+  for (const file of written) {
+    const info = await lstat(file).catch(() => null);
+    if (info && info.uid === 0) await lchown(file, user.owner.uid, user.owner.gid);
+  }
 }
 
 async function removeLocal(paths: { root: string; metaPath: string; homeDir: string; publishDir: string }): Promise<void> {

@@ -1,12 +1,12 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import type { ChangedPath, PublishedChange } from "../agent/ports.js";
+import type { ChangedPath, PublishedChange, PublishVerdict } from "../agent/ports.js";
 import { MAX_PUBLISHED_FILE_BYTES } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import { removeTree } from "./fs-util.js";
 import { hardeningArgs, hostGitEnv, type GitRepoLocation, type HostGit } from "./git-host.js";
-import { lineCount, parseNumstat } from "./git-port.js";
+import { lineCount, MAX_PACK_BYTES, parseNumstat, type CheckoutReader } from "./git-port.js";
 
 /**
  * What leaves a job is decided here, from objects the host owns. The agent can write anything in
@@ -20,17 +20,20 @@ import { lineCount, parseNumstat } from "./git-port.js";
  */
 
 const SHA = /^[0-9a-f]{40}$/;
+/** Bound on indexing or copying one publish's pack. */
+const INDEX_TIMEOUT_MS = 120_000;
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 export interface PublishRepo {
   readonly gitDir: string;
+  /** Indexes a pack from the agent's side here, verified object by object; `tip` must then be a commit here. */
+  importPack(pack: Buffer, tip: string, signal?: AbortSignal): Promise<void>;
   /**
-   * Copies the commits reachable from `tip` and not from `exclude` out of `from` (the agent's
-   * repository) into this one, verified object by object. `tip` must be a full sha.
+   * The change `from..tip` as the host sees it in this repository. Both must be here (or in its
+   * alternates). `base`, when it differs from `from` (a pull request's base branch), also counts as
+   * known content: a commit that only brings in what the base already has touches nothing.
    */
-  importCommits(from: GitRepoLocation, tip: string, exclude: readonly string[], signal?: AbortSignal): Promise<void>;
-  /** The change `from..tip` as the host sees it in this repository. Both must be here (or in its alternates). */
-  inspect(from: string, tip: string): Promise<PublishedChange>;
+  inspect(from: string, tip: string, base?: string): Promise<PublishedChange>;
   /** `git format-patch` of from..tip, from this repository's objects. */
   formatPatch(from: string, tip: string): Promise<string>;
   /** Whether `ancestor` is an ancestor of (or equal to) `tip`. */
@@ -60,28 +63,45 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
   const run = (args: readonly string[], okExitCodes: readonly number[] = [0], input?: string) =>
     git.run({ args: [...INSPECT_ARGS, ...args], repo, okExitCodes, ...(input !== undefined ? { input } : {}) });
 
-  async function importCommits(from: GitRepoLocation, tip: string, exclude: readonly string[], signal?: AbortSignal): Promise<void> {
-    await transferCommits(git, { from, to: repo, tip, exclude, ...(signal ? { signal } : {}) });
+  async function importPack(pack: Buffer, tip: string, signal?: AbortSignal): Promise<void> {
+    await indexPack(git, { to: repo, pack, tip, ...(signal ? { signal } : {}) });
   }
 
   async function formatPatch(from: string, tip: string): Promise<string> {
     return (await run(["format-patch", "--stdout", "--binary", "--no-color", "--no-ext-diff", `${assertSha(from, "the base commit")}..${assertSha(tip, "the published commit")}`])).stdout;
   }
 
-  async function inspect(from: string, tip: string): Promise<PublishedChange> {
+  /**
+   * Each new commit's whole tree against `from` (and against `base`): a path counts when it differs
+   * from both. Root commits, merges and "evil" merges are commits like any other here, so whatever
+   * state of a protected path any pushed commit holds is seen, even if a later commit undoes it.
+   */
+  async function commitTrees(commits: readonly string[], from: string, base: string | undefined): Promise<RawEntry[]> {
+    if (commits.length === 0) return [];
+    // A "<commit> <parent>" line makes diff-tree compare the commit with that tree-ish.
+    const against = async (other: string) =>
+      parseRawDiff((await run(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index"], [0], commits.map((c) => `${c} ${other}\n`).join(""))).stdout);
+    const fromEntries = await against(from);
+    if (base === undefined || base === from) return fromEntries;
+    const alsoBase = new Set((await against(base)).map((entry) => `${entry.commit}\0${entry.path}`));
+    return fromEntries.filter((entry) => alsoBase.has(`${entry.commit}\0${entry.path}`));
+  }
+
+  async function inspect(from: string, tip: string, base?: string): Promise<PublishedChange> {
     assertSha(from, "the base commit");
     assertSha(tip, "the commit to publish");
+    if (base !== undefined) assertSha(base, "the base branch's commit");
     const [raw, numstat, commits] = await Promise.all([
       run(["diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-ext-diff", "--no-textconv", "--full-index", from, tip]),
       run(["diff-tree", "-r", "-z", "--numstat", "--no-renames", "--no-ext-diff", "--no-textconv", from, tip]),
-      run(["rev-list", "--no-merges", tip, "--not", from]),
+      run(["rev-list", tip, "--not", from, ...(base !== undefined && base !== from ? [base] : [])]),
     ]);
     const entries = parseRawDiff(raw.stdout);
     // What git called binary ("-") is missing here and counted by content below.
     const lines = new Map(parseNumstat(numstat.stdout).flatMap((entry) => (entry.lines === null ? [] : [[entry.path, entry.lines] as const])));
-    // Paths that any one new commit touched, even if a later commit put them back.
     const commitList = commits.stdout.split("\n").filter((line) => SHA.test(line));
-    const perCommit = commitList.length > 1 ? parseRawDiff((await run(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index", "--no-commit-id"], [0], `${commitList.join("\n")}\n`)).stdout) : [];
+    // The tip's own tree is the net change, already in `entries`.
+    const perCommit = await commitTrees(commitList.filter((commit) => commit !== tip), from, base);
 
     const blobs = new Map<string, { size: number; content?: Buffer }>();
     const wanted = new Set<string>();
@@ -157,50 +177,69 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
     return result.exitCode === 0;
   }
 
-  return { gitDir: dir, importCommits, inspect, isAncestor, formatPatch, dispose: () => removeTree(dir) };
+  return { gitDir: dir, importPack, inspect, isAncestor, formatPatch, dispose: () => removeTree(dir) };
 }
 
 /**
- * Copies the commits reachable from `tip` and not from `exclude` from one repository to another as
- * a pack: `to` indexes it itself (`index-pack --strict` names every object by its content, checks
- * each one and that everything they link to is there), so nothing of `from` but object content
- * crosses. `from` may be hostile; `to` is one the host trusts.
+ * Indexes `pack` into `to` (`index-pack --strict` names every object by its content, checks each one
+ * and that everything they link to is there), bounded in size and time, then requires `tip` to be a
+ * commit there. The pack may come from a hostile repository; `to` is one the host trusts.
+ */
+export async function indexPack(
+  git: HostGit,
+  options: { to: GitRepoLocation; pack: Buffer; tip: string; signal?: AbortSignal; extraConfig?: readonly string[] },
+): Promise<string> {
+  assertSha(options.tip, "the commit to publish");
+  const indexed = await execa("git", [...hardeningArgs(), ...(options.extraConfig ?? []), "index-pack", "--stdin", "--strict", "--fix-thin", `--max-input-size=${MAX_PACK_BYTES}`], {
+    env: hostGitEnv(git.gitHome, { repo: options.to }),
+    extendEnv: false,
+    reject: false,
+    cwd: git.gitHome,
+    input: options.pack,
+    timeout: INDEX_TIMEOUT_MS,
+    ...(options.signal ? { cancelSignal: options.signal } : {}),
+  });
+  if (indexed.isCanceled) throw new TackleError("aborted", "indexing the commits to publish was cancelled");
+  if (indexed.exitCode !== 0) {
+    // index-pack reads only the pack's bytes; its message names objects, not host files.
+    throw new TackleError("push_refused", `the commits to publish are broken or incomplete: ${String(indexed.stderr).trim().slice(-300)}`);
+  }
+  const present = await git.run({ args: ["cat-file", "-e", `${options.tip}^{commit}`], repo: options.to, okExitCodes: [0, 1, 128] });
+  if (present.exitCode !== 0) throw new TackleError("push_refused", `${options.tip} is not a commit that can be published`);
+  // "pack\t<hash>" (or "keep\t<hash>"): the name of the pack written.
+  return String(indexed.stdout).trim().split(/\s+/).at(-1) ?? "";
+}
+
+/**
+ * Copies commits between two repositories the host trusts (its own publish repository, the user's
+ * repository), as a pack indexed by `indexPack`. Returns the new pack's hash.
  */
 export async function transferCommits(
   git: HostGit,
-  options: { from: GitRepoLocation; to: GitRepoLocation; tip: string; exclude: readonly string[]; signal?: AbortSignal; extraConfig?: readonly string[] },
-): Promise<void> {
+  options: { from: GitRepoLocation; to: GitRepoLocation; tip: string; exclude: readonly string[]; signal?: AbortSignal },
+): Promise<string> {
   const { tip, exclude } = options;
-  assertSha(tip, "the commit to publish");
+  assertSha(tip, "the commit to copy");
   for (const sha of exclude) assertSha(sha, "an excluded commit");
   const revs = exclude.length > 0 ? `${tip}\n--not\n${exclude.join("\n")}\n` : `${tip}\n`;
-  const env = hostGitEnv(git.gitHome, { repo: options.from });
-  // Grafts would let the checkout hide parents from the walk; what is then missing fails below.
-  env.GIT_GRAFT_FILE = "/dev/null";
-  const common = { extendEnv: false, reject: false, cwd: git.gitHome, ...(options.signal ? { cancelSignal: options.signal } : {}) } as const;
   const pack = await execa("git", [...hardeningArgs(), "pack-objects", "--stdout", "--revs", "--quiet"], {
-    ...common,
-    env,
+    env: hostGitEnv(git.gitHome, { repo: options.from }),
+    extendEnv: false,
+    reject: false,
+    cwd: git.gitHome,
     input: revs,
     encoding: "buffer",
-    maxBuffer: 1024 * 1024 * 1024,
+    maxBuffer: MAX_PACK_BYTES,
+    timeout: INDEX_TIMEOUT_MS,
+    ...(options.signal ? { cancelSignal: options.signal } : {}),
   });
-  if (pack.exitCode !== 0) {
-    throw new TackleError("push_refused", `the commits to publish cannot be read: ${Buffer.from(pack.stderr).toString("utf8").trim().slice(-500)}`);
-  }
-  const indexed = await execa("git", [...hardeningArgs(), ...(options.extraConfig ?? []), "index-pack", "--stdin", "--strict", "--fix-thin"], {
-    ...common,
-    env: hostGitEnv(git.gitHome, { repo: options.to }),
-    input: pack.stdout,
-  });
-  if (indexed.exitCode !== 0) {
-    throw new TackleError("push_refused", `the commits to publish are broken or incomplete: ${String(indexed.stderr).trim().slice(-500)}`);
-  }
-  const present = await git.run({ args: ["cat-file", "-e", `${tip}^{commit}`], repo: options.to, okExitCodes: [0, 1, 128] });
-  if (present.exitCode !== 0) throw new TackleError("push_refused", `${tip} is not a commit that can be published`);
+  if (pack.exitCode !== 0) throw new TackleError("workspace", `git pack-objects failed: ${Buffer.from(pack.stderr).toString("utf8").trim().slice(-300)}`);
+  return indexPack(git, { to: options.to, pack: Buffer.from(pack.stdout), tip, ...(options.signal ? { signal: options.signal } : {}) });
 }
 
 interface RawEntry {
+  /** With `diff-tree --stdin`: the commit the entry belongs to. */
+  commit?: string;
   path: string;
   status: string;
   oldMode: string;
@@ -213,14 +252,16 @@ interface RawEntry {
 export function parseRawDiff(output: string): RawEntry[] {
   const fields = output.split("\0");
   const entries: RawEntry[] = [];
+  let commit: string | undefined;
   for (let i = 0; i < fields.length; i += 1) {
     const head = fields[i] ?? "";
-    // With --stdin, a commit id line may precede a commit's entries; --no-commit-id keeps it out.
+    // With --stdin, the commit's id comes before its entries.
+    if (SHA.test(head.trim())) commit = head.trim();
     if (!head.startsWith(":")) continue;
     const [oldMode = "", newMode = "", oldSha = "", newSha = "", status = ""] = head.slice(1).split(" ");
     const file = fields[i + 1] ?? "";
     i += 1;
-    entries.push({ path: file, status: status.slice(0, 1), oldMode, newMode, oldSha, newSha });
+    entries.push({ ...(commit !== undefined ? { commit } : {}), path: file, status: status.slice(0, 1), oldMode, newMode, oldSha, newSha });
   }
   return entries;
 }
@@ -234,20 +275,21 @@ export function parseRawDiff(output: string): RawEntry[] {
  */
 export async function verifiedTip(options: {
   publish: PublishRepo;
-  checkout: GitRepoLocation;
-  /** Runs host git on the checkout (with its own tamper checks). */
-  readCheckout: (args: readonly string[]) => Promise<{ stdout: string }>;
+  /** Reads the agent's repository inside the sandbox. */
+  reader: CheckoutReader;
   branch: string;
   from: string;
+  /** The base branch's sha when it is not `from` (a pull request's head): its content counts as known. */
+  base?: string;
   /** Commits whose objects the publish repository already has through its alternates. */
   exclude: readonly string[];
-  verify: (change: PublishedChange) => { ok: true } | { ok: false; reason: string };
+  verify: (change: PublishedChange) => PublishVerdict;
   signal?: AbortSignal;
 }): Promise<{ sha: string; change: PublishedChange }> {
-  const { stdout } = await options.readCheckout(["rev-parse", "--verify", `refs/heads/${options.branch}^{commit}`]);
-  const sha = assertSha(stdout.trim(), `the tip of ${options.branch}`);
-  await options.publish.importCommits(options.checkout, sha, options.exclude, options.signal);
-  const change = await options.publish.inspect(options.from, sha);
+  const sha = assertSha(await options.reader.tipOf(options.branch, options.signal), `the tip of ${options.branch}`);
+  const pack = await options.reader.packCommits(sha, options.exclude, options.signal);
+  await options.publish.importPack(pack, sha, options.signal);
+  const change = await options.publish.inspect(options.from, sha, options.base);
   const verdict = options.verify(change);
   if (!verdict.ok) throw new TackleError("push_refused", `push refused: ${verdict.reason}`);
   return { sha, change };

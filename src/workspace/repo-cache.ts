@@ -12,9 +12,9 @@ import {
   parseRemoteUrl,
   validateBranchName,
   type GitRepoLocation,
-  type HostGit,
   type RemoteInfo,
 } from "./git-host.js";
+import { createCheckoutReader } from "./git-port.js";
 import { createPublishRepo, verifiedTip, type PublishRepo } from "./publish-repo.js";
 import { currentOwner, isCurrentProcess, isOwnerAlive, parseOwnerRecord, type OwnerRecord } from "./owner-record.js";
 import { sandboxOwner, type SandboxMode } from "./sandbox.js";
@@ -93,10 +93,6 @@ export function checkoutName(jobId: string): string {
   if (/^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/.test(jobId)) return jobId;
   const slug = jobId.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+/, "").slice(0, 60);
   return `${slug || "job"}-${createHash("sha256").update(jobId).digest("hex").slice(0, 12)}`;
-}
-
-async function fileDigest(file: string): Promise<string> {
-  return createHash("sha256").update(await readFile(file)).digest("hex");
 }
 
 async function resolveToken(token: PrepareOptions["token"]): Promise<string | undefined> {
@@ -506,24 +502,11 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
     let remoteSha = s.remoteBranchSha;
     let disposed: Promise<void> | undefined;
     let publish: PublishRepo | undefined;
+    const reader = createCheckoutReader({ sandbox: ports.exec, repo: { ...repo, workTree: root } });
     const publishDir = s.checkout.publishDir;
-    /**
-     * Git's ref backend reads `commondir` even when GIT_COMMON_DIR is set, so a file the agent plants
-     * there would redirect the refs the host pushes. A plain clone never has one: remove it first.
-     */
-    // Read-only in the sandbox; without one ("off") the agent could change them: the config (e.g.
-    // a pushInsteadOf), or the alternates, to make objects of another repository on this host
-    // look like the checkout's own.
-    const pinned = [path.join(gitDir, "config"), alternates];
-    const digests = await Promise.all(pinned.map(fileDigest));
-    const hostGit = async (command: Parameters<HostGit["run"]>[0]) => {
-      await removeTree(path.join(gitDir, "commondir"));
-      const now = await Promise.all(pinned.map(fileDigest));
-      if (now.some((digest, i) => digest !== digests[i])) {
-        throw new TackleError("workspace", "the checkout's .git/config or alternates was changed behind Tackle's back; refusing to run git on it");
-      }
-      return git.run({ ...command, repo });
-    };
+    // The host runs no git on this checkout from here on: what it publishes it reads through the
+    // sandbox (`reader`) and decides in its own repository (`publish`).
+    let published: string | null = null;
 
     return {
       root: ports.fs.root,
@@ -542,10 +525,10 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
         publish ??= await createPublishRepo(git, publishDir, [path.join(s.mirror, "objects")], templateDir);
         const { sha } = await verifiedTip({
           publish,
-          checkout: repo,
-          readCheckout: (args) => hostGit({ args }),
+          reader,
           branch: s.branch,
           from,
+          base: s.baseSha,
           exclude: [...new Set([s.baseSha, from])],
           verify,
           ...(signal ? { signal } : {}),
@@ -569,17 +552,15 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
           throw error;
         }
         remoteSha = sha;
+        published = sha;
         return { sha, pushed: true };
       },
 
-      async commitsAhead() {
-        const { stdout } = await hostGit({ args: ["rev-list", "--count", `${s.baseSha}..refs/heads/${s.branch}`] });
-        return Number(stdout.trim());
-      },
+      commitsAhead: () => reader.countAhead(s.baseSha, s.branch),
 
+      /** The patch of what was last published, from the host's own objects (empty before). */
       async formatPatch() {
-        const { stdout } = await hostGit({ args: ["format-patch", "--stdout", "--binary", "--no-color", `${s.baseSha}..refs/heads/${s.branch}`] });
-        return stdout;
+        return publish && published ? publish.formatPatch(s.baseSha, published) : "";
       },
 
       dispose() {

@@ -129,10 +129,17 @@ export interface Sandbox extends ExecPort {
   /** Commands started and not yet finished; a checkout is only recycled when none is. */
   readonly running: number;
   /** Runs an argv (no shell) in the same box, stdout and stderr apart; the git port uses it. */
-  runArgv(
-    argv: readonly string[],
-    options: { timeoutMs: number; signal?: AbortSignal; maxOutputBytes?: number; env?: Record<string, string> },
-  ): Promise<ArgvResult>;
+  runArgv(argv: readonly string[], options: ArgvOptions): Promise<ArgvResult>;
+  /** The same, stdout as bytes (a pack the host then indexes). */
+  runArgvBytes(argv: readonly string[], options: ArgvOptions): Promise<Omit<ArgvResult, "stdout"> & { stdout: Buffer }>;
+}
+
+export interface ArgvOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** More stdout than this fails the command. @defaultValue 64 MiB */
+  maxOutputBytes?: number;
+  env?: Record<string, string>;
 }
 
 const DEFAULT_MAX_OUTPUT = 1_000_000;
@@ -431,6 +438,11 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     },
 
     async runArgv(argv, argvOptions): Promise<ArgvResult> {
+      const result = await sandbox.runArgvBytes(argv, argvOptions);
+      return { ...result, stdout: result.stdout.toString("utf8") };
+    },
+
+    async runArgvBytes(argv, argvOptions) {
       const maxOutputBytes = argvOptions.maxOutputBytes ?? 64 * 1024 * 1024;
       const stdout: Buffer[] = [];
       const stderr: Buffer[] = [];
@@ -461,7 +473,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
         throw new TackleError("workspace", `${argv[0] ?? "command"} printed more than ${maxOutputBytes} bytes`);
       }
       return {
-        stdout: Buffer.concat(stdout).toString("utf8"),
+        stdout: Buffer.concat(stdout),
         stderr: Buffer.concat(stderr).toString("utf8"),
         exitCode: result.exitCode,
         timedOut: result.timedOut,

@@ -3,7 +3,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { createAnthropicClient } from "../../../src/agent/index.js";
+import type { JobData } from "../../../src/jobs/index.js";
+import { createJobRuntime } from "../../../src/main/runtime.js";
 import { createTackleApp, WEBHOOK_PATH, type TackleApp } from "../../../src/main/server.js";
+import type { ProcessJobDeps } from "../../../src/worker/process-job.js";
 import type { OctokitSettings } from "../../../src/github/index.js";
 import { silentLogger } from "../../../src/logging/logger.js";
 import { startFakeAnthropic, startFakeGitHub, type FakeAnthropic, type FakeGitHub, type ScriptedModel, type ScriptedTurn } from "../../fakes/index.js";
@@ -138,6 +142,55 @@ export async function startHarness(options: {
       await app.close(1000);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await model.close();
+      await gh.close();
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One job run through processJob directly: the fakes, the runtime's deps and the job's data. */
+export interface JobWorld {
+  gh: FakeGitHub;
+  model: FakeAnthropic;
+  deps: ProcessJobDeps;
+  data: JobData;
+  close(): Promise<void>;
+}
+
+/**
+ * The fake GitHub with the demo repository (plus `files`) and one issue, the fake model serving
+ * `script`, and processJob's deps from the real runtime, for tests of the job path without webhooks.
+ */
+export async function startJobWorld(script: ScriptedModel, options: { files?: Record<string, string>; title?: string; modelRetries?: number } = {}): Promise<JobWorld> {
+  const gh = await startFakeGitHub();
+  await gh.addRepo({ owner: OWNER, name: REPO, files: { ...(await demoRepoFiles()), ...(options.files ?? {}) } });
+  const issue = gh.addIssue({ owner: OWNER, repo: REPO, title: options.title ?? "celsiusToFahrenheit(100) returns 203" });
+  const model = await startFakeAnthropic(script, { minCacheableTokens: 0 });
+  const home = await mkdtemp(path.join(os.tmpdir(), "tackle-job-"));
+  const runtime = await createJobRuntime(
+    { ...gh.appEnv(), ...model.env(), TACKLE_HOME: home, PATH: process.env.PATH ?? "" },
+    { mode: "server", logger: silentLogger, octokit: { throttle: false, retry: false } },
+  );
+  const retries = options.modelRetries;
+  const deps: ProcessJobDeps =
+    retries === undefined ? runtime.deps : { ...runtime.deps, model: () => createAnthropicClient({ apiKey: model.apiKey, baseURL: model.url, maxRetries: retries }) };
+  const data: JobData = {
+    jobId: `${OWNER}-${REPO}-${issue.number}-job`,
+    deliveryId: `d-${issue.number}`,
+    installationId: gh.installationId(OWNER),
+    repo: { owner: OWNER, name: REPO },
+    number: issue.number,
+    isPullRequest: false,
+    trigger: { kind: "issue_assigned", actor: "alice" },
+    enqueuedAt: new Date().toISOString(),
+  };
+  return {
+    gh,
+    model,
+    deps,
+    data,
+    async close() {
       await model.close();
       await gh.close();
       await rm(home, { recursive: true, force: true });

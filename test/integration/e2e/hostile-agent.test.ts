@@ -6,25 +6,16 @@
  * protected onto the remote; each must leave the remote without it, open no pull request, and say
  * why in the tracking comment, where the host's own check (not the agent-side one) stopped it.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { JobData } from "../../../src/jobs/index.js";
-import { silentLogger } from "../../../src/logging/logger.js";
-import { createJobRuntime } from "../../../src/main/runtime.js";
 import { processJob } from "../../../src/worker/process-job.js";
-import { startFakeAnthropic, startFakeGitHub, type FakeAnthropic, type FakeGitHub, type ScriptedTurn } from "../../fakes/index.js";
-import { demoRepoFiles, OWNER, REPO } from "./harness.js";
+import type { FakeGitHub, ScriptedTurn } from "../../fakes/index.js";
+import { OWNER, REPO, startJobWorld, type JobWorld } from "./harness.js";
 
+let world: JobWorld | undefined;
 let gh: FakeGitHub | undefined;
-let model: FakeAnthropic | undefined;
-let home: string | undefined;
 afterEach(async () => {
-  await model?.close();
-  await gh?.close();
-  if (home) await rm(home, { recursive: true, force: true });
-  gh = model = home = undefined;
+  await world?.close();
+  world = gh = undefined;
 });
 
 const CONFIG = "protected_paths:\n  - package.json\nmax_diff_lines: 2000\n";
@@ -49,37 +40,20 @@ function hostileScript(script: string): ScriptedTurn[] {
 }
 
 async function runHostileJob(script: string): Promise<{ comment: string; toolResults: string[]; branch: string }> {
-  gh = await startFakeGitHub();
-  await gh.addRepo({
-    owner: OWNER,
-    name: REPO,
-    files: { ...(await demoRepoFiles()), ".github/tackle.yml": CONFIG, ".github/workflows/ci.yml": WORKFLOW },
+  world = await startJobWorld(hostileScript(script), {
+    title: "Fix the offset",
+    files: { ".github/tackle.yml": CONFIG, ".github/workflows/ci.yml": WORKFLOW },
   });
-  const issue = gh.addIssue({ owner: OWNER, repo: REPO, title: "Fix the offset" });
-  model = await startFakeAnthropic(hostileScript(script), { minCacheableTokens: 0 });
-  home = await mkdtemp(path.join(os.tmpdir(), "tackle-hostile-"));
-  const runtime = await createJobRuntime(
-    { ...gh.appEnv(), ...model.env(), TACKLE_HOME: home, PATH: process.env.PATH ?? "" },
-    { mode: "server", logger: silentLogger, octokit: { throttle: false, retry: false } },
-  );
-  const data: JobData = {
-    jobId: `hostile-${issue.number}`,
-    deliveryId: "d-hostile",
-    installationId: gh.installationId(OWNER),
-    repo: { owner: OWNER, name: REPO },
-    number: issue.number,
-    isPullRequest: false,
-    trigger: { kind: "issue_assigned", actor: "alice" },
-    enqueuedAt: new Date().toISOString(),
-  };
-  await processJob(data, runtime.deps, new AbortController().signal, { attempt: 1, maxAttempts: 1 });
-  const comment = gh.comments(OWNER, REPO, issue.number).find((c) => c.body.includes("tackle:tracking"))?.body ?? "";
+  gh = world.gh;
+  const { data, model } = world;
+  await processJob(data, world.deps, new AbortController().signal, { attempt: 1, maxAttempts: 1 });
+  const comment = gh.comments(OWNER, REPO, data.number).find((c) => c.body.includes("tackle:tracking"))?.body ?? "";
   const toolResults = model.requests.flatMap((request) =>
     (request.body as unknown as { messages: Array<{ content: unknown }> }).messages.flatMap((message) =>
       Array.isArray(message.content) ? (message.content as Array<{ type: string; content?: unknown }>).filter((b) => b.type === "tool_result").map((b) => JSON.stringify(b.content)) : [],
     ),
   );
-  return { comment, toolResults, branch: `tackle/issue-${issue.number}` };
+  return { comment, toolResults, branch: `tackle/issue-${data.number}` };
 }
 
 async function expectNothingPublished(run: { comment: string; branch: string }, reason: RegExp): Promise<void> {

@@ -1,53 +1,25 @@
 // processJob's endings that the queue depends on: a model outage is retried (work kept, same comment)
 // until the last attempt, and a job the queue gave up on still gets its final word.
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createAnthropicClient } from "../../../src/agent/index.js";
 import { isTackleError } from "../../../src/errors/index.js";
 import type { JobData } from "../../../src/jobs/index.js";
-import { silentLogger } from "../../../src/logging/logger.js";
-import { createJobRuntime } from "../../../src/main/runtime.js";
 import { processJob, reportDeadJob, type ProcessJobDeps } from "../../../src/worker/process-job.js";
 import { renderTrackingComment } from "../../../src/worker/tracking-comment.js";
-import { startFakeAnthropic, startFakeGitHub, type FakeAnthropic, type FakeGitHub } from "../../fakes/index.js";
-import { demoRepoFiles, OWNER, REPO } from "./harness.js";
+import type { FakeGitHub } from "../../fakes/index.js";
+import { OWNER, REPO, startJobWorld, type JobWorld } from "./harness.js";
 
+let world: JobWorld | undefined;
 let gh: FakeGitHub | undefined;
-let model: FakeAnthropic | undefined;
-let home: string | undefined;
 afterEach(async () => {
-  await model?.close();
-  await gh?.close();
-  if (home) await rm(home, { recursive: true, force: true });
+  await world?.close();
+  world = gh = undefined;
 });
 
-async function setup(script: Parameters<typeof startFakeAnthropic>[0]): Promise<{ deps: ProcessJobDeps; data: JobData }> {
-  gh = await startFakeGitHub();
-  await gh.addRepo({ owner: OWNER, name: REPO, files: await demoRepoFiles() });
-  const issue = gh.addIssue({ owner: OWNER, repo: REPO, title: "celsiusToFahrenheit(100) returns 203" });
-  model = await startFakeAnthropic(script, { minCacheableTokens: 0 });
-  home = await mkdtemp(path.join(os.tmpdir(), "tackle-endings-"));
-  const runtime = await createJobRuntime(
-    { ...gh.appEnv(), ...model.env(), TACKLE_HOME: home, PATH: process.env.PATH ?? "" },
-    { mode: "server", logger: silentLogger, octokit: { throttle: false, retry: false } },
-  );
-  const fake = model;
+async function setup(script: Parameters<typeof startJobWorld>[0]): Promise<{ deps: ProcessJobDeps; data: JobData }> {
   // No SDK retries: each attempt meets the outage once.
-  const deps: ProcessJobDeps = { ...runtime.deps, model: () => createAnthropicClient({ apiKey: fake.apiKey, baseURL: fake.url, maxRetries: 0 }) };
-  const jobId = "octo-widgets-1-job";
-  const data: JobData = {
-    jobId,
-    deliveryId: "d-1",
-    installationId: gh.installationId(OWNER),
-    repo: { owner: OWNER, name: REPO },
-    number: issue.number,
-    isPullRequest: false,
-    trigger: { kind: "issue_assigned", actor: "alice" },
-    enqueuedAt: new Date().toISOString(),
-  };
-  return { deps, data };
+  world = await startJobWorld(script, { modelRetries: 0 });
+  gh = world.gh;
+  return { deps: world.deps, data: world.data };
 }
 
 const outage = { error: { status: 500, type: "api_error", message: "Internal server error" } } as const;

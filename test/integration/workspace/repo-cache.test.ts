@@ -94,7 +94,8 @@ describe("repo cache", () => {
     await workspace.fs.writeFile("src/feature.ts", "export const feature = true;\n");
     expect(await workspace.git.commit("Add feature")).toMatch(/^[0-9a-f]{40}$/);
     expect(await workspace.commitsAhead()).toBe(1);
-    expect(await workspace.formatPatch()).toContain("Subject: [PATCH] Add feature");
+    // The patch is of what was published, from the host's own objects: nothing yet.
+    expect(await workspace.formatPatch()).toBe("");
     const refused = await workspace.push({ verify: () => ({ ok: true }), token: "t" }).catch((e: unknown) => e);
     expect(isTackleError(refused, "push_refused")).toBe(true);
 
@@ -103,6 +104,7 @@ describe("repo cache", () => {
     const sha = await fresh.git.commit("Add feature v2");
     expect(await fresh.push({ verify: () => ({ ok: true }), token: "t" })).toEqual({ sha, pushed: true });
     expect(await git(remote.remote, ["rev-parse", "tackle/issue-7"])).toBe(sha);
+    expect(await fresh.formatPatch()).toContain("Subject: [PATCH] Add feature v2");
     expect(await fresh.push({ verify: () => ({ ok: true }), token: "t" })).toEqual({ sha, pushed: false });
   });
 
@@ -298,11 +300,10 @@ describe.skipIf(!support.available)("workspace sandbox: attacks on git and the m
     );
     expect(result.output).toContain("end");
     expect(await workspace.commitsAhead()).toBe(1);
-    expect(await workspace.formatPatch()).toContain("agent commit");
     await workspace.git.status();
     expect((await workspace.push({ verify: () => ({ ok: true }), token: "t" })).pushed).toBe(true);
+    expect(await workspace.formatPatch()).toContain("agent commit");
     expect(existsSync(pwned)).toBe(false);
-    expect(existsSync(path.join(workspace.root, ".git", "commondir"))).toBe(false);
   });
 
   it("gives new files written by the host to the sandbox user", async () => {
@@ -315,7 +316,7 @@ describe.skipIf(!support.available)("workspace sandbox: attacks on git and the m
 });
 
 describe("repo cache: unsandboxed checkout", () => {
-  it("refuses host git operations once .git/config was changed (a pushInsteadOf would leak the token)", async () => {
+  it("a .git/config changed without a sandbox does not steer the push (a pushInsteadOf would leak the token): it goes from the host's own repository", async () => {
     const base = tempDir("repo-off");
     // As root, unsandboxed commands run as uid 65534, which must reach TACKLE_HOME (mkdtemp makes 0700).
     chmodSync(base, 0o755);
@@ -335,7 +336,9 @@ describe("repo cache: unsandboxed checkout", () => {
         { timeoutMs: 20_000 },
       );
       expect(result.output).toContain("PLANTED");
-      await expect(workspace.push({ verify: () => ({ ok: true }), token: "t" })).rejects.toThrow(/changed behind Tackle's back/);
+      const { sha, pushed } = await workspace.push({ verify: () => ({ ok: true }), token: "t" });
+      expect(pushed).toBe(true);
+      expect(await git(remote.remote, ["rev-parse", "tackle/issue-2"])).toBe(sha);
       await workspace.dispose();
     } finally {
       removeDir(base);
