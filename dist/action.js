@@ -93648,10 +93648,6 @@ function parseRemoteUrl(remoteUrl) {
   return { url: remoteUrl, scheme: parsed.protocol === "https:" ? "https" : "http" };
 }
 
-// src/workspace/publish-repo.ts
-import { mkdir as mkdir5, writeFile } from "node:fs/promises";
-import path17 from "node:path";
-
 // src/workspace/git-port.ts
 import { constants as constants4 } from "node:fs";
 import { lstat as lstat2, open as open3 } from "node:fs/promises";
@@ -93703,6 +93699,47 @@ async function countLines2(file2) {
   } finally {
     await handle.close();
   }
+}
+var MAX_PACK_BYTES = 512 * 1024 * 1024;
+function createCheckoutReader(options2) {
+  const { sandbox, repo } = options2;
+  const env = { ...gitEnv(repo), GIT_GRAFT_FILE: "/dev/null", GIT_NO_REPLACE_OBJECTS: "1" };
+  const gitArgs = hardeningArgs().map((arg) => `'${arg}'`).join(" ");
+  const inBox = (script, args, options3) => sandbox.runArgvBytes(["bash", "-c", `rm -f -- "$GIT_DIR/commondir"; git() { command git ${gitArgs} "$@"; }; ${script}`, "reader", ...args], {
+    timeoutMs: TIMEOUT_MS,
+    env,
+    maxOutputBytes: options3.maxOutputBytes,
+    ...options3.signal ? { signal: options3.signal } : {}
+  });
+  const text = async (script, args, signal) => {
+    const result = await inBox(script, args, { signal, maxOutputBytes: 64 * 1024 }).catch(() => null);
+    return result?.exitCode === 0 ? result.stdout.toString("utf8").trim() : null;
+  };
+  return {
+    async tipOf(branch, signal) {
+      assertBranchNameShape(branch);
+      const sha = await text('git rev-parse --verify --quiet "refs/heads/$1^{commit}"', [branch], signal);
+      if (sha === null || !/^[0-9a-f]{40}$/.test(sha)) throw new TackleError("push_refused", `the branch ${branch} does not point at a commit in the checkout`);
+      return sha;
+    },
+    async packCommits(tip, exclude, signal) {
+      const revs = [tip, "--not", ...exclude];
+      if (!revs.every((rev) => rev === "--not" || /^[0-9a-f]{40}$/.test(rev))) throw new TackleError("push_refused", "invalid commit id for the pack");
+      const result = await inBox(`printf '%s\\n' "$@" | git pack-objects --stdout --revs --quiet`, revs, { signal, maxOutputBytes: MAX_PACK_BYTES }).catch((error62) => {
+        if (error62 instanceof TackleError && error62.code === "aborted") throw error62;
+        throw new TackleError("push_refused", `the commits to publish could not be packed (over ${MAX_PACK_BYTES} bytes, or the sandbox failed)`);
+      });
+      if (result.timedOut) throw new TackleError("push_refused", "packing the commits to publish timed out");
+      if (result.exitCode !== 0) throw new TackleError("push_refused", `the commits to publish cannot be read from the checkout (git pack-objects exited ${result.exitCode})`);
+      return result.stdout;
+    },
+    async countAhead(base2, branch) {
+      assertBranchNameShape(branch);
+      if (!/^[0-9a-f]{40}$/.test(base2)) return 0;
+      const count3 = Number(await text('git rev-list --count "$1..refs/heads/$2"', [base2, branch]));
+      return Number.isInteger(count3) && count3 >= 0 ? count3 : 0;
+    }
+  };
 }
 function createGitPort(options2) {
   const { sandbox, repo } = options2;
@@ -93787,7 +93824,10 @@ function createGitPort(options2) {
 }
 
 // src/workspace/publish-repo.ts
+import { mkdir as mkdir5, writeFile } from "node:fs/promises";
+import path17 from "node:path";
 var SHA = /^[0-9a-f]{40}$/;
+var INDEX_TIMEOUT_MS = 12e4;
 var EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 var INSPECT_ARGS = ["-c", "core.attributesFile=/dev/null", "-c", `attr.tree=${EMPTY_TREE}`, "-c", "diff.external=", "-c", "core.quotePath=false"];
 function assertSha(sha, what) {
@@ -93803,25 +93843,34 @@ async function createPublishRepo(git, dir, alternates, templateDir) {
 `).join(""));
   const repo = { gitDir: dir };
   const run2 = (args, okExitCodes = [0], input3) => git.run({ args: [...INSPECT_ARGS, ...args], repo, okExitCodes, ...input3 !== void 0 ? { input: input3 } : {} });
-  async function importCommits(from, tip, exclude, signal) {
-    await transferCommits(git, { from, to: repo, tip, exclude, ...signal ? { signal } : {} });
+  async function importPack(pack, tip, signal) {
+    await indexPack(git, { to: repo, pack, tip, ...signal ? { signal } : {} });
   }
   async function formatPatch(from, tip) {
     return (await run2(["format-patch", "--stdout", "--binary", "--no-color", "--no-ext-diff", `${assertSha(from, "the base commit")}..${assertSha(tip, "the published commit")}`])).stdout;
   }
-  async function inspect3(from, tip) {
+  async function commitTrees(commits, from, base2) {
+    if (commits.length === 0) return [];
+    const against = async (other) => parseRawDiff((await run2(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index"], [0], commits.map((c3) => `${c3} ${other}
+`).join(""))).stdout);
+    const fromEntries = await against(from);
+    if (base2 === void 0 || base2 === from) return fromEntries;
+    const alsoBase = new Set((await against(base2)).map((entry) => `${entry.commit}\0${entry.path}`));
+    return fromEntries.filter((entry) => alsoBase.has(`${entry.commit}\0${entry.path}`));
+  }
+  async function inspect3(from, tip, base2) {
     assertSha(from, "the base commit");
     assertSha(tip, "the commit to publish");
+    if (base2 !== void 0) assertSha(base2, "the base branch's commit");
     const [raw, numstat, commits] = await Promise.all([
       run2(["diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-ext-diff", "--no-textconv", "--full-index", from, tip]),
       run2(["diff-tree", "-r", "-z", "--numstat", "--no-renames", "--no-ext-diff", "--no-textconv", from, tip]),
-      run2(["rev-list", "--no-merges", tip, "--not", from])
+      run2(["rev-list", tip, "--not", from, ...base2 !== void 0 && base2 !== from ? [base2] : []])
     ]);
     const entries = parseRawDiff(raw.stdout);
     const lines = new Map(parseNumstat(numstat.stdout).flatMap((entry) => entry.lines === null ? [] : [[entry.path, entry.lines]]));
     const commitList = commits.stdout.split("\n").filter((line) => SHA.test(line));
-    const perCommit = commitList.length > 1 ? parseRawDiff((await run2(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index", "--no-commit-id"], [0], `${commitList.join("\n")}
-`)).stdout) : [];
+    const perCommit = await commitTrees(commitList.filter((commit) => commit !== tip), from, base2);
     const blobs = /* @__PURE__ */ new Map();
     const wanted = /* @__PURE__ */ new Set();
     for (const entry of [...entries, ...perCommit]) {
@@ -93892,59 +93941,47 @@ async function createPublishRepo(git, dir, alternates, templateDir) {
     const result = await run2(["merge-base", "--is-ancestor", assertSha(ancestor, "the start commit"), assertSha(tip, "the commit to publish")], [0, 1]);
     return result.exitCode === 0;
   }
-  return { gitDir: dir, importCommits, inspect: inspect3, isAncestor, formatPatch, dispose: () => removeTree(dir) };
+  return { gitDir: dir, importPack, inspect: inspect3, isAncestor, formatPatch, dispose: () => removeTree(dir) };
 }
-async function transferCommits(git, options2) {
-  const { tip, exclude } = options2;
-  assertSha(tip, "the commit to publish");
-  for (const sha of exclude) assertSha(sha, "an excluded commit");
-  const revs = exclude.length > 0 ? `${tip}
---not
-${exclude.join("\n")}
-` : `${tip}
-`;
-  const env = hostGitEnv(git.gitHome, { repo: options2.from });
-  env.GIT_GRAFT_FILE = "/dev/null";
-  const common2 = { extendEnv: false, reject: false, cwd: git.gitHome, ...options2.signal ? { cancelSignal: options2.signal } : {} };
-  const pack = await execa("git", [...hardeningArgs(), "pack-objects", "--stdout", "--revs", "--quiet"], {
-    ...common2,
-    env,
-    input: revs,
-    encoding: "buffer",
-    maxBuffer: 1024 * 1024 * 1024
-  });
-  if (pack.exitCode !== 0) {
-    throw new TackleError("push_refused", `the commits to publish cannot be read: ${Buffer.from(pack.stderr).toString("utf8").trim().slice(-500)}`);
-  }
-  const indexed = await execa("git", [...hardeningArgs(), ...options2.extraConfig ?? [], "index-pack", "--stdin", "--strict", "--fix-thin"], {
-    ...common2,
+async function indexPack(git, options2) {
+  assertSha(options2.tip, "the commit to publish");
+  const indexed = await execa("git", [...hardeningArgs(), ...options2.extraConfig ?? [], "index-pack", "--stdin", "--strict", "--fix-thin", `--max-input-size=${MAX_PACK_BYTES}`], {
     env: hostGitEnv(git.gitHome, { repo: options2.to }),
-    input: pack.stdout
+    extendEnv: false,
+    reject: false,
+    cwd: git.gitHome,
+    input: options2.pack,
+    timeout: INDEX_TIMEOUT_MS,
+    ...options2.signal ? { cancelSignal: options2.signal } : {}
   });
+  if (indexed.isCanceled) throw new TackleError("aborted", "indexing the commits to publish was cancelled");
   if (indexed.exitCode !== 0) {
-    throw new TackleError("push_refused", `the commits to publish are broken or incomplete: ${String(indexed.stderr).trim().slice(-500)}`);
+    throw new TackleError("push_refused", `the commits to publish are broken or incomplete: ${String(indexed.stderr).trim().slice(-300)}`);
   }
-  const present = await git.run({ args: ["cat-file", "-e", `${tip}^{commit}`], repo: options2.to, okExitCodes: [0, 1, 128] });
-  if (present.exitCode !== 0) throw new TackleError("push_refused", `${tip} is not a commit that can be published`);
+  const present = await git.run({ args: ["cat-file", "-e", `${options2.tip}^{commit}`], repo: options2.to, okExitCodes: [0, 1, 128] });
+  if (present.exitCode !== 0) throw new TackleError("push_refused", `${options2.tip} is not a commit that can be published`);
+  return String(indexed.stdout).trim().split(/\s+/).at(-1) ?? "";
 }
 function parseRawDiff(output2) {
   const fields = output2.split("\0");
   const entries = [];
+  let commit;
   for (let i2 = 0; i2 < fields.length; i2 += 1) {
     const head = fields[i2] ?? "";
+    if (SHA.test(head.trim())) commit = head.trim();
     if (!head.startsWith(":")) continue;
     const [oldMode = "", newMode = "", oldSha = "", newSha = "", status = ""] = head.slice(1).split(" ");
     const file2 = fields[i2 + 1] ?? "";
     i2 += 1;
-    entries.push({ path: file2, status: status.slice(0, 1), oldMode, newMode, oldSha, newSha });
+    entries.push({ ...commit !== void 0 ? { commit } : {}, path: file2, status: status.slice(0, 1), oldMode, newMode, oldSha, newSha });
   }
   return entries;
 }
 async function verifiedTip(options2) {
-  const { stdout } = await options2.readCheckout(["rev-parse", "--verify", `refs/heads/${options2.branch}^{commit}`]);
-  const sha = assertSha(stdout.trim(), `the tip of ${options2.branch}`);
-  await options2.publish.importCommits(options2.checkout, sha, options2.exclude, options2.signal);
-  const change = await options2.publish.inspect(options2.from, sha);
+  const sha = assertSha(await options2.reader.tipOf(options2.branch, options2.signal), `the tip of ${options2.branch}`);
+  const pack = await options2.reader.packCommits(sha, options2.exclude, options2.signal);
+  await options2.publish.importPack(pack, sha, options2.signal);
+  const change = await options2.publish.inspect(options2.from, sha, options2.base);
   const verdict = options2.verify(change);
   if (!verdict.ok) throw new TackleError("push_refused", `push refused: ${verdict.reason}`);
   return { sha, change };
@@ -94693,6 +94730,10 @@ function createSandboxExec(options2) {
       };
     },
     async runArgv(argv, argvOptions) {
+      const result = await sandbox.runArgvBytes(argv, argvOptions);
+      return { ...result, stdout: result.stdout.toString("utf8") };
+    },
+    async runArgvBytes(argv, argvOptions) {
       const maxOutputBytes = argvOptions.maxOutputBytes ?? 64 * 1024 * 1024;
       const stdout = [];
       const stderr = [];
@@ -94723,7 +94764,7 @@ function createSandboxExec(options2) {
         throw new TackleError("workspace", `${argv[0] ?? "command"} printed more than ${maxOutputBytes} bytes`);
       }
       return {
-        stdout: Buffer.concat(stdout).toString("utf8"),
+        stdout: Buffer.concat(stdout),
         stderr: Buffer.concat(stderr).toString("utf8"),
         exitCode: result.exitCode,
         timedOut: result.timedOut
@@ -94999,9 +95040,6 @@ function checkoutName(jobId) {
   if (/^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/.test(jobId)) return jobId;
   const slug = jobId.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+/, "").slice(0, 60);
   return `${slug || "job"}-${createHash("sha256").update(jobId).digest("hex").slice(0, 12)}`;
-}
-async function fileDigest(file2) {
-  return createHash("sha256").update(await readFile5(file2)).digest("hex");
 }
 async function resolveToken(token) {
   return typeof token === "function" ? token() : token;
@@ -95339,17 +95377,9 @@ function createRepoCache(options2) {
     let remoteSha = s.remoteBranchSha;
     let disposed;
     let publish;
+    const reader = createCheckoutReader({ sandbox: ports.exec, repo: { ...repo, workTree: root } });
     const publishDir = s.checkout.publishDir;
-    const pinned = [path20.join(gitDir, "config"), alternates];
-    const digests = await Promise.all(pinned.map(fileDigest));
-    const hostGit = async (command) => {
-      await removeTree(path20.join(gitDir, "commondir"));
-      const now = await Promise.all(pinned.map(fileDigest));
-      if (now.some((digest, i2) => digest !== digests[i2])) {
-        throw new TackleError("workspace", "the checkout's .git/config or alternates was changed behind Tackle's back; refusing to run git on it");
-      }
-      return git.run({ ...command, repo });
-    };
+    let published = null;
     return {
       root: ports.fs.root,
       branch: s.branch,
@@ -95364,10 +95394,10 @@ function createRepoCache(options2) {
         publish ??= await createPublishRepo(git, publishDir, [path20.join(s.mirror, "objects")], templateDir);
         const { sha } = await verifiedTip({
           publish,
-          checkout: repo,
-          readCheckout: (args2) => hostGit({ args: args2 }),
+          reader,
           branch: s.branch,
           from,
+          base: s.baseSha,
           exclude: [.../* @__PURE__ */ new Set([s.baseSha, from])],
           verify,
           ...signal ? { signal } : {}
@@ -95388,15 +95418,13 @@ function createRepoCache(options2) {
           throw error62;
         }
         remoteSha = sha;
+        published = sha;
         return { sha, pushed: true };
       },
-      async commitsAhead() {
-        const { stdout } = await hostGit({ args: ["rev-list", "--count", `${s.baseSha}..refs/heads/${s.branch}`] });
-        return Number(stdout.trim());
-      },
+      commitsAhead: () => reader.countAhead(s.baseSha, s.branch),
+      /** The patch of what was last published, from the host's own objects (empty before). */
       async formatPatch() {
-        const { stdout } = await hostGit({ args: ["format-patch", "--stdout", "--binary", "--no-color", `${s.baseSha}..refs/heads/${s.branch}`] });
-        return stdout;
+        return publish && published ? publish.formatPatch(s.baseSha, published) : "";
       },
       dispose() {
         disposed ??= (async () => {
