@@ -90,10 +90,11 @@ export const MAX_PACK_BYTES = 512 * 1024 * 1024;
  * host, as root; a FIFO would hang it). Only the tip's sha and a pack cross, and the host checks both.
  */
 export interface CheckoutReader {
-  /** The sha `refs/heads/<branch>` peels to; a fixed error, never git's stderr, when it does not. */
-  tipOf(branch: string, signal?: AbortSignal): Promise<string>;
-  /** A pack of the commits reachable from `tip` and not from `exclude` (all full shas). */
-  packCommits(tip: string, exclude: readonly string[], signal?: AbortSignal): Promise<Buffer>;
+  /**
+   * The sha `refs/heads/<branch>` peels to, and a pack of the commits reachable from it and not from
+   * `exclude` (full shas), in one sandboxed command. A fixed error, never git's stderr, on failure.
+   */
+  packBranch(branch: string, exclude: readonly string[], signal?: AbortSignal): Promise<{ sha: string; pack: Buffer }>;
   /** Commits on `branch` not reachable from `base` (a sha); 0 when it cannot tell. */
   countAhead(base: string, branch: string): Promise<number>;
 }
@@ -120,22 +121,26 @@ export function createCheckoutReader(options: GitPortOptions): CheckoutReader {
     return result?.exitCode === 0 ? result.stdout.toString("utf8").trim() : null;
   };
   return {
-    async tipOf(branch, signal) {
+    async packBranch(branch, exclude, signal) {
       assertBranchNameShape(branch);
-      const sha = await text('git rev-parse --verify --quiet "refs/heads/$1^{commit}"', [branch], signal);
-      if (sha === null || !/^[0-9a-f]{40}$/.test(sha)) throw new TackleError("push_refused", `the branch ${branch} does not point at a commit in the checkout`);
-      return sha;
-    },
-    async packCommits(tip, exclude, signal) {
-      const revs = [tip, "--not", ...exclude];
-      if (!revs.every((rev) => rev === "--not" || /^[0-9a-f]{40}$/.test(rev))) throw new TackleError("push_refused", "invalid commit id for the pack");
-      const result = await inBox(`printf '%s\\n' "$@" | git pack-objects --stdout --revs --quiet`, revs, { signal, maxOutputBytes: MAX_PACK_BYTES }).catch((error: unknown) => {
+      if (!exclude.every((sha) => /^[0-9a-f]{40}$/.test(sha))) throw new TackleError("push_refused", "invalid commit id to exclude from the pack");
+      // The tip's sha on the first line, then the pack.
+      const script = [
+        'tip=$(git rev-parse --verify --quiet "refs/heads/$1^{commit}") || exit 3',
+        'shift; printf "%s\\n" "$tip"',
+        'printf "%s\\n" "$tip" --not "$@" | git pack-objects --stdout --revs --quiet',
+      ].join("\n");
+      const result = await inBox(script, [branch, ...exclude], { signal, maxOutputBytes: MAX_PACK_BYTES + 41 }).catch((error: unknown) => {
         if (error instanceof TackleError && error.code === "aborted") throw error;
         throw new TackleError("push_refused", `the commits to publish could not be packed (over ${MAX_PACK_BYTES} bytes, or the sandbox failed)`);
       });
       if (result.timedOut) throw new TackleError("push_refused", "packing the commits to publish timed out");
-      if (result.exitCode !== 0) throw new TackleError("push_refused", `the commits to publish cannot be read from the checkout (git pack-objects exited ${result.exitCode})`);
-      return result.stdout;
+      if (result.exitCode === 3) throw new TackleError("push_refused", `the branch ${branch} does not point at a commit in the checkout`);
+      const sha = result.stdout.subarray(0, 40).toString("latin1");
+      if (result.exitCode !== 0 || !/^[0-9a-f]{40}$/.test(sha) || result.stdout[40] !== 10) {
+        throw new TackleError("push_refused", `the commits to publish cannot be read from the checkout (exit ${result.exitCode})`);
+      }
+      return { sha, pack: result.stdout.subarray(41) };
     },
     async countAhead(base, branch) {
       assertBranchNameShape(branch);

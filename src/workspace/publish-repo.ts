@@ -286,8 +286,8 @@ export async function verifiedTip(options: {
   verify: (change: PublishedChange) => PublishVerdict;
   signal?: AbortSignal;
 }): Promise<{ sha: string; change: PublishedChange }> {
-  const sha = assertSha(await options.reader.tipOf(options.branch, options.signal), `the tip of ${options.branch}`);
-  const pack = await options.reader.packCommits(sha, options.exclude, options.signal);
+  const { sha, pack } = await options.reader.packBranch(options.branch, options.exclude, options.signal);
+  assertSha(sha, `the tip of ${options.branch}`);
   await options.publish.importPack(pack, sha, options.signal);
   const change = await options.publish.inspect(options.from, sha, options.base);
   const verdict = options.verify(change);
