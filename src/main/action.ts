@@ -2,28 +2,15 @@
 // the CI job; no queue, no App. Wiring only.
 import { appendFile, readFile } from "node:fs/promises";
 import path from "node:path";
-import { defaultRepoConfig, loadEnv, REPO_CONFIG_PATH, type RepoConfig, type TackleEnv } from "../config/index.js";
+import { loadEnv, REPO_CONFIG_PATH, type TackleEnv } from "../config/index.js";
 import { errorMessage } from "../errors/index.js";
-import { tokenClient, type GitHubClient } from "../github/index.js";
+import { tokenClient } from "../github/index.js";
 import type { JobData } from "../jobs/job-data.js";
 import { createLogger, type Logger } from "../logging/logger.js";
-import {
-  gateTrigger,
-  helpText,
-  isTrigger,
-  isTriggerEnabled,
-  jobTriggerOf,
-  parseTrigger,
-  type CommandTrigger,
-  type ParseResult,
-  type TaskTrigger,
-  type Trigger,
-} from "../triggers/index.js";
-import { createTrustCheck, freezeThread } from "../worker/issue-thread.js";
+import { admitTrigger, helpText, replyToTrigger, type CommandTrigger, type TaskAdmission } from "../triggers/index.js";
 import { processJob, type JobOutcome, type ProcessJobDeps } from "../worker/process-job.js";
 import { createRepoCache, type SandboxMode } from "../workspace/index.js";
 import { chooseActionSandbox } from "./action-sandbox.js";
-import { readTriggerConfig } from "./read-trigger-config.js";
 import { anthropicClientFor } from "./anthropic-client-for.js";
 
 /** The user the workflow's GITHUB_TOKEN acts as: its own comments must never trigger a run. */
@@ -55,86 +42,58 @@ export async function runAction(vars: Vars): Promise<number> {
   const payload: unknown = JSON.parse(await readFile(eventPath, "utf8"));
   const runId = vars.GITHUB_RUN_ID ?? String(Date.now());
   const runAttempt = vars.GITHUB_RUN_ATTEMPT ?? "1";
-  const deliveryId = `action-${runId}-${runAttempt}`;
   const botName = vars.TACKLE_BOT_NAME?.trim().replace(/^@/, "") || "tackle";
-  const parse = (settings: RepoConfig["trigger"]): ParseResult =>
-    parseTrigger(eventName, payload, { botLogin: ACTION_BOT_LOGIN, botName: settings.phrase ?? botName, triggerLabel: settings.label, deliveryId });
-
-  // Decided before the environment is checked: a workflow listening to more events than Tackle
-  // needs must not fail on every one of them.
-  const first = parse(defaultRepoConfig().trigger);
-  const settingsRepo = isTrigger(first) ? first.repo : first.kind === "ignored" ? first.dependsOnRepoSettings?.repo : undefined;
-  if (settingsRepo === undefined) {
-    console.log(`tackle: nothing to do: ${"reason" in first ? first.reason : first.kind}`);
-    return 0;
-  }
-
-  const env = loadEnv(effectiveEnv(vars), { mode: "action" });
-  const token = env.githubToken;
-  if (!token) throw new Error("no GitHub token (the `github_token` input or GITHUB_TOKEN)");
-  const github = tokenClient({ token, apiUrl: env.githubApiUrl, logger });
-  const log = logger.child({ deliveryId, event: eventName });
-
-  const config = await readTriggerConfig(github, settingsRepo, isTrigger(first), log);
-  if (config === null) {
-    console.log(`tackle: nothing to do: could not read ${REPO_CONFIG_PATH}`);
-    return 0;
-  }
-  const trigger = parse(config.trigger);
-  if (!isTrigger(trigger)) {
-    console.log(`tackle: nothing to do: ${trigger.reason}`);
-    return 0;
-  }
-  if (!isTriggerEnabled(trigger, config.trigger)) {
-    console.log(`tackle: nothing to do: the ${trigger.kind} trigger is turned off in ${REPO_CONFIG_PATH}`);
-    return 0;
-  }
-  const gate = await gateTrigger(trigger, {
-    getPermission: (owner, repo, user) =>
-      github
-        .getPermission({ owner, name: repo }, user)
-        .then((p) => (p.roleName === undefined ? { permission: p.permission } : { permission: p.permission, role_name: p.roleName })),
-    allowedBots: config.allowed_bots,
+  let env: TackleEnv<"action"> | undefined;
+  const admission = await admitTrigger({
+    event: eventName,
+    payload,
+    deliveryId: `action-${runId}-${runAttempt}`,
     botLogin: ACTION_BOT_LOGIN,
-    logger: log,
+    botName,
+    jobKey: `run-${runId}-${runAttempt}`,
+    logger,
+    // Asked for only when the event may be a trigger: a workflow listening to more events than
+    // Tackle needs must not fail on every one of them.
+    github: async () => {
+      env = loadEnv(effectiveEnv(vars), { mode: "action" });
+      if (!env.githubToken) throw new Error("no GitHub token (the `github_token` input or GITHUB_TOKEN)");
+      return tokenClient({ token: env.githubToken, apiUrl: env.githubApiUrl, logger });
+    },
   });
-  if (!gate.allowed) {
-    if (gate.reply) await reply(github, trigger, gate.reply, log);
-    console.log(`tackle: refused: ${gate.reason}`);
-    return 0;
+  switch (admission.status) {
+    case "ignored":
+      console.log(`tackle: nothing to do: ${admission.reason}`);
+      return 0;
+    case "refused":
+      console.log(`tackle: refused: ${admission.reason}`);
+      return 0;
+    case "command":
+      await replyToTrigger(admission.github, admission.trigger, commandReply(admission.trigger, admission.commandName), admission.log);
+      console.log(`tackle: answered /${admission.commandName} ${admission.trigger.word}`);
+      return 0;
+    case "task":
+      break;
   }
-  if (trigger.kind === "command") {
-    await reply(github, trigger, commandReply(trigger, config.trigger.phrase ?? botName), log);
-    console.log(`tackle: answered /${config.trigger.phrase ?? botName} ${trigger.word}`);
-    return 0;
-  }
+  const { trigger, github } = admission;
 
   const sandbox = await chooseActionSandbox(vars, (line) => console.log(line));
   if (sandbox.mode === null) {
-    await reply(github, trigger, sandbox.reply, log);
+    await replyToTrigger(github, trigger, sandbox.reply, admission.log);
     await writeOutputs(vars, { status: "failed", pullRequestUrl: null });
     return 1;
   }
-  const outcome = await runInline(trigger, { env, vars, github, config, runId, runAttempt, logger, sandbox: sandbox.mode });
+  const outcome = await runInline(admission, { env: env!, vars, logger, sandbox: sandbox.mode });
   console.log(`tackle: ${outcome.status}: ${outcome.reason}${outcome.pullRequestUrl ? ` (${outcome.pullRequestUrl})` : ""}`);
   await writeOutputs(vars, outcome);
   return outcome.status === "done" || outcome.status === "no_changes" ? 0 : 1;
 }
 
 async function runInline(
-  trigger: TaskTrigger,
-  context: {
-    env: TackleEnv<"action">;
-    vars: Vars;
-    github: GitHubClient;
-    config: RepoConfig;
-    runId: string;
-    runAttempt: string;
-    logger: Logger;
-    sandbox: SandboxMode;
-  },
+  admission: TaskAdmission,
+  context: { env: TackleEnv<"action">; vars: Vars; logger: Logger; sandbox: SandboxMode },
 ): Promise<JobOutcome> {
-  const { env, vars, github, logger } = context;
+  const { env, vars, logger } = context;
+  const { github } = admission;
   // TACKLE_HOME when set; otherwise the runner's per-job temp directory, cleaned after the job.
   const home = vars.TACKLE_HOME?.trim() ? env.home : vars.RUNNER_TEMP?.trim() ? path.join(path.resolve(vars.RUNNER_TEMP), "tackle") : env.home;
   const repoCache = createRepoCache({ home, logger });
@@ -158,25 +117,8 @@ async function runInline(
       commandName: null,
     },
   };
-  const thread = await freezeThread({
-    github,
-    repo: trigger.repo,
-    number: trigger.number,
-    isTrusted: createTrustCheck(github, trigger.repo, context.config.allowed_bots),
-  }).catch((error: unknown) => {
-    logger.warn({ err: errorMessage(error) }, "could not freeze the thread; the job will read it live");
-    return undefined;
-  });
-  const data: JobData = {
-    jobId: `${trigger.repo.owner}-${trigger.repo.name}-${trigger.number}-run-${context.runId}-${context.runAttempt}`,
-    deliveryId: trigger.deliveryId,
-    repo: trigger.repo,
-    number: trigger.number,
-    isPullRequest: trigger.isPullRequest,
-    trigger: jobTriggerOf(trigger),
-    enqueuedAt: new Date().toISOString(),
-    ...(thread ? { thread } : {}),
-  };
+  const thread = await admission.freeze();
+  const data: JobData = { ...admission.data, ...(thread ? { thread } : {}) };
   // Cancelling a workflow sends SIGINT, then SIGTERM: stop the agent and let the tracking comment say so.
   const controller = new AbortController();
   const abort = () => controller.abort();
@@ -203,14 +145,6 @@ function commandReply(trigger: CommandTrigger, botName: string): string {
     case "approve":
     case "deny":
       return `\`/${botName} ${trigger.command}\` does nothing here: Tackle runs as a GitHub Action and cannot wait for an answer, so it denies risky steps on its own. Mention @${botName} again with clearer instructions, or change \`${REPO_CONFIG_PATH}\`.`;
-  }
-}
-
-async function reply(github: GitHubClient, trigger: Trigger, body: string, log: Logger): Promise<void> {
-  try {
-    await github.createComment(trigger.repo, trigger.number, body);
-  } catch (error) {
-    log.warn({ err: errorMessage(error) }, "could not post the reply");
   }
 }
 

@@ -1,29 +1,15 @@
 import type { ApplicationFunction } from "probot";
-import { defaultRepoConfig, REPO_CONFIG_PATH, type RepoConfig } from "../config/index.js";
 import { errorMessage, isTackleError } from "../errors/index.js";
 import { redactingGitHubClient, type GitHubClient } from "../github/index.js";
-import type { IssueThread, JobData } from "../jobs/job-data.js";
+import type { AckClaims } from "../jobs/ack-claims.js";
 import type { Approvals } from "../jobs/approvals.js";
-import { laneKey } from "../jobs/job-data.js";
+import { laneKey, type IssueThread, type JobData } from "../jobs/job-data.js";
 import type { EnqueueOutcome, Queue } from "../jobs/queue.js";
 import type { Logger } from "../logging/logger.js";
 import { redactKnownTokens, type Redactor } from "../util/redact.js";
-import { createTrustCheck, freezeThread } from "../worker/issue-thread.js";
 import { reactionTarget } from "../worker/process-job.js";
 import { renderTrackingComment } from "../worker/tracking-comment.js";
-import {
-  gateTrigger,
-  helpText,
-  isTrigger,
-  isTriggerEnabled,
-  jobTriggerOf,
-  parseTrigger,
-  type CommandTrigger,
-  type TaskTrigger,
-  type Trigger,
-} from "../triggers/index.js";
-import { readTriggerConfig } from "./read-trigger-config.js";
-import type { AckClaims } from "../jobs/ack-claims.js";
+import { admitTrigger, helpText, jobIdOf, replyToTrigger, type CommandAdmission, type CommandTrigger } from "../triggers/index.js";
 
 export interface BotIdentity {
   /** The bot user, `<slug>[bot]`. */
@@ -54,71 +40,33 @@ export function createWebhookApp(options: {
 }): ApplicationFunction {
   return (app) => {
     app.on([...EVENTS], async (context) => {
-      const log = options.logger.child({ deliveryId: context.id, event: context.name });
-      const parse = (settings: RepoConfig["trigger"]) =>
-        parseTrigger(context.name, context.payload, {
-          botLogin: options.identity.botLogin,
-          botName: settings.phrase ?? options.identity.botName,
-          triggerLabel: settings.label,
-          deliveryId: context.id,
-        });
-      // Most events are not for Tackle whatever the repo says; only the others cost a config read.
-      const first = parse(defaultRepoConfig().trigger);
-      const source = isTrigger(first) ? first : first.kind === "ignored" ? first.dependsOnRepoSettings : undefined;
-      if (!isTrigger(first) && source === undefined) {
-        log.debug({ reason: first.reason }, `webhook ${first.kind}`);
-        return;
-      }
-      if (source?.installationId === undefined) {
-        log.warn("webhook without an installation id; ignored");
-        return;
-      }
-      const github = redactingGitHubClient(await options.github(source.installationId), options.redact ?? redactKnownTokens);
-      // The permission check and the config read are independent: start both, so 👀 waits for one
-      // round trip rather than two.
-      const permissions = new Map<string, Promise<{ permission: string; role_name?: string }>>();
-      const permissionOf = (owner: string, repo: string, user: string) => {
-        const key = `${owner}/${repo}@${user}`.toLowerCase();
-        let pending = permissions.get(key);
-        if (!pending) {
-          pending = github
-            .getPermission({ owner, name: repo }, user)
-            .then((p) => (p.roleName === undefined ? { permission: p.permission } : { permission: p.permission, role_name: p.roleName }));
-          pending.catch(() => undefined); // consumed (and failing closed) in the gate
-          permissions.set(key, pending);
-        }
-        return pending;
-      };
-      if (isTrigger(first) && first.actor.type === "User") void permissionOf(first.repo.owner, first.repo.name, first.actor.login);
-      const config = await readTriggerConfig(github, source.repo, isTrigger(first), log);
-      if (config === null) return;
-      const trigger = parse(config.trigger);
-      if (!isTrigger(trigger)) {
-        log.debug({ reason: trigger.reason }, `webhook ${trigger.kind}`);
-        return;
-      }
-      if (!isTriggerEnabled(trigger, config.trigger)) {
-        log.info({ kind: trigger.kind }, `trigger turned off in ${REPO_CONFIG_PATH}`);
-        return;
-      }
-      const allowedBots = [...(options.allowedBots ?? []), ...config.allowed_bots];
-      const gate = await gateTrigger(trigger, {
-        getPermission: permissionOf,
-        allowedBots,
+      const admission = await admitTrigger({
+        event: context.name,
+        payload: context.payload,
+        deliveryId: context.id,
         botLogin: options.identity.botLogin,
-        logger: log,
+        botName: options.identity.botName,
+        allowedBots: options.allowedBots ?? [],
+        logger: options.logger,
+        github: async (source, log) => {
+          if (source.installationId === undefined) {
+            log.warn("webhook without an installation id; ignored");
+            return null;
+          }
+          return redactingGitHubClient(await options.github(source.installationId), options.redact ?? redactKnownTokens);
+        },
       });
-      if (!gate.allowed) {
-        log.info({ actor: trigger.actor.login, reason: gate.reason }, "trigger refused");
-        if (gate.reply) await reply(github, trigger, gate.reply, log);
-        return;
+      switch (admission.status) {
+        case "ignored":
+        case "refused":
+          return;
+        case "command":
+          await handleCommand(admission, { ...options, identity: { ...options.identity, botName: admission.commandName } });
+          return;
+        case "task":
+          await acknowledgeAndEnqueue(options.queue, options.claims, admission.github, admission.data, admission.log, admission.freeze);
+          return;
       }
-      if (trigger.kind === "command") {
-        const botName = config.trigger.phrase ?? options.identity.botName;
-        await handleCommand(trigger, github, { ...options, identity: { ...options.identity, botName } }, log);
-        return;
-      }
-      await acknowledgeAndEnqueue(options.queue, options.claims, github, toJobData(trigger, source.installationId), log, { allowedBots });
     });
   };
 }
@@ -136,12 +84,13 @@ async function acknowledgeAndEnqueue(
   github: GitHubClient,
   data: JobData,
   log: Logger,
-  freeze?: { allowedBots: readonly string[] },
+  /** The thread frozen for the job, after 👀 so it is not kept waiting. @defaultValue none: the job reads it live */
+  freeze?: () => Promise<IssueThread | undefined>,
 ): Promise<void> {
   const eyes = github.addReaction(data.repo, reactionTarget(data), "eyes").catch((error: unknown) => {
     log.warn({ err: errorMessage(error) }, "could not add the 👀 reaction");
   });
-  const thread = freeze ? await freezeForJob(github, data, freeze.allowedBots, log) : undefined;
+  const thread = await freeze?.();
   const outcome = await enqueueOr503(queue, { ...data, ...(thread ? { thread } : {}) });
   log.info({ outcome }, "trigger accepted");
   // The job is safe in the queue: answer the webhook now and let the comment wait its turn in the
@@ -161,29 +110,6 @@ async function postQueuedComment(claims: AckClaims, github: GitHubClient, data: 
 }
 
 /**
- * The thread as the trigger found it, after the acknowledgement so 👀 is not kept waiting. Without
- * it (GitHub failed us) the job still runs and reads the thread live, sanitized the same way.
- */
-async function freezeForJob(
-  github: GitHubClient,
-  data: JobData,
-  allowedBots: readonly string[],
-  log: Logger,
-): Promise<IssueThread | undefined> {
-  try {
-    return await freezeThread({
-      github,
-      repo: data.repo,
-      number: data.number,
-      isTrusted: createTrustCheck(github, data.repo, allowedBots),
-    });
-  } catch (error) {
-    log.warn({ err: errorMessage(error) }, "could not freeze the thread; the job will read it live");
-    return undefined;
-  }
-}
-
-/**
  * Redis down: answer 503 at once (Probot's middleware uses the error's `status`), so GitHub shows the
  * delivery as failed and it can be redelivered; nothing is queued offline.
  */
@@ -196,37 +122,14 @@ async function enqueueOr503(queue: Queue, data: JobData) {
   }
 }
 
-function toJobData(trigger: TaskTrigger, installationId: number): JobData {
-  return {
-    jobId: `${trigger.repo.owner}-${trigger.repo.name}-${trigger.number}-${trigger.deliveryId}`,
-    deliveryId: trigger.deliveryId,
-    installationId,
-    repo: trigger.repo,
-    number: trigger.number,
-    isPullRequest: trigger.isPullRequest,
-    trigger: jobTriggerOf(trigger),
-    enqueuedAt: new Date().toISOString(),
-  };
-}
-
-async function reply(github: GitHubClient, trigger: Trigger, body: string, log: Logger): Promise<void> {
-  try {
-    await github.createComment(trigger.repo, trigger.number, body);
-  } catch (error) {
-    log.warn({ err: errorMessage(error) }, "could not post the reply");
-  }
-}
-
 async function handleCommand(
-  trigger: CommandTrigger,
-  github: GitHubClient,
+  { trigger, github, log }: CommandAdmission,
   options: { identity: BotIdentity; queue: Queue; claims: AckClaims; approvals?: Approvals },
-  log: Logger,
 ): Promise<void> {
   switch (trigger.command) {
     case "retry": {
       await acknowledgeAndEnqueue(options.queue, options.claims, github, {
-        jobId: `${trigger.repo.owner}-${trigger.repo.name}-${trigger.number}-${trigger.deliveryId}`,
+        jobId: jobIdOf(trigger, trigger.deliveryId),
         deliveryId: trigger.deliveryId,
         ...(trigger.installationId === undefined ? {} : { installationId: trigger.installationId }),
         repo: trigger.repo,
@@ -244,7 +147,7 @@ async function handleCommand(
     }
     case "stop": {
       const stopped = await options.queue.cancel(trigger.repo, trigger.number);
-      if (!stopped) await reply(github, trigger, "There is no running Tackle job here to stop.", log);
+      if (!stopped) await replyToTrigger(github, trigger, "There is no running Tackle job here to stop.", log);
       return;
     }
     case "approve":
@@ -253,7 +156,7 @@ async function handleCommand(
       return;
     case "help":
     case "unknown":
-      await reply(github, trigger, helpText(options.identity.botName), log);
+      await replyToTrigger(github, trigger, helpText(options.identity.botName), log);
       return;
   }
 }
@@ -281,7 +184,7 @@ async function answerQuestion(
     }
   }
   if (!answered) {
-    await reply(github, trigger, `There is no pending question for \`/${options.identity.botName} ${trigger.command}\` to answer here.`, log);
+    await replyToTrigger(github, trigger, `There is no pending question for \`/${options.identity.botName} ${trigger.command}\` to answer here.`, log);
     return;
   }
   log.info({ actor: trigger.actor.login, approved }, "approval question answered");

@@ -34,3 +34,12 @@ export { gateTrigger, type GateDeps, type GateResult, type RepoPermission } from
 export { isAllowedBot } from "../util/is-allowed-bot.js";
 export { isTriggerEnabled } from "./is-trigger-enabled.js";
 export { sanitizeUntrustedText, type SanitizeOptions } from "../util/sanitize-untrusted-text.js";
+export {
+  admitTrigger,
+  type Admission,
+  type AdmitTriggerOptions,
+  type CommandAdmission,
+  type TaskAdmission,
+} from "./admit-trigger.js";
+export { jobIdOf } from "./job-id.js";
+export { replyToTrigger } from "./reply-to-trigger.js";
