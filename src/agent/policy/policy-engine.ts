@@ -1,8 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { errorMessage } from "../../errors/index.js";
-import type { PolicyDecision, ToolContext } from "../tools/tool.js";
+import type { FsPort } from "../ports.js";
+import type { PolicyDecision, Tool, ToolContext, ToolEffects } from "../tools/tool.js";
 import { bashPathOperands, bashWriteTargets, blockedCommandMatch, catastrophicReason, riskyReason } from "./bash-rules.js";
 import { pushDiffVerdict } from "./check-push-diff.js";
+import { createDiffSizeTracker, type DiffSizeTracker } from "./diff-size-tracker.js";
 import { parseShell } from "./parse-shell.js";
 import { resolvePolicyConfig, type PolicyConfig, type ResolvedPolicyConfig } from "./policy-config.js";
 import { createProtectedPaths, normalizeRepoPath, type ProtectedPaths } from "./protected-paths.js";
@@ -10,11 +12,14 @@ import { isSensitivePath } from "./sensitive-paths.js";
 
 /**
  * Decides, before a tool runs, whether a call is allowed, needs a maintainer's approval, or is
- * refused. Checks run in order — catastrophic commands, the repository's config, risky commands,
- * sensitive files — and the first that fires decides. `input` is the schema-parsed input.
+ * refused, from what the tool declares it touches (its `effects`), never from its name. Each
+ * declared effect has its rule — commands: catastrophic, the repository's config, protected
+ * targets, risky, sensitive files; writes: protected paths, the diff cap, sensitive files; commits:
+ * protected paths; publishing: the branch's whole diff; reads: sensitive files — and a refusal from
+ * any rule beats a question from another. `input` is the schema-parsed input.
  */
 export interface PolicyEngine {
-  check(toolName: string, input: unknown, ctx: ToolContext): Promise<PolicyDecision>;
+  check(tool: Pick<Tool, "name" | "effects">, input: unknown, ctx: ToolContext): Promise<PolicyDecision>;
 }
 
 const ALLOW: PolicyDecision = { action: "allow" };
@@ -22,37 +27,50 @@ const ALLOW: PolicyDecision = { action: "allow" };
 /** Approvals of a large diff are remembered under this key, so a maintainer is asked once. */
 export const DIFF_SIZE_APPROVAL_KEY = "diff-size";
 
+/** Create one engine per job: it keeps the branch's diff size between writes. */
 export function createPolicyEngine(config: PolicyConfig = {}): PolicyEngine {
   const resolved = resolvePolicyConfig(config);
   const protectedPaths = createProtectedPaths(resolved.protectedPaths);
-  const rules = { config: resolved, protectedPaths };
+  const trackers = new WeakMap<FsPort, DiffSizeTracker>();
+  const trackerFor = (fs: FsPort): DiffSizeTracker => {
+    let tracker = trackers.get(fs);
+    if (tracker === undefined) {
+      tracker = createDiffSizeTracker();
+      trackers.set(fs, tracker);
+    }
+    return tracker;
+  };
 
   return {
-    async check(toolName, input, ctx) {
-      switch (toolName) {
-        case "Bash":
-          return checkBash(rules, stringField(input, "command") ?? "", ctx);
-        case "Write":
-        case "Edit":
-          return checkFileWrite(rules, toolName, input, ctx);
-        case "Read":
-          return checkFileRead(stringField(input, "file_path"), ctx);
-        case "Grep":
-          return checkFileRead(stringField(input, "path"), ctx);
-        case "git_commit":
-          return checkCommit(protectedPaths, input, ctx);
-        case "create_pull_request":
-          return checkPublish(rules, ctx);
-        default:
-          return ALLOW;
-      }
+    async check(tool, input, ctx) {
+      const rules: Rules = { config: resolved, protectedPaths, diffSize: trackerFor(ctx.fs) };
+      const { effects } = tool;
+      if (changesUnseen(effects)) rules.diffSize.forget();
+      const decisions: PolicyDecision[] = [];
+      if (effects.runs) decisions.push(checkBash(rules, stringField(input, effects.runs.command) ?? "", ctx));
+      if (effects.writes) decisions.push(await checkFileWrite(rules, tool.name, effects.writes, input, ctx));
+      if (typeof effects.git === "object") decisions.push(await checkCommit(protectedPaths, stringArrayField(input, effects.git.commit), ctx));
+      if (effects.publishes) decisions.push(await checkPublish(rules, ctx));
+      if (effects.reads && effects.reads.names !== true) decisions.push(await checkFileRead(stringField(input, effects.reads.path), ctx));
+      return decisions.find((decision) => decision.action === "deny") ?? decisions.find((decision) => decision.action === "ask") ?? ALLOW;
     },
   };
+}
+
+/** Effects that may change the worktree without the engine counting the change line by line. */
+function changesUnseen(effects: ToolEffects): boolean {
+  return (
+    effects.runs !== undefined ||
+    (effects.git !== undefined && effects.git !== "read") ||
+    effects.publishes === true ||
+    (effects.writes !== undefined && effects.writes.preview === undefined)
+  );
 }
 
 interface Rules {
   config: ResolvedPolicyConfig;
   protectedPaths: ProtectedPaths;
+  diffSize: DiffSizeTracker;
 }
 
 function checkBash(rules: Rules, command: string, ctx: ToolContext): PolicyDecision {
@@ -94,15 +112,23 @@ function shellTargetIsProtected(protectedPaths: ProtectedPaths, operand: string,
   return protectedPaths.removedWith(slash === -1 ? "" : operand.slice(0, slash));
 }
 
-async function checkFileWrite(rules: Rules, toolName: "Write" | "Edit", input: unknown, ctx: ToolContext): Promise<PolicyDecision> {
-  const filePath = stringField(input, "file_path");
+async function checkFileWrite(
+  rules: Rules,
+  toolName: string,
+  writes: NonNullable<ToolEffects["writes"]>,
+  input: unknown,
+  ctx: ToolContext,
+): Promise<PolicyDecision> {
+  const filePath = stringField(input, writes.path);
   if (filePath === undefined) return ALLOW;
   const { paths, absolute } = await candidatePaths(filePath, "write", ctx);
   const hit = paths.find((relative) => rules.protectedPaths.matches(relative));
   if (hit !== undefined) return protectedDenial(hit, rules.protectedPaths);
 
-  const diff = await checkDiffSize(rules.config, toolName, input, absolute, ctx);
-  if (diff.action !== "allow") return diff;
+  if (writes.preview !== undefined && absolute !== undefined) {
+    const diff = await checkDiffSize(rules, toolName, writes.preview, input, absolute, ctx);
+    if (diff.action !== "allow") return diff;
+  }
 
   const sensitive = paths.find(isSensitivePath);
   return sensitive === undefined ? ALLOW : sensitiveQuestion(sensitive);
@@ -115,8 +141,7 @@ async function checkFileRead(filePath: string | undefined, ctx: ToolContext): Pr
   return sensitive === undefined ? ALLOW : sensitiveQuestion(sensitive);
 }
 
-async function checkCommit(protectedPaths: ProtectedPaths, input: unknown, ctx: ToolContext): Promise<PolicyDecision> {
-  const requested = stringArrayField(input, "files");
+async function checkCommit(protectedPaths: ProtectedPaths, requested: string[] | undefined, ctx: ToolContext): Promise<PolicyDecision> {
   const files =
     requested !== undefined
       ? requested.map((file) => normalizeRepoPath(file, ctx.fs.root) ?? file)
@@ -144,30 +169,40 @@ async function checkPublish(rules: Rules, ctx: ToolContext): Promise<PolicyDecis
   return result.ok ? ALLOW : { action: "deny", reason: result.reason };
 }
 
+/**
+ * Projects the branch's diff with this write: counted on the host from the file's content before
+ * and after (no git run), measured again with git only when the projection would refuse or ask.
+ */
 async function checkDiffSize(
-  config: ResolvedPolicyConfig,
-  toolName: "Write" | "Edit",
+  rules: Rules,
+  toolName: string,
+  preview: NonNullable<NonNullable<ToolEffects["writes"]>["preview"]>,
   input: unknown,
-  absolutePath: string | undefined,
+  absolutePath: string,
   ctx: ToolContext,
 ): Promise<PolicyDecision> {
-  const { maxDiffLines, requireApprovalAbove } = config;
-  if ((maxDiffLines === undefined && requireApprovalAbove === undefined) || absolutePath === undefined) return ALLOW;
-  const delta = await writeDelta(toolName, input, absolutePath);
-  if (delta === 0) return ALLOW;
-  let current: number;
+  const { maxDiffLines, requireApprovalAbove } = rules.config;
+  if (maxDiffLines === undefined && requireApprovalAbove === undefined) return ALLOW;
+  const current = await readFile(absolutePath, "utf8").catch(() => undefined);
+  const next = preview(input as Record<string, unknown>, current);
+  if (next === undefined || next === (current ?? "")) return ALLOW;
+  const over = (lines: number) =>
+    (maxDiffLines !== undefined && lines > maxDiffLines) || (requireApprovalAbove !== undefined && lines > requireApprovalAbove);
+  let size: { lines: number; now: number };
   try {
-    current = (await ctx.git.diffStat(ctx.baseBranch)).lines;
+    let estimate = await rules.diffSize.projected(absolutePath, next, ctx);
+    if (over(estimate.lines) && !estimate.exact) estimate = await rules.diffSize.measure(absolutePath, next, ctx);
+    size = estimate;
   } catch (error) {
     ctx.logger.warn({ err: errorMessage(error) }, "policy: diffStat failed; diff size not checked for this write");
     return ALLOW;
   }
-  const projected = current + delta;
+  const { lines: projected, now } = size;
   if (maxDiffLines !== undefined && projected > maxDiffLines) {
     return {
       action: "deny",
       reason:
-        `this ${toolName} would take the branch's diff to about ${projected} lines (now ${current}), over the ` +
+        `this ${toolName} would take the branch's diff to about ${projected} lines (now ${now}), over the ` +
         `repository's max_diff_lines of ${maxDiffLines}; make a smaller change (to undo earlier changes, use Bash: git checkout -- <path>)`,
     };
   }
@@ -179,40 +214,6 @@ async function checkDiffSize(
     };
   }
   return ALLOW;
-}
-
-/** Lines this write adds plus lines it removes, approximately (a multiset difference of lines). */
-async function writeDelta(toolName: "Write" | "Edit", input: unknown, absolutePath: string): Promise<number> {
-  const existing = await readFile(absolutePath, "utf8").catch(() => undefined);
-  if (toolName === "Write") return lineDelta(existing ?? "", stringField(input, "content") ?? "");
-  const oldString = stringField(input, "old_string") ?? "";
-  const newString = stringField(input, "new_string") ?? "";
-  if (oldString === "") return lineDelta("", newString);
-  if (existing === undefined) return 0;
-  const occurrences = existing.split(oldString).length - 1;
-  const replaced = input !== null && typeof input === "object" && (input as { replace_all?: unknown }).replace_all === true ? occurrences : Math.min(occurrences, 1);
-  return lineDelta(oldString, newString) * replaced;
-}
-
-function lineDelta(before: string, after: string): number {
-  const remaining = new Map<string, number>();
-  for (const line of splitLines(before)) remaining.set(line, (remaining.get(line) ?? 0) + 1);
-  let added = 0;
-  for (const line of splitLines(after)) {
-    const count = remaining.get(line) ?? 0;
-    if (count > 0) remaining.set(line, count - 1);
-    else added += 1;
-  }
-  let removed = 0;
-  for (const count of remaining.values()) removed += count;
-  return added + removed;
-}
-
-function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
 }
 
 /**

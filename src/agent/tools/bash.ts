@@ -29,7 +29,7 @@ export const bashTool = defineTool({
     "redirect them to a file and Read or Grep it. Use Read, Edit, Write, Glob and Grep rather than cat, sed, find or grep.",
   ].join("\n"),
   inputSchema,
-  access: "exec",
+  effects: { runs: { command: "command" } },
   truncationHint: "redirect the output to a file and Read or Grep it",
   checkArgs(input): PolicyDecision {
     if (input.run_in_background === true) {

@@ -23,7 +23,7 @@ export const createPullRequestTool = defineTool({
     "Commit everything with git_commit first: uncommitted changes are refused. Call it again after new commits to push them.",
   ].join("\n"),
   inputSchema,
-  access: "network",
+  effects: { publishes: true },
   async execute(input, ctx) {
     const base = input.base ?? ctx.baseBranch;
     const [branch, status] = await Promise.all([ctx.git.currentBranch(), ctx.git.status()]);

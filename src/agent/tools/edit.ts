@@ -23,7 +23,7 @@ export const editTool = defineTool({
     "With an empty old_string, creates a file that does not exist yet. Read the file first so old_string is exact.",
   ].join("\n"),
   inputSchema,
-  access: "write",
+  effects: { writes: { path: "file_path", preview: previewEdit } },
   async execute(input, ctx) {
     if (input.old_string === input.new_string) {
       return { content: "old_string and new_string are identical; there is nothing to change.", isError: true };
@@ -61,7 +61,7 @@ export const editTool = defineTool({
       };
     }
     const first = original.indexOf(match.oldString);
-    const updated = original.split(match.oldString).join(match.newString);
+    const updated = replaceMatches(original, match);
     await ctx.fs.writeFile(absolute, updated);
 
     const startLine = original.slice(0, first).split("\n").length;
@@ -71,6 +71,25 @@ export const editTool = defineTool({
     return { content: `Edited ${shown}${replaced}:\n${excerpt}` };
   },
 });
+
+/**
+ * The file as this Edit would leave it, by the same rules as `execute`; `undefined` when the call
+ * fails or changes nothing. The policy engine sizes the diff from it without running git.
+ */
+export function previewEdit(input: z.infer<typeof inputSchema>, current: string | undefined): string | undefined {
+  if (input.old_string === input.new_string) return undefined;
+  // An empty old_string creates the file, or fills an empty one.
+  if (input.old_string === "") return current === undefined || current === "" ? input.new_string : undefined;
+  if (current === undefined) return undefined;
+  const match = findMatches(current, input.old_string, input.new_string);
+  if (match.count === 0 || (match.count > 1 && input.replace_all !== true)) return undefined;
+  return replaceMatches(current, match);
+}
+
+/** One match (the only one) or all of them: either way, every occurrence. */
+function replaceMatches(text: string, match: { oldString: string; newString: string }): string {
+  return text.split(match.oldString).join(match.newString);
+}
 
 /**
  * Counts exact matches. A file with CRLF line ends gets a second try with the strings converted,

@@ -20,7 +20,7 @@ export const getIssueTool = defineTool({
   ].join("\n"),
   // A plain object: extra keys a model may send are dropped rather than refused.
   inputSchema: z.object({}),
-  access: "read",
+  effects: { issue: "read" },
   async execute(_input, ctx) {
     return { content: renderIssue(await ctx.issue.get(ctx.signal)) };
   },

@@ -16,7 +16,7 @@ export const gitBranchTool = defineTool({
     `New branch names must start with "${AGENT_BRANCH_PREFIX}". Commit or discard changes before switching.`,
   ].join("\n"),
   inputSchema,
-  access: "write",
+  effects: { git: "branch" },
   async execute(input, ctx) {
     const current = await ctx.git.currentBranch();
     if (input.action === "list") {

@@ -18,7 +18,7 @@ export const gitCommitTool = defineTool({
   name: "git_commit",
   description: "Stages the given files (default: every change) and commits them on the current branch. Never pushes: create_pull_request publishes.",
   inputSchema,
-  access: "write",
+  effects: { git: { commit: "files" } },
   async execute(input, ctx) {
     let files: string[] | undefined;
     if (input.files !== undefined) {

@@ -9,7 +9,7 @@ export const gitDiffTool = defineTool({
   name: "git_diff",
   description: "Shows the working tree's uncommitted changes as a unified diff (or, with staged, what is staged). Untracked files are listed, not diffed.",
   inputSchema,
-  access: "read",
+  effects: { git: "read" },
   cacheable: true,
   truncationHint: "use Read on the changed files, or git_status for the list",
   async execute(input, ctx) {

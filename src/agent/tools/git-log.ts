@@ -9,7 +9,7 @@ export const gitLogTool = defineTool({
   name: "git_log",
   description: "Shows the latest commits on the current branch: short sha, date, author, subject.",
   inputSchema,
-  access: "read",
+  effects: { git: "read" },
   cacheable: true,
   async execute(input, ctx) {
     const commits = await ctx.git.log(input.count ?? 10);

@@ -5,7 +5,7 @@ export const gitStatusTool = defineTool({
   name: "git_status",
   description: "Shows the current branch and the working tree's changes (porcelain codes: M modified, A added, D deleted, ?? untracked).",
   inputSchema: z.object({}),
-  access: "read",
+  effects: { git: "read" },
   cacheable: true,
   async execute(_input, ctx) {
     const [branch, entries] = await Promise.all([ctx.git.currentBranch(), ctx.git.status()]);

@@ -22,7 +22,7 @@ export const globTool = defineTool({
     "but never .git or node_modules; does not follow symlinked directories. To search file contents, use Grep.",
   ].join("\n"),
   inputSchema,
-  access: "read",
+  effects: { reads: { path: "path", names: true } },
   cacheable: true,
   truncationHint: "use a narrower pattern or path",
   async execute(input, ctx) {

@@ -44,15 +44,15 @@ export function coreTools(): Tool[] {
 }
 
 export { createToolRegistry, DEFAULT_MAX_RESULT_CHARS, type ToolRegistry, type ToolRegistryOptions } from "./registry.js";
-export { defineTool } from "./tool.js";
+export { assertDeclaresEffects, defineTool, isReadOnly } from "./tool.js";
 export type {
   PolicyDecision,
   Tool,
-  ToolAccess,
   ToolCall,
   ToolCallResult,
   ToolContext,
   ToolDefinition,
+  ToolEffects,
   ToolResult,
   ToolRunner,
 } from "./tool.js";

@@ -18,7 +18,7 @@ export const noteWriteTool = defineTool({
     "decisions, findings). Notes survive when older turns are summarised; send the full list each time.",
   ].join("\n"),
   inputSchema,
-  access: "state",
+  effects: { session: true },
   async execute(input, ctx) {
     ctx.state.notes = [...input.notes];
     return { content: input.notes.length === 0 ? "Notes cleared." : `Notes saved (${input.notes.length}).` };

@@ -29,7 +29,7 @@ export const readTool = defineTool({
     "Read several files in one turn when you need them: reads run in parallel.",
   ].join("\n"),
   inputSchema,
-  access: "read",
+  effects: { reads: { path: "file_path" } },
   cacheable: true,
   truncationHint: "use Read with offset and limit to see the omitted lines",
   async execute(input, ctx) {

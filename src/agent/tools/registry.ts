@@ -6,7 +6,7 @@ import { truncateMiddle } from "../../util/truncate-middle.js";
 import type { FsPort } from "../ports.js";
 import type { ApprovalAnswer, ApprovalHandler } from "../policy/approval.js";
 import type { PolicyEngine } from "../policy/policy-engine.js";
-import type { PolicyDecision, Tool, ToolCall, ToolCallResult, ToolContext, ToolDefinition, ToolRunner } from "./tool.js";
+import { assertDeclaresEffects, isReadOnly, type PolicyDecision, type Tool, type ToolCall, type ToolCallResult, type ToolContext, type ToolDefinition, type ToolRunner } from "./tool.js";
 
 export interface ToolRegistryOptions {
   policy: PolicyEngine;
@@ -38,6 +38,7 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
   const byName = new Map<string, Tool>();
   for (const tool of tools) {
     if (byName.has(tool.name)) throw new Error(`duplicate tool name: ${tool.name}`);
+    assertDeclaresEffects(tool);
     byName.set(tool.name, tool);
   }
   const definitions = tools.map(toDefinition);
@@ -56,7 +57,10 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
     return cache;
   };
 
-  const isParallel = (call: ToolCall): boolean => (byName.get(call.name)?.access ?? "read") === "read";
+  const isParallel = (call: ToolCall): boolean => {
+    const tool = byName.get(call.name);
+    return tool === undefined || isReadOnly(tool.effects);
+  };
 
   const finish = (call: ToolCall, content: string, isError: boolean, tool?: Tool): ToolCallResult => {
     const hint = tool?.truncationHint ?? "ask for less at a time";
@@ -65,7 +69,7 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
   };
 
   async function decide(tool: Tool, input: unknown, ctx: ToolContext): Promise<PolicyDecision> {
-    const policy = await options.policy.check(tool.name, input, ctx);
+    const policy = await options.policy.check(tool, input, ctx);
     if (policy.action !== "allow") return policy;
     return tool.checkArgs ? await tool.checkArgs(input, ctx) : policy;
   }
@@ -83,7 +87,7 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
     const input: unknown = parsed.data;
     const cache = cacheFor(ctx);
     // Anything but a read may change what a cached read would return.
-    if (tool.access !== "read") cache.clear();
+    if (!isReadOnly(tool.effects)) cache.clear();
     const cacheKey = tool.cacheable === true ? `${tool.name}:${stableStringify(input)}` : undefined;
     const cached = cacheKey === undefined ? undefined : cache.get(cacheKey);
     if (cached !== undefined) return { tool_use_id: call.id, content: cached, is_error: false };

@@ -16,7 +16,7 @@ export const reportToIssueTool = defineTool({
     "do not belong in the PR. Progress is already shown from your TodoWrite checklist, so do not post status updates.",
   ].join("\n"),
   inputSchema,
-  access: "network",
+  effects: { issue: "write" },
   async execute(input, ctx) {
     // Masked on its way out: by the job's redacting GitHub client, or by the local run's printer.
     const { url } = await ctx.issue.report(input.body, ctx.signal);

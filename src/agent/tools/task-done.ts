@@ -13,7 +13,7 @@ export const taskDoneTool = defineTool({
     "(say why in the summary). Uncommitted changes and a missing PR are handled by the host, but prefer to do both yourself.",
   ].join("\n"),
   inputSchema,
-  access: "state",
+  effects: { session: true },
   async execute(input, ctx) {
     ctx.state.done = { summary: input.summary, filesChanged: input.files_changed ?? [] };
     return { content: "Marked done; the run ends after this turn." };

@@ -27,7 +27,7 @@ export const todoWriteTool = defineTool({
     "and mark items completed as soon as they are done.",
   ].join("\n"),
   inputSchema,
-  access: "state",
+  effects: { session: true },
   async execute(input, ctx) {
     const todos: Todo[] = input.todos.map((todo) => ({ content: todo.content, status: todo.status }));
     ctx.state.todos = todos;

@@ -1,9 +1,76 @@
 import type { z } from "zod";
 import type { Logger } from "../../logging/logger.js";
+import type { InvalidToolInput } from "../model-client.js";
 import type { ExecPort, FsPort, GitPort, IssuePort, PullsPort, SearchPort, SessionState } from "../ports.js";
 
-/** What a tool does to the world; the registry runs `read` calls of one turn in parallel. */
-export type ToolAccess = "read" | "write" | "exec" | "network" | "state";
+/** An input field of a tool that holds a worktree path (a string) or several (a string array). */
+export type PathField<Input> = Extract<keyof Input, string>;
+
+/**
+ * What a tool touches, declared once beside its code. The policy engine decides from this, never
+ * from the tool's name, and the registry refuses a tool that declares nothing. Paths and commands
+ * are named by the input field that holds them, so the engine checks what the call really names.
+ * See docs/adding-a-tool.md.
+ */
+export interface ToolEffects<Input = Record<string, unknown>> {
+  /**
+   * Reads the files (or searches the directory) at the path in this field; when the field is absent
+   * from a call, the whole worktree. Files that usually hold credentials need approval.
+   * `names: true` for a tool that lists file names and reads no contents (never asks).
+   */
+  reads?: { path: PathField<Input>; names?: true };
+  /**
+   * Writes the file at the path in this field: a protected path is refused, a credentials file needs
+   * approval, and the diff cap applies. `preview` returns the file's content after the call (given
+   * its content now, `undefined` when absent), or `undefined` when the call would change nothing; it
+   * must be pure and cheap, and lets the engine keep the branch's diff size without running git.
+   * A writer without a preview costs a measurement with git at the next write.
+   */
+  writes?: { path: PathField<Input>; preview?(input: Input, current: string | undefined): string | undefined };
+  /** Runs the shell command in this field, in the sandbox: the shell rules apply, and any file may change. */
+  runs?: { command: PathField<Input> };
+  /**
+   * What it does with git: `"read"` (status, diff, log), `"branch"` (creates or switches branches,
+   * which rewrites the worktree), or `{ commit }`: stages and commits the paths in that field (every
+   * change when absent), so protected paths in the commit are refused.
+   */
+  git?: "read" | "branch" | { commit: PathField<Input> };
+  /** Pushes the branch and opens or updates its pull request: the branch's whole diff is checked first. */
+  publishes?: true;
+  /** Reads this job's issue, or writes on it (a comment), through the issue port. */
+  issue?: "read" | "write";
+  /** Changes only the session's own state (checklist, notes, the end of the run). */
+  session?: true;
+}
+
+/** Whether a tool only reads: the registry runs such calls of one turn in parallel, and serves them from its cache. */
+export function isReadOnly(effects: ToolEffects): boolean {
+  return (
+    effects.writes === undefined &&
+    effects.runs === undefined &&
+    (effects.git === undefined || effects.git === "read") &&
+    effects.publishes === undefined &&
+    effects.issue !== "write" &&
+    effects.session === undefined
+  );
+}
+
+/**
+ * Throws unless the tool declares at least one effect, each naming a field its input schema has:
+ * a tool that declares nothing, or names a field it does not take, would pass the policy unchecked.
+ */
+export function assertDeclaresEffects(tool: Tool): void {
+  const effects = (tool as { effects?: ToolEffects }).effects;
+  const declared = effects === undefined ? [] : Object.entries(effects).filter(([, value]) => value !== undefined);
+  if (declared.length === 0) {
+    throw new Error(`tool ${tool.name} declares no effects: say what it reads, writes, runs or publishes (docs/adding-a-tool.md)`);
+  }
+  const shape = (tool.inputSchema as { shape?: Record<string, unknown> }).shape ?? {};
+  const fields = [effects?.reads?.path, effects?.writes?.path, effects?.runs?.command, typeof effects?.git === "object" ? effects.git.commit : undefined];
+  for (const field of fields) {
+    if (field !== undefined && !(field in shape)) throw new Error(`tool ${tool.name}: its effects name the input field "${field}", which its schema does not have`);
+  }
+}
 
 export type PolicyDecision =
   | { action: "allow" }
@@ -45,7 +112,8 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   inputSchema: Schema;
-  access: ToolAccess;
+  /** What the tool reads, writes, runs or publishes; the policy engine decides from this alone. */
+  effects: ToolEffects<z.infer<Schema>>;
   /**
    * The registry may serve a repeated call from cache until a non-read call runs. Only for tools
    * whose result depends on nothing but the worktree.
@@ -69,6 +137,8 @@ export interface ToolCall {
   id: string;
   name: string;
   input: unknown;
+  /** Set when the model's input was not valid JSON (`input` is then `{}`): the call is answered with an error, never run. */
+  invalidInput?: InvalidToolInput;
 }
 
 export interface ToolCallResult {

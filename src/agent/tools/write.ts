@@ -15,7 +15,7 @@ export const writeTool = defineTool({
     "Prefer Edit for changes to an existing file: it sends only the part that changes.",
   ].join("\n"),
   inputSchema,
-  access: "write",
+  effects: { writes: { path: "file_path", preview: (input) => input.content } },
   async execute(input, ctx) {
     const absolute = await ctx.fs.resolve(input.file_path, "write");
     const shown = ctx.fs.relative(absolute);

@@ -1,12 +1,14 @@
 import { symlink } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import {
   createPolicyEngine,
   denyingApprovalHandler,
   type PolicyConfig,
   type PolicyDecision,
 } from "../../../src/agent/policy/index.js";
+import { coreTools, defineTool, type Tool } from "../../../src/agent/tools/index.js";
 import { createHarness, type Harness } from "../tools/helpers.js";
 
 let h: Harness;
@@ -17,8 +19,11 @@ afterEach(async () => {
   await h.repo.cleanup();
 });
 
-const check = (tool: string, input: unknown, config: PolicyConfig = {}): Promise<PolicyDecision> =>
-  createPolicyEngine(config).check(tool, input, h.ctx);
+const core = new Map(coreTools().map((tool) => [tool.name, tool]));
+const tool = (name: string): Tool => core.get(name) ?? (undefined as never);
+
+const check = (name: string, input: unknown, config: PolicyConfig = {}): Promise<PolicyDecision> =>
+  createPolicyEngine(config).check(tool(name), input, h.ctx);
 
 describe("protected paths", () => {
   it("denies Write and Edit to .github/workflows and .git by default", async () => {
@@ -165,5 +170,95 @@ describe("publishing", () => {
     expect((await check("create_pull_request", { title: "t" }, { maxDiffLines: 2 })).action).toBe("deny");
     expect((await check("create_pull_request", { title: "t" }, { maxDiffLines: 3 })).action).toBe("allow");
   });
+});
 
+describe("decisions come from the declared effects", () => {
+  /** A tool the engine has never heard of by name: it writes the file in `target`. */
+  const patchTool = defineTool({
+    name: "ApplyPatch",
+    description: "replaces a file",
+    inputSchema: z.object({ target: z.string().describe("file"), text: z.string().describe("content") }),
+    effects: { writes: { path: "target", preview: (input) => input.text } },
+    execute: async () => ({ content: "done" }),
+  });
+
+  it("gives a new writing tool the protected-path, sensitive-file and diff checks without a case for its name", async () => {
+    const engine = createPolicyEngine({ maxDiffLines: 2 });
+    expect(await engine.check(patchTool, { target: ".github/workflows/ci.yml", text: "x" }, h.ctx)).toMatchObject({
+      action: "deny",
+      reason: expect.stringContaining("protected path"),
+    });
+    expect((await engine.check(patchTool, { target: ".env", text: "A=1\n" }, h.ctx)).action).toBe("ask");
+    expect(await engine.check(patchTool, { target: "big.txt", text: "1\n2\n3\n" }, h.ctx)).toMatchObject({
+      action: "deny",
+      reason: expect.stringContaining("this ApplyPatch would take the branch's diff to about 3 lines"),
+    });
+    expect((await engine.check(patchTool, { target: "small.txt", text: "1\n" }, h.ctx)).action).toBe("allow");
+  });
+
+  it("checks a renamed tool by what it declares: Bash's rules follow the command field, not the name", async () => {
+    const shell = { ...tool("Bash"), name: "Shell" };
+    expect((await createPolicyEngine().check(shell, { command: "rm -rf /" }, h.ctx)).action).toBe("deny");
+    const reader = { ...tool("Read"), name: "Cat" };
+    expect((await createPolicyEngine().check(reader, { file_path: ".env" }, h.ctx)).action).toBe("ask");
+  });
+
+  it("allows tools that only touch the session or read git", async () => {
+    for (const name of ["TodoWrite", "NoteWrite", "task_done", "git_status", "git_log", "GetIssue", "Glob"]) {
+      expect((await check(name, { pattern: ".env" }, { maxDiffLines: 1 })).action, name).toBe("allow");
+    }
+  });
+});
+
+describe("diff size between writes", () => {
+  const edit = (n: number) => ({ file_path: "a.txt", old_string: `line ${n}\n`, new_string: `LINE ${n}\n` });
+
+  beforeEach(async () => {
+    await h.repo.write("a.txt", Array.from({ length: 20 }, (_, i) => `line ${i}`).join("\n") + "\n");
+    await h.repo.git("add", "-A");
+    await h.repo.git("commit", "-q", "-m", "a");
+    await h.repo.git("branch", "-f", "main");
+  });
+
+  /** Runs the check, then the edit itself, as the registry would. */
+  async function editThrough(engine: ReturnType<typeof createPolicyEngine>, input: ReturnType<typeof edit>): Promise<PolicyDecision> {
+    const decision = await engine.check(tool("Edit"), input, h.ctx);
+    if (decision.action === "allow") await tool("Edit").execute(input, h.ctx);
+    return decision;
+  }
+
+  it("measures with git once, then counts each Edit on the host", async () => {
+    const diffStat = vi.spyOn(h.ctx.git, "diffStat");
+    const engine = createPolicyEngine({ maxDiffLines: 100 });
+    for (let n = 0; n < 5; n += 1) expect((await editThrough(engine, edit(n))).action).toBe("allow");
+    expect(diffStat).toHaveBeenCalledTimes(1);
+  });
+
+  it("refuses on the host's running count, confirmed by git, with the exact size now", async () => {
+    const diffStat = vi.spyOn(h.ctx.git, "diffStat");
+    const engine = createPolicyEngine({ maxDiffLines: 6 });
+    for (let n = 0; n < 3; n += 1) expect((await editThrough(engine, edit(n))).action).toBe("allow");
+    const over = await editThrough(engine, edit(3));
+    expect(over).toMatchObject({ action: "deny", reason: expect.stringContaining("about 8 lines (now 6)") });
+    expect(diffStat).toHaveBeenCalledTimes(2);
+  });
+
+  it("counts an edit that undoes an earlier one as shrinking the diff", async () => {
+    const engine = createPolicyEngine({ maxDiffLines: 2 });
+    expect((await editThrough(engine, edit(1))).action).toBe("allow");
+    const undo = { file_path: "a.txt", old_string: "LINE 1\n", new_string: "line 1\n" };
+    expect((await editThrough(engine, undo as ReturnType<typeof edit>)).action).toBe("allow");
+    expect((await editThrough(engine, edit(2))).action).toBe("allow");
+  });
+
+  it("measures again after a command, which may have changed any file", async () => {
+    const diffStat = vi.spyOn(h.ctx.git, "diffStat");
+    const engine = createPolicyEngine({ maxDiffLines: 3 });
+    expect((await editThrough(engine, edit(0))).action).toBe("allow");
+    expect((await engine.check(tool("Bash"), { command: "printf 'x\\ny\\n' > b.txt" }, h.ctx)).action).toBe("allow");
+    await h.repo.write("b.txt", "x\ny\n");
+    const over = await editThrough(engine, edit(1));
+    expect(over).toMatchObject({ action: "deny", reason: expect.stringContaining("about 6 lines (now 4)") });
+    expect(diffStat).toHaveBeenCalledTimes(2);
+  });
 });

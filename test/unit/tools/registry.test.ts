@@ -12,7 +12,7 @@ import {
   type ApprovalHandler,
   type PolicyEngine,
   type Tool,
-  type ToolAccess,
+  type ToolEffects,
   type ToolCall,
 } from "../../../src/agent/tools/index.js";
 import { createRedactor } from "../../../src/util/redact.js";
@@ -34,13 +34,17 @@ interface Span {
   end: number;
 }
 
+/** Effects that only read, and effects that change something, for tools that touch nothing real. */
+const READS: ToolEffects = { git: "read" };
+const CHANGES: ToolEffects = { session: true };
+
 /** A tool that sleeps `ms` and records when it ran. */
-function sleeper(name: string, access: ToolAccess, spans: Span[]): Tool {
+function sleeper(name: string, effects: ToolEffects, spans: Span[]): Tool {
   return defineTool({
     name,
     description: "sleeps",
     inputSchema: z.object({ id: z.string().describe("id"), ms: z.number().describe("ms") }),
-    access,
+    effects,
     async execute(input) {
       const start = performance.now();
       await new Promise((resolve) => setTimeout(resolve, input.ms));
@@ -55,7 +59,7 @@ const calls = (...items: Array<[string, unknown]>): ToolCall[] => items.map(([na
 describe("createToolRegistry", () => {
   it("runs the read calls of one turn in parallel and returns results in call order", async () => {
     const spans: Span[] = [];
-    const registry = createToolRegistry([sleeper("SlowRead", "read", spans)], { policy: allowAll, approval: denyingApprovalHandler });
+    const registry = createToolRegistry([sleeper("SlowRead", READS, spans)], { policy: allowAll, approval: denyingApprovalHandler });
     const started = performance.now();
     const results = await registry.runCalls(
       calls(["SlowRead", { id: "a", ms: 300 }], ["SlowRead", { id: "b", ms: 100 }], ["SlowRead", { id: "c", ms: 200 }]),
@@ -73,7 +77,7 @@ describe("createToolRegistry", () => {
 
   it("runs write calls one at a time, in order, between batches of reads", async () => {
     const spans: Span[] = [];
-    const registry = createToolRegistry([sleeper("SlowRead", "read", spans), sleeper("SlowWrite", "write", spans)], {
+    const registry = createToolRegistry([sleeper("SlowRead", READS, spans), sleeper("SlowWrite", CHANGES, spans)], {
       policy: allowAll,
       approval: denyingApprovalHandler,
     });
@@ -192,7 +196,7 @@ describe("createToolRegistry", () => {
         name: "Boom",
         description: "throws",
         inputSchema: z.object({}),
-        access: "read",
+        effects: READS,
         execute: async () => {
           throw error;
         },
@@ -251,13 +255,13 @@ describe("createToolRegistry", () => {
       name: "Abort",
       description: "aborts the job",
       inputSchema: z.object({}),
-      access: "write",
+      effects: CHANGES,
       execute: async () => {
         h.abort.abort();
         return { content: "aborted" };
       },
     });
-    const registry = createToolRegistry([abortingTool, sleeper("SlowWrite", "write", spans)], { policy: allowAll, approval: denyingApprovalHandler });
+    const registry = createToolRegistry([abortingTool, sleeper("SlowWrite", CHANGES, spans)], { policy: allowAll, approval: denyingApprovalHandler });
     const results = await registry.runCalls(calls(["Abort", {}], ["SlowWrite", { id: "w", ms: 10 }]), h.ctx);
     expect(results).toHaveLength(2);
     expect(results[1]).toEqual({ tool_use_id: "c1", content: "Not run: the job was cancelled.", is_error: true });
@@ -298,5 +302,16 @@ describe("createToolRegistry", () => {
 
   it("refuses duplicate tool names", () => {
     expect(() => createToolRegistry([...coreTools(), coreTools()[0]!], { policy: allowAll, approval: denyingApprovalHandler })).toThrow(/duplicate/);
+  });
+
+  it("refuses a tool that declares no effects, or names an input field it does not take", () => {
+    const tool = (effects: unknown) =>
+      defineTool({ name: "Mystery", description: "?", inputSchema: z.object({ target: z.string().describe("t") }), effects: effects as ToolEffects, execute: async () => ({ content: "" }) });
+    const register = (effects: unknown) => () => createToolRegistry([tool(effects)], { policy: allowAll, approval: denyingApprovalHandler });
+    expect(register(undefined)).toThrow("tool Mystery declares no effects");
+    expect(register({})).toThrow("tool Mystery declares no effects");
+    expect(register({ writes: undefined })).toThrow("tool Mystery declares no effects");
+    expect(register({ writes: { path: "file_path" } })).toThrow('name the input field "file_path"');
+    expect(register({ writes: { path: "target" } })).not.toThrow();
   });
 });
