@@ -1,8 +1,9 @@
-import { Queue as BullQueue, DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
+import { Queue as BullQueue, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { TackleError, errorMessage } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { jobDataSchema, laneKey, type JobData } from "./job-data.js";
+import { createIssueLanes } from "./issue-lanes.js";
 import { laneKeys, laneScripts } from "./lane-scripts.js";
 import { mergeJobData } from "./merge-job-data.js";
 import type { EnqueueOutcome, JobProcessor, Queue } from "./queue.js";
@@ -85,15 +86,6 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => 
     return await Promise.race([promise, timeout]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-function parseStored(json: string): JobData | null {
-  try {
-    const parsed = jobDataSchema.safeParse(JSON.parse(json));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
   }
 }
 
@@ -231,58 +223,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
     if (job && (await job.isDelayed())) await job.promote();
   };
 
-  /**
-   * Frees the lane and wakes its pending job, which may be waiting out `laneRetryMs`. Never throws:
-   * a job that ran must not be retried for want of Redis; its lease then lapses on its own.
-   */
-  const release = async (redis: Redis, lane: string, id: string): Promise<void> => {
-    try {
-      const pendingId = await scripts.release(redis, lane, id);
-      if (pendingId) await promote(pendingId).catch(() => undefined);
-    } catch (error) {
-      log.warn({ err: errorMessage(error), jobId: id, lane }, "could not release the lane lease; it lapses on its own");
-    }
-  };
-
-  const renewLease = (redis: Redis, lane: string, id: string, run: Run): (() => void) => {
-    let busy = false;
-    const timer = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      scripts
-        .renew(redis, lane, id, leaseMs)
-        .then(({ held, cancelled }) => {
-          if (!held) log.error({ jobId: id, lane }, "lane lease taken by another job while this one runs");
-          if (cancelled) run.controller.abort(stopReason());
-        })
-        .catch((error: unknown) => log.warn({ err: errorMessage(error), jobId: id }, "could not renew the lane lease"))
-        .finally(() => {
-          busy = false;
-        });
-    }, Math.max(50, Math.floor(leaseMs / 3)));
-    return () => clearInterval(timer);
-  };
-
-  /** Takes the issue's lane for `job`: its latest data, or null when it was stopped before it ran. */
-  const takeLane = async (job: Job<JobData>, token: string | undefined, lane: string, redis: Redis): Promise<JobData | null> => {
-    const id = job.id!;
-    const claim = await scripts.claim(redis, lane, id, leaseMs);
-    if (claim.kind === "cancelled") {
-      log.info({ jobId: id, lane }, "job stopped before it ran");
-      if (claim.pendingId) await promote(claim.pendingId).catch(() => undefined);
-      return null;
-    }
-    if (claim.kind === "busy") {
-      await job.moveToDelayed(Date.now() + laneRetryMs, token);
-      // The holder may have released between the claim and the move, and found nothing to wake.
-      if ((await redis.get(keys.lease(lane))) === null) await job.promote().catch(() => undefined);
-      throw new DelayedError();
-    }
-    const data = parseStored(claim.data);
-    if (data) return data;
-    await release(redis, lane, id);
-    throw new UnrecoverableError("the job's data is missing or invalid");
-  };
+  const lanes = createIssueLanes({ keys, scripts, leaseMs, laneRetryMs, promote, log });
 
   /** Runs the processor while renewing the lane lease; resolves what it threw, if anything. */
   const runLeased = async (
@@ -295,7 +236,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
     const id = job.id!;
     const run: Run = { lane, controller: new AbortController() };
     runs.set(id, run);
-    const stopRenewing = renewLease(redis, lane, id, run);
+    const stopRenewing = lanes.hold(redis, lane, id, () => run.controller.abort(stopReason()));
     try {
       await processor(data, run.controller.signal, { attempt: job.attemptsMade + 1, maxAttempts: job.opts.attempts ?? 1 });
       return { failure: null, signal: run.controller.signal };
@@ -329,12 +270,11 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
     const retryable = !signal.aborted && isRetryable(failure);
     if (!retryable || attempt >= (job.opts.attempts ?? 1)) {
       jobLog.error({ err: error.message, retryable }, "job failed");
-      await release(redis, lane, id);
+      await lanes.release(redis, lane, id);
       throw retryable ? error : new UnrecoverableError(error.message);
     }
-    // Keep the lane through the backoff, so the pending job does not overtake the retry.
     const delay = backoffDelay(attempt, policy);
-    await scripts.renew(redis, lane, id, delay + leaseMs).catch(() => undefined);
+    await lanes.keepThroughBackoff(redis, lane, id, delay);
     retryDelays.set(error, delay);
     jobLog.warn({ err: error.message, delayMs: delay }, "job failed; retrying");
     throw error;
@@ -345,11 +285,11 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
     const parsed = jobDataSchema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`invalid job data: ${parsed.error.message}`);
     const lane = laneKey(parsed.data);
-    const data = await takeLane(job, token, lane, redis);
+    const data = await lanes.take(job, token, lane, redis);
     if (!data) throw new UnrecoverableError(STOPPED_BEFORE_RUN);
     const { failure, signal } = await runLeased(job, data, lane, redis, processor);
     if (failure) return afterFailure(job, token, lane, redis, failure.error, signal);
-    await release(redis, lane, job.id!);
+    await lanes.release(redis, lane, job.id!);
     return "done";
   };
 
@@ -374,10 +314,9 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
     worker.on("stalled", (jobId: string) => log.warn({ jobId }, "job stalled (its worker stopped); it runs again"));
     // A job failed by the stalled checker (its workers kept dying) never reached its own release.
     worker.on("failed", (job: Job<JobData> | undefined) => {
-      const data = jobDataSchema.safeParse(job?.data);
-      if (job?.id && job.finishedOn && data.success) void release(redis, laneKey(data.data), job.id);
-      if (data.success && options.onDead && /stalled/i.test(job?.failedReason ?? "")) {
-        options.onDead(data.data, job!.failedReason).catch((error: unknown) => {
+      const dead = lanes.afterFailed(job, redis);
+      if (dead && options.onDead) {
+        options.onDead(dead.data, dead.reason).catch((error: unknown) => {
           log.warn({ err: errorMessage(error) }, "could not report a dead job");
         });
       }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Queue as BullQueue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createBullmqQueue, jobDataSchema, type JobData, type JobRunInfo, type Queue } from "../../../src/jobs/index.js";
+import { createBullmqQueue, jobDataSchema, type BullmqQueueOptions, type JobData, type JobRunInfo, type Queue } from "../../../src/jobs/index.js";
 import { silentLogger } from "../../../src/logging/logger.js";
 import { deferred, jobOn, sleep, waitFor } from "./helpers.js";
 import { deleteKeys, testRedis } from "./redis-server.js";
@@ -30,8 +30,9 @@ describe("BullMQ queue across processes", () => {
     await redis.stop();
   });
 
-  const open = (queueName: string, consume: boolean): Queue => {
+  const open = (queueName: string, consume: boolean, extra: Pick<BullmqQueueOptions, "onDead"> = {}): Queue => {
     const queue = createBullmqQueue({
+      ...extra,
       redisUrl: redis.url,
       queueName,
       prefix,
@@ -151,6 +152,45 @@ describe("BullMQ queue across processes", () => {
     expect(reruns[0]!.info).toEqual({ attempt: 1, maxAttempts: 3 });
     expect(reruns[0]!.at - killedAt).toBeLessThan(10_000);
     expect(await counts(queueName)).toMatchObject({ completed: 1, failed: 0, waiting: 0, active: 0, delayed: 0 });
+  });
+
+  it("a job whose workers keep dying is failed by BullMQ without running again, reported dead once, its lane freed", async () => {
+    const queueName = name();
+    const server = open(queueName, false);
+    const data = jobDataSchema.parse(jobOn(5, { text: "crash every worker" }));
+    await server.enqueue(data);
+    // Two workers die in it: the stalled checker reruns it once (maxStalledCount 1), then gives up.
+    for (let i = 0; i < 2; i += 1) {
+      const child = worker(queueName);
+      await child.next("started");
+      child.kill("SIGKILL");
+      await child.exited;
+    }
+
+    const dead: Array<{ data: JobData; reason: string }> = [];
+    const ran: JobData[] = [];
+    const successor = open(queueName, true, {
+      onDead: async (deadData, reason) => {
+        dead.push({ data: deadData, reason });
+      },
+    });
+    await successor.start(async (rerun) => {
+      ran.push(rerun);
+    });
+    await waitFor(() => dead.length === 1, 15_000, "the dead job's report");
+    expect(dead[0]!.data).toEqual(data);
+    expect(dead[0]!.reason).not.toBe("");
+    expect(ran).toEqual([]);
+
+    // The lane is free at once, not after the dead holder's lease lapses.
+    const next = jobOn(5, { text: "after the crash" });
+    const enqueuedAt = Date.now();
+    await server.enqueue(next);
+    await waitFor(() => ran.length === 1, 10_000, "the next job on the issue");
+    expect(Date.now() - enqueuedAt).toBeLessThan(2_500);
+    await successor.idle();
+    expect(dead).toHaveLength(1);
+    expect(await counts(queueName)).toMatchObject({ failed: 1, completed: 1 });
   });
 
   it("SIGTERM drains within the bound, aborts the job and requeues it for another worker", async () => {
