@@ -1,4 +1,8 @@
 import type { Todo } from "../agent/ports.js";
+import { truncateMiddle } from "../util/truncate-middle.js";
+
+/** GitHub refuses a comment body over 65,536 characters; an edit that fails leaves the comment stale. */
+export const MAX_TRACKING_COMMENT_CHARS = 65_000;
 
 export type TrackingState =
   | { phase: "queued"; position: number }
@@ -53,8 +57,23 @@ function renderTodos(todos: readonly Todo[]): string[] {
   });
 }
 
-/** The tracking comment's body for one state; pure, so every state is tested by value. */
+/**
+ * The tracking comment's body for one state; pure (test/unit/worker/tracking-comment.test.ts checks
+ * each state by value). A body that would pass GitHub's limit loses the middle of its longest text
+ * (the agent's summary or todos), keeping the marker at the top and the stats at the bottom.
+ */
 export function renderTrackingComment(
+  state: TrackingState,
+  jobId: string,
+  now: number = Date.now(),
+  /** The command name for the "how to stop" hint; null where there are no commands (the Action). */
+  commandName: string | null = "tackle",
+): string {
+  const body = renderBody(state, jobId, now, commandName);
+  return truncateMiddle(body, MAX_TRACKING_COMMENT_CHARS, "cut to fit GitHub's comment limit");
+}
+
+function renderBody(
   state: TrackingState,
   jobId: string,
   now: number = Date.now(),

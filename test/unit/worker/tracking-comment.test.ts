@@ -1,0 +1,164 @@
+import { describe, expect, it } from "vitest";
+import {
+  MAX_TRACKING_COMMENT_CHARS,
+  renderTrackingComment,
+  trackingMarker,
+  type JobStats,
+  type TrackingState,
+} from "../../../src/worker/tracking-comment.js";
+
+const JOB = "octo-widgets-7-delivery-1";
+const MARKER = "<!-- tackle:tracking job=octo-widgets-7-delivery-1 -->";
+const START = 1_000_000;
+const stats: JobStats = { durationMs: 125_400, turns: 9, inputTokens: 8_000, outputTokens: 2_345, cacheReadTokens: 40_000, costUsd: 0.4567 };
+const STATS_LINE = "<sub>2m 5s · 9 turns · 48.0k input / 2345 output tokens · $0.46</sub>";
+
+const final = (phase: Extract<TrackingState, { stats: JobStats }>["phase"], extra: Partial<Extract<TrackingState, { stats: JobStats }>> = {}): TrackingState => ({
+  phase,
+  reason: "the reason",
+  stats,
+  ...extra,
+});
+
+describe("renderTrackingComment", () => {
+  it("marks the comment with the job id, so a rerun finds it", () => {
+    expect(trackingMarker(JOB)).toBe(MARKER);
+  });
+
+  it("queued: first in line, and behind others", () => {
+    expect(renderTrackingComment({ phase: "queued", position: 1 }, JOB)).toBe(`${MARKER}\n⏳ **Tackle** has queued this job; it starts shortly.`);
+    expect(renderTrackingComment({ phase: "queued", position: 3 }, JOB)).toBe(
+      `${MARKER}\n⏳ **Tackle** has queued this job: position 3 in the queue.`,
+    );
+  });
+
+  it("working without todos: the step, the elapsed time and how to stop", () => {
+    const state: TrackingState = { phase: "working", step: "preparing the workspace", todos: [], startedAt: START };
+    expect(renderTrackingComment(state, JOB, START + 42_400)).toBe(
+      [MARKER, "🛠️ **Tackle is working on this** (42s so far)", "", "Current step: preparing the workspace", "", "_Comment `/tackle stop` to cancel._"].join("\n"),
+    );
+  });
+
+  it("working with todos: a live checklist, the current one in bold", () => {
+    const state: TrackingState = {
+      phase: "working",
+      step: "turn 3",
+      startedAt: START,
+      todos: [
+        { content: "Read the issue", status: "completed" },
+        { content: "Fix the conversion", status: "in_progress" },
+        { content: "Run the tests", status: "pending" },
+      ],
+    };
+    expect(renderTrackingComment(state, JOB, START + 61_000)).toBe(
+      [
+        MARKER,
+        "🛠️ **Tackle is working on this** (1m 1s so far)",
+        "",
+        "Current step: turn 3",
+        "",
+        "- [x] Read the issue",
+        "- [ ] **Fix the conversion** (in progress)",
+        "- [ ] Run the tests",
+        "",
+        "_Comment `/tackle stop` to cancel._",
+      ].join("\n"),
+    );
+  });
+
+  it("working: a custom command name is the one advertised; null (the Action) advertises none", () => {
+    const state: TrackingState = { phase: "working", step: "turn 1", todos: [], startedAt: START };
+    expect(renderTrackingComment(state, JOB, START, "robot")).toContain("_Comment `/robot stop` to cancel._");
+    expect(renderTrackingComment(state, JOB, START, "robot")).not.toContain("/tackle");
+    const inAction = renderTrackingComment(state, JOB, START, null);
+    expect(inAction).not.toContain("stop");
+    expect(inAction.endsWith("Current step: turn 1")).toBe(true);
+  });
+
+  it("working unsandboxed: says so, before the stop hint", () => {
+    const state: TrackingState = { phase: "working", step: "turn 1", todos: [], startedAt: START, unsandboxed: true };
+    expect(renderTrackingComment(state, JOB, START)).toBe(
+      [
+        MARKER,
+        "🛠️ **Tackle is working on this** (0s so far)",
+        "",
+        "Current step: turn 1",
+        "",
+        "⚠️ This job runs without a sandbox (`TACKLE_SANDBOX=off`).",
+        "",
+        "_Comment `/tackle stop` to cancel._",
+      ].join("\n"),
+    );
+  });
+
+  it("done: the PR, the summary and the stats; no reason", () => {
+    const state = final("done", { pullRequestUrl: "https://github.com/octo/widgets/pull/8", summary: "  Fixed the offset.\n" });
+    expect(renderTrackingComment(state, JOB)).toBe(
+      [MARKER, "**✅ Tackle finished**", "", "Pull request: https://github.com/octo/widgets/pull/8", "", "Fixed the offset.", "", STATS_LINE].join("\n"),
+    );
+  });
+
+  it("no_changes: the reason, no PR line when there is none", () => {
+    const state = final("no_changes", { pullRequestUrl: null, reason: "the code already does this" });
+    expect(renderTrackingComment(state, JOB)).toBe(
+      [MARKER, "**✅ Tackle finished: no changes needed**", "", "Reason: the code already does this", "", STATS_LINE].join("\n"),
+    );
+  });
+
+  it("failed: the reason and what was kept", () => {
+    const state = final("failed", { reason: "the model API failed 5 times", kept: "branch tackle/issue-7 with 2 commits" });
+    expect(renderTrackingComment(state, JOB)).toBe(
+      [
+        MARKER,
+        "**❌ Tackle failed**",
+        "",
+        "Reason: the model API failed 5 times",
+        "",
+        "Kept: branch tackle/issue-7 with 2 commits",
+        "",
+        STATS_LINE,
+      ].join("\n"),
+    );
+  });
+
+  it("cancelled and budget_exhausted: their own titles, with the reason", () => {
+    expect(renderTrackingComment(final("cancelled", { reason: "stopped by alice" }), JOB)).toBe(
+      [MARKER, "**⏹️ Tackle was stopped**", "", "Reason: stopped by alice", "", STATS_LINE].join("\n"),
+    );
+    expect(renderTrackingComment(final("budget_exhausted", { reason: "30 turns used" }), JOB)).toBe(
+      [MARKER, "**⚠️ Tackle ran out of budget**", "", "Reason: 30 turns used", "", STATS_LINE].join("\n"),
+    );
+  });
+
+  it("a final state of an unsandboxed job says so under the stats", () => {
+    const body = renderTrackingComment(final("done", { unsandboxed: true }), JOB);
+    expect(body.endsWith(`${STATS_LINE}\n\n⚠️ This job ran without a sandbox (\`TACKLE_SANDBOX=off\`).`)).toBe(true);
+  });
+
+  it("small numbers: seconds only, tokens in full, cents", () => {
+    const small: JobStats = { durationMs: 4_400, turns: 1, inputTokens: 900, outputTokens: 12, cacheReadTokens: 0, costUsd: 0.004 };
+    expect(renderTrackingComment(final("done", { stats: small }), JOB).split("\n").at(-1)).toBe(
+      "<sub>4s · 1 turns · 900 input / 12 output tokens · $0.00</sub>",
+    );
+  });
+
+  it("a very long summary stays under GitHub's 65,536 characters, keeping the marker and the stats", () => {
+    const summary = Array.from({ length: 5_000 }, (_, i) => `line ${i} of a summary that goes on and on`).join("\n");
+    const body = renderTrackingComment(final("done", { summary, pullRequestUrl: "https://github.com/octo/widgets/pull/8" }), JOB);
+    expect(summary.length).toBeGreaterThan(65_536);
+    expect(body.length).toBeLessThanOrEqual(MAX_TRACKING_COMMENT_CHARS);
+    expect(body.startsWith(`${MARKER}\n**✅ Tackle finished**`)).toBe(true);
+    expect(body.endsWith(STATS_LINE)).toBe(true);
+    expect(body).toContain("line 0 of a summary");
+    expect(body).toContain("line 4999 of a summary");
+    expect(body).toMatch(/characters \(\d+ lines\) omitted from the middle; cut to fit GitHub's comment limit/);
+  });
+
+  it("a very long todo list stays under the limit too", () => {
+    const todos = Array.from({ length: 2_000 }, (_, i) => ({ content: `step ${i} `.repeat(10), status: "pending" as const }));
+    const body = renderTrackingComment({ phase: "working", step: "turn 2", todos, startedAt: START }, JOB, START);
+    expect(body.length).toBeLessThanOrEqual(MAX_TRACKING_COMMENT_CHARS);
+    expect(body.startsWith(MARKER)).toBe(true);
+    expect(body.endsWith("_Comment `/tackle stop` to cancel._")).toBe(true);
+  });
+});
