@@ -15,7 +15,7 @@ import type { PrepareOptions, Workspace } from "../workspace/index.js";
 import { githubIssuePort, githubPullsPort, ensureFixesLine } from "./github-ports.js";
 import { createGitHubApprovalHandler } from "./approval-handler.js";
 import { policyConfigOf, runAgentSession } from "./run-agent-session.js";
-import { createTracker, type Tracker } from "./tracker.js";
+import { createTracker, type Tracker, type TrackingSink } from "./tracker.js";
 import { trackingMarker, type JobStats, type TrackingState } from "./tracking-comment.js";
 
 export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md"] as const;
@@ -103,9 +103,38 @@ function configProblemComment(problems: string[], commandName: string): string {
   ].join("\n");
 }
 
+/** What every phase of one job works with, built once when the job starts. */
+interface JobContext {
+  data: JobData;
+  deps: ProcessJobDeps;
+  signal: AbortSignal;
+  repo: RepoRef;
+  log: Logger;
+  /** The job's redacting client: every GitHub write goes through it. */
+  github: GitHubClient;
+  redact: (text: string) => string;
+  startedAt: number;
+  /** The tracking comment's writer; its first write waits for whoever posts the comment. */
+  sink: TrackingSink;
+}
+
+/** What the job reads from GitHub before the agent starts, all started at once. */
+interface JobInputs {
+  issue: Promise<IssueDetails>;
+  defaultBranch: Promise<string>;
+  config: Promise<ReturnType<typeof parseRepoConfig>>;
+  instructionFiles: Promise<Array<{ path: string; content: string }>>;
+  target: Promise<Target>;
+}
+
+type IssueDetails = Awaited<ReturnType<GitHubClient["getIssue"]>>;
+
 /**
- * One job, start to end: acknowledge -> workspace -> agent -> finish. Always ends with a final edit
- * of the tracking comment; throws only what the queue should retry.
+ * One job, start to end: acknowledge -> workspace -> agent -> finish. The workspace is started the
+ * moment the job's target is known, while the acknowledgement and the reads of the issue, the config
+ * and the instruction files run beside it: nothing on the way to the first model turn waits for a
+ * comment to be written. Always ends with a final edit of the tracking comment; throws only what the
+ * queue should retry.
  */
 export async function processJob(
   data: JobData,
@@ -113,178 +142,250 @@ export async function processJob(
   signal: AbortSignal,
   attempt: { attempt: number; maxAttempts: number } = { attempt: 1, maxAttempts: 1 },
 ): Promise<JobOutcome> {
-  const lastAttempt = attempt.attempt >= attempt.maxAttempts;
-  const startedAt = deps.clock();
-  const repo: RepoRef = data.repo;
-  const log = deps.logger.child({ jobId: data.jobId, repo: `${repo.owner}/${repo.name}`, issue: data.number });
-  const client = await deps.github(data);
-  const gitToken = await client.gitToken();
-  // The job's one redactor: every GitHub write below goes through `github`, which applies it.
-  const redact = createRedactor([...deps.settings.secrets, gitToken]);
-  const github = redactingGitHubClient(client, redact);
-
-  // A rerun of this job (retry, or another worker after a crash) edits the comment the first attempt posted.
-  const existingComment =
-    data.trackingCommentId ?? (await resolveTrackingComment(github, data, deps.claims, signal, log));
-  const tracker = createTracker({
-    jobId: data.jobId,
-    clock: deps.clock,
-    logger: log,
-    ...(deps.settings.commandName === undefined ? {} : { commandName: deps.settings.commandName }),
-    sink: githubSink(github, repo, data.number, existingComment, (id) => {
-      void deps.claims?.setComment(data.jobId, id).catch((error: unknown) => log.warn({ err: errorMessage(error) }, "could not record the tracking comment"));
-    }),
-  });
-  const finish = async (state: Exclude<TrackingState, { phase: "queued" | "working" }>): Promise<JobOutcome> => {
-    await tracker.flush(state);
+  const job = await openJob(data, deps, signal);
+  const { log, redact, startedAt } = job;
+  let tracker: Tracker | undefined;
+  // The command the comments advertise: the repo's own phrase once its config is read.
+  const trackerFor = (commandName: string | null) => (tracker ??= createTracker({ jobId: data.jobId, clock: deps.clock, logger: log, commandName, sink: job.sink }));
+  const finish = async (state: FinalState, commandName: string | null = defaultCommandName(deps)): Promise<JobOutcome> => {
+    await trackerFor(commandName).flush(state);
     log.info({ status: state.phase, reason: state.reason }, "job finished");
     // The outcome leaves through the queue's job record and the Action's log, not only through GitHub.
     return { status: state.phase, reason: redact(state.reason), pullRequestUrl: state.pullRequestUrl ?? null };
   };
 
+  const stopWorkspace = new AbortController();
+  const onAbort = () => stopWorkspace.abort(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  let workspaceStart: Promise<Workspace | null> | undefined;
   try {
-    // The webhook side acknowledges what it enqueues (👀 + the queued comment); other paths (the Action,
-    // a job enqueued without one) acknowledge here.
-    if (existingComment === null) {
-      await github.addReaction(repo, reactionTarget(data), "eyes").catch((error: unknown) => {
-        log.warn({ err: error }, "could not add the 👀 reaction");
-      });
-    }
-    tracker.update({ phase: "working", step: "preparing", todos: [], startedAt, unsandboxed: deps.settings.sandbox === "off" });
+    const inputs = readJobInputs(job);
+    workspaceStart = inputs.target.then((target) => (target.ok ? prepareWorkspace(job, target, stopWorkspace.signal) : null));
+    // Settled here so an early return below never leaves an unhandled rejection behind.
+    workspaceStart.catch(() => undefined);
 
-    const issue = await github.getIssue(repo, data.number);
-    if (issue.state !== "open") {
-      return await finish({
-        phase: "no_changes",
-        reason: `#${data.number} was closed before the job ran; nothing to do`,
-        stats: emptyStats(deps.clock() - startedAt),
-      });
+    const admitted = await admitJob(job, inputs);
+    if (!admitted.ok) {
+      stopWorkspace.abort(new TackleError("aborted", "the job ended before its workspace was needed"));
+      await disposeWorkspace(workspaceStart, log);
+      if (admitted.reply) await job.github.createComment(job.repo, data.number, admitted.reply);
+      return await finish({ ...admitted.ending, stats: emptyStats(deps.clock() - startedAt) }, admitted.commandName);
     }
-    const repoInfo = await github.getRepo(repo);
-    const parsed = parseRepoConfig(await github.getFile(repo, REPO_CONFIG_PATH, repoInfo.defaultBranch));
-    if (!parsed.ok) {
-      await github.createComment(repo, data.number, configProblemComment(parsed.problems, deps.settings.commandName ?? "tackle"));
-      return await finish({
-        phase: "failed",
-        reason: `invalid ${REPO_CONFIG_PATH}: ${parsed.problems.length} problem(s), listed in the comment below`,
-        stats: emptyStats(deps.clock() - startedAt),
-      });
-    }
-    const config = parsed.config;
-    const modelChoice = resolveModel(config.model, {
-      model: deps.settings.defaultModel,
-      allowedModels: deps.settings.allowedModels,
-    });
-    if (!modelChoice.ok) {
-      await github.createComment(repo, data.number, configProblemComment([modelChoice.problem], config.trigger.phrase ?? deps.settings.commandName ?? "tackle"));
-      return await finish({ phase: "failed", reason: modelChoice.problem, stats: emptyStats(deps.clock() - startedAt) });
-    }
-    const modelName = modelChoice.model;
-
-    const target = await resolveTarget(github, repo, data, repoInfo.defaultBranch);
-    if (!target.ok) {
-      await github.createComment(repo, data.number, target.reply);
-      return await finish({ phase: "failed", reason: target.reason, stats: emptyStats(deps.clock() - startedAt) });
-    }
-
-    tracker.update({ phase: "working", step: "preparing the workspace", todos: [], startedAt, unsandboxed: deps.settings.sandbox === "off" });
-    const workspace = await deps.workspaces.prepare({
-      jobId: data.jobId,
-      remoteUrl: deps.settings.gitUrl(repo.owner, repo.name),
-      repoKey: `${deps.settings.gitHost}/${repo.owner}/${repo.name}`,
-      token: () => github.gitToken(),
-      branch: target.branch,
-      baseBranch: target.baseBranch,
-      startFrom: target.startFrom,
-      // A PR's own head may be pushed (new commits, never forced); otherwise only tackle/… branches.
-      ...(target.existingPull ? { allowedPushBranches: [target.branch] } : {}),
-      signal,
-      sandbox: deps.settings.sandbox,
-    });
+    const { commandName } = admitted;
+    const tracking = trackerFor(commandName);
+    tracking.update({ phase: "working", step: "preparing the workspace", todos: [], startedAt, unsandboxed: deps.settings.sandbox === "off" });
+    const workspace = await workspaceStart;
+    if (!workspace) throw new TackleError("workspace", "the workspace was not prepared");
     try {
-      const policy = policyConfigOf(config);
-      const pulls = githubPullsPort({
-        github,
-        repo,
-        workspace,
-        policy,
-        issueNumber: data.isPullRequest ? null : data.number,
-        existingPull: target.existingPull,
-      });
-      const { result, state } = await runAgentSession({
-        jobId: data.jobId,
-        workspace,
-        issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config.allowed_bots }),
-        pulls,
-        config,
-        model: deps.model(modelName),
-        modelName,
-        repoFullName: `${repo.owner}/${repo.name}`,
-        task: {
-          // What the model reads of the thread is what it was at trigger time, stripped of hidden text.
-          title: data.thread?.title ?? sanitizeUntrustedText(issue.title),
-          body: data.thread?.body ?? sanitizeUntrustedText(issue.body),
-          kind: data.trigger.kind,
-          actor: data.trigger.actor,
-          number: data.number,
-          isPullRequest: data.isPullRequest,
-          ...(data.trigger.instructions ? { instructions: data.trigger.instructions } : {}),
-        },
-        instructionFiles: await readInstructionFiles(github, repo, repoInfo.defaultBranch),
-        tracker,
-        transcriptDir: path.join(deps.settings.home, "transcripts"),
-        redact,
-        clock: deps.clock,
-        startedAt,
-        signal,
-        logger: log,
-        ...(deps.approvals === undefined
-          ? {}
-          : {
-              approval: createGitHubApprovalHandler({
-                approvals: deps.approvals,
-                github,
-                repo,
-                number: data.number,
-                jobId: data.jobId,
-                timeoutMs: deps.settings.approvalTimeoutMs ?? config.approval_timeout_minutes * 60_000,
-                redact,
-                logger: log,
-                commandName: config.trigger.phrase ?? deps.settings.commandName ?? "tackle",
-              }),
-            }),
-      });
-      const { url: pullUrl, refused } = await publishLeftovers({ workspace, pulls, state, issueTitle: issue.title, data, config, log });
-      if (result.reason === "model_error" && result.retryable && !lastAttempt) {
-        // The work so far is pushed (publishLeftovers); the next attempt continues on the same branch.
-        throw new TackleError("model_api", result.error ?? "the model API failed", { retryable: true });
-      }
-      const ending = finalState(result, state, pullUrl, deps.clock() - startedAt, workspace.sandboxed);
-      // Work the host refused to publish is a failure, whatever the agent said: never "no changes needed".
-      return await finish(refused && !pullUrl ? { ...ending, phase: "failed", reason: `nothing was published: ${refused}` } : ending);
+      const ending = await runAndPublish(job, admitted, workspace, tracking, attempt);
+      return await finish(ending, commandName);
     } finally {
       await workspace.dispose().catch((error: unknown) => log.warn({ err: error }, "workspace cleanup failed"));
     }
   } catch (error) {
-    const aborted = signal.aborted || isTackleError(error, "aborted");
-    // A worker shutting down past its drain bound aborts with a retryable reason: the job is requeued.
-    const shutdown = signal.aborted && isTackleError(signal.reason) && signal.reason.retryable;
-    const retryable = shutdown || (!aborted && isTackleError(error) && error.retryable && !lastAttempt);
-    log.error({ err: error, attempt: attempt.attempt }, "job failed");
-    const message = redact(errorMessage(error));
-    const reason = shutdown
-      ? "the worker shut down; another worker will pick the job up"
-      : aborted
-        ? "stopped on request"
-        : message + (retryable ? ` (attempt ${attempt.attempt} of ${attempt.maxAttempts}; will retry)` : "");
-    await tracker.flush(
-      shutdown
-        ? { phase: "queued", position: 1 }
-        : { phase: aborted ? "cancelled" : "failed", reason, stats: emptyStats(deps.clock() - startedAt) },
-    );
-    if (retryable) throw error;
-    return { status: aborted ? "cancelled" : "failed", reason: message, pullRequestUrl: null };
+    if (workspaceStart) await disposeWorkspace(workspaceStart, log);
+    return await endInError(job, trackerFor(defaultCommandName(deps)), error, attempt);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
   }
+}
+
+type FinalState = Exclude<TrackingState, { phase: "queued" | "working" }>;
+
+function defaultCommandName(deps: ProcessJobDeps): string | null {
+  return deps.settings.commandName === undefined ? "tackle" : deps.settings.commandName;
+}
+
+/** The job's client, redactor and tracking comment; the comment is resolved in the background. */
+async function openJob(data: JobData, deps: ProcessJobDeps, signal: AbortSignal): Promise<JobContext> {
+  const repo: RepoRef = data.repo;
+  const log = deps.logger.child({ jobId: data.jobId, repo: `${repo.owner}/${repo.name}`, issue: data.number });
+  const client = await deps.github(data);
+  const gitToken = await client.gitToken();
+  const redact = createRedactor([...deps.settings.secrets, gitToken]);
+  const github = redactingGitHubClient(client, redact);
+  // A rerun of this job (retry, or another worker after a crash) edits the comment the first attempt posted.
+  const commentId = data.trackingCommentId !== undefined ? Promise.resolve(data.trackingCommentId) : resolveTrackingComment(github, data, deps.claims, signal, log);
+  // The webhook side acknowledges what it enqueues (👀 + the queued comment); a job that posts its
+  // own comment (the Action, a job enqueued without one) adds the 👀 too.
+  void commentId.then(async (id) => {
+    if (id === null) await github.addReaction(repo, reactionTarget(data), "eyes");
+  }).catch((error: unknown) => log.warn({ err: errorMessage(error) }, "could not add the 👀 reaction"));
+  const sink = githubSink(github, repo, data.number, commentId, (id) => {
+    void deps.claims?.setComment(data.jobId, id).catch((error: unknown) => log.warn({ err: errorMessage(error) }, "could not record the tracking comment"));
+  });
+  return { data, deps, signal, repo, log, github, redact, startedAt: deps.clock(), sink };
+}
+
+function readJobInputs(job: JobContext): JobInputs {
+  const { github, repo, data } = job;
+  const repoInfo = github.getRepo(repo);
+  const defaultBranch = repoInfo.then((info) => info.defaultBranch);
+  const inputs: JobInputs = {
+    issue: github.getIssue(repo, data.number),
+    defaultBranch,
+    config: defaultBranch.then(async (branch) => parseRepoConfig(await github.getFile(repo, REPO_CONFIG_PATH, branch))),
+    instructionFiles: defaultBranch.then((branch) => readInstructionFiles(github, repo, branch)),
+    target: defaultBranch.then((branch) => resolveTarget(github, repo, data, branch)),
+  };
+  for (const promise of Object.values(inputs) as Array<Promise<unknown>>) promise.catch(() => undefined);
+  return inputs;
+}
+
+type Admission =
+  | { ok: false; ending: Omit<FinalState, "stats">; reply?: string; commandName: string | null }
+  | {
+      ok: true;
+      issue: IssueDetails;
+      config: RepoConfig;
+      modelName: string;
+      commandName: string | null;
+      instructionFiles: Array<{ path: string; content: string }>;
+      target: Extract<Target, { ok: true }>;
+    };
+
+/** Whether the job should run at all, from what it read: the issue still open, a usable config and model, a target. */
+async function admitJob(job: JobContext, inputs: JobInputs): Promise<Admission> {
+  const { deps, data } = job;
+  const fallbackName = defaultCommandName(deps);
+  const issue = await inputs.issue;
+  if (issue.state !== "open") {
+    return { ok: false, ending: { phase: "no_changes", reason: `#${data.number} was closed before the job ran; nothing to do` }, commandName: fallbackName };
+  }
+  const parsed = await inputs.config;
+  if (!parsed.ok) {
+    return {
+      ok: false,
+      ending: { phase: "failed", reason: `invalid ${REPO_CONFIG_PATH}: ${parsed.problems.length} problem(s), listed in the comment below` },
+      reply: configProblemComment(parsed.problems, fallbackName ?? "tackle"),
+      commandName: fallbackName,
+    };
+  }
+  const config = parsed.config;
+  const commandName = fallbackName === null ? null : (config.trigger.phrase ?? fallbackName);
+  const modelChoice = resolveModel(config.model, { model: deps.settings.defaultModel, allowedModels: deps.settings.allowedModels });
+  if (!modelChoice.ok) {
+    return { ok: false, ending: { phase: "failed", reason: modelChoice.problem }, reply: configProblemComment([modelChoice.problem], commandName ?? "tackle"), commandName };
+  }
+  const target = await inputs.target;
+  if (!target.ok) return { ok: false, ending: { phase: "failed", reason: target.reason }, reply: target.reply, commandName };
+  return { ok: true, issue, config, modelName: modelChoice.model, commandName, instructionFiles: await inputs.instructionFiles, target };
+}
+
+function prepareWorkspace(job: JobContext, target: Extract<Target, { ok: true }>, signal: AbortSignal): Promise<Workspace> {
+  const { deps, repo, github, data } = job;
+  return deps.workspaces.prepare({
+    jobId: data.jobId,
+    remoteUrl: deps.settings.gitUrl(repo.owner, repo.name),
+    repoKey: `${deps.settings.gitHost}/${repo.owner}/${repo.name}`,
+    token: () => github.gitToken(),
+    branch: target.branch,
+    baseBranch: target.baseBranch,
+    startFrom: target.startFrom,
+    // A PR's own head may be pushed (new commits, never forced); otherwise only tackle/… branches.
+    ...(target.existingPull ? { allowedPushBranches: [target.branch] } : {}),
+    signal,
+    sandbox: deps.settings.sandbox,
+  });
+}
+
+/** A workspace started for a job that ended early (or failed) is removed once its preparation settles. */
+async function disposeWorkspace(start: Promise<Workspace | null>, log: Logger): Promise<void> {
+  const workspace = await start.catch(() => null);
+  await workspace?.dispose().catch((error: unknown) => log.warn({ err: error }, "workspace cleanup failed"));
+}
+
+/** The agent's session, then what it leaves published; returns the job's final state. */
+async function runAndPublish(
+  job: JobContext,
+  admitted: Extract<Admission, { ok: true }>,
+  workspace: Workspace,
+  tracker: Tracker,
+  attempt: { attempt: number; maxAttempts: number },
+): Promise<FinalState> {
+  const { deps, data, repo, github, log, redact, startedAt, signal } = job;
+  const { config, issue, modelName, target } = admitted;
+  const pulls = githubPullsPort({
+    github,
+    repo,
+    workspace,
+    policy: policyConfigOf(config),
+    issueNumber: data.isPullRequest ? null : data.number,
+    existingPull: target.existingPull,
+  });
+  const { result, state } = await runAgentSession({
+    jobId: data.jobId,
+    workspace,
+    issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config.allowed_bots }),
+    pulls,
+    config,
+    model: deps.model(modelName),
+    modelName,
+    repoFullName: `${repo.owner}/${repo.name}`,
+    task: {
+      // What the model reads of the thread is what it was at trigger time, stripped of hidden text.
+      title: data.thread?.title ?? sanitizeUntrustedText(issue.title),
+      body: data.thread?.body ?? sanitizeUntrustedText(issue.body),
+      kind: data.trigger.kind,
+      actor: data.trigger.actor,
+      number: data.number,
+      isPullRequest: data.isPullRequest,
+      ...(data.trigger.instructions ? { instructions: data.trigger.instructions } : {}),
+    },
+    instructionFiles: admitted.instructionFiles,
+    tracker,
+    transcriptDir: path.join(deps.settings.home, "transcripts"),
+    redact,
+    clock: deps.clock,
+    startedAt,
+    signal,
+    logger: log,
+    ...(deps.approvals === undefined
+      ? {}
+      : {
+          approval: createGitHubApprovalHandler({
+            approvals: deps.approvals,
+            github,
+            repo,
+            number: data.number,
+            jobId: data.jobId,
+            timeoutMs: deps.settings.approvalTimeoutMs ?? config.approval_timeout_minutes * 60_000,
+            redact,
+            logger: log,
+            commandName: admitted.commandName ?? "tackle",
+          }),
+        }),
+  });
+  const { url: pullUrl, refused } = await publishLeftovers({ workspace, pulls, state, issueTitle: issue.title, data, config, log });
+  if (result.reason === "model_error" && result.retryable && attempt.attempt < attempt.maxAttempts) {
+    // The work so far is pushed (publishLeftovers); the next attempt continues on the same branch.
+    throw new TackleError("model_api", result.error ?? "the model API failed", { retryable: true });
+  }
+  const ending = finalState(result, state, pullUrl, deps.clock() - startedAt, workspace.sandboxed);
+  // Work the host refused to publish is a failure, whatever the agent said: never "no changes needed".
+  return refused && !pullUrl ? { ...ending, phase: "failed", reason: `nothing was published: ${refused}` } : ending;
+}
+
+/** A job that threw: the tracking comment says how it ended; what the queue should retry is rethrown. */
+async function endInError(job: JobContext, tracker: Tracker, error: unknown, attempt: { attempt: number; maxAttempts: number }): Promise<JobOutcome> {
+  const { signal, log, redact, deps, startedAt } = job;
+  const lastAttempt = attempt.attempt >= attempt.maxAttempts;
+  const aborted = signal.aborted || isTackleError(error, "aborted");
+  // A worker shutting down past its drain bound aborts with a retryable reason: the job is requeued.
+  const shutdown = signal.aborted && isTackleError(signal.reason) && signal.reason.retryable;
+  const retryable = shutdown || (!aborted && isTackleError(error) && error.retryable && !lastAttempt);
+  log.error({ err: error, attempt: attempt.attempt }, "job failed");
+  const message = redact(errorMessage(error));
+  const reason = shutdown
+    ? "the worker shut down; another worker will pick the job up"
+    : aborted
+      ? "stopped on request"
+      : message + (retryable ? ` (attempt ${attempt.attempt} of ${attempt.maxAttempts}; will retry)` : "");
+  await tracker.flush(
+    shutdown ? { phase: "queued", position: 1 } : { phase: aborted ? "cancelled" : "failed", reason, stats: emptyStats(deps.clock() - startedAt) },
+  );
+  if (retryable) throw error;
+  return { status: aborted ? "cancelled" : "failed", reason: message, pullRequestUrl: null };
 }
 
 async function findTrackingComment(
@@ -304,9 +405,14 @@ async function findTrackingComment(
   }
 }
 
+/** Bound on waiting for the acknowledgement claims to answer again (Redis restarting). */
+const CLAIMS_RETRY_MS = 10 * 60_000;
+
 /**
  * The comment this job edits: one the webhook side is posting (the claim says who posts it), one an
- * earlier attempt posted (found by its marker), or null when this job should post it.
+ * earlier attempt posted (found by its marker), or null when this job should post it. Claims that
+ * cannot be read (Redis restarting) are asked again until they answer: skipping them would let the
+ * job post a second comment beside the one the webhook side is about to post.
  */
 async function resolveTrackingComment(
   github: GitHubClient,
@@ -316,28 +422,52 @@ async function resolveTrackingComment(
   log: Logger,
 ): Promise<number | null> {
   if (claims) {
-    try {
-      if (!(await claims.claim(data.jobId))) {
+    const deadline = Date.now() + CLAIMS_RETRY_MS;
+    for (let wait = 250; ; wait = Math.min(wait * 2, 5_000)) {
+      try {
+        if (await claims.claim(data.jobId)) return null;
         const id = await claims.waitForComment(data.jobId, { timeoutMs: 120_000, signal });
         if (id !== null) return id;
+        break;
+      } catch (error) {
+        if (signal.aborted || Date.now() + wait > deadline) {
+          log.warn({ err: errorMessage(error) }, "the acknowledgement claims did not answer; looking for the comment");
+          break;
+        }
+        log.warn({ err: errorMessage(error), retryInMs: wait }, "could not consult the acknowledgement claims; asking again");
+        await sleep(wait, signal);
       }
-    } catch (error) {
-      log.warn({ err: errorMessage(error) }, "could not consult the acknowledgement claims; looking for the comment");
     }
   }
   return findTrackingComment(github, data.repo, data.number, data.jobId, log);
 }
 
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}
+
+/**
+ * The tracking comment's writer. `initialId` is a promise: who posts the comment (the webhook side
+ * or this job) is settled in the background, and the first write waits for it, so the agent never
+ * does; later writes queue behind the first in the tracker.
+ */
 function githubSink(
   github: GitHubClient,
   repo: RepoRef,
   number: number,
-  initialId: number | null,
+  initialId: Promise<number | null>,
   onCreated: (commentId: number) => void = () => undefined,
-) {
-  let commentId = initialId;
+): TrackingSink {
+  let commentId: number | null | undefined;
   return {
     async write(body: string): Promise<number | null> {
+      commentId ??= await initialId.catch(() => null);
       if (commentId === null) {
         commentId = (await github.createComment(repo, number, body)).id;
         onCreated(commentId);
@@ -465,15 +595,24 @@ export async function reportDeadJob(data: JobData, deps: ProcessJobDeps, reason:
   const log = deps.logger.child({ jobId: data.jobId });
   const github = redactingGitHubClient(await deps.github(data), createRedactor(deps.settings.secrets));
   const commentId = data.trackingCommentId ?? (await findTrackingComment(github, data.repo, data.number, data.jobId, log));
+  const commandName = await repoCommandName(github, data.repo, defaultCommandName(deps) ?? "tackle").catch(() => defaultCommandName(deps) ?? "tackle");
   const tracker = createTracker({
     jobId: data.jobId,
     clock: deps.clock,
     logger: log,
-    sink: githubSink(github, data.repo, data.number, commentId),
+    commandName,
+    sink: githubSink(github, data.repo, data.number, Promise.resolve(commentId)),
   });
   await tracker.flush({
     phase: "failed",
-    reason: `the job's workers stopped before it ended (${reason}); comment \`/${deps.settings.commandName ?? "tackle"} retry\` to run it again`,
+    reason: `the job's workers stopped before it ended (${reason}); comment \`/${commandName} retry\` to run it again`,
     stats: emptyStats(0),
   });
+}
+
+/** The command name a repository's comments advertise: its config's `trigger.phrase`, else the App's. */
+async function repoCommandName(github: GitHubClient, repo: RepoRef, fallback: string): Promise<string> {
+  const { defaultBranch } = await github.getRepo(repo);
+  const parsed = parseRepoConfig(await github.getFile(repo, REPO_CONFIG_PATH, defaultBranch));
+  return parsed.ok ? (parsed.config.trigger.phrase ?? fallback) : fallback;
 }
