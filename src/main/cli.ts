@@ -1,9 +1,7 @@
+// Each command's module is imported when that command runs, so `--help` and `--version` load
+// nothing but this file (the build splits the bundle at these imports).
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { runDoctor } from "./doctor.js";
-import { runLocalCommand } from "./local.js";
-import { startServer } from "./server.js";
-import { startWorker } from "./worker.js";
 
 const VERSION = "0.1.0";
 
@@ -92,6 +90,7 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "server": {
       const { values } = parseArgs({ args: rest, options: { "with-worker": { type: "boolean" } }, strict: true });
+      const { startServer } = await import("./server.js");
       await startServer(process.env, { withWorker: values["with-worker"] ?? false });
       return -1; // keeps running
     }
@@ -111,6 +110,7 @@ async function main(argv: string[]): Promise<number> {
       if (!Number.isFinite(lockSeconds) || lockSeconds < 1 || lockSeconds > 600) {
         return usageError("worker: --lock-seconds must be from 1 to 600", "worker");
       }
+      const { startWorker } = await import("./worker.js");
       await startWorker(process.env, { concurrency, drainMs: drainSeconds * 1000, lockMs: lockSeconds * 1000 });
       return 0;
     }
@@ -130,6 +130,7 @@ async function main(argv: string[]): Promise<number> {
       if (values.task && values["task-file"]) return usageError("run: give --task or --task-file, not both");
       const task = values.task ?? (values["task-file"] ? await readFile(values["task-file"], "utf8") : undefined);
       if (!task?.trim()) return usageError("run: --task TEXT or --task-file FILE is required");
+      const { runLocalCommand } = await import("./local.js");
       return runLocalCommand(process.env, {
         repoPath: values.local,
         task,
@@ -138,6 +139,7 @@ async function main(argv: string[]): Promise<number> {
       });
     }
     case "doctor": {
+      const { runDoctor } = await import("./doctor.js");
       const checks = await runDoctor(process.env);
       for (const check of checks) {
         console.log(`${check.ok ? "ok  " : "FAIL"} ${check.name}: ${check.detail}`);
