@@ -1,5 +1,6 @@
-import Anthropic, { APIConnectionError, APIError, APIUserAbortError, AnthropicError } from "@anthropic-ai/sdk";
-import { TackleError } from "../errors/tackle-error.js";
+import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
+import { errorMessage, TackleError } from "../errors/tackle-error.js";
+import { accumulateMessage } from "./accumulate-message.js";
 import type { MessageRequest, ModelClient, ModelMessage } from "./model-client.js";
 
 export interface AnthropicClientOptions {
@@ -24,8 +25,10 @@ const RETRYABLE_STREAM_ERRORS = new Set(["overloaded_error", "rate_limit_error",
 
 /**
  * The Anthropic Messages API through the official SDK, always streaming (long outputs would hit the
- * non-streaming timeout). The SDK retries failed HTTP requests; an error event in the middle of a
- * stream, which the SDK does not retry, is retried here. What still fails becomes a TackleError.
+ * non-streaming timeout). The SDK retries what fails before the stream starts (HTTP status, connection);
+ * what fails inside the stream (an error event, a cut connection, no message_stop) is retried here. The
+ * events are accumulated by accumulateMessage, so a tool call with malformed JSON input comes back
+ * marked instead of failing the call. What still fails becomes a TackleError.
  */
 export function createAnthropicClient(options: AnthropicClientOptions = {}): ModelClient {
   const maxRetries = options.maxRetries ?? 4;
@@ -41,11 +44,14 @@ export function createAnthropicClient(options: AnthropicClientOptions = {}): Mod
     name: "anthropic",
     async create(request: MessageRequest, signal: AbortSignal): Promise<ModelMessage> {
       for (let attempt = 0; ; attempt++) {
+        let streaming = false;
         try {
-          return await client.messages.stream(request, { signal }).finalMessage();
+          const events = await client.messages.create({ ...request, stream: true }, { signal });
+          streaming = true;
+          return await accumulateMessage(events);
         } catch (error) {
-          const mapped = toTackleError(error, signal);
-          if (!(mapped.retryable && isStreamError(error) && attempt < maxRetries)) throw mapped;
+          const mapped = streaming ? toStreamFailure(error, signal) : toTackleError(error, signal);
+          if (!(streaming && mapped.retryable && attempt < maxRetries)) throw mapped;
           await sleep(backoffMs(attempt), signal);
         }
       }
@@ -80,18 +86,20 @@ export function toTackleError(error: unknown, signal?: AbortSignal): TackleError
       cause: error,
     });
   }
-  if (error instanceof AnthropicError) {
-    // The SDK's own stream failures (a stream cut before message_stop): another attempt may succeed.
-    return new TackleError("model_api", `Anthropic stream failed: ${error.message}`, { retryable: true, cause: error });
-  }
   return new TackleError("model_api", `model call failed: ${error instanceof Error ? error.message : String(error)}`, {
     cause: error,
   });
 }
 
-function isStreamError(error: unknown): boolean {
-  return (error instanceof APIError && error.status === undefined && !(error instanceof APIConnectionError)) ||
-    (error instanceof AnthropicError && !(error instanceof APIError));
+/**
+ * A failure after the response started: an error event is judged by its type; anything else the
+ * stream throws (a reset connection, a garbled event) cut the stream, which another attempt may get past.
+ */
+function toStreamFailure(error: unknown, signal: AbortSignal): TackleError {
+  // The SDK ends the iteration quietly on an abort, which reads as a stream without message_stop.
+  if (signal.aborted) return new TackleError("aborted", "the model call was aborted", { cause: error });
+  if (error instanceof TackleError || error instanceof APIError || error instanceof APIUserAbortError) return toTackleError(error, signal);
+  return new TackleError("model_api", `Anthropic stream cut: ${errorMessage(error)}`, { retryable: true, cause: error });
 }
 
 function backoffMs(attempt: number): number {

@@ -364,14 +364,16 @@ function plural(n: number, word: string): string {
 }
 
 function toolCalls(response: ModelMessage): ToolCall[] {
-  return response.content.flatMap((block) =>
-    block.type === "tool_use" ? [{ id: block.id, name: block.name, input: block.input }] : [],
+  return response.content.flatMap((block): ToolCall[] =>
+    block.type === "tool_use"
+      ? [{ id: block.id, name: block.name, input: block.input, ...(block.invalid_input !== undefined && { invalidInput: block.invalid_input }) }]
+      : [],
   );
 }
 
 /**
  * A reply stopped by the output limit was cut inside its last block; when that block is a tool call,
- * its input may be partial (the SDK parses partial JSON), so it must not run.
+ * its input may be partial (or happen to parse while incomplete), so it must not run.
  */
 function cutOffCallId(response: ModelMessage): string | undefined {
   if (response.stop_reason !== "max_tokens" && response.stop_reason !== "model_context_window_exceeded") return undefined;

@@ -3,6 +3,7 @@ import { errorMessage, isTackleError } from "../../errors/index.js";
 import type { Logger } from "../../logging/logger.js";
 import { redactKnownTokens, type Redactor } from "../../util/redact.js";
 import { truncateMiddle } from "../../util/truncate-middle.js";
+import type { InvalidToolInput } from "../model-client.js";
 import type { FsPort } from "../ports.js";
 import type { ApprovalAnswer, ApprovalHandler } from "../policy/approval.js";
 import type { PolicyEngine } from "../policy/policy-engine.js";
@@ -78,6 +79,9 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
     const tool = byName.get(call.name);
     if (tool === undefined) {
       return finish(call, `Unknown tool "${call.name}". Available tools: ${[...byName.keys()].join(", ")}.`, true);
+    }
+    if (call.invalidInput !== undefined) {
+      return finish(call, invalidInputMessage(tool.name, call.invalidInput, signatures.get(tool.name), redact), true, tool);
     }
     const parsed = tool.inputSchema.safeParse(call.input ?? {});
     if (!parsed.success) {
@@ -203,6 +207,26 @@ function inputSignature(inputSchema: ToolDefinition["input_schema"]): string {
     return `${name}${required.has(name) ? "" : "?"} (${type})`;
   });
   return fields.length > 0 ? `{ ${fields.join(", ")} }` : "no input ({})";
+}
+
+const EXCERPT_HEAD_CHARS = 200;
+const EXCERPT_TAIL_CHARS = 100;
+
+/**
+ * Said to the model when its input was not valid JSON, with a short excerpt of what it sent (redacted
+ * before it is cut, so a secret cut in two is still caught).
+ */
+function invalidInputMessage(toolName: string, invalid: InvalidToolInput, signature: string | undefined, redact: Redactor): string {
+  const raw = redact(invalid.raw);
+  const excerpt =
+    raw.length <= EXCERPT_HEAD_CHARS + EXCERPT_TAIL_CHARS
+      ? raw
+      : `${raw.slice(0, EXCERPT_HEAD_CHARS)} […${raw.length - EXCERPT_HEAD_CHARS - EXCERPT_TAIL_CHARS} characters…] ${raw.slice(-EXCERPT_TAIL_CHARS)}`;
+  return [
+    `Not run: your input for ${toolName} was not valid JSON (${invalid.error}).`,
+    `You sent: ${excerpt}`,
+    `Call ${toolName} again with one valid JSON object${signature === undefined ? "" : `: ${signature}`}. Inside strings, escape double quotes as \\" and newlines as \\n.`,
+  ].join("\n");
 }
 
 /** JSON with sorted keys, so equal inputs make equal cache keys. */

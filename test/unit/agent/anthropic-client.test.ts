@@ -159,6 +159,48 @@ describe("createAnthropicClient", () => {
     expect(api.bodies).toHaveLength(2);
   });
 
+  it("returns a tool call with malformed JSON input marked for the loop, without retrying", async () => {
+    const broken = '{"file_path": "a.ts", "old_string": "say "hi"", "new_string": "x"}';
+    const brokenReply = sse([
+      messageStart,
+      ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "Edit", input: {} } }],
+      ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: broken.slice(0, 30) } }],
+      ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: broken.slice(30) } }],
+      ["content_block_stop", { type: "content_block_stop", index: 0 }],
+      ["message_delta", { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 30 } }],
+      ["message_stop", { type: "message_stop" }],
+    ]);
+    api = await fakeApi([brokenReply, toolUseReply]);
+    const client = createAnthropicClient({ apiKey: "test-key", baseURL: api.url });
+    const message = await client.create(request, signal);
+    expect(message.stop_reason).toBe("tool_use");
+    expect(message.content).toMatchObject([{ type: "tool_use", id: "toolu_1", name: "Edit", input: {}, invalid_input: { raw: broken } }]);
+    expect(api.bodies).toHaveLength(1);
+  });
+
+  it("retries a stream cut mid-way (connection reset before message_stop), then succeeds", async () => {
+    const cut: Handler = (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`event: message_start\ndata: ${JSON.stringify(messageStart[1])}\n\n`);
+      res.write(`event: content_block_start\ndata: ${JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } })}\n\n`);
+      setTimeout(() => res.socket?.destroy(), 20);
+    };
+    api = await fakeApi([cut, toolUseReply]);
+    const client = createAnthropicClient({ apiKey: "test-key", baseURL: api.url });
+    const message = await client.create(request, signal);
+    expect(message.content).toHaveLength(2);
+    expect(api.bodies).toHaveLength(2);
+  });
+
+  it("maps a stream cut on every attempt to a retryable model_api error", async () => {
+    const endsEarly = sse([messageStart, ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }]]);
+    api = await fakeApi([endsEarly]);
+    const client = createAnthropicClient({ apiKey: "test-key", baseURL: api.url, maxRetries: 1 });
+    const error = await failure(client.create(request, signal));
+    expect(error).toMatchObject({ code: "model_api", retryable: true });
+    expect(api.bodies).toHaveLength(2);
+  });
+
   it("maps a connection failure to a retryable error", async () => {
     api = await fakeApi([toolUseReply]);
     const url = api.url;

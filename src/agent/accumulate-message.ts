@@ -1,0 +1,109 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import { TackleError } from "../errors/tackle-error.js";
+import type { ModelContentBlock, ModelMessage } from "./model-client.js";
+
+type StreamEvent = Anthropic.Messages.RawMessageStreamEvent;
+
+/**
+ * Builds the message from a Messages API stream's events (message_start, content blocks with their
+ * deltas, message_delta, message_stop). Unlike the SDK's own accumulator, a tool_use block whose
+ * streamed input is not valid JSON does not fail the message: it keeps `input: {}` and says why in
+ * `invalid_input`, so the loop can tell the model (see ModelToolUseBlock).
+ *
+ * Rejects with a retryable `model_api` TackleError when the stream ends before message_stop (a
+ * connection cut mid-way) or breaks the event order; errors of the iteration itself pass through.
+ */
+export async function accumulateMessage(events: AsyncIterable<StreamEvent> | Iterable<StreamEvent>): Promise<ModelMessage> {
+  let message: ModelMessage | undefined;
+  const inputJson = new Map<number, string>();
+
+  for await (const event of events) {
+    if (event.type === "message_start") {
+      if (message !== undefined) throw streamBroken("a second message_start");
+      message = { ...event.message, content: [] };
+      continue;
+    }
+    if (message === undefined) throw streamBroken(`${event.type} before message_start`);
+    switch (event.type) {
+      case "content_block_start":
+        message.content[event.index] = { ...event.content_block } as ModelContentBlock;
+        if ("input" in event.content_block) inputJson.set(event.index, "");
+        break;
+      case "content_block_delta":
+        applyDelta(message.content[event.index], event.delta, (json) => {
+          inputJson.set(event.index, (inputJson.get(event.index) ?? "") + json);
+        });
+        break;
+      case "content_block_stop":
+        settleInput(message.content[event.index], inputJson.get(event.index));
+        inputJson.delete(event.index);
+        break;
+      case "message_delta":
+        applyMessageDelta(message, event);
+        break;
+      case "message_stop":
+        // Blocks the stream never stopped (not seen from the API) still get their input read.
+        for (const [index, json] of inputJson) settleInput(message.content[index], json);
+        // Holes would mean a block index the stream skipped: keep the rest of the message usable.
+        message.content = message.content.filter((block) => block !== undefined);
+        return message;
+    }
+  }
+  throw streamBroken(message === undefined ? "no events" : "the stream ended before message_stop");
+}
+
+function applyDelta(block: ModelContentBlock | undefined, delta: Anthropic.Messages.RawContentBlockDelta, addJson: (json: string) => void): void {
+  if (block === undefined) throw streamBroken("a content_block_delta for a block that never started");
+  switch (delta.type) {
+    case "text_delta":
+      if (block.type === "text") block.text += delta.text;
+      break;
+    case "citations_delta":
+      if (block.type === "text") block.citations = [...(block.citations ?? []), delta.citation];
+      break;
+    case "thinking_delta":
+      if (block.type === "thinking") block.thinking += delta.thinking;
+      break;
+    case "signature_delta":
+      if (block.type === "thinking") block.signature = delta.signature;
+      break;
+    case "input_json_delta":
+      addJson(delta.partial_json);
+      break;
+  }
+}
+
+/** Sets a block's input from its streamed JSON; a tool call whose JSON does not parse is marked, not dropped. */
+function settleInput(block: ModelContentBlock | undefined, json: string | undefined): void {
+  if (block === undefined || json === undefined || !("input" in block)) return;
+  // A tool without parameters streams nothing but the empty opening delta.
+  if (json.trim() === "") {
+    block.input = {};
+    return;
+  }
+  try {
+    block.input = JSON.parse(json) as unknown;
+  } catch (error) {
+    block.input = {};
+    if (block.type === "tool_use") block.invalid_input = { error: (error as Error).message, raw: json };
+  }
+}
+
+function applyMessageDelta(message: ModelMessage, event: Anthropic.Messages.RawMessageDeltaEvent): void {
+  message.stop_reason = event.delta.stop_reason;
+  message.stop_sequence = event.delta.stop_sequence;
+  if (event.delta.stop_details !== undefined) message.stop_details = event.delta.stop_details;
+  if (event.delta.container != null) message.container = event.delta.container;
+  const usage = event.usage;
+  message.usage = { ...message.usage, output_tokens: usage.output_tokens };
+  // The other counters are whole-message totals, sent only when they apply: overwrite, never add.
+  if (usage.input_tokens != null) message.usage.input_tokens = usage.input_tokens;
+  if (usage.cache_creation_input_tokens != null) message.usage.cache_creation_input_tokens = usage.cache_creation_input_tokens;
+  if (usage.cache_read_input_tokens != null) message.usage.cache_read_input_tokens = usage.cache_read_input_tokens;
+  if (usage.server_tool_use != null) message.usage.server_tool_use = usage.server_tool_use;
+  if (usage.output_tokens_details != null) message.usage.output_tokens_details = usage.output_tokens_details;
+}
+
+function streamBroken(what: string): TackleError {
+  return new TackleError("model_api", `Anthropic stream broken: ${what}`, { retryable: true });
+}

@@ -1,0 +1,103 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import { describe, expect, it } from "vitest";
+import { accumulateMessage } from "../../../src/agent/accumulate-message.js";
+import { isTackleError, type TackleError } from "../../../src/errors/tackle-error.js";
+import { messageStreamEvents } from "../../fakes/message-stream-events.js";
+
+type StreamEvent = Anthropic.Messages.RawMessageStreamEvent;
+
+const USAGE = { input_tokens: 12, output_tokens: 30, cache_creation_input_tokens: 7, cache_read_input_tokens: 100 };
+
+/** The events the Messages API streams for this message; `raw` replaces a tool call's input JSON by content index. */
+function eventsOf(content: Array<{ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown }>, raw = new Map<number, string>()): StreamEvent[] {
+  const message = { id: "msg_1", type: "message" as const, role: "assistant" as const, model: "claude-sonnet-4-6", content, stop_reason: "tool_use", usage: USAGE };
+  return messageStreamEvents(message, raw).filter((event) => event.type !== "ping") as unknown as StreamEvent[];
+}
+
+async function failure(promise: Promise<unknown>): Promise<TackleError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isTackleError(error)) return error;
+    throw error;
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("accumulateMessage", () => {
+  it("assembles text and tool input streamed in pieces, with the final stop reason and usage", async () => {
+    const message = await accumulateMessage(
+      eventsOf([
+        { type: "text", text: "Reading the file." },
+        { type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "src/a.ts", limit: 20 } },
+      ]),
+    );
+    expect(message).toMatchObject({ id: "msg_1", role: "assistant", stop_reason: "tool_use", usage: USAGE });
+    expect(message.content).toEqual([
+      { type: "text", text: "Reading the file." },
+      { type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "src/a.ts", limit: 20 } },
+    ]);
+  });
+
+  it("keeps a tool call whose JSON does not parse, with input {} and the parser's complaint, and the blocks around it", async () => {
+    const broken = '{"file_path": "src/a.ts", "old_string": "say "hi"", "new_string": "x"}';
+    const message = await accumulateMessage(
+      eventsOf(
+        [
+          { type: "text", text: "Editing." },
+          { type: "tool_use", id: "toolu_bad", name: "Edit", input: {} },
+          { type: "tool_use", id: "toolu_ok", name: "Read", input: { file_path: "b.ts" } },
+        ],
+        new Map([[1, broken]]),
+      ),
+    );
+    expect(message.stop_reason).toBe("tool_use");
+    expect(message.content).toHaveLength(3);
+    const bad = message.content[1];
+    expect(bad).toMatchObject({ type: "tool_use", id: "toolu_bad", name: "Edit", input: {} });
+    expect(bad?.type === "tool_use" && bad.invalid_input).toEqual({ error: expect.stringMatching(/JSON/) as unknown, raw: broken });
+    expect(message.content[2]).toEqual({ type: "tool_use", id: "toolu_ok", name: "Read", input: { file_path: "b.ts" } });
+    expect(message.content[2]).not.toHaveProperty("invalid_input");
+  });
+
+  it("reads a tool call without parameters (only the empty opening delta) as input {}", async () => {
+    const message = await accumulateMessage(eventsOf([{ type: "tool_use", id: "toolu_1", name: "GetIssue", input: {} }], new Map([[0, ""]])));
+    expect(message.content).toEqual([{ type: "tool_use", id: "toolu_1", name: "GetIssue", input: {} }]);
+  });
+
+  it("accumulates thinking and its signature", async () => {
+    const [start, ...rest] = eventsOf([]);
+    const events = [
+      start,
+      { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "First, " } },
+      { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "read it." } },
+      { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "sig-1" } },
+      { type: "content_block_stop", index: 0 },
+      ...rest,
+    ] as StreamEvent[];
+    const message = await accumulateMessage(events);
+    expect(message.content).toEqual([{ type: "thinking", thinking: "First, read it.", signature: "sig-1" }]);
+  });
+
+  it("takes whole-message usage totals from message_delta without adding them up", async () => {
+    const events = eventsOf([{ type: "text", text: "ok" }]).map((event) =>
+      event.type === "message_delta" ? { ...event, usage: { ...event.usage, input_tokens: 40, cache_read_input_tokens: null } } : event,
+    ) as StreamEvent[];
+    const message = await accumulateMessage(events);
+    expect(message.usage).toMatchObject({ input_tokens: 40, output_tokens: 30, cache_read_input_tokens: 100 });
+  });
+
+  it("rejects a stream that ends before message_stop (a cut connection) as a retryable model error", async () => {
+    const events = eventsOf([{ type: "tool_use", id: "toolu_1", name: "Write", input: { file_path: "a.ts", content: "x".repeat(50) } }]);
+    const cut = events.slice(0, events.findIndex((event) => event.type === "content_block_stop"));
+    expect(await failure(accumulateMessage(cut))).toMatchObject({ code: "model_api", retryable: true });
+    expect(await failure(accumulateMessage([]))).toMatchObject({ code: "model_api", retryable: true });
+  });
+
+  it("rejects events out of order", async () => {
+    const events = eventsOf([{ type: "text", text: "ok" }]);
+    expect(await failure(accumulateMessage(events.slice(1)))).toMatchObject({ code: "model_api", retryable: true });
+    expect(await failure(accumulateMessage([events[0]!, ...events]))).toMatchObject({ code: "model_api" });
+  });
+});
