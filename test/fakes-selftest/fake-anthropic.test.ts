@@ -72,6 +72,37 @@ describe("fake Anthropic Messages API, driven by the real SDK", () => {
     expect(message.content[0]).toMatchObject({ type: "tool_use", name: "Write", input: { file_path: "a.ts" } });
   });
 
+  it("streams a tool call's malformed input JSON verbatim, ending the message normally", async () => {
+    const raw = '{"file_path": "a.ts", "content": "say "hi""}';
+    const { client } = await start([{ content: [{ type: "tool_use", name: "Write", rawInputJson: raw }] }]);
+    const stream = await client.messages.create({ model: MODEL, max_tokens: 100, stream: true, messages: [{ role: "user", content: "Write" }] });
+    const events: Array<{ type: string }> = [];
+    let json = "";
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === "content_block_delta" && event.delta.type === "input_json_delta") json += event.delta.partial_json;
+      if (event.type === "message_delta") expect(event.delta.stop_reason).toBe("tool_use");
+    }
+    expect(json).toBe(raw);
+    expect(events.at(-1)?.type).toBe("message_stop");
+    // The SDK's own accumulator fails the whole message on it, which is why Tackle accumulates the events itself.
+    const helper = client.messages.stream({ model: MODEL, max_tokens: 100, messages: [{ role: "user", content: "Write" }] });
+    fake!.requests.length = 0;
+    await expect(helper.finalMessage()).rejects.toThrow();
+  });
+
+  it("resets the connection mid-stream when a turn says cutAfterEvents", async () => {
+    const { client } = await start([{ content: [{ type: "text", text: "Hello there" }], cutAfterEvents: 3 }]);
+    const stream = await client.messages.create({ model: MODEL, max_tokens: 100, stream: true, messages: [{ role: "user", content: "Hi" }] });
+    const types: string[] = [];
+    await expect(
+      (async () => {
+        for await (const event of stream) types.push(event.type);
+      })(),
+    ).rejects.toThrow();
+    expect(types).toEqual(["message_start", "content_block_start"]);
+  });
+
   it("sends an SSE error event mid-stream, which the SDK raises", async () => {
     const { client } = await start([{ error: { status: 529 }, midStream: true }]);
     const stream = client.messages.stream({ model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "Hi" }] });

@@ -17,7 +17,13 @@ export type ScriptedBlock =
    * A tool call cut off by max_tokens: the stream carries `partialJson` as sent so far (invalid
    * JSON), then ends the block, as the real API does. Use with stop_reason "max_tokens".
    */
-  | { type: "tool_use"; name: string; partialJson: string; id?: string };
+  | { type: "tool_use"; name: string; partialJson: string; id?: string }
+  /**
+   * A complete tool call whose input the model wrote as malformed JSON (an unescaped quote, a missing
+   * comma): the stream carries `rawInputJson` verbatim as input_json_delta pieces and ends normally
+   * (stop_reason "tool_use"), as the real API does when the model's JSON is broken.
+   */
+  | { type: "tool_use"; name: string; rawInputJson: string; id?: string };
 
 export interface ScriptedUsage {
   input_tokens: number;
@@ -34,6 +40,11 @@ export interface ScriptedReply {
   usage?: Partial<ScriptedUsage>;
   /** Wait before answering, to simulate model latency. */
   delayMs?: number;
+  /**
+   * For stream requests: send this many SSE events, then reset the connection (no message_stop), as
+   * a connection dropped mid-stream does.
+   */
+  cutAfterEvents?: number;
 }
 
 export interface ScriptedError {
@@ -200,7 +211,14 @@ export async function startFakeAnthropic(script: ScriptedModel, options: FakeAnt
     }
     res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "request-id": requestId });
     const midStreamError = "error" in turn ? turn : undefined;
+    let sent = 0;
     for (const event of messageStreamEvents(message, partialJsonOf(reply))) {
+      if (sent++ === reply.cutAfterEvents) {
+        // Let what was written reach the client first: a reset before the headers would be a connection error.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        res.destroy();
+        return;
+      }
       res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
       if (midStreamError && event.type === "message_start") {
         const type = midStreamError.error.type ?? ERROR_TYPES[midStreamError.error.status] ?? "api_error";
@@ -244,13 +262,21 @@ function validate(body: MessagesRequest, isCount: boolean): string | undefined {
   return undefined;
 }
 
-/** Raw partial JSON of cut-off tool calls, by content index. */
+/** The raw input JSON of cut-off or malformed tool calls, by content index: streamed verbatim. */
 function partialJsonOf(reply: ScriptedReply): Map<number, string> {
   const partial = new Map<number, string>();
   reply.content.forEach((block, index) => {
-    if (block.type === "tool_use" && "partialJson" in block) partial.set(index, block.partialJson);
+    const raw = rawJsonOf(block);
+    if (raw !== undefined) partial.set(index, raw);
   });
   return partial;
+}
+
+function rawJsonOf(block: ScriptedBlock): string | undefined {
+  if (block.type !== "tool_use") return undefined;
+  if ("partialJson" in block) return block.partialJson;
+  if ("rawInputJson" in block) return block.rawInputJson;
+  return undefined;
 }
 
 export type FakeMessage = ReturnType<typeof buildMessage>;
@@ -258,15 +284,16 @@ export type FakeMessage = ReturnType<typeof buildMessage>;
 function buildMessage(request: MessagesRequest, reply: ScriptedReply, usage: ComputedUsage) {
   const content = reply.content.map((block) => {
     if (block.type === "text") return { type: "text" as const, text: block.text, citations: null };
-    // A non-streamed reply cut off mid tool call carries what could be parsed of the input.
-    const input = "partialJson" in block ? (safePartialParse(block.partialJson) ?? {}) : block.input;
+    // A non-streamed reply with a cut-off or malformed tool call carries what could be parsed of the input.
+    const raw = rawJsonOf(block);
+    const input = raw !== undefined ? (safePartialParse(raw) ?? {}) : "input" in block ? block.input : {};
     return { type: "tool_use" as const, id: block.id ?? anthropicId("toolu"), name: block.name, input, caller: { type: "direct" } };
   });
   const hasPartial = reply.content.some((block) => block.type === "tool_use" && "partialJson" in block);
   const hasTool = reply.content.some((block) => block.type === "tool_use");
   const outputTokens = Math.max(
     1,
-    reply.content.reduce((sum, block) => sum + countTokens(block.type === "text" ? block.text : "partialJson" in block ? block.partialJson : JSON.stringify(block.input)), 0),
+    reply.content.reduce((sum, block) => sum + countTokens(block.type === "text" ? block.text : (rawJsonOf(block) ?? JSON.stringify("input" in block ? block.input : {}))), 0),
   );
   const merged = {
     ...usage,

@@ -27,8 +27,8 @@ export function chunkText(text: string, parts = 3): string[] {
 }
 
 /**
- * @param partialJson raw, possibly invalid, tool input JSON by content index, for tool calls
- *   cut off by max_tokens: streamed verbatim instead of the serialized input.
+ * @param partialJson raw, possibly invalid, tool input JSON by content index, for tool calls cut
+ *   off by max_tokens or written malformed by the model: streamed verbatim instead of the serialized input.
  */
 export function messageStreamEvents(message: StreamedMessage, partialJson: Map<number, string> = new Map()): StreamEvent[] {
   const { usage } = message;

@@ -57,6 +57,29 @@ describe("the agent loop against the fake Anthropic API", () => {
     expect(JSON.stringify(fake.requests[1]?.body.messages)).toContain(CUT_OFF_TEXT);
   });
 
+  it("hands a tool call with malformed JSON input to the runner marked, and sends it back as a valid tool_use", async () => {
+    const raw = '{"text": "say "hi""}';
+    const { result, tools, fake } = await run([
+      { content: [{ type: "tool_use", name: "Echo", id: "toolu_bad", rawInputJson: raw }] },
+      { content: [{ type: "tool_use", name: "task_done", input: { summary: "done" } }] },
+    ]);
+    expect(result).toMatchObject({ reason: "task_done", turns: 2 });
+    expect(tools.batches[0]).toEqual([{ id: "toolu_bad", name: "Echo", input: {}, invalidInput: { error: expect.any(String) as unknown, raw } }]);
+    expect(fake.requests).toHaveLength(2);
+    const history = fake.requests[1]?.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
+    expect(history.at(-2)?.content).toEqual([{ type: "tool_use", id: "toolu_bad", name: "Echo", input: {} }]);
+  });
+
+  it("retries a stream cut mid-way, and the run goes on", async () => {
+    const { result, fake } = await run([
+      { content: [{ type: "text", text: "Reading." }, { type: "tool_use", name: "Echo", input: { text: "hello" } }], cutAfterEvents: 5 },
+      { content: [{ type: "tool_use", name: "task_done", input: { summary: "done" } }] },
+    ]);
+    expect(result).toMatchObject({ reason: "task_done", turns: 1 });
+    expect(fake.requests).toHaveLength(2);
+    expect(fake.requests[1]?.body.messages).toEqual(fake.requests[0]?.body.messages);
+  });
+
   it("reads most input tokens from the cache over a long session", async () => {
     const script: ScriptedTurn[] = [];
     for (let turn = 1; turn < 20; turn++) {
