@@ -148,6 +148,8 @@ export interface FakeGitHub {
   reactions(owner: string, repo: string, target?: { issueNumber: number } | { commentId: number } | { reviewCommentId: number }): ReactionRecord[];
   pulls(owner: string, repo: string): IssueRecord[];
   readFile(owner: string, repo: string, ref: string, path: string): Promise<string | undefined>;
+  /** The bare repository behind a repo, for baselines that read it with plain git (file://). */
+  gitDir(owner: string, repo: string): string;
   branchSha(owner: string, repo: string, branch: string): Promise<string | undefined>;
   bareRepoPath(owner: string, repo: string): string;
 
@@ -361,6 +363,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       if (!installation) throw new Error(`fake GitHub: the App is not installed on ${owner}`);
       return installation.id;
     },
+    gitDir: (owner, repo) => repoOrThrow(owner, repo).gitDir,
     repoContext(owner, repo) {
       const record = repoOrThrow(owner, repo);
       return {
