@@ -20,6 +20,7 @@ const GOAL_SPEEDUP = 2.5;
 const GOAL_BYTES_SHARE = 0.02;
 
 const SHALLOW = "git clone --depth 1 (baseline)";
+const SHALLOW_FILE = "git clone --depth 1 of a file:// URL (the server's speed check)";
 const FULL = "git clone (full)";
 const COLD = "cold first job (empty TACKLE_HOME)";
 const WARM = "warm job (mirror up to date)";
@@ -70,8 +71,14 @@ export async function run(): Promise<void> {
     // Warm-up: each warm home gets its mirror (and, where recycling is on, a parked checkout).
     await job(warmHome)(-1);
     await job(freshHome, 0)(-1);
+    // The plain tool on the same repository without the fake's HTTP: if the baseline were much slower
+    // than this, the ratio would measure the fake server, not Tackle.
+    const cloneFile = async (run: number) => {
+      await execa("git", ["clone", "--quiet", "--depth", "1", `file://${fake.gitDir("acme", "big")}`, cloneDir(run)], { env: gitEnv, extendEnv: false });
+    };
     const steps: Step[] = [
       { label: SHALLOW, run: clone(["--depth", "1"]), after: async (run) => removeDir(cloneDir(run)) },
+      { label: SHALLOW_FILE, run: cloneFile, after: async (run) => removeDir(cloneDir(run)) },
       { label: FULL, run: clone([]), after: async (run) => removeDir(cloneDir(run)) },
       { label: COLD, run: (run) => job(coldHome(run))(run), after: async (run) => removeDir(coldHome(run)) },
       { label: WARM, run: job(warmHome) },
