@@ -122,4 +122,16 @@ describe("createReplayClient", () => {
     expect(result).toMatchObject({ reason: "task_done", summary: "Read the README.", turns: 2, costUsd: 0 });
     expect(tools.batches.map((b) => b.map((c) => c.id))).toEqual([["toolu_replay_1_0"], ["toolu_replay_2_0"]]);
   });
+
+  it("replays a tool call recorded with invalid JSON input as the same marked call", async () => {
+    const invalid = { error: "Expected ',' or '}' after property value in JSON at position 20", raw: '{"text": "say "hi""}' };
+    const lines = [
+      JSON.stringify({ type: "response", message: { content: [{ type: "tool_use", id: "toolu_bad", name: "Echo", input: {}, invalid_input: invalid }], stop_reason: "tool_use" } }),
+      JSON.stringify({ type: "response", message: { content: [{ type: "tool_use", name: "task_done", input: { summary: "done" } }], stop_reason: "tool_use" } }),
+    ];
+    const tools = testRunner();
+    const result = await runAgent({ model: createReplayClient(lines), modelName: "claude-haiku-4-5", tools, ctx: testContext(), system: "s", initialMessage: "t", budgets: BUDGETS, signal });
+    expect(result.reason).toBe("task_done");
+    expect(tools.batches[0]).toEqual([{ id: "toolu_bad", name: "Echo", input: {}, invalidInput: invalid }]);
+  });
 });
