@@ -32,7 +32,7 @@ export async function createTackleApp(
     withWorker: boolean;
     logger?: Logger;
     octokit?: OctokitSettings;
-    queueOptions?: { lockDurationMs?: number; stalledIntervalMs?: number };
+    queueOptions?: { lockDurationMs?: number; stalledIntervalMs?: number; concurrency?: number };
     /** Tests: how long policy questions wait. @defaultValue each repo's approval_timeout_minutes */
     approvalTimeoutMs?: number;
   },

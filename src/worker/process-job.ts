@@ -286,6 +286,8 @@ function prepareWorkspace(job: JobContext, target: Extract<Target, { ok: true }>
     ...(target.existingPull ? { allowedPushBranches: [target.branch] } : {}),
     signal,
     sandbox: deps.settings.sandbox,
+    // A burst of triggers on one repository fetches its mirror once.
+    freshAfter: Date.parse(data.enqueuedAt),
   });
 }
 

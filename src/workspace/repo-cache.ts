@@ -39,6 +39,12 @@ export interface PrepareOptions {
   allowedPushBranches?: readonly string[];
   /** @defaultValue {@link DEFAULT_AUTHOR} */
   author?: CommitAuthor;
+  /**
+   * Epoch ms of the trigger (the job's enqueue time): a fetch of the mirror that started after it
+   * already holds everything the trigger could have meant, so a burst of jobs fetches once.
+   * @defaultValue always fetch
+   */
+  freshAfter?: number;
 }
 
 export interface RepoCacheOptions {
@@ -77,6 +83,7 @@ interface CheckoutMeta extends OwnerRecord {
 }
 
 const LAST_USED_FILE = "tackle-last-used";
+const LAST_FETCH_FILE = "tackle-last-fetch";
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 function parseRepoKey(repoKey: string): { host: string; owner: string; repo: string } {
@@ -213,6 +220,12 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
   async function refSha(repo: GitRepoLocation, ref: string): Promise<string | null> {
     const { stdout, exitCode } = await git.run({ args: ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], repo, okExitCodes: [0, 1] });
     return exitCode === 0 ? stdout.trim() : null;
+  }
+
+  /** When the last completed fetch of `mirror` started (0: unknown). Written under the mirror's lock. */
+  async function lastFetchStart(mirror: string): Promise<number> {
+    const value = Number((await readFile(path.join(mirror, LAST_FETCH_FILE), "utf8").catch(() => "")).trim());
+    return Number.isFinite(value) ? value : 0;
   }
 
   async function touchLastUsed(mirror: string): Promise<void> {
@@ -411,8 +424,11 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
         async () => {
           const token = await resolveToken(o.token);
           const warm = await exists(path.join(mirror, "HEAD"));
-          if (warm) await fetchMirror(mirror, remote, token, o.signal);
-          else await createMirror(mirror, remote, token, o.signal);
+          const fetchStarted = Date.now();
+          const fresh = warm && o.freshAfter !== undefined && (await lastFetchStart(mirror)) > o.freshAfter;
+          if (!warm) await createMirror(mirror, remote, token, o.signal);
+          else if (!fresh) await fetchMirror(mirror, remote, token, o.signal);
+          if (!fresh) await writeFile(path.join(mirror, LAST_FETCH_FILE), `${fetchStarted}\n`);
           await touchLastUsed(mirror);
           const baseBranch = o.baseBranch ?? (await remoteHead(mirror, remote, token, o.signal));
           const mirrorRepo = { gitDir: mirror };

@@ -103,7 +103,7 @@ export async function startHarness(options: {
   octokit?: OctokitSettings;
   /** With REDIS_URL in extraEnv: run the BullMQ worker in this process too. */
   withWorker?: boolean;
-  queueOptions?: { lockDurationMs?: number; stalledIntervalMs?: number };
+  queueOptions?: { lockDurationMs?: number; stalledIntervalMs?: number; concurrency?: number };
   /** How long policy questions wait. @defaultValue each repo's approval_timeout_minutes */
   approvalTimeoutMs?: number;
 }): Promise<Harness> {

@@ -1,4 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import net from "node:net";
 import { Redis } from "ioredis";
 
@@ -40,12 +44,18 @@ async function waitForPing(url: string, timeoutMs: number): Promise<void> {
   }
 }
 
-export async function startOwnRedis(): Promise<OwnRedis> {
+/**
+ * `persistent`: an append-only file in a temp directory, so a restart keeps the data, as a production
+ * Redis for BullMQ does; otherwise a restart loses everything.
+ */
+export async function startOwnRedis(options: { persistent?: boolean } = {}): Promise<OwnRedis> {
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
+  const dir = options.persistent ? await mkdtemp(path.join(tmpdir(), "tackle-redis-")) : undefined;
+  const persistence = dir ? ["--appendonly", "yes", "--appendfsync", "always", "--dir", dir] : ["--appendonly", "no"];
   let child: ChildProcess | undefined;
   const start = async (): Promise<void> => {
-    child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", ...persistence], {
       stdio: "ignore",
     });
     await waitForPing(url, 10_000);
@@ -59,7 +69,17 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     await exited;
   };
   await start();
-  return { url, port, start, stop };
+  return {
+    url,
+    port,
+    start,
+    async stop() {
+      await stop();
+      // A stop() between tests ends the server for good only when the caller does not start it again;
+      // the data directory goes with the process that made it.
+      if (dir) process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    },
+  };
 }
 
 /**

@@ -108,6 +108,18 @@ describe("repo cache", () => {
     expect(await fresh.push({ verify: () => ({ ok: true }), token: "t" })).toEqual({ sha, pushed: false });
   });
 
+  it("a burst fetches once: a fetch that started after the trigger is fresh enough, an older one is not", async () => {
+    const triggered = Date.now();
+    const first = await prepare("job-burst-1", { branch: "tackle/issue-31", freshAfter: triggered });
+    const upstream = await remote.push({ "later.txt": "after the burst's fetch\n" }, "later");
+    // Enqueued before the first job's fetch started: no second fetch, so the newer commit is not seen.
+    const second = await prepare("job-burst-2", { branch: "tackle/issue-32", freshAfter: triggered });
+    expect(second.baseSha).toBe(first.baseSha);
+    // A trigger after that fetch started fetches again and gets it.
+    const third = await prepare("job-burst-3", { branch: "tackle/issue-33", freshAfter: Date.now() });
+    expect(third.baseSha).toBe(upstream);
+  });
+
   it("refuses branches outside tackle/ unless allowed, and invalid names", async () => {
     await expect(prepare("job-main", { branch: "main" })).rejects.toSatisfy((e: unknown) => isTackleError(e, "push_refused"));
     await expect(prepare("job-bad", { branch: "tackle/../x" })).rejects.toThrow(/invalid branch name/);
