@@ -11725,7 +11725,7 @@ var require_atomic_sleep = __commonJS({
   "node_modules/atomic-sleep/index.js"(exports2, module2) {
     "use strict";
     if (typeof SharedArrayBuffer !== "undefined" && typeof Atomics !== "undefined") {
-      let sleep3 = function(ms) {
+      let sleep4 = function(ms) {
         const valid = ms > 0 && ms < Infinity;
         if (valid === false) {
           if (typeof ms !== "number" && typeof ms !== "bigint") {
@@ -11736,9 +11736,9 @@ var require_atomic_sleep = __commonJS({
         Atomics.wait(nil, 0, 0, Number(ms));
       };
       const nil = new Int32Array(new SharedArrayBuffer(4));
-      module2.exports = sleep3;
+      module2.exports = sleep4;
     } else {
-      let sleep3 = function(ms) {
+      let sleep4 = function(ms) {
         const valid = ms > 0 && ms < Infinity;
         if (valid === false) {
           if (typeof ms !== "number" && typeof ms !== "bigint") {
@@ -11750,7 +11750,7 @@ var require_atomic_sleep = __commonJS({
         while (target > Date.now()) {
         }
       };
-      module2.exports = sleep3;
+      module2.exports = sleep4;
     }
   }
 });
@@ -11763,7 +11763,7 @@ var require_sonic_boom = __commonJS({
     var EventEmitter2 = __require("events");
     var inherits = __require("util").inherits;
     var path23 = __require("path");
-    var sleep3 = require_atomic_sleep();
+    var sleep4 = require_atomic_sleep();
     var assert2 = __require("assert");
     var BUSY_WRITE_TIMEOUT = 100;
     var kEmptyBuffer = Buffer.allocUnsafe(0);
@@ -11909,7 +11909,7 @@ var require_sonic_boom = __commonJS({
           if ((err.code === "EAGAIN" || err.code === "EBUSY") && this.retryEAGAIN(err, this._writingBuf.length, this._len - this._writingBuf.length)) {
             if (this.sync) {
               try {
-                sleep3(BUSY_WRITE_TIMEOUT);
+                sleep4(BUSY_WRITE_TIMEOUT);
                 this.release(void 0, 0);
               } catch (err2) {
                 this.release(err2);
@@ -12222,7 +12222,7 @@ var require_sonic_boom = __commonJS({
           if (shouldRetry && !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
             throw err;
           }
-          sleep3(BUSY_WRITE_TIMEOUT);
+          sleep4(BUSY_WRITE_TIMEOUT);
         }
       }
       try {
@@ -12259,7 +12259,7 @@ var require_sonic_boom = __commonJS({
           if (shouldRetry && !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
             throw err;
           }
-          sleep3(BUSY_WRITE_TIMEOUT);
+          sleep4(BUSY_WRITE_TIMEOUT);
         }
       }
     }
@@ -13156,7 +13156,7 @@ var require_transport = __commonJS({
     var getCallers = require_caller();
     var { join: join4, isAbsolute: isAbsolute2, sep: sep2 } = __require("node:path");
     var { fileURLToPath: fileURLToPath3 } = __require("node:url");
-    var sleep3 = require_atomic_sleep();
+    var sleep4 = require_atomic_sleep();
     var onExit2 = require_on_exit_leak_free();
     var ThreadStream = require_thread_stream();
     var { transportUsesMultistreamSym } = require_symbols();
@@ -13280,7 +13280,7 @@ var require_transport = __commonJS({
           return;
         }
         stream2.flushSync();
-        sleep3(100);
+        sleep4(100);
         stream2.end();
       }
       return stream2;
@@ -15964,7 +15964,7 @@ var require_sonic_boom2 = __commonJS({
     var inherits = __require("node:util").inherits;
     var path23 = __require("node:path");
     var assert2 = __require("node:assert");
-    var sleep3 = require_atomic_sleep();
+    var sleep4 = require_atomic_sleep();
     var BUSY_WRITE_TIMEOUT = 100;
     var kEmptyBuffer = Buffer.allocUnsafe(0);
     var MAX_WRITE = 16 * 1024;
@@ -16137,7 +16137,7 @@ var require_sonic_boom2 = __commonJS({
           if (isRetryableErr && !retriesExhausted && this.retryEAGAIN(err, this._writingBuf.length, this._len - this._writingBuf.length)) {
             if (this.sync) {
               try {
-                sleep3(BUSY_WRITE_TIMEOUT);
+                sleep4(BUSY_WRITE_TIMEOUT);
                 this.release(void 0, 0);
               } catch (err2) {
                 this.release(err2);
@@ -16570,7 +16570,7 @@ var require_sonic_boom2 = __commonJS({
             if (!shouldRetry || retriesExhausted || !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
               throw err;
             }
-            sleep3(BUSY_WRITE_TIMEOUT);
+            sleep4(BUSY_WRITE_TIMEOUT);
           }
         }
       } finally {
@@ -16612,7 +16612,7 @@ var require_sonic_boom2 = __commonJS({
             if (!shouldRetry || retriesExhausted || !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
               throw err;
             }
-            sleep3(BUSY_WRITE_TIMEOUT);
+            sleep4(BUSY_WRITE_TIMEOUT);
           }
         }
       } finally {
@@ -32100,11 +32100,11 @@ async function* lineBatches(input3) {
     yield { numbers, lines };
 }
 function lineMatcher(re2, signal) {
-  let reply2 = promiseWithResolvers();
+  let reply = promiseWithResolvers();
   const fail = (cause) => {
-    reply2.promise.catch(() => {
+    reply.promise.catch(() => {
     });
-    reply2.reject(Object.assign(new ToolError(`grep: search failed: ${cause.message}`), { cause }));
+    reply.reject(Object.assign(new ToolError(`grep: search failed: ${cause.message}`), { cause }));
   };
   const start = async () => {
     try {
@@ -32122,12 +32122,12 @@ function lineMatcher(re2, signal) {
       });
       signal.addEventListener("abort", () => void worker.terminate(), { once: true });
       worker.on("message", (matched) => {
-        reply2.resolve(matched);
-        reply2 = promiseWithResolvers();
+        reply.resolve(matched);
+        reply = promiseWithResolvers();
       });
       worker.on("error", fail);
       worker.on("exit", (code) => fail(new AnthropicError(`worker exited with code ${code}`)));
-      await reply2.promise;
+      await reply.promise;
       return worker;
     } catch {
       return null;
@@ -32142,7 +32142,7 @@ function lineMatcher(re2, signal) {
       return [];
     if (worker) {
       worker.postMessage(lines);
-      return reply2.promise;
+      return reply.promise;
     }
     const matched = [];
     try {
@@ -46003,17 +46003,17 @@ var init_ThreadState = __esm({
           turnStart -= 1;
         __classPrivateFieldSet(this, _ThreadState_staged, __classPrivateFieldGet(this, _ThreadState_stored, "f").splice(turnStart), "f");
         __classPrivateFieldGet(this, _ThreadState_logger, "f").info(`Re-sending the turn whose reply ended before \`message_stop\`: partial_reply_id=${tail.reply?.id ?? null}`);
-      }, _ThreadState_dropsRefusedTurn = function _ThreadState_dropsRefusedTurn2(reply2) {
-        if (reply2.stop_reason !== "refusal" || __classPrivateFieldGet(this, _ThreadState_anchor, "f").type === "never_threaded")
+      }, _ThreadState_dropsRefusedTurn = function _ThreadState_dropsRefusedTurn2(reply) {
+        if (reply.stop_reason !== "refusal" || __classPrivateFieldGet(this, _ThreadState_anchor, "f").type === "never_threaded")
           return false;
         if (this.previousMessageId !== null)
           __classPrivateFieldGet(this, _ThreadState_instances, "m", _ThreadState_startNewThread).call(this, "refusal");
         return true;
-      }, _ThreadState_storeTurn = function _ThreadState_storeTurn2(reply2, { partial: partial2 }) {
+      }, _ThreadState_storeTurn = function _ThreadState_storeTurn2(reply, { partial: partial2 }) {
         __classPrivateFieldGet(this, _ThreadState_stored, "f").push(...__classPrivateFieldGet(this, _ThreadState_staged, "f"));
         __classPrivateFieldSet(this, _ThreadState_staged, [], "f");
-        if (reply2)
-          __classPrivateFieldGet(this, _ThreadState_stored, "f").push({ param: toMessageParam(reply2), reply: reply2, partial: partial2 });
+        if (reply)
+          __classPrivateFieldGet(this, _ThreadState_stored, "f").push({ param: toMessageParam(reply), reply, partial: partial2 });
       }, _ThreadState_adoptContainer = function _ThreadState_adoptContainer2(containerId) {
         const { container } = __classPrivateFieldGet(this, _ThreadState_fields, "f");
         if (container == null) {
@@ -47001,14 +47001,14 @@ var init_BetaMessageThread = __esm({
        * turn only. Throws while another `send()` / `parse()` / `stream()` on this thread is in progress.
        */
       send(messages, params = {}, options2 = {}) {
-        return this._send(messages, params, options2, (reply2) => reply2);
+        return this._send(messages, params, options2, (reply) => reply);
       }
       /**
        * Like `send()`, and parses the reply into `parsed_output` against the `output_config.format` (or `output_format`)
        * the thread was created with.
        */
       parse(messages, params = {}, options2 = {}) {
-        return this._send(messages, params, options2, (reply2) => parseBetaMessage(reply2, this._state.params, {
+        return this._send(messages, params, options2, (reply) => parseBetaMessage(reply, this._state.params, {
           logger: loggerFor(this._client)
         }));
       }
@@ -47018,16 +47018,16 @@ var init_BetaMessageThread = __esm({
         const received = (async () => {
           try {
             const { request: request2, props } = await this._createWithRecovery(turn, options2, { stream: false });
-            const reply2 = await request2;
-            this._state.recordReply(turn, reply2);
-            return { props, reply: reply2 };
+            const reply = await request2;
+            this._state.recordReply(turn, reply);
+            return { props, reply };
           } finally {
             this._state.endTurn(turn);
           }
         })();
         return new APIPromise(this._client, received.then(({ props }) => props), async () => {
-          const { props, reply: reply2 } = await received;
-          return addResponseIDs(parseReply(reply2), props.response);
+          const { props, reply } = await received;
+          return addResponseIDs(parseReply(reply), props.response);
         });
       }
       /** Like `send()`, and returns the reply's stream. The turn is in progress until the stream ends or is aborted. */
@@ -55284,7 +55284,7 @@ var require_cross_spawn = __commonJS({
 });
 
 // src/main/action.ts
-import { appendFile as appendFile3, readFile as readFile6 } from "node:fs/promises";
+import { appendFile as appendFile3, readFile as readFile7 } from "node:fs/promises";
 import path22 from "node:path";
 
 // src/config/repo-config.ts
@@ -75515,8 +75515,8 @@ function parseEnv(env, options2 = {}) {
   const has2 = (name2) => (env[name2] ?? "").trim() !== "";
   problems.push(...missingForMode(has2, mode, options2.runsJobs));
   const wantsApp = mode === "server" || mode === "worker" || has2("APP_ID");
-  const readFile7 = options2.readFile ?? ((path23) => readFileSync(path23, "utf8"));
-  const privateKey = wantsApp ? readPrivateKey(env, readFile7, mode, problems) : void 0;
+  const readFile8 = options2.readFile ?? ((path23) => readFileSync(path23, "utf8"));
+  const privateKey = wantsApp ? readPrivateKey(env, readFile8, mode, problems) : void 0;
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   const { APP_ID: appId, WEBHOOK_SECRET: webhookSecret } = parsed.data;
   const app = appId !== void 0 && privateKey !== void 0 ? { appId, privateKey, webhookSecret: webhookSecret ?? null } : null;
@@ -75571,7 +75571,7 @@ function missingForMode(has2, mode, runsJobs) {
   }
   return missing;
 }
-function readPrivateKey(env, readFile7, mode, problems) {
+function readPrivateKey(env, readFile8, mode, problems) {
   const inline = env.PRIVATE_KEY?.trim();
   const path23 = env.PRIVATE_KEY_PATH?.trim();
   if (inline) {
@@ -75588,7 +75588,7 @@ function readPrivateKey(env, readFile7, mode, problems) {
   }
   let text;
   try {
-    text = readFile7(path23);
+    text = readFile8(path23);
   } catch (error62) {
     const reason = error62 instanceof Error ? error62.message : String(error62);
     problems.push(`\`PRIVATE_KEY_PATH\`: cannot read ${path23}: ${reason}`);
@@ -82785,9 +82785,9 @@ var WRITE_PERMISSIONS = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
 async function gateTrigger(trigger, deps) {
   const { actor, repo } = trigger;
   const login = actor.login.toLowerCase();
-  const refuse = (reason, reply2) => {
+  const refuse = (reason, reply) => {
     deps.logger?.info({ actor: actor.login, repo: `${repo.owner}/${repo.name}`, reason }, "trigger refused");
-    return reply2 === void 0 ? { allowed: false, reason } : { allowed: false, reason, reply: reply2 };
+    return reply === void 0 ? { allowed: false, reason } : { allowed: false, reason, reply };
   };
   if (login === deps.botLogin.toLowerCase()) return refuse("the bot's own event");
   if (isBot(actor.type, login)) {
@@ -83026,10 +83026,129 @@ function toSnapshot(number4, thread, later = [], laterReview = []) {
   return snapshot;
 }
 
+// src/triggers/job-id.ts
+function jobIdOf(target, unique) {
+  return `${target.repo.owner}-${target.repo.name}-${target.number}-${unique}`;
+}
+
+// src/triggers/read-trigger-config.ts
+async function readTriggerConfig(github, repo, isTriggerAnyway, log) {
+  let text;
+  try {
+    text = await github.getFile(repo, REPO_CONFIG_PATH);
+  } catch (error62) {
+    log.warn({ err: errorMessage(error62) }, `could not read ${REPO_CONFIG_PATH}`);
+    return isTriggerAnyway ? defaultRepoConfig() : null;
+  }
+  const parsed = parseRepoConfig(text);
+  if (parsed.ok) return parsed.config;
+  log.info({ problems: parsed.problems }, `invalid ${REPO_CONFIG_PATH}; triggers use the defaults`);
+  return defaultRepoConfig();
+}
+
+// src/triggers/reply-to-trigger.ts
+async function replyToTrigger(github, trigger, body, log) {
+  try {
+    await github.createComment(trigger.repo, trigger.number, body);
+  } catch (error62) {
+    log.warn({ err: errorMessage(error62) }, "could not post the reply");
+  }
+}
+
+// src/triggers/admit-trigger.ts
+async function admitTrigger(options2) {
+  const log = options2.logger.child({ deliveryId: options2.deliveryId, event: options2.event });
+  const parse5 = (settings) => parseTrigger(options2.event, options2.payload, {
+    botLogin: options2.botLogin,
+    botName: settings.phrase ?? options2.botName,
+    triggerLabel: settings.label,
+    deliveryId: options2.deliveryId
+  });
+  const first = parse5(defaultRepoConfig().trigger);
+  const source = isTrigger(first) ? first : first.kind === "ignored" ? first.dependsOnRepoSettings : void 0;
+  if (source === void 0) return ignored2(log, `webhook ${first.kind}`, "reason" in first ? first.reason : first.kind);
+  const github = await options2.github(source, log);
+  if (github === null) return { status: "ignored", reason: "no GitHub client for this event" };
+  const permissionOf = cachedPermissions(github);
+  if (isTrigger(first) && first.actor.type === "User") void permissionOf(first.repo.owner, first.repo.name, first.actor.login);
+  const config3 = await readTriggerConfig(github, source.repo, isTrigger(first), log);
+  if (config3 === null) return { status: "ignored", reason: `could not read ${REPO_CONFIG_PATH}` };
+  const trigger = parse5(config3.trigger);
+  if (!isTrigger(trigger)) return ignored2(log, `webhook ${trigger.kind}`, trigger.reason);
+  if (!isTriggerEnabled(trigger, config3.trigger)) {
+    log.info({ kind: trigger.kind }, `trigger turned off in ${REPO_CONFIG_PATH}`);
+    return { status: "ignored", reason: `the ${trigger.kind} trigger is turned off in ${REPO_CONFIG_PATH}` };
+  }
+  const allowedBots = [...options2.allowedBots ?? [], ...config3.allowed_bots];
+  const gate = await gateTrigger(trigger, { getPermission: permissionOf, allowedBots, botLogin: options2.botLogin, logger: log });
+  if (!gate.allowed) {
+    if (gate.reply) await replyToTrigger(github, trigger, gate.reply, log);
+    return { status: "refused", reason: gate.reason };
+  }
+  const admitted = { github, config: config3, commandName: config3.trigger.phrase ?? options2.botName, allowedBots, log };
+  if (trigger.kind === "command") return { status: "command", trigger, ...admitted };
+  const data = {
+    jobId: jobIdOf(trigger, options2.jobKey ?? trigger.deliveryId),
+    deliveryId: trigger.deliveryId,
+    ...source.installationId === void 0 ? {} : { installationId: source.installationId },
+    repo: trigger.repo,
+    number: trigger.number,
+    isPullRequest: trigger.isPullRequest,
+    trigger: jobTriggerOf(trigger),
+    enqueuedAt: (/* @__PURE__ */ new Date()).toISOString()
+  };
+  return { status: "task", trigger, data, freeze: () => freezeFor(github, trigger, allowedBots, log), ...admitted };
+}
+function ignored2(log, message, reason) {
+  log.debug({ reason }, message);
+  return { status: "ignored", reason };
+}
+function cachedPermissions(github) {
+  const permissions = /* @__PURE__ */ new Map();
+  return (owner, repo, user) => {
+    const key = `${owner}/${repo}@${user}`.toLowerCase();
+    let pending = permissions.get(key);
+    if (!pending) {
+      pending = github.getPermission({ owner, name: repo }, user).then((p) => p.roleName === void 0 ? { permission: p.permission } : { permission: p.permission, role_name: p.roleName });
+      pending.catch(() => void 0);
+      permissions.set(key, pending);
+    }
+    return pending;
+  };
+}
+async function freezeFor(github, trigger, allowedBots, log) {
+  try {
+    return await freezeThread({
+      github,
+      repo: trigger.repo,
+      number: trigger.number,
+      isTrusted: createTrustCheck(github, trigger.repo, allowedBots)
+    });
+  } catch (error62) {
+    log.warn({ err: errorMessage(error62) }, "could not freeze the thread; the job will read it live");
+    return void 0;
+  }
+}
+
 // src/worker/process-job.ts
 import path7 from "node:path";
 
 // src/agent/tools/tool.ts
+function isReadOnly(effects) {
+  return effects.writes === void 0 && effects.runs === void 0 && (effects.git === void 0 || effects.git === "read") && effects.publishes === void 0 && effects.issue !== "write" && effects.session === void 0;
+}
+function assertDeclaresEffects(tool) {
+  const effects = tool.effects;
+  const declared = effects === void 0 ? [] : Object.entries(effects).filter(([, value]) => value !== void 0);
+  if (declared.length === 0) {
+    throw new Error(`tool ${tool.name} declares no effects: say what it reads, writes, runs or publishes (docs/adding-a-tool.md)`);
+  }
+  const shape = tool.inputSchema.shape ?? {};
+  const fields = [effects?.reads?.path, effects?.writes?.path, effects?.runs?.command, typeof effects?.git === "object" ? effects.git.commit : void 0];
+  for (const field of fields) {
+    if (field !== void 0 && !(field in shape)) throw new Error(`tool ${tool.name}: its effects name the input field "${field}", which its schema does not have`);
+  }
+}
 function defineTool(tool) {
   return tool;
 }
@@ -83053,7 +83172,7 @@ var bashTool = defineTool({
     "redirect them to a file and Read or Grep it. Use Read, Edit, Write, Glob and Grep rather than cat, sed, find or grep."
   ].join("\n"),
   inputSchema,
-  access: "exec",
+  effects: { runs: { command: "command" } },
   truncationHint: "redirect the output to a file and Read or Grep it",
   checkArgs(input3) {
     if (input3.run_in_background === true) {
@@ -83101,7 +83220,7 @@ var createPullRequestTool = defineTool({
     "Commit everything with git_commit first: uncommitted changes are refused. Call it again after new commits to push them."
   ].join("\n"),
   inputSchema: inputSchema2,
-  access: "network",
+  effects: { publishes: true },
   async execute(input3, ctx) {
     const base2 = input3.base ?? ctx.baseBranch;
     const [branch, status] = await Promise.all([ctx.git.currentBranch(), ctx.git.status()]);
@@ -83173,7 +83292,7 @@ var editTool = defineTool({
     "With an empty old_string, creates a file that does not exist yet. Read the file first so old_string is exact."
   ].join("\n"),
   inputSchema: inputSchema3,
-  access: "write",
+  effects: { writes: { path: "file_path", preview: previewEdit } },
   async execute(input3, ctx) {
     if (input3.old_string === input3.new_string) {
       return { content: "old_string and new_string are identical; there is nothing to change.", isError: true };
@@ -83206,7 +83325,7 @@ var editTool = defineTool({
       };
     }
     const first = original.indexOf(match.oldString);
-    const updated = original.split(match.oldString).join(match.newString);
+    const updated = replaceMatches(original, match);
     await ctx.fs.writeFile(absolute, updated);
     const startLine = original.slice(0, first).split("\n").length;
     const endLine = startLine + match.newString.split("\n").length - 1;
@@ -83216,6 +83335,17 @@ var editTool = defineTool({
 ${excerpt}` };
   }
 });
+function previewEdit(input3, current) {
+  if (input3.old_string === input3.new_string) return void 0;
+  if (input3.old_string === "") return current === void 0 || current === "" ? input3.new_string : void 0;
+  if (current === void 0) return void 0;
+  const match = findMatches(current, input3.old_string, input3.new_string);
+  if (match.count === 0 || match.count > 1 && input3.replace_all !== true) return void 0;
+  return replaceMatches(current, match);
+}
+function replaceMatches(text, match) {
+  return text.split(match.oldString).join(match.newString);
+}
 function findMatches(text, oldString, newString) {
   const count3 = countOccurrences(text, oldString);
   if (count3 > 0 || !text.includes("\r\n") || oldString.includes("\r")) return { count: count3, oldString, newString };
@@ -83257,7 +83387,7 @@ var getIssueTool = defineTool({
   ].join("\n"),
   // A plain object: extra keys a model may send are dropped rather than refused.
   inputSchema: external_exports.object({}),
-  access: "read",
+  effects: { issue: "read" },
   async execute(_input, ctx) {
     return { content: renderIssue(await ctx.issue.get(ctx.signal)) };
   }
@@ -83332,7 +83462,7 @@ var gitBranchTool = defineTool({
     `New branch names must start with "${AGENT_BRANCH_PREFIX}". Commit or discard changes before switching.`
   ].join("\n"),
   inputSchema: inputSchema4,
-  access: "write",
+  effects: { git: "branch" },
   async execute(input3, ctx) {
     const current = await ctx.git.currentBranch();
     if (input3.action === "list") {
@@ -83389,7 +83519,7 @@ var gitCommitTool = defineTool({
   name: "git_commit",
   description: "Stages the given files (default: every change) and commits them on the current branch. Never pushes: create_pull_request publishes.",
   inputSchema: inputSchema5,
-  access: "write",
+  effects: { git: { commit: "files" } },
   async execute(input3, ctx) {
     let files;
     if (input3.files !== void 0) {
@@ -83415,7 +83545,7 @@ var gitDiffTool = defineTool({
   name: "git_diff",
   description: "Shows the working tree's uncommitted changes as a unified diff (or, with staged, what is staged). Untracked files are listed, not diffed.",
   inputSchema: inputSchema6,
-  access: "read",
+  effects: { git: "read" },
   cacheable: true,
   truncationHint: "use Read on the changed files, or git_status for the list",
   async execute(input3, ctx) {
@@ -83438,7 +83568,7 @@ var gitLogTool = defineTool({
   name: "git_log",
   description: "Shows the latest commits on the current branch: short sha, date, author, subject.",
   inputSchema: inputSchema7,
-  access: "read",
+  effects: { git: "read" },
   cacheable: true,
   async execute(input3, ctx) {
     const commits = await ctx.git.log(input3.count ?? 10);
@@ -83453,7 +83583,7 @@ var gitStatusTool = defineTool({
   name: "git_status",
   description: "Shows the current branch and the working tree's changes (porcelain codes: M modified, A added, D deleted, ?? untracked).",
   inputSchema: external_exports.object({}),
-  access: "read",
+  effects: { git: "read" },
   cacheable: true,
   async execute(_input, ctx) {
     const [branch, entries] = await Promise.all([ctx.git.currentBranch(), ctx.git.status()]);
@@ -83583,7 +83713,7 @@ var globTool = defineTool({
     "but never .git or node_modules; does not follow symlinked directories. To search file contents, use Grep."
   ].join("\n"),
   inputSchema: inputSchema8,
-  access: "read",
+  effects: { reads: { path: "path", names: true } },
   cacheable: true,
   truncationHint: "use a narrower pattern or path",
   async execute(input3, ctx) {
@@ -83641,7 +83771,7 @@ var grepTool = defineTool({
     "Narrow with path and glob; use head_limit to keep the output short. Prefer this to running grep or rg in Bash."
   ].join("\n"),
   inputSchema: inputSchema9,
-  access: "read",
+  effects: { reads: { path: "path" } },
   cacheable: true,
   truncationHint: "use a narrower pattern, path or glob, or head_limit",
   async execute(input3, ctx) {
@@ -83702,7 +83832,7 @@ var noteWriteTool = defineTool({
     "decisions, findings). Notes survive when older turns are summarised; send the full list each time."
   ].join("\n"),
   inputSchema: inputSchema10,
-  access: "state",
+  effects: { session: true },
   async execute(input3, ctx) {
     ctx.state.notes = [...input3.notes];
     return { content: input3.notes.length === 0 ? "Notes cleared." : `Notes saved (${input3.notes.length}).` };
@@ -83729,7 +83859,7 @@ var readTool = defineTool({
     "Read several files in one turn when you need them: reads run in parallel."
   ].join("\n"),
   inputSchema: inputSchema11,
-  access: "read",
+  effects: { reads: { path: "file_path" } },
   cacheable: true,
   truncationHint: "use Read with offset and limit to see the omitted lines",
   async execute(input3, ctx) {
@@ -83804,11 +83934,11 @@ var reportToIssueTool = defineTool({
     "do not belong in the PR. Progress is already shown from your TodoWrite checklist, so do not post status updates."
   ].join("\n"),
   inputSchema: inputSchema12,
-  access: "network",
+  effects: { issue: "write" },
   async execute(input3, ctx) {
     const { url: url2 } = await ctx.issue.report(input3.body, ctx.signal);
-    const ignored2 = input3.artifact_ids !== void 0 && input3.artifact_ids.length > 0 ? " (artifact_ids ignored: attachments are not supported yet)" : "";
-    return { content: `Posted: ${url2}${ignored2}` };
+    const ignored3 = input3.artifact_ids !== void 0 && input3.artifact_ids.length > 0 ? " (artifact_ids ignored: attachments are not supported yet)" : "";
+    return { content: `Posted: ${url2}${ignored3}` };
   }
 });
 
@@ -83824,7 +83954,7 @@ var taskDoneTool = defineTool({
     "(say why in the summary). Uncommitted changes and a missing PR are handled by the host, but prefer to do both yourself."
   ].join("\n"),
   inputSchema: inputSchema13,
-  access: "state",
+  effects: { session: true },
   async execute(input3, ctx) {
     ctx.state.done = { summary: input3.summary, filesChanged: input3.files_changed ?? [] };
     return { content: "Marked done; the run ends after this turn." };
@@ -83851,7 +83981,7 @@ var todoWriteTool = defineTool({
     "and mark items completed as soon as they are done."
   ].join("\n"),
   inputSchema: inputSchema14,
-  access: "state",
+  effects: { session: true },
   async execute(input3, ctx) {
     const todos = input3.todos.map((todo) => ({ content: todo.content, status: todo.status }));
     ctx.state.todos = todos;
@@ -83878,7 +84008,7 @@ var writeTool = defineTool({
     "Prefer Edit for changes to an existing file: it sends only the part that changes."
   ].join("\n"),
   inputSchema: inputSchema15,
-  access: "write",
+  effects: { writes: { path: "file_path", preview: (input3) => input3.content } },
   async execute(input3, ctx) {
     const absolute = await ctx.fs.resolve(input3.file_path, "write");
     const shown = ctx.fs.relative(absolute);
@@ -83922,6 +84052,7 @@ function createToolRegistry(tools, options2) {
   const byName = /* @__PURE__ */ new Map();
   for (const tool of tools) {
     if (byName.has(tool.name)) throw new Error(`duplicate tool name: ${tool.name}`);
+    assertDeclaresEffects(tool);
     byName.set(tool.name, tool);
   }
   const definitions = tools.map(toDefinition);
@@ -83938,14 +84069,17 @@ function createToolRegistry(tools, options2) {
     }
     return cache;
   };
-  const isParallel = (call2) => (byName.get(call2.name)?.access ?? "read") === "read";
+  const isParallel = (call2) => {
+    const tool = byName.get(call2.name);
+    return tool === void 0 || isReadOnly(tool.effects);
+  };
   const finish = (call2, content, isError, tool) => {
     const hint = tool?.truncationHint ?? "ask for less at a time";
     const text = truncateMiddle(redact(content === "" ? "(no output)" : content), maxResultChars, hint);
     return { tool_use_id: call2.id, content: text, is_error: isError };
   };
   async function decide(tool, input3, ctx) {
-    const policy = await options2.policy.check(tool.name, input3, ctx);
+    const policy = await options2.policy.check(tool, input3, ctx);
     if (policy.action !== "allow") return policy;
     return tool.checkArgs ? await tool.checkArgs(input3, ctx) : policy;
   }
@@ -83954,6 +84088,9 @@ function createToolRegistry(tools, options2) {
     if (tool === void 0) {
       return finish(call2, `Unknown tool "${call2.name}". Available tools: ${[...byName.keys()].join(", ")}.`, true);
     }
+    if (call2.invalidInput !== void 0) {
+      return finish(call2, invalidInputMessage(tool.name, call2.invalidInput, signatures.get(tool.name), redact), true, tool);
+    }
     const parsed = tool.inputSchema.safeParse(call2.input ?? {});
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue2) => `${issue2.path.length > 0 ? issue2.path.join(".") : "input"}: ${issue2.message}`);
@@ -83961,7 +84098,7 @@ function createToolRegistry(tools, options2) {
     }
     const input3 = parsed.data;
     const cache = cacheFor(ctx);
-    if (tool.access !== "read") cache.clear();
+    if (!isReadOnly(tool.effects)) cache.clear();
     const cacheKey = tool.cacheable === true ? `${tool.name}:${stableStringify(input3)}` : void 0;
     const cached2 = cacheKey === void 0 ? void 0 : cache.get(cacheKey);
     if (cached2 !== void 0) return { tool_use_id: call2.id, content: cached2, is_error: false };
@@ -84064,6 +84201,17 @@ function inputSignature(inputSchema16) {
   });
   return fields.length > 0 ? `{ ${fields.join(", ")} }` : "no input ({})";
 }
+var EXCERPT_HEAD_CHARS = 200;
+var EXCERPT_TAIL_CHARS = 100;
+function invalidInputMessage(toolName2, invalid2, signature, redact) {
+  const raw = redact(invalid2.raw);
+  const excerpt = raw.length <= EXCERPT_HEAD_CHARS + EXCERPT_TAIL_CHARS ? raw : `${raw.slice(0, EXCERPT_HEAD_CHARS)} [\u2026${raw.length - EXCERPT_HEAD_CHARS - EXCERPT_TAIL_CHARS} characters\u2026] ${raw.slice(-EXCERPT_TAIL_CHARS)}`;
+  return [
+    `Not run: your input for ${toolName2} was not valid JSON (${invalid2.error}).`,
+    `You sent: ${excerpt}`,
+    `Call ${toolName2} again with one valid JSON object${signature === void 0 ? "" : `: ${signature}`}. Inside strings, escape double quotes as \\" and newlines as \\n.`
+  ].join("\n");
+}
 function stableStringify(value) {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
   if (value !== null && typeof value === "object") {
@@ -84074,7 +84222,7 @@ function stableStringify(value) {
 }
 
 // src/agent/policy/policy-engine.ts
-import { readFile as readFile2 } from "node:fs/promises";
+import { readFile as readFile3 } from "node:fs/promises";
 
 // src/agent/policy/bash-rules.ts
 import path from "node:path";
@@ -84870,6 +85018,86 @@ function pathProblem(entry, rules) {
   return null;
 }
 
+// src/agent/policy/diff-size-tracker.ts
+import { readFile as readFile2 } from "node:fs/promises";
+function createDiffSizeTracker() {
+  let measured;
+  const touched = /* @__PURE__ */ new Map();
+  async function measure(ctx) {
+    touched.clear();
+    measured = void 0;
+    const lines = (await ctx.git.diffStat(ctx.baseBranch)).lines;
+    measured = lines;
+    return lines;
+  }
+  async function drift(target) {
+    let lines = 0;
+    for (const [file2, entry2] of touched) {
+      if (file2 === target) continue;
+      lines += await refresh(file2, entry2);
+    }
+    let entry = touched.get(target);
+    if (entry === void 0) {
+      const content = await readText(target);
+      entry = { atMeasure: content, seen: content, delta: 0 };
+      touched.set(target, entry);
+    }
+    return { lines, entry };
+  }
+  async function project(absolutePath, next, exact) {
+    const { lines: others, entry } = await drift(absolutePath);
+    const current = await refresh(absolutePath, entry);
+    const now = (measured ?? 0) + others + current;
+    return { lines: now - current + lineDelta(entry.atMeasure, next), now, exact };
+  }
+  return {
+    async projected(absolutePath, next, ctx) {
+      const exact = measured === void 0;
+      if (exact) await measure(ctx);
+      return project(absolutePath, next, exact);
+    },
+    async measure(absolutePath, next, ctx) {
+      await measure(ctx);
+      return project(absolutePath, next, true);
+    },
+    forget() {
+      measured = void 0;
+      touched.clear();
+    }
+  };
+}
+async function refresh(file2, entry) {
+  const content = await readText(file2);
+  if (content !== entry.seen) {
+    entry.seen = content;
+    entry.delta = lineDelta(entry.atMeasure, content);
+  }
+  return entry.delta;
+}
+async function readText(file2) {
+  return readFile2(file2, "utf8").catch(() => "");
+}
+function lineDelta(before, after) {
+  if (before === after) return 0;
+  const remaining = /* @__PURE__ */ new Map();
+  for (const line of splitLines(before)) remaining.set(line, (remaining.get(line) ?? 0) + 1);
+  let added = 0;
+  for (const line of splitLines(after)) {
+    const count3 = remaining.get(line) ?? 0;
+    if (count3 > 0) remaining.set(line, count3 - 1);
+    else added += 1;
+  }
+  let removed = 0;
+  for (const count3 of remaining.values()) removed += count3;
+  return added + removed;
+}
+function splitLines(text) {
+  if (text === "") return [];
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
 // src/agent/policy/sensitive-paths.ts
 var SENSITIVE_GLOBS = [
   "*.pem",
@@ -84910,28 +85138,32 @@ var DIFF_SIZE_APPROVAL_KEY = "diff-size";
 function createPolicyEngine(config3 = {}) {
   const resolved = resolvePolicyConfig(config3);
   const protectedPaths = createProtectedPaths(resolved.protectedPaths);
-  const rules = { config: resolved, protectedPaths };
+  const trackers = /* @__PURE__ */ new WeakMap();
+  const trackerFor = (fs5) => {
+    let tracker = trackers.get(fs5);
+    if (tracker === void 0) {
+      tracker = createDiffSizeTracker();
+      trackers.set(fs5, tracker);
+    }
+    return tracker;
+  };
   return {
-    async check(toolName2, input3, ctx) {
-      switch (toolName2) {
-        case "Bash":
-          return checkBash(rules, stringField(input3, "command") ?? "", ctx);
-        case "Write":
-        case "Edit":
-          return checkFileWrite(rules, toolName2, input3, ctx);
-        case "Read":
-          return checkFileRead(stringField(input3, "file_path"), ctx);
-        case "Grep":
-          return checkFileRead(stringField(input3, "path"), ctx);
-        case "git_commit":
-          return checkCommit(protectedPaths, input3, ctx);
-        case "create_pull_request":
-          return checkPublish(rules, ctx);
-        default:
-          return ALLOW;
-      }
+    async check(tool, input3, ctx) {
+      const rules = { config: resolved, protectedPaths, diffSize: trackerFor(ctx.fs) };
+      const { effects } = tool;
+      if (changesUnseen(effects)) rules.diffSize.forget();
+      const decisions = [];
+      if (effects.runs) decisions.push(checkBash(rules, stringField(input3, effects.runs.command) ?? "", ctx));
+      if (effects.writes) decisions.push(await checkFileWrite(rules, tool.name, effects.writes, input3, ctx));
+      if (typeof effects.git === "object") decisions.push(await checkCommit(protectedPaths, stringArrayField(input3, effects.git.commit), ctx));
+      if (effects.publishes) decisions.push(await checkPublish(rules, ctx));
+      if (effects.reads && effects.reads.names !== true) decisions.push(await checkFileRead(stringField(input3, effects.reads.path), ctx));
+      return decisions.find((decision) => decision.action === "deny") ?? decisions.find((decision) => decision.action === "ask") ?? ALLOW;
     }
   };
+}
+function changesUnseen(effects) {
+  return effects.runs !== void 0 || effects.git !== void 0 && effects.git !== "read" || effects.publishes === true || effects.writes !== void 0 && effects.writes.preview === void 0;
 }
 function checkBash(rules, command, ctx) {
   const commands = parseShell(command);
@@ -84963,14 +85195,16 @@ function shellTargetIsProtected(protectedPaths, operand, destructive) {
   const slash = operand.lastIndexOf("/", first);
   return protectedPaths.removedWith(slash === -1 ? "" : operand.slice(0, slash));
 }
-async function checkFileWrite(rules, toolName2, input3, ctx) {
-  const filePath = stringField(input3, "file_path");
+async function checkFileWrite(rules, toolName2, writes, input3, ctx) {
+  const filePath = stringField(input3, writes.path);
   if (filePath === void 0) return ALLOW;
   const { paths, absolute } = await candidatePaths(filePath, "write", ctx);
   const hit = paths.find((relative) => rules.protectedPaths.matches(relative));
   if (hit !== void 0) return protectedDenial(hit, rules.protectedPaths);
-  const diff = await checkDiffSize(rules.config, toolName2, input3, absolute, ctx);
-  if (diff.action !== "allow") return diff;
+  if (writes.preview !== void 0 && absolute !== void 0) {
+    const diff = await checkDiffSize(rules, toolName2, writes.preview, input3, absolute, ctx);
+    if (diff.action !== "allow") return diff;
+  }
   const sensitive = paths.find(isSensitivePath);
   return sensitive === void 0 ? ALLOW : sensitiveQuestion(sensitive);
 }
@@ -84980,8 +85214,7 @@ async function checkFileRead(filePath, ctx) {
   const sensitive = paths.find(isSensitivePath);
   return sensitive === void 0 ? ALLOW : sensitiveQuestion(sensitive);
 }
-async function checkCommit(protectedPaths, input3, ctx) {
-  const requested = stringArrayField(input3, "files");
+async function checkCommit(protectedPaths, requested, ctx) {
   const files = requested !== void 0 ? requested.map((file2) => normalizeRepoPath(file2, ctx.fs.root) ?? file2) : (await ctx.git.status()).flatMap((entry) => entry.path.split(" -> "));
   const touched = files.filter((file2) => protectedPaths.matches(file2));
   if (touched.length === 0) return ALLOW;
@@ -85001,23 +85234,27 @@ async function checkPublish(rules, ctx) {
   const result = pushDiffVerdict(rules.config, rules.protectedPaths, diffStat);
   return result.ok ? ALLOW : { action: "deny", reason: result.reason };
 }
-async function checkDiffSize(config3, toolName2, input3, absolutePath, ctx) {
-  const { maxDiffLines, requireApprovalAbove } = config3;
-  if (maxDiffLines === void 0 && requireApprovalAbove === void 0 || absolutePath === void 0) return ALLOW;
-  const delta = await writeDelta(toolName2, input3, absolutePath);
-  if (delta === 0) return ALLOW;
-  let current;
+async function checkDiffSize(rules, toolName2, preview, input3, absolutePath, ctx) {
+  const { maxDiffLines, requireApprovalAbove } = rules.config;
+  if (maxDiffLines === void 0 && requireApprovalAbove === void 0) return ALLOW;
+  const current = await readFile3(absolutePath, "utf8").catch(() => void 0);
+  const next = preview(input3, current);
+  if (next === void 0 || next === (current ?? "")) return ALLOW;
+  const over = (lines) => maxDiffLines !== void 0 && lines > maxDiffLines || requireApprovalAbove !== void 0 && lines > requireApprovalAbove;
+  let size;
   try {
-    current = (await ctx.git.diffStat(ctx.baseBranch)).lines;
+    let estimate = await rules.diffSize.projected(absolutePath, next, ctx);
+    if (over(estimate.lines) && !estimate.exact) estimate = await rules.diffSize.measure(absolutePath, next, ctx);
+    size = estimate;
   } catch (error62) {
     ctx.logger.warn({ err: errorMessage(error62) }, "policy: diffStat failed; diff size not checked for this write");
     return ALLOW;
   }
-  const projected = current + delta;
+  const { lines: projected, now } = size;
   if (maxDiffLines !== void 0 && projected > maxDiffLines) {
     return {
       action: "deny",
-      reason: `this ${toolName2} would take the branch's diff to about ${projected} lines (now ${current}), over the repository's max_diff_lines of ${maxDiffLines}; make a smaller change (to undo earlier changes, use Bash: git checkout -- <path>)`
+      reason: `this ${toolName2} would take the branch's diff to about ${projected} lines (now ${now}), over the repository's max_diff_lines of ${maxDiffLines}; make a smaller change (to undo earlier changes, use Bash: git checkout -- <path>)`
     };
   }
   if (requireApprovalAbove !== void 0 && projected > requireApprovalAbove) {
@@ -85028,36 +85265,6 @@ async function checkDiffSize(config3, toolName2, input3, absolutePath, ctx) {
     };
   }
   return ALLOW;
-}
-async function writeDelta(toolName2, input3, absolutePath) {
-  const existing = await readFile2(absolutePath, "utf8").catch(() => void 0);
-  if (toolName2 === "Write") return lineDelta(existing ?? "", stringField(input3, "content") ?? "");
-  const oldString = stringField(input3, "old_string") ?? "";
-  const newString = stringField(input3, "new_string") ?? "";
-  if (oldString === "") return lineDelta("", newString);
-  if (existing === void 0) return 0;
-  const occurrences = existing.split(oldString).length - 1;
-  const replaced = input3 !== null && typeof input3 === "object" && input3.replace_all === true ? occurrences : Math.min(occurrences, 1);
-  return lineDelta(oldString, newString) * replaced;
-}
-function lineDelta(before, after) {
-  const remaining = /* @__PURE__ */ new Map();
-  for (const line of splitLines(before)) remaining.set(line, (remaining.get(line) ?? 0) + 1);
-  let added = 0;
-  for (const line of splitLines(after)) {
-    const count3 = remaining.get(line) ?? 0;
-    if (count3 > 0) remaining.set(line, count3 - 1);
-    else added += 1;
-  }
-  let removed = 0;
-  for (const count3 of remaining.values()) removed += count3;
-  return added + removed;
-}
-function splitLines(text) {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
 }
 async function candidatePaths(filePath, intent, ctx) {
   const paths = [];
@@ -85745,7 +85952,7 @@ function plural3(n2, word) {
 }
 function toolCalls(response) {
   return response.content.flatMap(
-    (block) => block.type === "tool_use" ? [{ id: block.id, name: block.name, input: block.input }] : []
+    (block) => block.type === "tool_use" ? [{ id: block.id, name: block.name, input: block.input, ...block.invalid_input !== void 0 && { invalidInput: block.invalid_input } }] : []
   );
 }
 function cutOffCallId(response) {
@@ -85810,6 +86017,94 @@ function shortArgs(input3, max = 80) {
 
 // src/agent/anthropic-client.ts
 init_sdk();
+
+// src/agent/accumulate-message.ts
+async function accumulateMessage(events) {
+  let message;
+  const inputJson = /* @__PURE__ */ new Map();
+  for await (const event of events) {
+    if (event.type === "message_start") {
+      if (message !== void 0) throw streamBroken("a second message_start");
+      message = { ...event.message, content: [] };
+      continue;
+    }
+    if (message === void 0) throw streamBroken(`${event.type} before message_start`);
+    switch (event.type) {
+      case "content_block_start":
+        message.content[event.index] = { ...event.content_block };
+        if ("input" in event.content_block) inputJson.set(event.index, "");
+        break;
+      case "content_block_delta":
+        applyDelta(message.content[event.index], event.delta, (json2) => {
+          inputJson.set(event.index, (inputJson.get(event.index) ?? "") + json2);
+        });
+        break;
+      case "content_block_stop":
+        settleInput(message.content[event.index], inputJson.get(event.index));
+        inputJson.delete(event.index);
+        break;
+      case "message_delta":
+        applyMessageDelta(message, event);
+        break;
+      case "message_stop":
+        for (const [index, json2] of inputJson) settleInput(message.content[index], json2);
+        message.content = message.content.filter((block) => block !== void 0);
+        return message;
+    }
+  }
+  throw streamBroken(message === void 0 ? "no events" : "the stream ended before message_stop");
+}
+function applyDelta(block, delta, addJson) {
+  if (block === void 0) throw streamBroken("a content_block_delta for a block that never started");
+  switch (delta.type) {
+    case "text_delta":
+      if (block.type === "text") block.text += delta.text;
+      break;
+    case "citations_delta":
+      if (block.type === "text") block.citations = [...block.citations ?? [], delta.citation];
+      break;
+    case "thinking_delta":
+      if (block.type === "thinking") block.thinking += delta.thinking;
+      break;
+    case "signature_delta":
+      if (block.type === "thinking") block.signature = delta.signature;
+      break;
+    case "input_json_delta":
+      addJson(delta.partial_json);
+      break;
+  }
+}
+function settleInput(block, json2) {
+  if (block === void 0 || json2 === void 0 || !("input" in block)) return;
+  if (json2.trim() === "") {
+    block.input = {};
+    return;
+  }
+  try {
+    block.input = JSON.parse(json2);
+  } catch (error62) {
+    block.input = {};
+    if (block.type === "tool_use") block.invalid_input = { error: error62.message, raw: json2 };
+  }
+}
+function applyMessageDelta(message, event) {
+  message.stop_reason = event.delta.stop_reason;
+  message.stop_sequence = event.delta.stop_sequence;
+  if (event.delta.stop_details !== void 0) message.stop_details = event.delta.stop_details;
+  if (event.delta.container != null) message.container = event.delta.container;
+  const usage = event.usage;
+  message.usage = { ...message.usage, output_tokens: usage.output_tokens };
+  if (usage.input_tokens != null) message.usage.input_tokens = usage.input_tokens;
+  if (usage.cache_creation_input_tokens != null) message.usage.cache_creation_input_tokens = usage.cache_creation_input_tokens;
+  if (usage.cache_read_input_tokens != null) message.usage.cache_read_input_tokens = usage.cache_read_input_tokens;
+  if (usage.server_tool_use != null) message.usage.server_tool_use = usage.server_tool_use;
+  if (usage.output_tokens_details != null) message.usage.output_tokens_details = usage.output_tokens_details;
+}
+function streamBroken(what) {
+  return new TackleError("model_api", `Anthropic stream broken: ${what}`, { retryable: true });
+}
+
+// src/agent/anthropic-client.ts
 var RETRYABLE_STREAM_ERRORS = /* @__PURE__ */ new Set(["overloaded_error", "rate_limit_error", "api_error", "timeout_error"]);
 function createAnthropicClient(options2 = {}) {
   const maxRetries = options2.maxRetries ?? 4;
@@ -85824,11 +86119,14 @@ function createAnthropicClient(options2 = {}) {
     name: "anthropic",
     async create(request2, signal) {
       for (let attempt = 0; ; attempt++) {
+        let streaming = false;
         try {
-          return await client.messages.stream(request2, { signal }).finalMessage();
+          const events = await client.messages.create({ ...request2, stream: true }, { signal });
+          streaming = true;
+          return await accumulateMessage(events);
         } catch (error62) {
-          const mapped = toTackleError(error62, signal);
-          if (!(mapped.retryable && isStreamError(error62) && attempt < maxRetries)) throw mapped;
+          const mapped = streaming ? toStreamFailure(error62, signal) : toTackleError(error62, signal);
+          if (!(streaming && mapped.retryable && attempt < maxRetries)) throw mapped;
           await sleep2(backoffMs(attempt), signal);
         }
       }
@@ -85855,15 +86153,14 @@ function toTackleError(error62, signal) {
       cause: error62
     });
   }
-  if (error62 instanceof AnthropicError) {
-    return new TackleError("model_api", `Anthropic stream failed: ${error62.message}`, { retryable: true, cause: error62 });
-  }
   return new TackleError("model_api", `model call failed: ${error62 instanceof Error ? error62.message : String(error62)}`, {
     cause: error62
   });
 }
-function isStreamError(error62) {
-  return error62 instanceof APIError && error62.status === void 0 && !(error62 instanceof APIConnectionError) || error62 instanceof AnthropicError && !(error62 instanceof APIError);
+function toStreamFailure(error62, signal) {
+  if (signal.aborted) return new TackleError("aborted", "the model call was aborted", { cause: error62 });
+  if (error62 instanceof TackleError || error62 instanceof APIError || error62 instanceof APIUserAbortError) return toTackleError(error62, signal);
+  return new TackleError("model_api", `Anthropic stream cut: ${errorMessage(error62)}`, { retryable: true, cause: error62 });
 }
 function backoffMs(attempt) {
   const base2 = Math.min(8e3, 500 * 2 ** attempt);
@@ -86214,6 +86511,7 @@ function trackedApproval(handler2, hooks) {
 }
 
 // src/worker/tracking-comment.ts
+var MAX_TRACKING_COMMENT_CHARS = 65e3;
 function trackingMarker(jobId) {
   return `<!-- tackle:tracking job=${jobId} -->`;
 }
@@ -86240,6 +86538,10 @@ function renderTodos(todos) {
   });
 }
 function renderTrackingComment(state, jobId, now = Date.now(), commandName2 = "tackle") {
+  const body = renderBody(state, jobId, now, commandName2);
+  return truncateMiddle(body, MAX_TRACKING_COMMENT_CHARS, "cut to fit GitHub's comment limit");
+}
+function renderBody(state, jobId, now = Date.now(), commandName2 = "tackle") {
   const lines = [trackingMarker(jobId)];
   if (state.phase === "queued") {
     lines.push(
@@ -86346,156 +86648,202 @@ function configProblemComment(problems, commandName2) {
   ].join("\n");
 }
 async function processJob(data, deps, signal, attempt = { attempt: 1, maxAttempts: 1 }) {
-  const lastAttempt = attempt.attempt >= attempt.maxAttempts;
-  const startedAt = deps.clock();
+  const job = await openJob(data, deps, signal);
+  const { log, redact, startedAt } = job;
+  let tracker;
+  const trackerFor = (commandName2) => tracker ??= createTracker({ jobId: data.jobId, clock: deps.clock, logger: log, commandName: commandName2, sink: job.sink });
+  const finish = async (state, commandName2 = defaultCommandName(deps)) => {
+    await trackerFor(commandName2).flush(state);
+    log.info({ status: state.phase, reason: state.reason }, "job finished");
+    return { status: state.phase, reason: redact(state.reason), pullRequestUrl: state.pullRequestUrl ?? null };
+  };
+  const stopWorkspace = new AbortController();
+  const onAbort = () => stopWorkspace.abort(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  let workspaceStart;
+  try {
+    const inputs = readJobInputs(job);
+    workspaceStart = inputs.target.then((target) => target.ok ? prepareWorkspace(job, target, stopWorkspace.signal) : null);
+    workspaceStart.catch(() => void 0);
+    const admitted = await admitJob(job, inputs);
+    if (!admitted.ok) {
+      stopWorkspace.abort(new TackleError("aborted", "the job ended before its workspace was needed"));
+      await disposeWorkspace(workspaceStart, log);
+      if (admitted.reply) await job.github.createComment(job.repo, data.number, admitted.reply);
+      return await finish({ ...admitted.ending, stats: emptyStats(deps.clock() - startedAt) }, admitted.commandName);
+    }
+    const { commandName: commandName2 } = admitted;
+    const tracking = trackerFor(commandName2);
+    tracking.update({ phase: "working", step: "preparing the workspace", todos: [], startedAt, unsandboxed: deps.settings.sandbox === "off" });
+    const workspace = await workspaceStart;
+    if (!workspace) throw new TackleError("workspace", "the workspace was not prepared");
+    try {
+      const ending = await runAndPublish(job, admitted, workspace, tracking, attempt);
+      return await finish(ending, commandName2);
+    } finally {
+      await workspace.dispose().catch((error62) => log.warn({ err: error62 }, "workspace cleanup failed"));
+    }
+  } catch (error62) {
+    if (workspaceStart) await disposeWorkspace(workspaceStart, log);
+    return await endInError(job, trackerFor(defaultCommandName(deps)), error62, attempt);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+function defaultCommandName(deps) {
+  return deps.settings.commandName === void 0 ? "tackle" : deps.settings.commandName;
+}
+async function openJob(data, deps, signal) {
   const repo = data.repo;
   const log = deps.logger.child({ jobId: data.jobId, repo: `${repo.owner}/${repo.name}`, issue: data.number });
   const client = await deps.github(data);
   const gitToken = await client.gitToken();
   const redact = createRedactor([...deps.settings.secrets, gitToken]);
   const github = redactingGitHubClient(client, redact);
-  const existingComment = data.trackingCommentId ?? await resolveTrackingComment(github, data, deps.claims, signal, log);
-  const tracker = createTracker({
-    jobId: data.jobId,
-    clock: deps.clock,
-    logger: log,
-    ...deps.settings.commandName === void 0 ? {} : { commandName: deps.settings.commandName },
-    sink: githubSink(github, repo, data.number, existingComment, (id) => {
-      void deps.claims?.setComment(data.jobId, id).catch((error62) => log.warn({ err: errorMessage(error62) }, "could not record the tracking comment"));
-    })
+  const commentId = data.trackingCommentId !== void 0 ? Promise.resolve(data.trackingCommentId) : resolveTrackingComment(github, data, deps.claims, signal, log);
+  void commentId.then(async (id) => {
+    if (id === null) await github.addReaction(repo, reactionTarget(data), "eyes");
+  }).catch((error62) => log.warn({ err: errorMessage(error62) }, "could not add the \u{1F440} reaction"));
+  const sink = githubSink(github, repo, data.number, commentId, (id) => {
+    void deps.claims?.setComment(data.jobId, id).catch((error62) => log.warn({ err: errorMessage(error62) }, "could not record the tracking comment"));
   });
-  const finish = async (state) => {
-    await tracker.flush(state);
-    log.info({ status: state.phase, reason: state.reason }, "job finished");
-    return { status: state.phase, reason: redact(state.reason), pullRequestUrl: state.pullRequestUrl ?? null };
+  return { data, deps, signal, repo, log, github, redact, startedAt: deps.clock(), sink };
+}
+function readJobInputs(job) {
+  const { github, repo, data } = job;
+  const repoInfo = github.getRepo(repo);
+  const defaultBranch = repoInfo.then((info) => info.defaultBranch);
+  const inputs = {
+    issue: github.getIssue(repo, data.number),
+    defaultBranch,
+    config: defaultBranch.then(async (branch) => parseRepoConfig(await github.getFile(repo, REPO_CONFIG_PATH, branch))),
+    instructionFiles: defaultBranch.then((branch) => readInstructionFiles(github, repo, branch)),
+    target: defaultBranch.then((branch) => resolveTarget(github, repo, data, branch))
   };
-  try {
-    if (existingComment === null) {
-      await github.addReaction(repo, reactionTarget(data), "eyes").catch((error62) => {
-        log.warn({ err: error62 }, "could not add the \u{1F440} reaction");
-      });
-    }
-    tracker.update({ phase: "working", step: "preparing", todos: [], startedAt, unsandboxed: deps.settings.sandbox === "off" });
-    const issue2 = await github.getIssue(repo, data.number);
-    if (issue2.state !== "open") {
-      return await finish({
-        phase: "no_changes",
-        reason: `#${data.number} was closed before the job ran; nothing to do`,
-        stats: emptyStats(deps.clock() - startedAt)
-      });
-    }
-    const repoInfo = await github.getRepo(repo);
-    const parsed = parseRepoConfig(await github.getFile(repo, REPO_CONFIG_PATH, repoInfo.defaultBranch));
-    if (!parsed.ok) {
-      await github.createComment(repo, data.number, configProblemComment(parsed.problems, deps.settings.commandName ?? "tackle"));
-      return await finish({
-        phase: "failed",
-        reason: `invalid ${REPO_CONFIG_PATH}: ${parsed.problems.length} problem(s), listed in the comment below`,
-        stats: emptyStats(deps.clock() - startedAt)
-      });
-    }
-    const config3 = parsed.config;
-    const modelChoice = resolveModel(config3.model, {
-      model: deps.settings.defaultModel,
-      allowedModels: deps.settings.allowedModels
-    });
-    if (!modelChoice.ok) {
-      await github.createComment(repo, data.number, configProblemComment([modelChoice.problem], config3.trigger.phrase ?? deps.settings.commandName ?? "tackle"));
-      return await finish({ phase: "failed", reason: modelChoice.problem, stats: emptyStats(deps.clock() - startedAt) });
-    }
-    const modelName2 = modelChoice.model;
-    const target = await resolveTarget(github, repo, data, repoInfo.defaultBranch);
-    if (!target.ok) {
-      await github.createComment(repo, data.number, target.reply);
-      return await finish({ phase: "failed", reason: target.reason, stats: emptyStats(deps.clock() - startedAt) });
-    }
-    tracker.update({ phase: "working", step: "preparing the workspace", todos: [], startedAt, unsandboxed: deps.settings.sandbox === "off" });
-    const workspace = await deps.workspaces.prepare({
-      jobId: data.jobId,
-      remoteUrl: deps.settings.gitUrl(repo.owner, repo.name),
-      repoKey: `${deps.settings.gitHost}/${repo.owner}/${repo.name}`,
-      token: () => github.gitToken(),
-      branch: target.branch,
-      baseBranch: target.baseBranch,
-      startFrom: target.startFrom,
-      // A PR's own head may be pushed (new commits, never forced); otherwise only tackle/… branches.
-      ...target.existingPull ? { allowedPushBranches: [target.branch] } : {},
-      signal,
-      sandbox: deps.settings.sandbox
-    });
-    try {
-      const policy = policyConfigOf(config3);
-      const pulls = githubPullsPort({
+  for (const promise2 of Object.values(inputs)) promise2.catch(() => void 0);
+  return inputs;
+}
+async function admitJob(job, inputs) {
+  const { deps, data } = job;
+  const fallbackName = defaultCommandName(deps);
+  const issue2 = await inputs.issue;
+  if (issue2.state !== "open") {
+    return { ok: false, ending: { phase: "no_changes", reason: `#${data.number} was closed before the job ran; nothing to do` }, commandName: fallbackName };
+  }
+  const parsed = await inputs.config;
+  if (!parsed.ok) {
+    return {
+      ok: false,
+      ending: { phase: "failed", reason: `invalid ${REPO_CONFIG_PATH}: ${parsed.problems.length} problem(s), listed in the comment below` },
+      reply: configProblemComment(parsed.problems, fallbackName ?? "tackle"),
+      commandName: fallbackName
+    };
+  }
+  const config3 = parsed.config;
+  const commandName2 = fallbackName === null ? null : config3.trigger.phrase ?? fallbackName;
+  const modelChoice = resolveModel(config3.model, { model: deps.settings.defaultModel, allowedModels: deps.settings.allowedModels });
+  if (!modelChoice.ok) {
+    return { ok: false, ending: { phase: "failed", reason: modelChoice.problem }, reply: configProblemComment([modelChoice.problem], commandName2 ?? "tackle"), commandName: commandName2 };
+  }
+  const target = await inputs.target;
+  if (!target.ok) return { ok: false, ending: { phase: "failed", reason: target.reason }, reply: target.reply, commandName: commandName2 };
+  return { ok: true, issue: issue2, config: config3, modelName: modelChoice.model, commandName: commandName2, instructionFiles: await inputs.instructionFiles, target };
+}
+function prepareWorkspace(job, target, signal) {
+  const { deps, repo, github, data } = job;
+  return deps.workspaces.prepare({
+    jobId: data.jobId,
+    remoteUrl: deps.settings.gitUrl(repo.owner, repo.name),
+    repoKey: `${deps.settings.gitHost}/${repo.owner}/${repo.name}`,
+    token: () => github.gitToken(),
+    branch: target.branch,
+    baseBranch: target.baseBranch,
+    startFrom: target.startFrom,
+    // A PR's own head may be pushed (new commits, never forced); otherwise only tackle/… branches.
+    ...target.existingPull ? { allowedPushBranches: [target.branch] } : {},
+    signal,
+    sandbox: deps.settings.sandbox,
+    // A burst of triggers on one repository fetches its mirror once.
+    freshAfter: Date.parse(data.enqueuedAt)
+  });
+}
+async function disposeWorkspace(start, log) {
+  const workspace = await start.catch(() => null);
+  await workspace?.dispose().catch((error62) => log.warn({ err: error62 }, "workspace cleanup failed"));
+}
+async function runAndPublish(job, admitted, workspace, tracker, attempt) {
+  const { deps, data, repo, github, log, redact, startedAt, signal } = job;
+  const { config: config3, issue: issue2, modelName: modelName2, target } = admitted;
+  const pulls = githubPullsPort({
+    github,
+    repo,
+    workspace,
+    policy: policyConfigOf(config3),
+    issueNumber: data.isPullRequest ? null : data.number,
+    existingPull: target.existingPull
+  });
+  const { result, state } = await runAgentSession({
+    jobId: data.jobId,
+    workspace,
+    issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config3.allowed_bots }),
+    pulls,
+    config: config3,
+    model: deps.model(modelName2),
+    modelName: modelName2,
+    repoFullName: `${repo.owner}/${repo.name}`,
+    task: {
+      // What the model reads of the thread is what it was at trigger time, stripped of hidden text.
+      title: data.thread?.title ?? sanitizeUntrustedText(issue2.title),
+      body: data.thread?.body ?? sanitizeUntrustedText(issue2.body),
+      kind: data.trigger.kind,
+      actor: data.trigger.actor,
+      number: data.number,
+      isPullRequest: data.isPullRequest,
+      ...data.trigger.instructions ? { instructions: data.trigger.instructions } : {}
+    },
+    instructionFiles: admitted.instructionFiles,
+    tracker,
+    transcriptDir: path7.join(deps.settings.home, "transcripts"),
+    redact,
+    clock: deps.clock,
+    startedAt,
+    signal,
+    logger: log,
+    ...deps.approvals === void 0 ? {} : {
+      approval: createGitHubApprovalHandler({
+        approvals: deps.approvals,
         github,
         repo,
-        workspace,
-        policy,
-        issueNumber: data.isPullRequest ? null : data.number,
-        existingPull: target.existingPull
-      });
-      const { result, state } = await runAgentSession({
+        number: data.number,
         jobId: data.jobId,
-        workspace,
-        issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config3.allowed_bots }),
-        pulls,
-        config: config3,
-        model: deps.model(modelName2),
-        modelName: modelName2,
-        repoFullName: `${repo.owner}/${repo.name}`,
-        task: {
-          // What the model reads of the thread is what it was at trigger time, stripped of hidden text.
-          title: data.thread?.title ?? sanitizeUntrustedText(issue2.title),
-          body: data.thread?.body ?? sanitizeUntrustedText(issue2.body),
-          kind: data.trigger.kind,
-          actor: data.trigger.actor,
-          number: data.number,
-          isPullRequest: data.isPullRequest,
-          ...data.trigger.instructions ? { instructions: data.trigger.instructions } : {}
-        },
-        instructionFiles: await readInstructionFiles(github, repo, repoInfo.defaultBranch),
-        tracker,
-        transcriptDir: path7.join(deps.settings.home, "transcripts"),
+        timeoutMs: deps.settings.approvalTimeoutMs ?? config3.approval_timeout_minutes * 6e4,
         redact,
-        clock: deps.clock,
-        startedAt,
-        signal,
         logger: log,
-        ...deps.approvals === void 0 ? {} : {
-          approval: createGitHubApprovalHandler({
-            approvals: deps.approvals,
-            github,
-            repo,
-            number: data.number,
-            jobId: data.jobId,
-            timeoutMs: deps.settings.approvalTimeoutMs ?? config3.approval_timeout_minutes * 6e4,
-            redact,
-            logger: log,
-            commandName: config3.trigger.phrase ?? deps.settings.commandName ?? "tackle"
-          })
-        }
-      });
-      const { url: pullUrl, refused } = await publishLeftovers({ workspace, pulls, state, issueTitle: issue2.title, data, config: config3, log });
-      if (result.reason === "model_error" && result.retryable && !lastAttempt) {
-        throw new TackleError("model_api", result.error ?? "the model API failed", { retryable: true });
-      }
-      const ending = finalState(result, state, pullUrl, deps.clock() - startedAt, workspace.sandboxed);
-      return await finish(refused && !pullUrl ? { ...ending, phase: "failed", reason: `nothing was published: ${refused}` } : ending);
-    } finally {
-      await workspace.dispose().catch((error62) => log.warn({ err: error62 }, "workspace cleanup failed"));
+        commandName: admitted.commandName ?? "tackle"
+      })
     }
-  } catch (error62) {
-    const aborted3 = signal.aborted || isTackleError(error62, "aborted");
-    const shutdown = signal.aborted && isTackleError(signal.reason) && signal.reason.retryable;
-    const retryable = shutdown || !aborted3 && isTackleError(error62) && error62.retryable && !lastAttempt;
-    log.error({ err: error62, attempt: attempt.attempt }, "job failed");
-    const message = redact(errorMessage(error62));
-    const reason = shutdown ? "the worker shut down; another worker will pick the job up" : aborted3 ? "stopped on request" : message + (retryable ? ` (attempt ${attempt.attempt} of ${attempt.maxAttempts}; will retry)` : "");
-    await tracker.flush(
-      shutdown ? { phase: "queued", position: 1 } : { phase: aborted3 ? "cancelled" : "failed", reason, stats: emptyStats(deps.clock() - startedAt) }
-    );
-    if (retryable) throw error62;
-    return { status: aborted3 ? "cancelled" : "failed", reason: message, pullRequestUrl: null };
+  });
+  const { url: pullUrl, refused } = await publishLeftovers({ workspace, pulls, state, issueTitle: issue2.title, data, config: config3, log });
+  if (result.reason === "model_error" && result.retryable && attempt.attempt < attempt.maxAttempts) {
+    throw new TackleError("model_api", result.error ?? "the model API failed", { retryable: true });
   }
+  const ending = finalState(result, state, pullUrl, deps.clock() - startedAt, workspace.sandboxed);
+  return refused && !pullUrl ? { ...ending, phase: "failed", reason: `nothing was published: ${refused}` } : ending;
+}
+async function endInError(job, tracker, error62, attempt) {
+  const { signal, log, redact, deps, startedAt } = job;
+  const lastAttempt = attempt.attempt >= attempt.maxAttempts;
+  const aborted3 = signal.aborted || isTackleError(error62, "aborted");
+  const shutdown = signal.aborted && isTackleError(signal.reason) && signal.reason.retryable;
+  const retryable = shutdown || !aborted3 && isTackleError(error62) && error62.retryable && !lastAttempt;
+  log.error({ err: error62, attempt: attempt.attempt }, "job failed");
+  const message = redact(errorMessage(error62));
+  const reason = shutdown ? "the worker shut down; another worker will pick the job up" : aborted3 ? "stopped on request" : message + (retryable ? ` (attempt ${attempt.attempt} of ${attempt.maxAttempts}; will retry)` : "");
+  await tracker.flush(
+    shutdown ? { phase: "queued", position: 1 } : { phase: aborted3 ? "cancelled" : "failed", reason, stats: emptyStats(deps.clock() - startedAt) }
+  );
+  if (retryable) throw error62;
+  return { status: aborted3 ? "cancelled" : "failed", reason: message, pullRequestUrl: null };
 }
 async function findTrackingComment(github, repo, number4, jobId, log) {
   try {
@@ -86507,23 +86855,42 @@ async function findTrackingComment(github, repo, number4, jobId, log) {
     return null;
   }
 }
+var CLAIMS_RETRY_MS = 10 * 6e4;
 async function resolveTrackingComment(github, data, claims, signal, log) {
   if (claims) {
-    try {
-      if (!await claims.claim(data.jobId)) {
+    const deadline = Date.now() + CLAIMS_RETRY_MS;
+    for (let wait2 = 250; ; wait2 = Math.min(wait2 * 2, 5e3)) {
+      try {
+        if (await claims.claim(data.jobId)) return null;
         const id = await claims.waitForComment(data.jobId, { timeoutMs: 12e4, signal });
         if (id !== null) return id;
+        break;
+      } catch (error62) {
+        if (signal.aborted || Date.now() + wait2 > deadline) {
+          log.warn({ err: errorMessage(error62) }, "the acknowledgement claims did not answer; looking for the comment");
+          break;
+        }
+        log.warn({ err: errorMessage(error62), retryInMs: wait2 }, "could not consult the acknowledgement claims; asking again");
+        await sleep3(wait2, signal);
       }
-    } catch (error62) {
-      log.warn({ err: errorMessage(error62) }, "could not consult the acknowledgement claims; looking for the comment");
     }
   }
   return findTrackingComment(github, data.repo, data.number, data.jobId, log);
 }
+function sleep3(ms, signal) {
+  return new Promise((resolve3) => {
+    const timer = setTimeout(resolve3, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve3();
+    }, { once: true });
+  });
+}
 function githubSink(github, repo, number4, initialId, onCreated = () => void 0) {
-  let commentId = initialId;
+  let commentId;
   return {
     async write(body) {
+      commentId ??= await initialId.catch(() => null);
       if (commentId === null) {
         commentId = (await github.createComment(repo, number4, body)).id;
         onCreated(commentId);
@@ -86613,7 +86980,7 @@ function finalState(result, state, pullRequestUrl, durationMs, sandboxed) {
 
 // src/workspace/repo-cache.ts
 import { createHash, randomBytes } from "node:crypto";
-import { chown as chown2, mkdir as mkdir8, readdir as readdir3, readFile as readFile5, rename, stat as stat8, writeFile as writeFile2 } from "node:fs/promises";
+import { chown as chown2, mkdir as mkdir8, readdir as readdir3, readFile as readFile6, rename, stat as stat8, writeFile as writeFile2 } from "node:fs/promises";
 import { hostname as hostname4 } from "node:os";
 import path20 from "node:path";
 
@@ -93716,22 +94083,25 @@ function createCheckoutReader(options2) {
     return result?.exitCode === 0 ? result.stdout.toString("utf8").trim() : null;
   };
   return {
-    async tipOf(branch, signal) {
+    async packBranch(branch, exclude, signal) {
       assertBranchNameShape(branch);
-      const sha = await text('git rev-parse --verify --quiet "refs/heads/$1^{commit}"', [branch], signal);
-      if (sha === null || !/^[0-9a-f]{40}$/.test(sha)) throw new TackleError("push_refused", `the branch ${branch} does not point at a commit in the checkout`);
-      return sha;
-    },
-    async packCommits(tip, exclude, signal) {
-      const revs = [tip, "--not", ...exclude];
-      if (!revs.every((rev) => rev === "--not" || /^[0-9a-f]{40}$/.test(rev))) throw new TackleError("push_refused", "invalid commit id for the pack");
-      const result = await inBox(`printf '%s\\n' "$@" | git pack-objects --stdout --revs --quiet`, revs, { signal, maxOutputBytes: MAX_PACK_BYTES }).catch((error62) => {
+      if (!exclude.every((sha2) => /^[0-9a-f]{40}$/.test(sha2))) throw new TackleError("push_refused", "invalid commit id to exclude from the pack");
+      const script = [
+        'tip=$(git rev-parse --verify --quiet "refs/heads/$1^{commit}") || exit 3',
+        'shift; printf "%s\\n" "$tip"',
+        'printf "%s\\n" "$tip" --not "$@" | git pack-objects --stdout --revs --quiet'
+      ].join("\n");
+      const result = await inBox(script, [branch, ...exclude], { signal, maxOutputBytes: MAX_PACK_BYTES + 41 }).catch((error62) => {
         if (error62 instanceof TackleError && error62.code === "aborted") throw error62;
         throw new TackleError("push_refused", `the commits to publish could not be packed (over ${MAX_PACK_BYTES} bytes, or the sandbox failed)`);
       });
       if (result.timedOut) throw new TackleError("push_refused", "packing the commits to publish timed out");
-      if (result.exitCode !== 0) throw new TackleError("push_refused", `the commits to publish cannot be read from the checkout (git pack-objects exited ${result.exitCode})`);
-      return result.stdout;
+      if (result.exitCode === 3) throw new TackleError("push_refused", `the branch ${branch} does not point at a commit in the checkout`);
+      const sha = result.stdout.subarray(0, 40).toString("latin1");
+      if (result.exitCode !== 0 || !/^[0-9a-f]{40}$/.test(sha) || result.stdout[40] !== 10) {
+        throw new TackleError("push_refused", `the commits to publish cannot be read from the checkout (exit ${result.exitCode})`);
+      }
+      return { sha, pack: result.stdout.subarray(41) };
     },
     async countAhead(base2, branch) {
       assertBranchNameShape(branch);
@@ -93978,8 +94348,8 @@ function parseRawDiff(output2) {
   return entries;
 }
 async function verifiedTip(options2) {
-  const sha = assertSha(await options2.reader.tipOf(options2.branch, options2.signal), `the tip of ${options2.branch}`);
-  const pack = await options2.reader.packCommits(sha, options2.exclude, options2.signal);
+  const { sha, pack } = await options2.reader.packBranch(options2.branch, options2.exclude, options2.signal);
+  assertSha(sha, `the tip of ${options2.branch}`);
   await options2.publish.importPack(pack, sha, options2.signal);
   const change = await options2.publish.inspect(options2.from, sha, options2.base);
   const verdict = options2.verify(change);
@@ -93988,10 +94358,10 @@ async function verifiedTip(options2) {
 }
 
 // src/workspace/owner-record.ts
-import { readFile as readFile4 } from "node:fs/promises";
+import { readFile as readFile5 } from "node:fs/promises";
 import { hostname as hostname3 } from "node:os";
 async function processStartTime(pid) {
-  const stat9 = await readFile4(`/proc/${pid}/stat`, "utf8").catch(() => null);
+  const stat9 = await readFile5(`/proc/${pid}/stat`, "utf8").catch(() => null);
   if (stat9 === null) return null;
   const fields = stat9.slice(stat9.lastIndexOf(")") + 2).split(" ");
   return fields[19] ?? null;
@@ -95027,6 +95397,7 @@ function assemblePorts(input3) {
 
 // src/workspace/repo-cache.ts
 var LAST_USED_FILE = "tackle-last-used";
+var LAST_FETCH_FILE = "tackle-last-fetch";
 var SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 function parseRepoKey(repoKey) {
   const parts = repoKey.replace(/\.git$/, "").split("/");
@@ -95064,7 +95435,7 @@ function createRepoCache(options2) {
     return path20.join(mirrorsDir, key.host, key.owner, `${key.repo}.git`);
   }
   async function readMeta(metaPath) {
-    const text = await readFile5(metaPath, "utf8").catch(() => null);
+    const text = await readFile6(metaPath, "utf8").catch(() => null);
     if (text === null) return null;
     const owner = parseOwnerRecord(text);
     if (!owner) return null;
@@ -95149,12 +95520,16 @@ function createRepoCache(options2) {
     const { stdout, exitCode } = await git.run({ args: ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], repo, okExitCodes: [0, 1] });
     return exitCode === 0 ? stdout.trim() : null;
   }
+  async function lastFetchStart(mirror) {
+    const value = Number((await readFile6(path20.join(mirror, LAST_FETCH_FILE), "utf8").catch(() => "")).trim());
+    return Number.isFinite(value) ? value : 0;
+  }
   async function touchLastUsed(mirror) {
     await writeFile2(path20.join(mirror, LAST_USED_FILE), `${Date.now()}
 `);
   }
   async function lastUsed(mirror) {
-    const text = await readFile5(path20.join(mirror, LAST_USED_FILE), "utf8").catch(() => null);
+    const text = await readFile6(path20.join(mirror, LAST_USED_FILE), "utf8").catch(() => null);
     const value = text === null ? Number.NaN : Number(text.trim());
     if (Number.isFinite(value)) return value;
     return (await stat8(mirror).catch(() => null))?.mtimeMs ?? null;
@@ -95308,8 +95683,12 @@ function createRepoCache(options2) {
         async () => {
           const token = await resolveToken(o2.token);
           const warm = await exists(path20.join(mirror, "HEAD"));
-          if (warm) await fetchMirror(mirror, remote, token, o2.signal);
-          else await createMirror(mirror, remote, token, o2.signal);
+          const fetchStarted = Date.now();
+          const fresh = warm && o2.freshAfter !== void 0 && await lastFetchStart(mirror) > o2.freshAfter;
+          if (!warm) await createMirror(mirror, remote, token, o2.signal);
+          else if (!fresh) await fetchMirror(mirror, remote, token, o2.signal);
+          if (!fresh) await writeFile2(path20.join(mirror, LAST_FETCH_FILE), `${fetchStarted}
+`);
           await touchLastUsed(mirror);
           const baseBranch = o2.baseBranch ?? await remoteHead(mirror, remote, token, o2.signal);
           const mirrorRepo = { gitDir: mirror };
@@ -95603,8 +95982,8 @@ async function chooseActionSandbox(vars, print) {
   } else {
     const text = `Tackle refused to run: bubblewrap is not available (${support.detail})${setUp ? " and could not be set up" : ""}. Without a sandbox, agent commands would run in this step's own environment, with network, where the model key and the workflow token are readable. ` + (setUp ? "" : "Run the job on a GitHub-hosted Ubuntu runner (Tackle sets bubblewrap up there), ") + `${setUp ? "Install" : "install"} bubblewrap on this runner, or set \`allow_unsandboxed: true\` on the Tackle step to run without a sandbox.`;
     print(`::error::${commandData(text)}`);
-    const reply2 = "Tackle did not run: this workflow's runner has no working sandbox for the agent's commands, and the workflow does not allow running without one. A maintainer can run the job on a GitHub-hosted Ubuntu runner, install bubblewrap on the runner, or set `allow_unsandboxed: true` on the Tackle step (commands then run where the step's secrets are readable). The workflow run's log says more.";
-    decision = { mode: null, summary: `\u274C ${text}`, reply: reply2 };
+    const reply = "Tackle did not run: this workflow's runner has no working sandbox for the agent's commands, and the workflow does not allow running without one. A maintainer can run the job on a GitHub-hosted Ubuntu runner, install bubblewrap on the runner, or set `allow_unsandboxed: true` on the Tackle step (commands then run where the step's secrets are readable). The workflow run's log says more.";
+    decision = { mode: null, summary: `\u274C ${text}`, reply };
   }
   if (vars.GITHUB_STEP_SUMMARY) await appendFile2(vars.GITHUB_STEP_SUMMARY, `### Tackle: sandbox
 
@@ -95612,21 +95991,6 @@ ${decision.summary}
 
 `);
   return decision;
-}
-
-// src/main/read-trigger-config.ts
-async function readTriggerConfig(github, repo, isTriggerAnyway, log) {
-  let text;
-  try {
-    text = await github.getFile(repo, REPO_CONFIG_PATH);
-  } catch (error62) {
-    log.warn({ err: errorMessage(error62) }, `could not read ${REPO_CONFIG_PATH}`);
-    return isTriggerAnyway ? defaultRepoConfig() : null;
-  }
-  const parsed = parseRepoConfig(text);
-  if (parsed.ok) return parsed.config;
-  log.info({ problems: parsed.problems }, `invalid ${REPO_CONFIG_PATH}; triggers use the defaults`);
-  return defaultRepoConfig();
 }
 
 // src/main/anthropic-client-for.ts
@@ -95656,66 +96020,56 @@ async function runAction(vars) {
     console.error("tackle: GITHUB_EVENT_NAME and GITHUB_EVENT_PATH are not set; run this as a GitHub Action step");
     return 1;
   }
-  const payload = JSON.parse(await readFile6(eventPath, "utf8"));
+  const payload = JSON.parse(await readFile7(eventPath, "utf8"));
   const runId = vars.GITHUB_RUN_ID ?? String(Date.now());
   const runAttempt = vars.GITHUB_RUN_ATTEMPT ?? "1";
-  const deliveryId = `action-${runId}-${runAttempt}`;
   const botName = vars.TACKLE_BOT_NAME?.trim().replace(/^@/, "") || "tackle";
-  const parse5 = (settings) => parseTrigger(eventName, payload, { botLogin: ACTION_BOT_LOGIN, botName: settings.phrase ?? botName, triggerLabel: settings.label, deliveryId });
-  const first = parse5(defaultRepoConfig().trigger);
-  const settingsRepo = isTrigger(first) ? first.repo : first.kind === "ignored" ? first.dependsOnRepoSettings?.repo : void 0;
-  if (settingsRepo === void 0) {
-    console.log(`tackle: nothing to do: ${"reason" in first ? first.reason : first.kind}`);
-    return 0;
-  }
-  const env = loadEnv(effectiveEnv(vars), { mode: "action" });
-  const token = env.githubToken;
-  if (!token) throw new Error("no GitHub token (the `github_token` input or GITHUB_TOKEN)");
-  const github = tokenClient({ token, apiUrl: env.githubApiUrl, logger });
-  const log = logger.child({ deliveryId, event: eventName });
-  const config3 = await readTriggerConfig(github, settingsRepo, isTrigger(first), log);
-  if (config3 === null) {
-    console.log(`tackle: nothing to do: could not read ${REPO_CONFIG_PATH}`);
-    return 0;
-  }
-  const trigger = parse5(config3.trigger);
-  if (!isTrigger(trigger)) {
-    console.log(`tackle: nothing to do: ${trigger.reason}`);
-    return 0;
-  }
-  if (!isTriggerEnabled(trigger, config3.trigger)) {
-    console.log(`tackle: nothing to do: the ${trigger.kind} trigger is turned off in ${REPO_CONFIG_PATH}`);
-    return 0;
-  }
-  const gate = await gateTrigger(trigger, {
-    getPermission: (owner, repo, user) => github.getPermission({ owner, name: repo }, user).then((p) => p.roleName === void 0 ? { permission: p.permission } : { permission: p.permission, role_name: p.roleName }),
-    allowedBots: config3.allowed_bots,
+  let env;
+  const admission = await admitTrigger({
+    event: eventName,
+    payload,
+    deliveryId: `action-${runId}-${runAttempt}`,
     botLogin: ACTION_BOT_LOGIN,
-    logger: log
+    botName,
+    jobKey: `run-${runId}-${runAttempt}`,
+    logger,
+    // Asked for only when the event may be a trigger: a workflow listening to more events than
+    // Tackle needs must not fail on every one of them.
+    github: async () => {
+      env = loadEnv(effectiveEnv(vars), { mode: "action" });
+      if (!env.githubToken) throw new Error("no GitHub token (the `github_token` input or GITHUB_TOKEN)");
+      return tokenClient({ token: env.githubToken, apiUrl: env.githubApiUrl, logger });
+    }
   });
-  if (!gate.allowed) {
-    if (gate.reply) await reply(github, trigger, gate.reply, log);
-    console.log(`tackle: refused: ${gate.reason}`);
-    return 0;
+  switch (admission.status) {
+    case "ignored":
+      console.log(`tackle: nothing to do: ${admission.reason}`);
+      return 0;
+    case "refused":
+      console.log(`tackle: refused: ${admission.reason}`);
+      return 0;
+    case "command":
+      await replyToTrigger(admission.github, admission.trigger, commandReply(admission.trigger, admission.commandName), admission.log);
+      console.log(`tackle: answered /${admission.commandName} ${admission.trigger.word}`);
+      return 0;
+    case "task":
+      break;
   }
-  if (trigger.kind === "command") {
-    await reply(github, trigger, commandReply(trigger, config3.trigger.phrase ?? botName), log);
-    console.log(`tackle: answered /${config3.trigger.phrase ?? botName} ${trigger.word}`);
-    return 0;
-  }
+  const { trigger, github } = admission;
   const sandbox = await chooseActionSandbox(vars, (line) => console.log(line));
   if (sandbox.mode === null) {
-    await reply(github, trigger, sandbox.reply, log);
+    await replyToTrigger(github, trigger, sandbox.reply, admission.log);
     await writeOutputs(vars, { status: "failed", pullRequestUrl: null });
     return 1;
   }
-  const outcome = await runInline(trigger, { env, vars, github, config: config3, runId, runAttempt, logger, sandbox: sandbox.mode });
+  const outcome = await runInline(admission, { env, vars, logger, sandbox: sandbox.mode });
   console.log(`tackle: ${outcome.status}: ${outcome.reason}${outcome.pullRequestUrl ? ` (${outcome.pullRequestUrl})` : ""}`);
   await writeOutputs(vars, outcome);
   return outcome.status === "done" || outcome.status === "no_changes" ? 0 : 1;
 }
-async function runInline(trigger, context2) {
-  const { env, vars, github, logger } = context2;
+async function runInline(admission, context2) {
+  const { env, vars, logger } = context2;
+  const { github } = admission;
   const home = vars.TACKLE_HOME?.trim() ? env.home : vars.RUNNER_TEMP?.trim() ? path22.join(path22.resolve(vars.RUNNER_TEMP), "tackle") : env.home;
   const repoCache = createRepoCache({ home, logger });
   const deps = {
@@ -95738,25 +96092,8 @@ async function runInline(trigger, context2) {
       commandName: null
     }
   };
-  const thread = await freezeThread({
-    github,
-    repo: trigger.repo,
-    number: trigger.number,
-    isTrusted: createTrustCheck(github, trigger.repo, context2.config.allowed_bots)
-  }).catch((error62) => {
-    logger.warn({ err: errorMessage(error62) }, "could not freeze the thread; the job will read it live");
-    return void 0;
-  });
-  const data = {
-    jobId: `${trigger.repo.owner}-${trigger.repo.name}-${trigger.number}-run-${context2.runId}-${context2.runAttempt}`,
-    deliveryId: trigger.deliveryId,
-    repo: trigger.repo,
-    number: trigger.number,
-    isPullRequest: trigger.isPullRequest,
-    trigger: jobTriggerOf(trigger),
-    enqueuedAt: (/* @__PURE__ */ new Date()).toISOString(),
-    ...thread ? { thread } : {}
-  };
+  const thread = await admission.freeze();
+  const data = { ...admission.data, ...thread ? { thread } : {} };
   const controller = new AbortController();
   const abort = () => controller.abort();
   process.once("SIGINT", abort);
@@ -95780,13 +96117,6 @@ function commandReply(trigger, botName) {
     case "approve":
     case "deny":
       return `\`/${botName} ${trigger.command}\` does nothing here: Tackle runs as a GitHub Action and cannot wait for an answer, so it denies risky steps on its own. Mention @${botName} again with clearer instructions, or change \`${REPO_CONFIG_PATH}\`.`;
-  }
-}
-async function reply(github, trigger, body, log) {
-  try {
-    await github.createComment(trigger.repo, trigger.number, body);
-  } catch (error62) {
-    log.warn({ err: errorMessage(error62) }, "could not post the reply");
   }
 }
 async function writeOutputs(vars, outcome) {
