@@ -315,13 +315,20 @@ class AgentRun {
     return result;
   }
 
-  /** Transcript writes never end a run: the first failure is logged, later ones are ignored. */
+  /**
+   * Transcript writes never end a run, nor hold it up: the line is made now (a snapshot), the file
+   * write goes on behind the loop, and the session awaits them all when it closes the transcript.
+   * The first failure is logged, later ones are ignored.
+   */
   async record(write: () => Promise<void> | undefined): Promise<void> {
-    try {
-      await write();
-    } catch (error) {
+    const failed = (error: unknown): void => {
       if (!this.transcriptFailed) this.options.ctx.logger.warn({ err: error }, "could not write the transcript");
       this.transcriptFailed = true;
+    };
+    try {
+      write()?.catch(failed);
+    } catch (error) {
+      failed(error);
     }
   }
 

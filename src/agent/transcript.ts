@@ -150,5 +150,6 @@ function comparable(message: ModelMessageParam): string {
 }
 
 function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  // The loop hands over the same tool definitions and system prompt every turn: no need to serialise them.
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
