@@ -82040,6 +82040,7 @@ var RULES = [
     replace: (match, prefix, password) => password.startsWith("[REDACTED") ? match : `${prefix}${REDACTED}@`
   }
 ];
+var MAY_HOLD_TOKEN = /-----BEGIN|gh[pousr]_|github_pat_|sk-|xox|xapp-|AIza|gl[a-z]{2,5}-|npm_|AKIA|ASIA|secret|eyJ|authorization|basic|eC1hY2Nlc3MtdG9rZW46|x-access-token:|:\/\//i;
 function escapeRegExp2(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -82066,6 +82067,7 @@ function createRedactor(secrets = []) {
   const byValue = ordered.length > 0 ? new RegExp(ordered.map(escapeRegExp2).join("|"), "g") : void 0;
   return (text) => {
     let result = byValue ? text.replace(byValue, REDACTED) : text;
+    if (!MAY_HOLD_TOKEN.test(result)) return result;
     for (const rule of RULES) {
       const { pattern, replace } = rule;
       result = typeof replace === "string" ? result.replace(pattern, replace) : result.replace(pattern, replace);
@@ -85912,13 +85914,20 @@ var AgentRun = class {
     );
     return result;
   }
-  /** Transcript writes never end a run: the first failure is logged, later ones are ignored. */
+  /**
+   * Transcript writes never end a run, nor hold it up: the line is made now (a snapshot), the file
+   * write goes on behind the loop, and the session awaits them all when it closes the transcript.
+   * The first failure is logged, later ones are ignored.
+   */
   async record(write) {
-    try {
-      await write();
-    } catch (error62) {
+    const failed = (error62) => {
       if (!this.transcriptFailed) this.options.ctx.logger.warn({ err: error62 }, "could not write the transcript");
       this.transcriptFailed = true;
+    };
+    try {
+      write()?.catch(failed);
+    } catch (error62) {
+      failed(error62);
     }
   }
   emit(event) {
@@ -86248,7 +86257,7 @@ function comparable(message) {
   return text;
 }
 function sameJson(a2, b) {
-  return JSON.stringify(a2) === JSON.stringify(b);
+  return a2 === b || JSON.stringify(a2) === JSON.stringify(b);
 }
 
 // src/agent/replay-client.ts
