@@ -52,6 +52,14 @@ export interface HostGit {
 
 const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
+/**
+ * Jobs' processes (host git, the sandbox) run at a lower CPU priority than Tackle itself, so a
+ * server that also runs jobs keeps answering webhooks promptly while checkouts are being written.
+ */
+export function niceArgv(argv: readonly string[]): string[] {
+  return ["nice", "-n", "10", ...argv];
+}
+
 /** Options that make a host git command ignore anything a repository could plant. */
 export function hardeningArgs(): string[] {
   return [
@@ -128,7 +136,8 @@ export function createHostGit(options: { gitHome: string; logger?: Logger }): Ho
     if (command.token !== undefined) envOptions.token = command.token;
     if (command.repo !== undefined) envOptions.repo = command.repo;
     logger?.debug({ args: command.args, cwd: command.cwd }, "git");
-    const result = await execa("git", args, {
+    const [file = "nice", ...rest] = niceArgv(["git", ...args]);
+    const result = await execa(file, rest, {
       cwd: command.cwd ?? gitHome,
       env: hostGitEnv(gitHome, envOptions),
       extendEnv: false,

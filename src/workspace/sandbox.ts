@@ -7,6 +7,7 @@ import type { ExecOptions, ExecPort, ExecResult } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { createOutputCollector } from "./output-collector.js";
+import { niceArgv } from "./git-host.js";
 import { isRoot, openNetwork, readChildPid, slirpAvailable } from "./sandbox-network.js";
 import { supervise, type LaunchSpec } from "./supervise.js";
 import {
@@ -354,7 +355,8 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
       });
       const stdio: StdioOptions = ["ignore", "pipe", "pipe", ...plan.fds.map(() => "pipe" as const)];
       // bubblewrap's own environment shows through /proc/1/environ inside: give it nothing.
-      const child = spawn(plan.command, plan.args, { cwd: "/", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, detached: true, stdio });
+      const [command = "nice", ...args] = niceArgv([plan.command, ...plan.args]);
+      const child = spawn(command, args, { cwd: "/", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, detached: true, stdio });
       plan.fds.forEach((fd, index) => {
         const stream = child.stdio[index + 3] as Writable;
         // Killed before it read its data (a timeout at start-up), bubblewrap leaves an ECONNRESET
