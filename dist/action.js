@@ -93883,6 +93883,9 @@ async function clearModeBits(root, skip) {
 import { mkdir as mkdir4 } from "node:fs/promises";
 import path15 from "node:path";
 var SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+function niceArgv(argv) {
+  return ["nice", "-n", "10", ...argv];
+}
 function hardeningArgs() {
   return [
     "-c",
@@ -93955,7 +93958,8 @@ function createHostGit(options2) {
     if (command.token !== void 0) envOptions.token = command.token;
     if (command.repo !== void 0) envOptions.repo = command.repo;
     logger?.debug({ args: command.args, cwd: command.cwd }, "git");
-    const result = await execa("git", args, {
+    const [file2 = "nice", ...rest] = niceArgv(["git", ...args]);
+    const result = await execa(file2, rest, {
       cwd: command.cwd ?? gitHome,
       env: hostGitEnv(gitHome, envOptions),
       extendEnv: false,
@@ -95029,7 +95033,8 @@ function createSandboxExec(options2) {
         ...holderPid !== void 0 ? { holderPid } : {}
       });
       const stdio = ["ignore", "pipe", "pipe", ...plan.fds.map(() => "pipe")];
-      const child = spawn5(plan.command, plan.args, { cwd: "/", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, detached: true, stdio });
+      const [command = "nice", ...args] = niceArgv([plan.command, ...plan.args]);
+      const child = spawn5(command, args, { cwd: "/", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, detached: true, stdio });
       plan.fds.forEach((fd, index) => {
         const stream2 = child.stdio[index + 3];
         stream2.on("error", () => void 0);
