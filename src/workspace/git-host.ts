@@ -44,10 +44,23 @@ export interface HostGitResult {
   exitCode: number;
 }
 
+export interface HostGitBytes {
+  stdout: Buffer;
+  stderr: string;
+  /** -1 when it timed out. */
+  exitCode: number;
+  timedOut: boolean;
+}
+
 export interface HostGit {
   /** Empty directory used as HOME and as the hooks path. */
   readonly gitHome: string;
   run(command: HostGitCommand): Promise<HostGitResult>;
+  /**
+   * The same command with bytes in and out (packs, `cat-file --batch`): `bytes` is written to its
+   * stdin, at most `maxBytes` of stdout are kept (more fails it). Never throws for an exit code.
+   */
+  runBytes(command: HostGitCommand & { bytes?: Buffer; maxBytes?: number }): Promise<HostGitBytes>;
 }
 
 const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -128,7 +141,8 @@ export function createHostGit(options: { gitHome: string; logger?: Logger }): Ho
   const { gitHome, logger } = options;
   let homeReady: Promise<unknown> | undefined;
 
-  async function run(command: HostGitCommand): Promise<HostGitResult> {
+  /** One host git command, its output as bytes; exit codes are the caller's to judge. */
+  async function spawnGit(command: HostGitCommand, input: string | Buffer | undefined, maxBuffer: number) {
     homeReady ??= mkdir(gitHome, { recursive: true, mode: 0o755 });
     await homeReady;
     const args = [...hardeningArgs(), ...protocolArgs(command.protocols), ...command.args];
@@ -142,15 +156,31 @@ export function createHostGit(options: { gitHome: string; logger?: Logger }): Ho
       env: hostGitEnv(gitHome, envOptions),
       extendEnv: false,
       reject: false,
-      ...(command.input !== undefined ? { input: command.input } : { stdin: "ignore" as const }),
+      ...(input !== undefined ? { input } : { stdin: "ignore" as const }),
       timeout: command.timeoutMs ?? 600_000,
       ...(command.signal ? { cancelSignal: command.signal } : {}),
-      maxBuffer: 256 * 1024 * 1024,
+      maxBuffer,
+      encoding: "buffer",
       stripFinalNewline: false,
     });
-    const stdout = String(result.stdout ?? "");
-    const stderr = String(result.stderr ?? "");
     if (result.isCanceled) throw new TackleError("aborted", `git ${command.args[0] ?? ""} was cancelled`);
+    return result;
+  }
+
+  async function runBytes(command: HostGitCommand & { bytes?: Buffer; maxBytes?: number }): Promise<HostGitBytes> {
+    const result = await spawnGit(command, command.bytes ?? command.input, command.maxBytes ?? 256 * 1024 * 1024);
+    return {
+      stdout: Buffer.from(result.stdout ?? new Uint8Array()),
+      stderr: Buffer.from(result.stderr ?? new Uint8Array()).toString("utf8"),
+      exitCode: result.timedOut ? -1 : (result.exitCode ?? -1),
+      timedOut: result.timedOut,
+    };
+  }
+
+  async function run(command: HostGitCommand): Promise<HostGitResult> {
+    const result = await spawnGit(command, command.input, 256 * 1024 * 1024);
+    const stdout = Buffer.from(result.stdout ?? new Uint8Array()).toString("utf8");
+    const stderr = Buffer.from(result.stderr ?? new Uint8Array()).toString("utf8");
     const exitCode = result.exitCode ?? -1;
     if (result.timedOut || !(command.okExitCodes ?? [0]).includes(exitCode)) {
       const reason = result.timedOut ? "timed out" : `exited with ${exitCode}`;
@@ -162,7 +192,7 @@ export function createHostGit(options: { gitHome: string; logger?: Logger }): Ho
     return { stdout, stderr, exitCode };
   }
 
-  return { gitHome, run };
+  return { gitHome, run, runBytes };
 }
 
 /**

@@ -1,11 +1,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { execa } from "execa";
 import type { ChangedPath, PublishedChange, PublishVerdict } from "../agent/ports.js";
 import { MAX_PUBLISHED_FILE_BYTES } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import { removeTree } from "./fs-util.js";
-import { hardeningArgs, hostGitEnv, type GitRepoLocation, type HostGit } from "./git-host.js";
+import type { GitRepoLocation, HostGit } from "./git-host.js";
 import { lineCount, MAX_PACK_BYTES, parseNumstat, type CheckoutReader } from "./git-port.js";
 
 /**
@@ -103,7 +102,7 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
     // The tip's own tree is the net change, already in `entries`.
     const perCommit = await commitTrees(commitList.filter((commit) => commit !== tip), from, base);
 
-    const blobs = new Map<string, { size: number; content?: Buffer }>();
+    const sizes = new Map<string, number>();
     const wanted = new Set<string>();
     for (const entry of [...entries, ...perCommit]) {
       for (const [mode, sha] of [[entry.oldMode, entry.oldSha], [entry.newMode, entry.newSha]] as const) {
@@ -111,25 +110,25 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
       }
     }
     if (wanted.size > 0) {
-      const sizes = await run(["cat-file", "--batch-check=%(objectname) %(objectsize)"], [0], `${[...wanted].join("\n")}\n`);
-      for (const line of sizes.stdout.split("\n")) {
+      const checked = await run(["cat-file", "--batch-check=%(objectname) %(objectsize)"], [0], `${[...wanted].join("\n")}\n`);
+      for (const line of checked.stdout.split("\n")) {
         const [sha, size] = line.split(" ");
-        if (sha && size && /^\d+$/.test(size)) blobs.set(sha, { size: Number(size) });
+        if (sha && size && /^\d+$/.test(size)) sizes.set(sha, Number(size));
       }
     }
     // Whose line count numstat could not give ("-" for what git thinks binary): our own count.
     const toCount = entries.filter((entry) => lines.get(entry.path) === undefined);
     const symlinks = [...entries, ...perCommit].filter((entry) => entry.newMode === "120000");
     const readable = [...new Set([...toCount.flatMap((e) => [e.oldSha, e.newSha]), ...symlinks.map((e) => e.newSha)])].filter(
-      (sha) => !/^0+$/.test(sha) && (blobs.get(sha)?.size ?? Infinity) <= MAX_PUBLISHED_FILE_BYTES,
+      (sha) => !/^0+$/.test(sha) && (sizes.get(sha) ?? Infinity) <= MAX_PUBLISHED_FILE_BYTES,
     );
     const contents = await readBlobs(readable);
 
     const changed = (list: RawEntry[]): ChangedPath[] =>
       list.map((entry) => {
-        const sizes = [blobs.get(entry.oldSha)?.size ?? 0, blobs.get(entry.newSha)?.size ?? 0];
+        const bytes = Math.max(sizes.get(entry.oldSha) ?? 0, sizes.get(entry.newSha) ?? 0);
         const counted = lines.get(entry.path) ?? lineCount(contents.get(entry.oldSha)) + lineCount(contents.get(entry.newSha));
-        const result: ChangedPath = { path: entry.path, status: entry.status, oldMode: entry.oldMode, newMode: entry.newMode, lines: counted, bytes: Math.max(...sizes) };
+        const result: ChangedPath = { path: entry.path, status: entry.status, oldMode: entry.oldMode, newMode: entry.newMode, lines: counted, bytes };
         if (entry.newMode === "120000") result.symlinkTarget = contents.get(entry.newSha)?.toString("utf8") ?? "";
         return result;
       });
@@ -147,15 +146,9 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
   async function readBlobs(shas: readonly string[]): Promise<Map<string, Buffer>> {
     const out = new Map<string, Buffer>();
     if (shas.length === 0) return out;
-    const result = await execa("git", [...hardeningArgs(), "cat-file", "--batch"], {
-      env: hostGitEnv(git.gitHome, { repo }),
-      extendEnv: false,
-      input: `${shas.join("\n")}\n`,
-      encoding: "buffer",
-      maxBuffer: 512 * 1024 * 1024,
-      cwd: git.gitHome,
-    });
-    const buffer = Buffer.from(result.stdout);
+    const result = await git.runBytes({ args: ["cat-file", "--batch"], repo, input: `${shas.join("\n")}\n`, maxBytes: 512 * 1024 * 1024 });
+    if (result.exitCode !== 0) throw new TackleError("push_refused", "the files to publish could not be read back");
+    const buffer = result.stdout;
     let position = 0;
     while (position < buffer.length) {
       const newline = buffer.indexOf(10, position);
@@ -187,27 +180,24 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
  */
 export async function indexPack(
   git: HostGit,
-  options: { to: GitRepoLocation; pack: Buffer; tip: string; signal?: AbortSignal; extraConfig?: readonly string[] },
+  options: { to: GitRepoLocation; pack: Buffer; tip: string; signal?: AbortSignal },
 ): Promise<string> {
   assertSha(options.tip, "the commit to publish");
-  const indexed = await execa("git", [...hardeningArgs(), ...(options.extraConfig ?? []), "index-pack", "--stdin", "--strict", "--fix-thin", `--max-input-size=${MAX_PACK_BYTES}`], {
-    env: hostGitEnv(git.gitHome, { repo: options.to }),
-    extendEnv: false,
-    reject: false,
-    cwd: git.gitHome,
-    input: options.pack,
-    timeout: INDEX_TIMEOUT_MS,
-    ...(options.signal ? { cancelSignal: options.signal } : {}),
+  const indexed = await git.runBytes({
+    args: ["index-pack", "--stdin", "--strict", "--fix-thin", `--max-input-size=${MAX_PACK_BYTES}`],
+    repo: options.to,
+    bytes: options.pack,
+    timeoutMs: INDEX_TIMEOUT_MS,
+    ...(options.signal ? { signal: options.signal } : {}),
   });
-  if (indexed.isCanceled) throw new TackleError("aborted", "indexing the commits to publish was cancelled");
   if (indexed.exitCode !== 0) {
     // index-pack reads only the pack's bytes; its message names objects, not host files.
-    throw new TackleError("push_refused", `the commits to publish are broken or incomplete: ${String(indexed.stderr).trim().slice(-300)}`);
+    throw new TackleError("push_refused", `the commits to publish are broken or incomplete: ${indexed.timedOut ? "timed out" : indexed.stderr.trim().slice(-300)}`);
   }
   const present = await git.run({ args: ["cat-file", "-e", `${options.tip}^{commit}`], repo: options.to, okExitCodes: [0, 1, 128] });
   if (present.exitCode !== 0) throw new TackleError("push_refused", `${options.tip} is not a commit that can be published`);
   // "pack\t<hash>" (or "keep\t<hash>"): the name of the pack written.
-  return String(indexed.stdout).trim().split(/\s+/).at(-1) ?? "";
+  return indexed.stdout.toString("utf8").trim().split(/\s+/).at(-1) ?? "";
 }
 
 /**
@@ -222,19 +212,16 @@ export async function transferCommits(
   assertSha(tip, "the commit to copy");
   for (const sha of exclude) assertSha(sha, "an excluded commit");
   const revs = exclude.length > 0 ? `${tip}\n--not\n${exclude.join("\n")}\n` : `${tip}\n`;
-  const pack = await execa("git", [...hardeningArgs(), "pack-objects", "--stdout", "--revs", "--quiet"], {
-    env: hostGitEnv(git.gitHome, { repo: options.from }),
-    extendEnv: false,
-    reject: false,
-    cwd: git.gitHome,
+  const pack = await git.runBytes({
+    args: ["pack-objects", "--stdout", "--revs", "--quiet"],
+    repo: options.from,
     input: revs,
-    encoding: "buffer",
-    maxBuffer: MAX_PACK_BYTES,
-    timeout: INDEX_TIMEOUT_MS,
-    ...(options.signal ? { cancelSignal: options.signal } : {}),
+    maxBytes: MAX_PACK_BYTES,
+    timeoutMs: INDEX_TIMEOUT_MS,
+    ...(options.signal ? { signal: options.signal } : {}),
   });
-  if (pack.exitCode !== 0) throw new TackleError("workspace", `git pack-objects failed: ${Buffer.from(pack.stderr).toString("utf8").trim().slice(-300)}`);
-  return indexPack(git, { to: options.to, pack: Buffer.from(pack.stdout), tip, ...(options.signal ? { signal: options.signal } : {}) });
+  if (pack.exitCode !== 0) throw new TackleError("workspace", `git pack-objects failed: ${pack.stderr.trim().slice(-300)}`);
+  return indexPack(git, { to: options.to, pack: pack.stdout, tip, ...(options.signal ? { signal: options.signal } : {}) });
 }
 
 interface RawEntry {
