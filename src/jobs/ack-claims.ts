@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "../logging/logger.js";
+import { sleep } from "../util/sleep.js";
 import { connectRedis, redisUnavailable } from "./redis-connection.js";
 
 /**
@@ -24,15 +25,6 @@ const CLAIMED = "claimed";
 /** Claims outlive any job and its retries. */
 const TTL_SECONDS = 7 * 24 * 3600;
 const POLL_MS = 250;
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
-  });
 
 async function poll(read: () => Promise<string | null | undefined>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<number | null> {
   const deadline = Date.now() + options.timeoutMs;

@@ -11,6 +11,7 @@ import { issueBranchName, type JobData } from "../jobs/job-data.js";
 import type { Logger } from "../logging/logger.js";
 import { sanitizeUntrustedText } from "../util/sanitize-untrusted-text.js";
 import { createRedactor } from "../util/redact.js";
+import { sleep } from "../util/sleep.js";
 import type { PrepareOptions, Workspace } from "../workspace/index.js";
 import { githubIssuePort, githubPullsPort, ensureFixesLine } from "./github-ports.js";
 import { createGitHubApprovalHandler } from "./approval-handler.js";
@@ -442,16 +443,6 @@ async function resolveTrackingComment(
     }
   }
   return findTrackingComment(github, data.repo, data.number, data.jobId, log);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
-  });
 }
 
 /**
