@@ -31,7 +31,7 @@ describe("a burst on one installation", () => {
       queueOptions: { lockDurationMs: 2000, stalledIntervalMs: 1000, concurrency: 2 },
     });
     const harness = h;
-    const issues = Array.from({ length: 12 }, (_, i) => harness.gh.addIssue({ owner: OWNER, repo: REPO, title: `Burst ${i + 1}` }));
+    const issues = Array.from({ length: 12 }, (_, i) => harness.gh.addIssue({ owner: OWNER, repo: REPO, title: `Burst ${i + 1} of 12` }));
     const sent = Date.now();
     const answers = await Promise.all(issues.map((issue) => assign(harness, issue.number)));
     expect(answers.map((a) => a.status)).toEqual(issues.map(() => 200));
@@ -43,6 +43,13 @@ describe("a burst on one installation", () => {
     const commentsByThen = harness.gh.requests({ method: "POST", path: /\/issues\/\d+\/comments$/ }).filter((r) => r.at <= firstRequestAt).length;
     expect(commentsByThen).toBeLessThan(12);
     expect(firstRequestAt - sent).toBeGreaterThan(0);
+    // The job that reached the model first did so before its own tracking comment was out: before,
+    // a job waited for its comment, so this could not happen.
+    const firstRequest = harness.model.requests.find((r) => r.at === firstRequestAt)!;
+    const firstIssue = issues.find((issue) => JSON.stringify(firstRequest.body.messages?.[0] ?? "").includes(issue.title))!;
+    expect(firstIssue).toBeDefined();
+    const ownComment = harness.gh.requests({ method: "POST", path: new RegExp(`/issues/${firstIssue.number}/comments$`) })[0];
+    expect(ownComment === undefined || ownComment.at > firstRequestAt).toBe(true);
 
     // Redis goes away and comes back while jobs and acknowledgements are in flight.
     await redis.stop();
