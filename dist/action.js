@@ -22157,10 +22157,10 @@ var init_values = __esm({
 });
 
 // node_modules/@anthropic-ai/sdk/internal/utils/sleep.mjs
-var sleep;
+var sleep2;
 var init_sleep = __esm({
   "node_modules/@anthropic-ai/sdk/internal/utils/sleep.mjs"() {
-    sleep = (ms, signal) => new Promise((resolve3) => {
+    sleep2 = (ms, signal) => new Promise((resolve3) => {
       if (signal?.aborted)
         return resolve3();
       const onAbort = () => {
@@ -28983,7 +28983,7 @@ var init_poller = __esm({
                 const wait2 = applyJitter(backoff2(attempt));
                 log.warn("poll failed, backing off", { error: String(e), backoff_ms: wait2 });
                 attempt++;
-                await sleep(wait2, __classPrivateFieldGet(this, _WorkPoller_controller, "f").signal);
+                await sleep2(wait2, __classPrivateFieldGet(this, _WorkPoller_controller, "f").signal);
                 continue;
               }
               attempt = 0;
@@ -28991,7 +28991,7 @@ var init_poller = __esm({
                 if (__classPrivateFieldGet(this, _WorkPoller_drain, "f"))
                   return;
                 idle.onEmptyPoll();
-                await sleep(jitter(1e3, 3e3), __classPrivateFieldGet(this, _WorkPoller_controller, "f").signal);
+                await sleep2(jitter(1e3, 3e3), __classPrivateFieldGet(this, _WorkPoller_controller, "f").signal);
                 continue;
               }
               idle.onClaim();
@@ -29536,7 +29536,7 @@ var init_SessionToolRunner = __esm({
             });
           }
           ctrl.signal.throwIfAborted();
-          await sleep(backoff3, ctrl.signal);
+          await sleep2(backoff3, ctrl.signal);
           backoff3 = Math.min(backoff3 * 2, STREAM_BACKOFF_CAP_MS);
         }
       }, _SessionToolRunner_reconcile = /**
@@ -29858,7 +29858,7 @@ var init_SessionToolRunner = __esm({
               backoff_ms: waitMs,
               error: String(e)
             });
-            await sleep(waitMs, ctrl.signal);
+            await sleep2(waitMs, ctrl.signal);
           }
         }
         __classPrivateFieldGet(this, _SessionToolRunner_logger, "f").error("failed to send tool result", {
@@ -29871,7 +29871,7 @@ var init_SessionToolRunner = __esm({
       async function _SessionToolRunner_drain2() {
         if (__classPrivateFieldGet(this, _SessionToolRunner_inFlightCount, "f") === 0)
           return;
-        await Promise.race([new Promise((r) => __classPrivateFieldSet(this, _SessionToolRunner_onIdle, r, "f")), sleep(DRAIN_TIMEOUT_MS)]);
+        await Promise.race([new Promise((r) => __classPrivateFieldSet(this, _SessionToolRunner_onIdle, r, "f")), sleep2(DRAIN_TIMEOUT_MS)]);
         __classPrivateFieldSet(this, _SessionToolRunner_onIdle, null, "f");
         if (__classPrivateFieldGet(this, _SessionToolRunner_inFlightCount, "f") > 0) {
           __classPrivateFieldGet(this, _SessionToolRunner_logger, "f").warn("drain timeout exceeded");
@@ -32547,7 +32547,7 @@ async function heartbeatLoop(client, work, lease, logger, requestOptions, onLeas
   };
   await beat();
   while (!lease.signal.aborted) {
-    await sleep(intervalMs, lease.signal);
+    await sleep2(intervalMs, lease.signal);
     lease.signal.throwIfAborted();
     await beat();
   }
@@ -54550,7 +54550,7 @@ var init_client = __esm({
             const maxRetries = options2.maxRetries ?? this.maxRetries;
             timeoutMillis = this.calculateDefaultRetryTimeoutMillis(retriesRemaining, maxRetries);
           }
-          await sleep(timeoutMillis, options2.signal ?? void 0);
+          await sleep2(timeoutMillis, options2.signal ?? void 0);
           return this.makeRequest(options2, retriesRemaining - 1, requestLogID, span);
         }
         calculateDefaultRetryTimeoutMillis(retriesRemaining, maxRetries) {
@@ -83135,6 +83135,20 @@ async function freezeFor(github, trigger, allowedBots, log) {
 // src/worker/process-job.ts
 import path7 from "node:path";
 
+// src/util/sleep.ts
+function sleep(ms, signal) {
+  return new Promise((resolve3) => {
+    if (signal?.aborted) return resolve3();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve3();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
 // src/agent/tools/tool.ts
 function isReadOnly(effects) {
   return effects.writes === void 0 && effects.runs === void 0 && (effects.git === void 0 || effects.git === "read") && effects.publishes === void 0 && effects.issue !== "write" && effects.session === void 0;
@@ -86136,7 +86150,7 @@ function createAnthropicClient(options2 = {}) {
         } catch (error62) {
           const mapped = streaming ? toStreamFailure(error62, signal) : toTackleError(error62, signal);
           if (!(streaming && mapped.retryable && attempt < maxRetries)) throw mapped;
-          await sleep2(backoffMs(attempt), signal);
+          await sleep3(backoffMs(attempt), signal);
         }
       }
     }
@@ -86175,7 +86189,7 @@ function backoffMs(attempt) {
   const base2 = Math.min(8e3, 500 * 2 ** attempt);
   return base2 * (0.75 + Math.random() * 0.25);
 }
-function sleep2(ms, signal) {
+function sleep3(ms, signal) {
   return new Promise((resolve3, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
@@ -86880,20 +86894,11 @@ async function resolveTrackingComment(github, data, claims, signal, log) {
           break;
         }
         log.warn({ err: errorMessage(error62), retryInMs: wait2 }, "could not consult the acknowledgement claims; asking again");
-        await sleep3(wait2, signal);
+        await sleep(wait2, signal);
       }
     }
   }
   return findTrackingComment(github, data.repo, data.number, data.jobId, log);
-}
-function sleep3(ms, signal) {
-  return new Promise((resolve3) => {
-    const timer = setTimeout(resolve3, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve3();
-    }, { once: true });
-  });
 }
 function githubSink(github, repo, number4, initialId, onCreated = () => void 0) {
   let commentId;
@@ -93950,7 +93955,7 @@ function redactToken(text, token) {
 function createHostGit(options2) {
   const { gitHome, logger } = options2;
   let homeReady;
-  async function run2(command) {
+  async function spawnGit(command, input3, maxBuffer) {
     homeReady ??= mkdir4(gitHome, { recursive: true, mode: 493 });
     await homeReady;
     const args = [...hardeningArgs(), ...protocolArgs(command.protocols), ...command.args];
@@ -93964,15 +93969,29 @@ function createHostGit(options2) {
       env: hostGitEnv(gitHome, envOptions),
       extendEnv: false,
       reject: false,
-      ...command.input !== void 0 ? { input: command.input } : { stdin: "ignore" },
+      ...input3 !== void 0 ? { input: input3 } : { stdin: "ignore" },
       timeout: command.timeoutMs ?? 6e5,
       ...command.signal ? { cancelSignal: command.signal } : {},
-      maxBuffer: 256 * 1024 * 1024,
+      maxBuffer,
+      encoding: "buffer",
       stripFinalNewline: false
     });
-    const stdout = String(result.stdout ?? "");
-    const stderr = String(result.stderr ?? "");
     if (result.isCanceled) throw new TackleError("aborted", `git ${command.args[0] ?? ""} was cancelled`);
+    return result;
+  }
+  async function runBytes(command) {
+    const result = await spawnGit(command, command.bytes ?? command.input, command.maxBytes ?? 256 * 1024 * 1024);
+    return {
+      stdout: Buffer.from(result.stdout ?? new Uint8Array()),
+      stderr: Buffer.from(result.stderr ?? new Uint8Array()).toString("utf8"),
+      exitCode: result.timedOut ? -1 : result.exitCode ?? -1,
+      timedOut: result.timedOut
+    };
+  }
+  async function run2(command) {
+    const result = await spawnGit(command, command.input, 256 * 1024 * 1024);
+    const stdout = Buffer.from(result.stdout ?? new Uint8Array()).toString("utf8");
+    const stderr = Buffer.from(result.stderr ?? new Uint8Array()).toString("utf8");
     const exitCode = result.exitCode ?? -1;
     if (result.timedOut || !(command.okExitCodes ?? [0]).includes(exitCode)) {
       const reason = result.timedOut ? "timed out" : `exited with ${exitCode}`;
@@ -93983,7 +94002,7 @@ function createHostGit(options2) {
     }
     return { stdout, stderr, exitCode };
   }
-  return { gitHome, run: run2 };
+  return { gitHome, run: run2, runBytes };
 }
 function assertBranchNameShape(name2) {
   if (name2.length === 0 || name2.startsWith("-") || name2.includes("@{") || name2.includes("..") || name2 === "HEAD" || /[\s\\~^:?*[\x00-\x1f\x7f]/.test(name2)) {
@@ -94254,7 +94273,7 @@ async function createPublishRepo(git, dir, alternates, templateDir) {
     const lines = new Map(parseNumstat(numstat.stdout).flatMap((entry) => entry.lines === null ? [] : [[entry.path, entry.lines]]));
     const commitList = commits.stdout.split("\n").filter((line) => SHA.test(line));
     const perCommit = await commitTrees(commitList.filter((commit) => commit !== tip), from, base2);
-    const blobs = /* @__PURE__ */ new Map();
+    const sizes = /* @__PURE__ */ new Map();
     const wanted = /* @__PURE__ */ new Set();
     for (const entry of [...entries, ...perCommit]) {
       for (const [mode, sha] of [[entry.oldMode, entry.oldSha], [entry.newMode, entry.newSha]]) {
@@ -94262,23 +94281,23 @@ async function createPublishRepo(git, dir, alternates, templateDir) {
       }
     }
     if (wanted.size > 0) {
-      const sizes = await run2(["cat-file", "--batch-check=%(objectname) %(objectsize)"], [0], `${[...wanted].join("\n")}
+      const checked = await run2(["cat-file", "--batch-check=%(objectname) %(objectsize)"], [0], `${[...wanted].join("\n")}
 `);
-      for (const line of sizes.stdout.split("\n")) {
+      for (const line of checked.stdout.split("\n")) {
         const [sha, size] = line.split(" ");
-        if (sha && size && /^\d+$/.test(size)) blobs.set(sha, { size: Number(size) });
+        if (sha && size && /^\d+$/.test(size)) sizes.set(sha, Number(size));
       }
     }
     const toCount = entries.filter((entry) => lines.get(entry.path) === void 0);
     const symlinks = [...entries, ...perCommit].filter((entry) => entry.newMode === "120000");
     const readable2 = [.../* @__PURE__ */ new Set([...toCount.flatMap((e) => [e.oldSha, e.newSha]), ...symlinks.map((e) => e.newSha)])].filter(
-      (sha) => !/^0+$/.test(sha) && (blobs.get(sha)?.size ?? Infinity) <= MAX_PUBLISHED_FILE_BYTES
+      (sha) => !/^0+$/.test(sha) && (sizes.get(sha) ?? Infinity) <= MAX_PUBLISHED_FILE_BYTES
     );
     const contents = await readBlobs(readable2);
     const changed = (list) => list.map((entry) => {
-      const sizes = [blobs.get(entry.oldSha)?.size ?? 0, blobs.get(entry.newSha)?.size ?? 0];
+      const bytes = Math.max(sizes.get(entry.oldSha) ?? 0, sizes.get(entry.newSha) ?? 0);
       const counted = lines.get(entry.path) ?? lineCount(contents.get(entry.oldSha)) + lineCount(contents.get(entry.newSha));
-      const result = { path: entry.path, status: entry.status, oldMode: entry.oldMode, newMode: entry.newMode, lines: counted, bytes: Math.max(...sizes) };
+      const result = { path: entry.path, status: entry.status, oldMode: entry.oldMode, newMode: entry.newMode, lines: counted, bytes };
       if (entry.newMode === "120000") result.symlinkTarget = contents.get(entry.newSha)?.toString("utf8") ?? "";
       return result;
     });
@@ -94295,16 +94314,10 @@ async function createPublishRepo(git, dir, alternates, templateDir) {
   async function readBlobs(shas) {
     const out = /* @__PURE__ */ new Map();
     if (shas.length === 0) return out;
-    const result = await execa("git", [...hardeningArgs(), "cat-file", "--batch"], {
-      env: hostGitEnv(git.gitHome, { repo }),
-      extendEnv: false,
-      input: `${shas.join("\n")}
-`,
-      encoding: "buffer",
-      maxBuffer: 512 * 1024 * 1024,
-      cwd: git.gitHome
-    });
-    const buffer = Buffer.from(result.stdout);
+    const result = await git.runBytes({ args: ["cat-file", "--batch"], repo, input: `${shas.join("\n")}
+`, maxBytes: 512 * 1024 * 1024 });
+    if (result.exitCode !== 0) throw new TackleError("push_refused", "the files to publish could not be read back");
+    const buffer = result.stdout;
     let position = 0;
     while (position < buffer.length) {
       const newline = buffer.indexOf(10, position);
@@ -94328,22 +94341,19 @@ async function createPublishRepo(git, dir, alternates, templateDir) {
 }
 async function indexPack(git, options2) {
   assertSha(options2.tip, "the commit to publish");
-  const indexed = await execa("git", [...hardeningArgs(), ...options2.extraConfig ?? [], "index-pack", "--stdin", "--strict", "--fix-thin", `--max-input-size=${MAX_PACK_BYTES}`], {
-    env: hostGitEnv(git.gitHome, { repo: options2.to }),
-    extendEnv: false,
-    reject: false,
-    cwd: git.gitHome,
-    input: options2.pack,
-    timeout: INDEX_TIMEOUT_MS,
-    ...options2.signal ? { cancelSignal: options2.signal } : {}
+  const indexed = await git.runBytes({
+    args: ["index-pack", "--stdin", "--strict", "--fix-thin", `--max-input-size=${MAX_PACK_BYTES}`],
+    repo: options2.to,
+    bytes: options2.pack,
+    timeoutMs: INDEX_TIMEOUT_MS,
+    ...options2.signal ? { signal: options2.signal } : {}
   });
-  if (indexed.isCanceled) throw new TackleError("aborted", "indexing the commits to publish was cancelled");
   if (indexed.exitCode !== 0) {
-    throw new TackleError("push_refused", `the commits to publish are broken or incomplete: ${String(indexed.stderr).trim().slice(-300)}`);
+    throw new TackleError("push_refused", `the commits to publish are broken or incomplete: ${indexed.timedOut ? "timed out" : indexed.stderr.trim().slice(-300)}`);
   }
   const present = await git.run({ args: ["cat-file", "-e", `${options2.tip}^{commit}`], repo: options2.to, okExitCodes: [0, 1, 128] });
   if (present.exitCode !== 0) throw new TackleError("push_refused", `${options2.tip} is not a commit that can be published`);
-  return String(indexed.stdout).trim().split(/\s+/).at(-1) ?? "";
+  return indexed.stdout.toString("utf8").trim().split(/\s+/).at(-1) ?? "";
 }
 function parseRawDiff(output2) {
   const fields = output2.split("\0");
