@@ -145,6 +145,7 @@ export async function processJob(
 ): Promise<JobOutcome> {
   const job = await openJob(data, deps, signal);
   const { log, redact, startedAt } = job;
+  log.info({ attempt: attempt.attempt, queuedMs: startedAt - Date.parse(data.enqueuedAt) }, "job started");
   let tracker: Tracker | undefined;
   // The command the comments advertise: the repo's own phrase once its config is read.
   const trackerFor = (commandName: string | null) => (tracker ??= createTracker({ jobId: data.jobId, clock: deps.clock, logger: log, commandName, sink: job.sink }));
@@ -161,7 +162,14 @@ export async function processJob(
   let workspaceStart: Promise<Workspace | null> | undefined;
   try {
     const inputs = readJobInputs(job);
-    workspaceStart = inputs.target.then((target) => (target.ok ? prepareWorkspace(job, target, stopWorkspace.signal) : null));
+    workspaceStart = inputs.target.then(async (target) => {
+      if (!target.ok) return null;
+      const preparing = deps.clock();
+      const workspace = await prepareWorkspace(job, target, stopWorkspace.signal);
+      // Where the time to the first model turn goes: the wait for the target, then the workspace step.
+      log.info({ sinceStartMs: preparing - startedAt, workspaceMs: deps.clock() - preparing }, "workspace ready");
+      return workspace;
+    });
     // Settled here so an early return below never leaves an unhandled rejection behind.
     workspaceStart.catch(() => undefined);
 
@@ -177,12 +185,11 @@ export async function processJob(
     tracking.update({ phase: "working", step: "preparing the workspace", todos: [], startedAt, unsandboxed: deps.settings.sandbox === "off" });
     const workspace = await workspaceStart;
     if (!workspace) throw new TackleError("workspace", "the workspace was not prepared");
-    try {
-      const ending = await runAndPublish(job, admitted, workspace, tracking, attempt);
-      return await finish(ending, commandName);
-    } finally {
-      await workspace.dispose().catch((error: unknown) => log.warn({ err: error }, "workspace cleanup failed"));
-    }
+    // A throw here is caught below, which puts the workspace away.
+    const ending = await runAndPublish(job, admitted, workspace, tracking, attempt);
+    // The checkout is put away while the final edit waits its turn in GitHub's write spacing.
+    const [outcome] = await Promise.all([finish(ending, commandName), disposeWorkspace(workspaceStart, log)]);
+    return outcome;
   } catch (error) {
     if (workspaceStart) await disposeWorkspace(workspaceStart, log);
     return await endInError(job, trackerFor(defaultCommandName(deps)), error, attempt);
@@ -199,6 +206,7 @@ function defaultCommandName(deps: ProcessJobDeps): string | null {
 
 /** The job's client, redactor and tracking comment; the comment is resolved in the background. */
 async function openJob(data: JobData, deps: ProcessJobDeps, signal: AbortSignal): Promise<JobContext> {
+  const startedAt = deps.clock();
   const repo: RepoRef = data.repo;
   const log = deps.logger.child({ jobId: data.jobId, repo: `${repo.owner}/${repo.name}`, issue: data.number });
   const client = await deps.github(data);
@@ -215,19 +223,20 @@ async function openJob(data: JobData, deps: ProcessJobDeps, signal: AbortSignal)
   const sink = githubSink(github, repo, data.number, commentId, (id) => {
     void deps.claims?.setComment(data.jobId, id).catch((error: unknown) => log.warn({ err: errorMessage(error) }, "could not record the tracking comment"));
   });
-  return { data, deps, signal, repo, log, github, redact, startedAt: deps.clock(), sink };
+  return { data, deps, signal, repo, log, github, redact, startedAt, sink };
 }
 
 function readJobInputs(job: JobContext): JobInputs {
   const { github, repo, data } = job;
-  const repoInfo = github.getRepo(repo);
-  const defaultBranch = repoInfo.then((info) => info.defaultBranch);
+  const defaultBranch = github.getRepo(repo).then((info) => info.defaultBranch);
+  // The target is asked first and beside the repository read: the workspace waits for it alone.
+  const target = resolveTarget(github, repo, data, defaultBranch);
   const inputs: JobInputs = {
+    target,
     issue: github.getIssue(repo, data.number),
     defaultBranch,
     config: defaultBranch.then(async (branch) => parseRepoConfig(await github.getFile(repo, REPO_CONFIG_PATH, branch))),
     instructionFiles: defaultBranch.then((branch) => readInstructionFiles(github, repo, branch)),
-    target: defaultBranch.then((branch) => resolveTarget(github, repo, data, branch)),
   };
   for (const promise of Object.values(inputs) as Array<Promise<unknown>>) promise.catch(() => undefined);
   return inputs;
@@ -483,7 +492,7 @@ type Target =
   | { ok: false; reason: string; reply: string };
 
 /** Which branch the job works on: the PR's own head (same repository only), or tackle/issue-N. */
-async function resolveTarget(github: GitHubClient, repo: RepoRef, data: JobData, defaultBranch: string): Promise<Target> {
+async function resolveTarget(github: GitHubClient, repo: RepoRef, data: JobData, defaultBranch: Promise<string>): Promise<Target> {
   if (data.isPullRequest) {
     const pull = await github.getPull(repo, data.number);
     const own = `${repo.owner}/${repo.name}`.toLowerCase();
@@ -505,11 +514,11 @@ async function resolveTarget(github: GitHubClient, repo: RepoRef, data: JobData,
     };
   }
   const branch = issueBranchName(data.number);
-  const open = await github.findOpenPull(repo, branch);
+  const [open, baseBranch] = await Promise.all([github.findOpenPull(repo, branch), defaultBranch]);
   return {
     ok: true,
     branch,
-    baseBranch: defaultBranch,
+    baseBranch,
     startFrom: open ? "existing" : "base",
     existingPull: null,
   };

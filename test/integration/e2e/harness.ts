@@ -9,7 +9,7 @@ import { createJobRuntime } from "../../../src/main/runtime.js";
 import { createTackleApp, WEBHOOK_PATH, type TackleApp } from "../../../src/main/server.js";
 import type { ProcessJobDeps } from "../../../src/worker/process-job.js";
 import type { OctokitSettings } from "../../../src/github/index.js";
-import { silentLogger } from "../../../src/logging/logger.js";
+import { silentLogger, type Logger } from "../../../src/logging/logger.js";
 import { startFakeAnthropic, startFakeGitHub, type FakeAnthropic, type FakeGitHub, type ScriptedModel, type ScriptedTurn } from "../../fakes/index.js";
 
 export const OWNER = "octo";
@@ -106,6 +106,8 @@ export async function startHarness(options: {
   queueOptions?: { lockDurationMs?: number; stalledIntervalMs?: number; concurrency?: number };
   /** How long policy questions wait. @defaultValue each repo's approval_timeout_minutes */
   approvalTimeoutMs?: number;
+  /** Where the app logs (the burst bench reads the jobs' phase timings from it). @defaultValue silent */
+  logger?: Logger;
 }): Promise<Harness> {
   const gh = await startFakeGitHub();
   await gh.addRepo({ owner: OWNER, name: REPO, files: await demoRepoFiles() });
@@ -123,7 +125,7 @@ export async function startHarness(options: {
   };
   const app = await createTackleApp(env, {
     withWorker: options.withWorker ?? false,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     octokit: options.octokit ?? { throttle: false, retry: false },
     ...(options.queueOptions ? { queueOptions: options.queueOptions } : {}),
     ...(options.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: options.approvalTimeoutMs }),
