@@ -1,5 +1,6 @@
 /** The only layer that spawns processes or touches the disk (transcripts aside). */
-export { createRepoCache, type PrepareOptions, type RepoCache, type RepoCacheOptions, type RepoCacheStats } from "./repo-cache.js";
+export { createRepoCache, type PrepareOptions, type RepoCache, type RepoCacheOptions } from "./repo-cache.js";
+export type { RepoCacheStats } from "./cache-cleanup.js";
 export { openLocalWorkspace, type LocalWorkspaceOptions } from "./local-workspace.js";
 export { DEFAULT_AUTHOR, type CommitAuthor, type Workspace } from "./workspace.js";
 export { detectSandbox, type SandboxSupport } from "./detect-sandbox.js";

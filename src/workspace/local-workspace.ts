@@ -2,14 +2,15 @@ import { lchown, lstat, mkdir, readdir, readFile, stat, writeFile } from "node:f
 import path from "node:path";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
-import { chownTree, exists, removeTree } from "./fs-util.js";
+import { buildWorkspace, type PublishTarget } from "./build-workspace.js";
+import { checkoutPaths, claimCheckout, removeCheckout, type CheckoutPaths } from "./checkout-paths.js";
+import { exists } from "./fs-util.js";
 import { createHostGit, validateBranchName, type GitRepoLocation, type HostGit } from "./git-host.js";
-import { currentOwner, isCurrentProcess, isOwnerAlive, parseOwnerRecord } from "./owner-record.js";
-import { createCheckoutReader } from "./git-port.js";
-import { createPublishRepo, transferCommits, verifiedTip, type PublishRepo } from "./publish-repo.js";
+import { isOwnerAlive, parseOwnerRecord } from "./owner-record.js";
+import { transferCommits } from "./publish-repo.js";
 import { isRoot, type SandboxIdentity, type SandboxMode } from "./sandbox.js";
 import { DEFAULT_IDENTITY } from "./sandbox-plan.js";
-import { assemblePorts, DEFAULT_AUTHOR, type CommitAuthor, type Workspace } from "./workspace.js";
+import { DEFAULT_AUTHOR, type CommitAuthor, type Workspace } from "./workspace.js";
 
 export interface LocalWorkspaceOptions {
   /** The user's repository (any directory inside it). */
@@ -51,17 +52,19 @@ export async function openLocalWorkspace(options: LocalWorkspaceOptions): Promis
   }
 
   const slug = branch.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+/, "");
-  const root = path.join(home, "local", slug);
-  const paths = { root, metaPath: `${root}.json`, homeDir: `${root}.home`, publishDir: `${root}.publish` };
-  await mkdir(path.dirname(root), { recursive: true });
-  await pruneStaleLocal(path.dirname(root));
-  await clearLeftover(paths);
-  await writeFile(paths.metaPath, JSON.stringify({ ...(await currentOwner()), branch }));
+  const paths = checkoutPaths(path.join(home, "local", slug));
+  await mkdir(path.dirname(paths.root), { recursive: true });
+  await pruneStaleLocal(path.dirname(paths.root));
+  // What a crashed run with the same branch name left is removed; a live run's is refused.
+  await claimCheckout(paths, { branch }, {
+    staleAfterMs: STALE_AFTER_MS,
+    inUse: (owner) => new TackleError("workspace", `${paths.root} is in use by another run (pid ${owner.pid})`),
+  });
 
   try {
-    return await openPrivateRepo(git, { ...options, home, templateDir, user, branch, ...paths });
+    return await openPrivateRepo(git, { ...options, templateDir, user, branch, paths });
   } catch (error) {
-    await removeLocal(paths);
+    await removeCheckout(paths);
     throw error;
   }
 }
@@ -130,9 +133,10 @@ async function worldReadable(dir: string): Promise<boolean> {
 
 async function openPrivateRepo(
   git: HostGit,
-  o: LocalWorkspaceOptions & { home: string; templateDir: string; user: UserRepo; branch: string; root: string; metaPath: string; homeDir: string; publishDir: string },
+  o: LocalWorkspaceOptions & { templateDir: string; user: UserRepo; branch: string; paths: CheckoutPaths },
 ): Promise<Workspace> {
-  const { user, branch, root } = o;
+  const { user, branch, paths } = o;
+  const root = paths.root;
   const gitDir = path.join(root, ".git");
   const repo: GitRepoLocation = { gitDir, workTree: root };
   // As root, commands run as the repository's owner (never root): a root-owned repository gets the default identity.
@@ -155,78 +159,38 @@ async function openPrivateRepo(
     await git.run({ args: ["branch", "--force", "--no-track", user.baseBranch, user.headSha], repo });
   }
 
-  const hooksDir = path.join(gitDir, "hooks");
-  await mkdir(hooksDir, { recursive: true });
-  await mkdir(o.homeDir, { recursive: true, mode: 0o700 });
-  const protectedPaths = [path.join(gitDir, "config"), hooksDir, alternates];
-  if (owner) {
-    await chownTree(root, owner);
-    await chownTree(o.homeDir, owner);
-    for (const p of protectedPaths) await chownTree(p, { uid: 0, gid: 0 });
-  }
-
-  const ports = assemblePorts({
-    root,
-    repo,
-    mode: o.sandbox,
-    owner,
-    extraReadOnly: borrow ? user.objectDirs : [],
-    extraWritable: [gitDir],
-    readOnlyInside: protectedPaths,
-    homeDir: o.homeDir,
-    author: o.author ?? DEFAULT_AUTHOR,
-    ...(o.logger ? { logger: o.logger } : {}),
-  });
-
-  let publish: PublishRepo | undefined;
-  let handedOver: string | null = null;
-  let disposed: Promise<void> | undefined;
-  const reader = createCheckoutReader({ sandbox: ports.exec, repo: { ...repo, workTree: root } });
-
-  return {
-    root: ports.fs.root,
+  return buildWorkspace({
+    git,
+    paths,
     branch,
     baseBranch: user.baseBranch,
     baseSha: user.headSha,
     startSha: user.headSha,
-    ...ports,
-    sandboxed: ports.exec.sandboxed,
+    sandbox: o.sandbox,
+    owner,
+    borrowed: borrow ? user.objectDirs : [],
+    templateDir: o.templateDir,
+    author: o.author ?? DEFAULT_AUTHOR,
+    ...(o.logger ? { logger: o.logger } : {}),
+    publish: handOver(git, user, branch),
+  });
+}
 
-    /** The hand-over: the checked commit into the user's repository, as one pack and one new ref. */
-    async push({ verify, signal }) {
-      publish ??= await createPublishRepo(git, o.publishDir, user.objectDirs.slice(0, 1), o.templateDir);
-      const { sha } = await verifiedTip({
-        publish,
-        reader,
-        branch,
-        from: user.headSha,
-        exclude: [user.headSha],
-        verify,
-        ...(signal ? { signal } : {}),
-      });
-      if (sha === handedOver) return { sha, pushed: false };
+/** The hand-over: the checked commit into the user's repository, as one pack and one new ref. */
+function handOver(git: HostGit, user: UserRepo, branch: string): PublishTarget {
+  return {
+    alternates: user.objectDirs.slice(0, 1),
+    from: user.headSha,
+    current: null,
+    async deliver({ publish, sha, previous }) {
       // Hooks, fsmonitor and reflogs off: nothing runs, and nothing but the pack and the ref is written.
       const pack = await transferCommits(git, { from: { gitDir: publish.gitDir }, to: { gitDir: user.commonDir }, tip: sha, exclude: [user.headSha] });
       await git.run({
-        args: ["-c", "core.logAllRefUpdates=false", "update-ref", `refs/heads/${branch}`, sha, handedOver ?? ""],
+        args: ["-c", "core.logAllRefUpdates=false", "update-ref", `refs/heads/${branch}`, sha, previous ?? ""],
         repo: { gitDir: user.commonDir },
       });
       // Written as root into someone else's repository: give what was written (and only that) to its owner.
       if (isRoot() && user.owner.uid !== 0) await giveToOwner(user, pack, branch);
-      handedOver = sha;
-      return { sha, pushed: true };
-    },
-
-    commitsAhead: () => reader.countAhead(user.headSha, branch),
-
-    /** The patch of what was handed over (empty before the hand-over), from the host's own objects. */
-    async formatPatch() {
-      return publish && handedOver ? publish.formatPatch(user.headSha, handedOver) : "";
-    },
-
-    dispose() {
-      disposed ??= removeLocal(o);
-      return disposed;
     },
   };
 }
@@ -242,13 +206,6 @@ async function giveToOwner(user: UserRepo, pack: string, branch: string): Promis
   }
 }
 
-async function removeLocal(paths: { root: string; metaPath: string; homeDir: string; publishDir: string }): Promise<void> {
-  await removeTree(paths.root);
-  await removeTree(paths.homeDir);
-  await removeTree(paths.publishDir);
-  await removeTree(paths.metaPath);
-}
-
 /** Private repositories of earlier runs that crashed (their owner is gone). */
 async function pruneStaleLocal(localDir: string): Promise<void> {
   for (const entry of await readdir(localDir).catch(() => [] as string[])) {
@@ -257,17 +214,6 @@ async function pruneStaleLocal(localDir: string): Promise<void> {
     const text = await readFile(metaPath, "utf8").catch(() => null);
     const owner = text === null ? null : parseOwnerRecord(text);
     if (!owner || (await isOwnerAlive(owner, STALE_AFTER_MS))) continue;
-    const root = metaPath.slice(0, -".json".length);
-    await removeLocal({ root, metaPath, homeDir: `${root}.home`, publishDir: `${root}.publish` });
+    await removeCheckout(checkoutPaths(metaPath.slice(0, -".json".length)));
   }
-}
-
-/** What a crashed run with the same branch name left: removed when its owner is gone, refused when it is alive. */
-async function clearLeftover(paths: { root: string; metaPath: string; homeDir: string; publishDir: string }): Promise<void> {
-  const text = await readFile(paths.metaPath, "utf8").catch(() => null);
-  const owner = text === null ? null : parseOwnerRecord(text);
-  if (owner && !isCurrentProcess(owner) && (await isOwnerAlive(owner, STALE_AFTER_MS))) {
-    throw new TackleError("workspace", `${paths.root} is in use by another run (pid ${owner.pid})`);
-  }
-  await removeLocal(paths);
 }

@@ -51,3 +51,8 @@ export function parseOwnerRecord(text: string): OwnerRecord | null {
     return null;
   }
 }
+
+/** Whether the process on this host that named a temporary directory after its pid may still be using it. */
+export function isLocalPidAlive(pid: number, maxAgeMs: number): Promise<boolean> {
+  return isOwnerAlive({ pid, startTime: null, hostname: hostname(), createdAt: Date.now() }, maxAgeMs);
+}

@@ -11,7 +11,7 @@ import {
   validateBranchName,
 } from "../../../src/workspace/git-host.js";
 import { parseNumstat, parseStatus } from "../../../src/workspace/git-port.js";
-import { checkoutName } from "../../../src/workspace/repo-cache.js";
+import { checkoutName } from "../../../src/workspace/checkout-pool.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";

@@ -1,0 +1,142 @@
+import { chown, mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { Logger } from "../logging/logger.js";
+import type { CheckoutPaths } from "./checkout-paths.js";
+import { chownTree, removeTree } from "./fs-util.js";
+import type { HostGit } from "./git-host.js";
+import { createCheckoutReader } from "./git-port.js";
+import { createPublishRepo, verifiedTip, type PublishRepo } from "./publish-repo.js";
+import type { SandboxIdentity, SandboxMode } from "./sandbox.js";
+import { assemblePorts, type CommitAuthor, type Workspace } from "./workspace.js";
+
+/** Where a published commit goes: a server job's remote, or a local run's hand-over to the user's repository. */
+export interface PublishTarget {
+  /** Object directories the host's publish repository borrows from (the host's or the user's, never the checkout's). */
+  alternates: readonly string[];
+  /** What the change is measured from. */
+  from: string;
+  /** The base branch's tip when it is not `from` (a pull request's head): its content counts as known. */
+  base?: string;
+  /** The tip the destination has already (null: none); publishing it again sends nothing. */
+  current: string | null;
+  /** Refusals that come before anything is read from the checkout. */
+  precheck?: () => void;
+  /** Sends `sha`, verified in `publish`, on to the destination, whose tip was `previous`. */
+  deliver(input: { publish: PublishRepo; sha: string; previous: string | null; token?: string; signal?: AbortSignal }): Promise<void>;
+}
+
+export interface BuildWorkspaceOptions {
+  git: HostGit;
+  /** The checkout, already on `branch` at `startSha`, and the paths beside it (cleared by the caller's claim). */
+  paths: CheckoutPaths;
+  branch: string;
+  baseBranch: string;
+  baseSha: string;
+  startSha: string;
+  sandbox: SandboxMode;
+  /** Who commands run as (and owns the checkout) when Tackle runs as root; null when it is not root. */
+  owner: SandboxIdentity | null;
+  /** Object directories the checkout borrows through its alternates: read-only in the sandbox. */
+  borrowed: readonly string[];
+  templateDir: string;
+  author: CommitAuthor;
+  logger?: Logger;
+  publish: PublishTarget;
+  /** Takes the finished checkout for a later job (true: it is not removed). @defaultValue the checkout is removed */
+  recycle?: (root: string) => Promise<boolean>;
+}
+
+/**
+ * A checkout handed to the agent, for server jobs and local runs alike. From here on the host runs
+ * no git on the checkout's `.git`: what it publishes it reads through the sandbox and decides in
+ * its own publish repository beside the checkout, which the sandbox does not see.
+ */
+export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Workspace> {
+  const { git, paths, branch, baseSha, owner, publish: target } = options;
+  const root = paths.root;
+  const gitDir = path.join(root, ".git");
+  const repo = { gitDir, workTree: root };
+
+  const hooksDir = path.join(gitDir, "hooks");
+  await mkdir(hooksDir, { recursive: true });
+  await mkdir(paths.homeDir, { recursive: true, mode: 0o700 });
+  const protectedPaths = [path.join(gitDir, "config"), hooksDir, path.join(gitDir, "objects", "info", "alternates")];
+  if (owner) {
+    await chownTree(root, owner);
+    // Plain chown is enough below: the home and hooks directories were just made, empty (the claim
+    // cleared the home; the template has no hooks).
+    await chown(paths.homeDir, owner.uid, owner.gid);
+    // Git's own settings stay root's: read-only inside the sandbox, and not the agent's even outside it.
+    for (const p of protectedPaths) await chown(p, 0, 0);
+  }
+
+  const ports = assemblePorts({
+    root,
+    repo,
+    mode: options.sandbox,
+    owner,
+    extraReadOnly: [...options.borrowed],
+    // `.git` as its own mount point cannot be renamed or replaced from inside.
+    extraWritable: [gitDir],
+    readOnlyInside: protectedPaths,
+    homeDir: paths.homeDir,
+    author: options.author,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  const reader = createCheckoutReader({ sandbox: ports.exec, repo });
+  let publish: PublishRepo | undefined;
+  let current = target.current;
+  let published: string | null = null;
+  let disposed: Promise<void> | undefined;
+
+  return {
+    root: ports.fs.root,
+    branch,
+    baseBranch: options.baseBranch,
+    baseSha,
+    startSha: options.startSha,
+    ...ports,
+    sandboxed: ports.exec.sandboxed,
+
+    async push({ token, signal, verify }) {
+      target.precheck?.();
+      publish ??= await createPublishRepo(git, paths.publishDir, target.alternates, options.templateDir);
+      const { sha } = await verifiedTip({
+        publish,
+        reader,
+        branch,
+        from: target.from,
+        ...(target.base !== undefined ? { base: target.base } : {}),
+        // The publish repository has these through its alternates already.
+        exclude: [...new Set([target.base ?? target.from, target.from])],
+        verify,
+        ...(signal ? { signal } : {}),
+      });
+      if (sha === current) return { sha, pushed: false };
+      await target.deliver({ publish, sha, previous: current, ...(token !== undefined ? { token } : {}), ...(signal ? { signal } : {}) });
+      current = sha;
+      published = sha;
+      return { sha, pushed: true };
+    },
+
+    commitsAhead: () => reader.countAhead(baseSha, branch),
+
+    /** The patch of what was last published, from the host's own objects (empty before). */
+    async formatPatch() {
+      return publish && published ? publish.formatPatch(baseSha, published) : "";
+    },
+
+    dispose() {
+      disposed ??= (async () => {
+        const recycle = options.recycle;
+        // Recycled only when no command of this job can still be running in it.
+        const kept = recycle !== undefined && ports.exec.running === 0 && (await recycle(root).catch(() => false));
+        if (!kept) await removeTree(root);
+        await removeTree(paths.publishDir);
+        await removeTree(paths.homeDir);
+        await removeTree(paths.metaPath);
+      })();
+      return disposed;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { removeTree } from "./fs-util.js";
+import { currentOwner, isCurrentProcess, isOwnerAlive, parseOwnerRecord, type OwnerRecord } from "./owner-record.js";
+
+/**
+ * A checkout and what lives beside it, each named after it: one name claims, lists and removes
+ * them all, for server jobs and local runs alike.
+ */
+export interface CheckoutPaths {
+  /** The working tree; its `.git` is the agent's to write. */
+  root: string;
+  /** Who owns the checkout: an {@link OwnerRecord} and the caller's own fields. */
+  metaPath: string;
+  /** The sandbox's HOME. */
+  homeDir: string;
+  /** The host's publish repository: outside the sandbox, the only repository of the job the host decides in. */
+  publishDir: string;
+}
+
+export function checkoutPaths(root: string): CheckoutPaths {
+  return { root, metaPath: `${root}.json`, homeDir: `${root}.home`, publishDir: `${root}.publish` };
+}
+
+/**
+ * Takes `paths` for this process: what a dead owner (or this process) left there is removed first;
+ * a live owner's is refused with `inUse`. `fields` are written into the owner record.
+ */
+export async function claimCheckout(
+  paths: CheckoutPaths,
+  fields: Record<string, string>,
+  options: { staleAfterMs: number; inUse: (owner: OwnerRecord) => Error },
+): Promise<void> {
+  const text = await readFile(paths.metaPath, "utf8").catch(() => null);
+  const owner = text === null ? null : parseOwnerRecord(text);
+  if (owner && !isCurrentProcess(owner) && (await isOwnerAlive(owner, options.staleAfterMs))) throw options.inUse(owner);
+  await removeTree(paths.root);
+  await removeTree(paths.homeDir);
+  await removeTree(paths.publishDir);
+  await writeFile(paths.metaPath, JSON.stringify({ ...(await currentOwner()), ...fields }), { mode: 0o644 });
+}
+
+export async function removeCheckout(paths: CheckoutPaths): Promise<void> {
+  await removeTree(paths.root);
+  await removeTree(paths.homeDir);
+  await removeTree(paths.publishDir);
+  await removeTree(paths.metaPath);
+}
