@@ -126,17 +126,17 @@ var require_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    function visit_(key, node2, visitor, path23) {
-      const ctrl = callVisitor(key, node2, visitor, path23);
+    function visit_(key, node2, visitor, path26) {
+      const ctrl = callVisitor(key, node2, visitor, path26);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path23, ctrl);
-        return visit_(key, ctrl, visitor, path23);
+        replaceNode(key, path26, ctrl);
+        return visit_(key, ctrl, visitor, path26);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node2)) {
-          path23 = Object.freeze(path23.concat(node2));
+          path26 = Object.freeze(path26.concat(node2));
           for (let i2 = 0; i2 < node2.items.length; ++i2) {
-            const ci = visit_(i2, node2.items[i2], visitor, path23);
+            const ci = visit_(i2, node2.items[i2], visitor, path26);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -147,13 +147,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity3.isPair(node2)) {
-          path23 = Object.freeze(path23.concat(node2));
-          const ck = visit_("key", node2.key, visitor, path23);
+          path26 = Object.freeze(path26.concat(node2));
+          const ck = visit_("key", node2.key, visitor, path26);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = visit_("value", node2.value, visitor, path23);
+          const cv = visit_("value", node2.value, visitor, path26);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -174,17 +174,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node2, visitor, path23) {
-      const ctrl = await callVisitor(key, node2, visitor, path23);
+    async function visitAsync_(key, node2, visitor, path26) {
+      const ctrl = await callVisitor(key, node2, visitor, path26);
       if (identity3.isNode(ctrl) || identity3.isPair(ctrl)) {
-        replaceNode(key, path23, ctrl);
-        return visitAsync_(key, ctrl, visitor, path23);
+        replaceNode(key, path26, ctrl);
+        return visitAsync_(key, ctrl, visitor, path26);
       }
       if (typeof ctrl !== "symbol") {
         if (identity3.isCollection(node2)) {
-          path23 = Object.freeze(path23.concat(node2));
+          path26 = Object.freeze(path26.concat(node2));
           for (let i2 = 0; i2 < node2.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node2.items[i2], visitor, path23);
+            const ci = await visitAsync_(i2, node2.items[i2], visitor, path26);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -195,13 +195,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity3.isPair(node2)) {
-          path23 = Object.freeze(path23.concat(node2));
-          const ck = await visitAsync_("key", node2.key, visitor, path23);
+          path26 = Object.freeze(path26.concat(node2));
+          const ck = await visitAsync_("key", node2.key, visitor, path26);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node2.key = null;
-          const cv = await visitAsync_("value", node2.value, visitor, path23);
+          const cv = await visitAsync_("value", node2.value, visitor, path26);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -228,23 +228,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node2, visitor, path23) {
+    function callVisitor(key, node2, visitor, path26) {
       if (typeof visitor === "function")
-        return visitor(key, node2, path23);
+        return visitor(key, node2, path26);
       if (identity3.isMap(node2))
-        return visitor.Map?.(key, node2, path23);
+        return visitor.Map?.(key, node2, path26);
       if (identity3.isSeq(node2))
-        return visitor.Seq?.(key, node2, path23);
+        return visitor.Seq?.(key, node2, path26);
       if (identity3.isPair(node2))
-        return visitor.Pair?.(key, node2, path23);
+        return visitor.Pair?.(key, node2, path26);
       if (identity3.isScalar(node2))
-        return visitor.Scalar?.(key, node2, path23);
+        return visitor.Scalar?.(key, node2, path26);
       if (identity3.isAlias(node2))
-        return visitor.Alias?.(key, node2, path23);
+        return visitor.Alias?.(key, node2, path26);
       return void 0;
     }
-    function replaceNode(key, path23, node2) {
-      const parent = path23[path23.length - 1];
+    function replaceNode(key, path26, node2) {
+      const parent = path26[path26.length - 1];
       if (identity3.isCollection(parent)) {
         parent.items[key] = node2;
       } else if (identity3.isPair(parent)) {
@@ -856,10 +856,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity3 = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path23, value) {
+    function collectionFromPath(schema, path26, value) {
       let v = value;
-      for (let i2 = path23.length - 1; i2 >= 0; --i2) {
-        const k = path23[i2];
+      for (let i2 = path26.length - 1; i2 >= 0; --i2) {
+        const k = path26[i2];
         if (typeof k === "number" && Number.isInteger(k) && k >= 0) {
           const a2 = [];
           a2[k] = v;
@@ -878,7 +878,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path23) => path23 == null || typeof path23 === "object" && !!path23[Symbol.iterator]().next().done;
+    var isEmptyPath = (path26) => path26 == null || typeof path26 === "object" && !!path26[Symbol.iterator]().next().done;
     var Collection2 = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -908,11 +908,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path23, value) {
-        if (isEmptyPath(path23))
+      addIn(path26, value) {
+        if (isEmptyPath(path26))
           this.add(value);
         else {
-          const [key, ...rest] = path23;
+          const [key, ...rest] = path26;
           const node2 = this.get(key, true);
           if (identity3.isCollection(node2))
             node2.addIn(rest, value);
@@ -926,8 +926,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path23) {
-        const [key, ...rest] = path23;
+      deleteIn(path26) {
+        const [key, ...rest] = path26;
         if (rest.length === 0)
           return this.delete(key);
         const node2 = this.get(key, true);
@@ -941,8 +941,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path23, keepScalar) {
-        const [key, ...rest] = path23;
+      getIn(path26, keepScalar) {
+        const [key, ...rest] = path26;
         const node2 = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity3.isScalar(node2) ? node2.value : node2;
@@ -960,8 +960,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path23) {
-        const [key, ...rest] = path23;
+      hasIn(path26) {
+        const [key, ...rest] = path26;
         if (rest.length === 0)
           return this.has(key);
         const node2 = this.get(key, true);
@@ -971,8 +971,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path23, value) {
-        const [key, ...rest] = path23;
+      setIn(path26, value) {
+        const [key, ...rest] = path26;
         if (rest.length === 0) {
           this.set(key, value);
         } else {
@@ -3487,9 +3487,9 @@ var require_Document = __commonJS({
           this.contents.add(value);
       }
       /** Adds a value to the document. */
-      addIn(path23, value) {
+      addIn(path26, value) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path23, value);
+          this.contents.addIn(path26, value);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3564,14 +3564,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path23) {
-        if (Collection2.isEmptyPath(path23)) {
+      deleteIn(path26) {
+        if (Collection2.isEmptyPath(path26)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path23) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path26) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3586,10 +3586,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path23, keepScalar) {
-        if (Collection2.isEmptyPath(path23))
+      getIn(path26, keepScalar) {
+        if (Collection2.isEmptyPath(path26))
           return !keepScalar && identity3.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity3.isCollection(this.contents) ? this.contents.getIn(path23, keepScalar) : void 0;
+        return identity3.isCollection(this.contents) ? this.contents.getIn(path26, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3600,10 +3600,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path23) {
-        if (Collection2.isEmptyPath(path23))
+      hasIn(path26) {
+        if (Collection2.isEmptyPath(path26))
           return this.contents !== void 0;
-        return identity3.isCollection(this.contents) ? this.contents.hasIn(path23) : false;
+        return identity3.isCollection(this.contents) ? this.contents.hasIn(path26) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3620,13 +3620,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path23, value) {
-        if (Collection2.isEmptyPath(path23)) {
+      setIn(path26, value) {
+        if (Collection2.isEmptyPath(path26)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path23), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path26), value);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path23, value);
+          this.contents.setIn(path26, value);
         }
       }
       /**
@@ -5587,9 +5587,9 @@ var require_cst_visit = __commonJS({
     visit2.BREAK = BREAK;
     visit2.SKIP = SKIP;
     visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path23) => {
+    visit2.itemAtPath = (cst, path26) => {
       let item = cst;
-      for (const [field, index] of path23) {
+      for (const [field, index] of path26) {
         const tok = item?.[field];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5598,23 +5598,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path23) => {
-      const parent = visit2.itemAtPath(cst, path23.slice(0, -1));
-      const field = path23[path23.length - 1][0];
+    visit2.parentCollection = (cst, path26) => {
+      const parent = visit2.itemAtPath(cst, path26.slice(0, -1));
+      const field = path26[path26.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path23, item, visitor) {
-      let ctrl = visitor(item, path23);
+    function _visit(path26, item, visitor) {
+      let ctrl = visitor(item, path26);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field of ["key", "value"]) {
         const token = item[field];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path23.concat([[field, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path26.concat([[field, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -5625,10 +5625,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field === "key")
-            ctrl = ctrl(item, path23);
+            ctrl = ctrl(item, path26);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path23) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path26) : ctrl;
     }
     exports2.visit = visit2;
   }
@@ -7634,8 +7634,8 @@ var require_utils = __commonJS({
       }
       return output2;
     };
-    exports2.basename = (path23, { windows } = {}) => {
-      const segs = path23.split(windows ? /[\\/]/ : "/");
+    exports2.basename = (path26, { windows } = {}) => {
+      const segs = path26.split(windows ? /[\\/]/ : "/");
       const last = segs[segs.length - 1];
       if (last === "") {
         return segs[segs.length - 2];
@@ -10840,8 +10840,8 @@ var require_req = __commonJS({
       if (req.originalUrl) {
         _req.url = req.originalUrl;
       } else {
-        const path23 = req.path;
-        _req.url = typeof path23 === "string" ? path23 : req.url ? req.url.path || req.url : void 0;
+        const path26 = req.path;
+        _req.url = typeof path26 === "string" ? path26 : req.url ? req.url.path || req.url : void 0;
       }
       if (req.query) {
         _req.query = req.query;
@@ -11011,14 +11011,14 @@ var require_redact = __commonJS({
       }
       return obj;
     }
-    function parsePath(path23) {
+    function parsePath(path26) {
       const parts = [];
       let current = "";
       let inBrackets = false;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path23.length; i2++) {
-        const char = path23[i2];
+      for (let i2 = 0; i2 < path26.length; i2++) {
+        const char = path26[i2];
         if (!inBrackets && char === ".") {
           if (current) {
             parts.push(current);
@@ -11149,10 +11149,10 @@ var require_redact = __commonJS({
       return current;
     }
     function redactPaths(obj, paths, censor, remove = false) {
-      for (const path23 of paths) {
-        const parts = parsePath(path23);
+      for (const path26 of paths) {
+        const parts = parsePath(path26);
         if (parts.includes("*")) {
-          redactWildcardPath(obj, parts, censor, path23, remove);
+          redactWildcardPath(obj, parts, censor, path26, remove);
         } else {
           if (remove) {
             removeKey(obj, parts);
@@ -11237,8 +11237,8 @@ var require_redact = __commonJS({
           }
         } else {
           if (afterWildcard.includes("*")) {
-            const wrappedCensor = typeof censor === "function" ? (value, path23) => {
-              const fullPath = [...pathArray.slice(0, pathLength), ...path23];
+            const wrappedCensor = typeof censor === "function" ? (value, path26) => {
+              const fullPath = [...pathArray.slice(0, pathLength), ...path26];
               return censor(value, fullPath);
             } : censor;
             redactWildcardPath(current, afterWildcard, wrappedCensor, originalPath, remove);
@@ -11273,8 +11273,8 @@ var require_redact = __commonJS({
         return null;
       }
       const pathStructure = /* @__PURE__ */ new Map();
-      for (const path23 of pathsToClone) {
-        const parts = parsePath(path23);
+      for (const path26 of pathsToClone) {
+        const parts = parsePath(path26);
         let current = pathStructure;
         for (let i2 = 0; i2 < parts.length; i2++) {
           const part = parts[i2];
@@ -11326,24 +11326,24 @@ var require_redact = __commonJS({
       }
       return cloneSelectively(obj, pathStructure);
     }
-    function validatePath(path23) {
-      if (typeof path23 !== "string") {
+    function validatePath(path26) {
+      if (typeof path26 !== "string") {
         throw new Error("Paths must be (non-empty) strings");
       }
-      if (path23 === "") {
+      if (path26 === "") {
         throw new Error("Invalid redaction path ()");
       }
-      if (path23.includes("..")) {
-        throw new Error(`Invalid redaction path (${path23})`);
+      if (path26.includes("..")) {
+        throw new Error(`Invalid redaction path (${path26})`);
       }
-      if (path23.includes(",")) {
-        throw new Error(`Invalid redaction path (${path23})`);
+      if (path26.includes(",")) {
+        throw new Error(`Invalid redaction path (${path26})`);
       }
       let bracketCount = 0;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path23.length; i2++) {
-        const char = path23[i2];
+      for (let i2 = 0; i2 < path26.length; i2++) {
+        const char = path26[i2];
         if ((char === '"' || char === "'") && bracketCount > 0) {
           if (!inQuotes) {
             inQuotes = true;
@@ -11357,20 +11357,20 @@ var require_redact = __commonJS({
         } else if (char === "]" && !inQuotes) {
           bracketCount--;
           if (bracketCount < 0) {
-            throw new Error(`Invalid redaction path (${path23})`);
+            throw new Error(`Invalid redaction path (${path26})`);
           }
         }
       }
       if (bracketCount !== 0) {
-        throw new Error(`Invalid redaction path (${path23})`);
+        throw new Error(`Invalid redaction path (${path26})`);
       }
     }
     function validatePaths(paths) {
       if (!Array.isArray(paths)) {
         throw new TypeError("paths must be an array");
       }
-      for (const path23 of paths) {
-        validatePath(path23);
+      for (const path26 of paths) {
+        validatePath(path26);
       }
     }
     function slowRedact(options2 = {}) {
@@ -11540,8 +11540,8 @@ var require_redaction = __commonJS({
         if (shape[k] === null) {
           o2[k] = (value) => topCensor(value, [k]);
         } else {
-          const wrappedCensor = typeof censor === "function" ? (value, path23) => {
-            return censor(value, [k, ...path23]);
+          const wrappedCensor = typeof censor === "function" ? (value, path26) => {
+            return censor(value, [k, ...path26]);
           } : censor;
           o2[k] = Redact({
             paths: shape[k],
@@ -11762,7 +11762,7 @@ var require_sonic_boom = __commonJS({
     var fs5 = __require("fs");
     var EventEmitter2 = __require("events");
     var inherits = __require("util").inherits;
-    var path23 = __require("path");
+    var path26 = __require("path");
     var sleep4 = require_atomic_sleep();
     var assert2 = __require("assert");
     var BUSY_WRITE_TIMEOUT = 100;
@@ -11816,7 +11816,7 @@ var require_sonic_boom = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs5.mkdirSync(path23.dirname(file2), { recursive: true });
+          if (sonic.mkdir) fs5.mkdirSync(path26.dirname(file2), { recursive: true });
           const fd = fs5.openSync(file2, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -11824,7 +11824,7 @@ var require_sonic_boom = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs5.mkdir(path23.dirname(file2), { recursive: true }, (err) => {
+        fs5.mkdir(path26.dirname(file2), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs5.open(file2, flags, mode, fileOpened);
         });
@@ -11836,7 +11836,7 @@ var require_sonic_boom = __commonJS({
       if (!(this instanceof SonicBoom)) {
         return new SonicBoom(opts);
       }
-      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append = true, mkdir: mkdir9, retryEAGAIN, fsync, contentMode, mode } = opts || {};
+      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append = true, mkdir: mkdir12, retryEAGAIN, fsync, contentMode, mode } = opts || {};
       fd = fd || dest;
       this._len = 0;
       this.fd = -1;
@@ -11861,7 +11861,7 @@ var require_sonic_boom = __commonJS({
       this.append = append || false;
       this.mode = mode;
       this.retryEAGAIN = retryEAGAIN || (() => true);
-      this.mkdir = mkdir9 || false;
+      this.mkdir = mkdir12 || false;
       let fsWriteSync;
       let fsWrite;
       if (contentMode === kContentModeBuffer) {
@@ -13219,15 +13219,15 @@ var require_transport = __commonJS({
       if (!unquoted) {
         return false;
       }
-      let path23 = unquoted;
-      if (path23.startsWith("file://")) {
+      let path26 = unquoted;
+      if (path26.startsWith("file://")) {
         try {
-          path23 = fileURLToPath3(path23);
+          path26 = fileURLToPath3(path26);
         } catch {
           return false;
         }
       }
-      return isAbsolute2(path23) && !existsSync(path23);
+      return isAbsolute2(path26) && !existsSync(path26);
     }
     function stripQuotes(value) {
       const first = value[0];
@@ -14979,7 +14979,7 @@ var require_pino = __commonJS({
     } = symbols;
     var { epochTime, nullTime } = time3;
     var { pid } = process;
-    var hostname5 = os2.hostname();
+    var hostname4 = os2.hostname();
     var defaultErrorSerializer = stdSerializers.err;
     var defaultOptions2 = {
       level: "info",
@@ -14989,7 +14989,7 @@ var require_pino = __commonJS({
       errorKey: "err",
       nestedKey: null,
       enabled: true,
-      base: { pid, hostname: hostname5 },
+      base: { pid, hostname: hostname4 },
       serializers: Object.assign(/* @__PURE__ */ Object.create(null), {
         err: defaultErrorSerializer
       }),
@@ -15962,7 +15962,7 @@ var require_sonic_boom2 = __commonJS({
     var fs5 = __require("node:fs");
     var EventEmitter2 = __require("node:events");
     var inherits = __require("node:util").inherits;
-    var path23 = __require("node:path");
+    var path26 = __require("node:path");
     var assert2 = __require("node:assert");
     var sleep4 = require_atomic_sleep();
     var BUSY_WRITE_TIMEOUT = 100;
@@ -16033,7 +16033,7 @@ var require_sonic_boom2 = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs5.mkdirSync(path23.dirname(file2), { recursive: true });
+          if (sonic.mkdir) fs5.mkdirSync(path26.dirname(file2), { recursive: true });
           const fd = fs5.openSync(file2, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -16041,7 +16041,7 @@ var require_sonic_boom2 = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs5.mkdir(path23.dirname(file2), { recursive: true }, (err) => {
+        fs5.mkdir(path26.dirname(file2), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs5.open(file2, flags, mode, fileOpened);
         });
@@ -16053,7 +16053,7 @@ var require_sonic_boom2 = __commonJS({
       if (!(this instanceof SonicBoom)) {
         return new SonicBoom(opts);
       }
-      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append = true, mkdir: mkdir9, retryEAGAIN, maxWriteRetries, fsync, contentMode, mode } = opts || {};
+      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append = true, mkdir: mkdir12, retryEAGAIN, maxWriteRetries, fsync, contentMode, mode } = opts || {};
       fd = fd || dest;
       this._len = 0;
       this.fd = -1;
@@ -16084,7 +16084,7 @@ var require_sonic_boom2 = __commonJS({
       this.retryEAGAIN = retryEAGAIN || (() => true);
       this.maxWriteRetries = maxWriteRetries || 0;
       this._writeRetries = 0;
-      this.mkdir = mkdir9 || false;
+      this.mkdir = mkdir12 || false;
       let fsWriteSync;
       let fsWrite;
       if (contentMode === kContentModeBuffer) {
@@ -24162,8 +24162,8 @@ function requestAttributes(client, name2, request2) {
     return {};
   }
   const attributes = { ...table.constants };
-  for (const [attribute, path23, type] of table.request ?? []) {
-    const value = guardTracing(client, () => attributeValue(dig(request2?.body, path23), type));
+  for (const [attribute, path26, type] of table.request ?? []) {
+    const value = guardTracing(client, () => attributeValue(dig(request2?.body, path26), type));
     if (value !== void 0) {
       attributes[attribute] = value;
     }
@@ -24186,9 +24186,9 @@ function requestAttributes(client, name2, request2) {
   return attributes;
 }
 function setResponseAttributes(span, name2, data) {
-  for (const [attribute, path23, type] of SPAN_ATTRIBUTES[name2]?.response ?? []) {
+  for (const [attribute, path26, type] of SPAN_ATTRIBUTES[name2]?.response ?? []) {
     try {
-      const value = attributeValue(dig(data, path23), type);
+      const value = attributeValue(dig(data, path26), type);
       if (value !== void 0) {
         span.setAttribute(attribute, value);
       }
@@ -24196,9 +24196,9 @@ function setResponseAttributes(span, name2, data) {
     }
   }
 }
-function dig(data, path23) {
+function dig(data, path26) {
   let value = data;
-  for (const name2 of path23) {
+  for (const name2 of path26) {
     if (typeof value !== "object" || value === null) {
       return void 0;
     }
@@ -24230,11 +24230,11 @@ function headerValue(value, type) {
 }
 function serverAttributes(url2) {
   try {
-    const { hostname: hostname5, port, protocol } = new URL(url2);
+    const { hostname: hostname4, port, protocol } = new URL(url2);
     return {
       // `URL.hostname` keeps an IPv6 literal's brackets, which delimit it in a URL;
       // `server.address` is the bare address.
-      [ATTR_SERVER_ADDRESS]: hostname5.replace(/^\[(.*)\]$/, "$1"),
+      [ATTR_SERVER_ADDRESS]: hostname4.replace(/^\[(.*)\]$/, "$1"),
       [ATTR_SERVER_PORT]: port ? Number(port) : protocol === "http:" ? 80 : 443
     };
   } catch {
@@ -25631,8 +25631,8 @@ function endMessagesCreateSpanWhenStreamEnds(client, span, stream2, props) {
           const complete = sawMessageDelta || sawStop;
           let response = { ...message, usage };
           if (!complete) {
-            for (const path23 of FINAL_FROM_MESSAGE_DELTA) {
-              response = without(response, path23);
+            for (const path26 of FINAL_FROM_MESSAGE_DELTA) {
+              response = without(response, path26);
             }
           }
           setResponseAttributes(span, call2.name, response);
@@ -25660,8 +25660,8 @@ function endMessagesCreateSpanWhenStreamEnds(client, span, stream2, props) {
     }
   });
 }
-function without(data, path23) {
-  const [name2, ...rest] = path23;
+function without(data, path26) {
+  const [name2, ...rest] = path26;
   if (name2 === void 0 || !(name2 in data)) {
     return data;
   }
@@ -26236,12 +26236,12 @@ var init_path = __esm({
   "node_modules/@anthropic-ai/sdk/internal/utils/path.mjs"() {
     init_error();
     EMPTY = /* @__PURE__ */ Object.freeze(/* @__PURE__ */ Object.create(null));
-    createPathTagFunction = (pathEncoder = encodeURIPath) => function path23(statics, ...params) {
+    createPathTagFunction = (pathEncoder = encodeURIPath) => function path26(statics, ...params) {
       if (statics.length === 1)
         return statics[0];
       let postPath = false;
       const invalidSegments = [];
-      const path24 = statics.reduce((previousValue, currentValue, index) => {
+      const path27 = statics.reduce((previousValue, currentValue, index) => {
         if (/[?#]/.test(currentValue)) {
           postPath = true;
         }
@@ -26265,7 +26265,7 @@ var init_path = __esm({
         }
         return previousValue + currentValue + (index === params.length ? "" : encoded);
       }, "");
-      const pathOnly = path24.split(/[?#]/, 1)[0];
+      const pathOnly = path27.split(/[?#]/, 1)[0];
       const invalidSegmentPattern = /(?<=^|\/)(?:\.|%2e){1,2}(?:;[^/]*)?(?=\/|$)/gi;
       let match;
       while ((match = invalidSegmentPattern.exec(pathOnly)) !== null) {
@@ -26286,10 +26286,10 @@ var init_path = __esm({
         const underline2 = Array.from(marks, (mark) => mark ?? " ").join("");
         throw new AnthropicError(`Path parameters result in path with invalid segments:
 ${invalidSegments.map((e) => e.error).join("\n")}
-${path24}
+${path27}
 ${underline2}`);
       }
-      return path24;
+      return path27;
     };
     path4 = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
   }
@@ -52770,14 +52770,14 @@ function redactSensitive(body) {
   }
   return null;
 }
-async function checkCredentialsFileSafety(path23, onWarn = (m) => console.warn(`anthropic-sdk: ${m}`)) {
+async function checkCredentialsFileSafety(path26, onWarn = (m) => console.warn(`anthropic-sdk: ${m}`)) {
   if (typeof process === "undefined" || process.platform === "win32")
     return;
   const { fs: fs5 } = await Promise.resolve().then(() => (init_node(), node_exports));
-  let resolved = path23;
+  let resolved = path26;
   let st;
   try {
-    resolved = await fs5.promises.realpath(path23);
+    resolved = await fs5.promises.realpath(path26);
     st = await fs5.promises.stat(resolved);
   } catch {
     return;
@@ -52794,8 +52794,8 @@ async function checkCredentialsFileSafety(path23, onWarn = (m) => console.warn(`
   }
 }
 async function writeCredentialsFileAtomic(targetPath, data) {
-  const { fs: fs5, path: path23 } = await Promise.resolve().then(() => (init_node(), node_exports));
-  const dir = path23.dirname(targetPath);
+  const { fs: fs5, path: path26 } = await Promise.resolve().then(() => (init_node(), node_exports));
+  const dir = path26.dirname(targetPath);
   await fs5.promises.mkdir(dir, { recursive: true, mode: 448 });
   const tmpPath = `${targetPath}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
@@ -53056,8 +53056,8 @@ var init_credentials2 = __esm({
         return null;
       }
       validateProfileName(profileName);
-      const { fs: fs5, path: path23 } = await Promise.resolve().then(() => (init_node(), node_exports));
-      const configPath = path23.join(rootConfigPath, "configs", `${profileName}.json`);
+      const { fs: fs5, path: path26 } = await Promise.resolve().then(() => (init_node(), node_exports));
+      const configPath = path26.join(rootConfigPath, "configs", `${profileName}.json`);
       let configRaw;
       try {
         configRaw = await fs5.promises.readFile(configPath, "utf-8");
@@ -53117,14 +53117,14 @@ var init_credentials2 = __esm({
         return null;
       }
       validateProfileName(profileName);
-      const { path: path23 } = await Promise.resolve().then(() => (init_node(), node_exports));
-      return path23.join(rootConfigPath, "credentials", `${profileName}.json`);
+      const { path: path26 } = await Promise.resolve().then(() => (init_node(), node_exports));
+      return path26.join(rootConfigPath, "credentials", `${profileName}.json`);
     };
     getRootConfigPath = async () => {
       if (!supportsLocalConfigFiles()) {
         return null;
       }
-      const { path: path23 } = await Promise.resolve().then(() => (init_node(), node_exports));
+      const { path: path26 } = await Promise.resolve().then(() => (init_node(), node_exports));
       const configDir = readEnv("ANTHROPIC_CONFIG_DIR");
       if (configDir) {
         return configDir;
@@ -53133,21 +53133,21 @@ var init_credentials2 = __esm({
       if (os2 === "Windows") {
         const appData = readEnv("APPDATA");
         if (appData) {
-          return path23.join(appData, "Anthropic");
+          return path26.join(appData, "Anthropic");
         }
         const userProfile = readEnv("USERPROFILE");
         if (userProfile) {
-          return path23.join(userProfile, "AppData", "Roaming", "Anthropic");
+          return path26.join(userProfile, "AppData", "Roaming", "Anthropic");
         }
         return null;
       }
       const xdgConfigHome = readEnv("XDG_CONFIG_HOME");
       if (xdgConfigHome) {
-        return path23.join(xdgConfigHome, "anthropic");
+        return path26.join(xdgConfigHome, "anthropic");
       }
       const home = readEnv("HOME");
       if (home) {
-        return path23.join(home, ".config", "anthropic");
+        return path26.join(home, ".config", "anthropic");
       }
       return null;
     };
@@ -53164,8 +53164,8 @@ var init_credentials2 = __esm({
       if (profileName) {
         return profileName;
       }
-      const { fs: fs5, path: path23 } = await Promise.resolve().then(() => (init_node(), node_exports));
-      const filePath = path23.join(rootConfigPath, "active_config");
+      const { fs: fs5, path: path26 } = await Promise.resolve().then(() => (init_node(), node_exports));
+      const filePath = path26.join(rootConfigPath, "active_config");
       try {
         return (await fs5.promises.readFile(filePath, "utf-8")).trim() || "default";
       } catch (err) {
@@ -53179,21 +53179,21 @@ var init_credentials2 = __esm({
 });
 
 // node_modules/@anthropic-ai/sdk/lib/credentials/identity-token.mjs
-function identityTokenFromFile(path23) {
-  if (!path23) {
+function identityTokenFromFile(path26) {
+  if (!path26) {
     throw new AnthropicError("Identity token file path is empty");
   }
   return async () => {
     const { fs: fs5 } = await Promise.resolve().then(() => (init_node(), node_exports));
     let content;
     try {
-      content = await fs5.promises.readFile(path23, "utf-8");
+      content = await fs5.promises.readFile(path26, "utf-8");
     } catch (err) {
-      throw new AnthropicError(`Failed to read identity token file at ${path23}: ${err}`);
+      throw new AnthropicError(`Failed to read identity token file at ${path26}: ${err}`);
     }
     const token = content.trim();
     if (!token) {
-      throw new AnthropicError(`Identity token file at ${path23} is empty`);
+      throw new AnthropicError(`Identity token file at ${path26} is empty`);
     }
     return token;
   };
@@ -54196,9 +54196,9 @@ var init_client = __esm({
           }
           return APIError.generate(status, error62, message, headers);
         }
-        buildURL(path23, query, defaultBaseURL) {
+        buildURL(path26, query, defaultBaseURL) {
           const baseURL = !__classPrivateFieldGet(this, _BaseAnthropic_instances, "m", _BaseAnthropic_baseURLOverridden).call(this) && defaultBaseURL || this.baseURL;
-          const url2 = isAbsoluteURL(path23) ? new URL(path23) : new URL(baseURL + (baseURL.endsWith("/") && path23.startsWith("/") ? path23.slice(1) : path23));
+          const url2 = isAbsoluteURL(path26) ? new URL(path26) : new URL(baseURL + (baseURL.endsWith("/") && path26.startsWith("/") ? path26.slice(1) : path26));
           const defaultQuery = this.defaultQuery();
           const pathQuery = Object.fromEntries(url2.searchParams);
           if (!isEmptyObj(defaultQuery) || !isEmptyObj(pathQuery)) {
@@ -54274,24 +54274,24 @@ var init_client = __esm({
         backendMiddleware() {
           return [];
         }
-        get(path23, opts) {
-          return this.methodRequest("get", path23, opts);
+        get(path26, opts) {
+          return this.methodRequest("get", path26, opts);
         }
-        post(path23, opts) {
-          return this.methodRequest("post", path23, opts);
+        post(path26, opts) {
+          return this.methodRequest("post", path26, opts);
         }
-        patch(path23, opts) {
-          return this.methodRequest("patch", path23, opts);
+        patch(path26, opts) {
+          return this.methodRequest("patch", path26, opts);
         }
-        put(path23, opts) {
-          return this.methodRequest("put", path23, opts);
+        put(path26, opts) {
+          return this.methodRequest("put", path26, opts);
         }
-        delete(path23, opts) {
-          return this.methodRequest("delete", path23, opts);
+        delete(path26, opts) {
+          return this.methodRequest("delete", path26, opts);
         }
-        methodRequest(method, path23, opts) {
+        methodRequest(method, path26, opts) {
           return this.request(Promise.resolve(opts).then((opts2) => {
-            return { method, path: path23, ...opts2 };
+            return { method, path: path26, ...opts2 };
           }));
         }
         request(options2, remainingRetries = null) {
@@ -54437,8 +54437,8 @@ var init_client = __esm({
           armAbandonmentBackstop(response.body ?? response, controller);
           return { response, options: options2, controller, requestLogID, retryOfRequestLogID, startTime: startTime2 };
         }
-        getAPIList(path23, Page2, opts) {
-          return this.requestAPIList(Page2, opts && "then" in opts ? opts.then((opts2) => ({ method: "get", path: path23, ...opts2 })) : { method: "get", path: path23, ...opts });
+        getAPIList(path26, Page2, opts) {
+          return this.requestAPIList(Page2, opts && "then" in opts ? opts.then((opts2) => ({ method: "get", path: path26, ...opts2 })) : { method: "get", path: path26, ...opts });
         }
         requestAPIList(Page2, options2) {
           if (!this._tracer) {
@@ -54572,14 +54572,14 @@ var init_client = __esm({
         }
         async buildRequest(inputOptions, { retryCount = 0 } = {}) {
           const options2 = { ...inputOptions };
-          const { method, path: path23, query, defaultBaseURL } = options2;
+          const { method, path: path26, query, defaultBaseURL } = options2;
           if (this._authState.resolution) {
             await this._authState.resolution;
           }
           if (!this._baseURLIsExplicit && this._authState.baseURL && this.baseURL !== this._authState.baseURL) {
             this.baseURL = this._authState.baseURL;
           }
-          const url2 = this.buildURL(path23, query, defaultBaseURL);
+          const url2 = this.buildURL(path26, query, defaultBaseURL);
           if ("timeout" in options2)
             validatePositiveInteger("timeout", options2.timeout);
           options2.timeout = options2.timeout ?? this.timeout;
@@ -54792,7 +54792,7 @@ var require_windows = __commonJS({
     module2.exports = isexe;
     isexe.sync = sync;
     var fs5 = __require("fs");
-    function checkPathExt(path23, options2) {
+    function checkPathExt(path26, options2) {
       var pathext = options2.pathExt !== void 0 ? options2.pathExt : process.env.PATHEXT;
       if (!pathext) {
         return true;
@@ -54803,25 +54803,25 @@ var require_windows = __commonJS({
       }
       for (var i2 = 0; i2 < pathext.length; i2++) {
         var p = pathext[i2].toLowerCase();
-        if (p && path23.substr(-p.length).toLowerCase() === p) {
+        if (p && path26.substr(-p.length).toLowerCase() === p) {
           return true;
         }
       }
       return false;
     }
-    function checkStat(stat9, path23, options2) {
+    function checkStat(stat9, path26, options2) {
       if (!stat9.isSymbolicLink() && !stat9.isFile()) {
         return false;
       }
-      return checkPathExt(path23, options2);
+      return checkPathExt(path26, options2);
     }
-    function isexe(path23, options2, cb) {
-      fs5.stat(path23, function(er, stat9) {
-        cb(er, er ? false : checkStat(stat9, path23, options2));
+    function isexe(path26, options2, cb) {
+      fs5.stat(path26, function(er, stat9) {
+        cb(er, er ? false : checkStat(stat9, path26, options2));
       });
     }
-    function sync(path23, options2) {
-      return checkStat(fs5.statSync(path23), path23, options2);
+    function sync(path26, options2) {
+      return checkStat(fs5.statSync(path26), path26, options2);
     }
   }
 });
@@ -54832,13 +54832,13 @@ var require_mode = __commonJS({
     module2.exports = isexe;
     isexe.sync = sync;
     var fs5 = __require("fs");
-    function isexe(path23, options2, cb) {
-      fs5.stat(path23, function(er, stat9) {
+    function isexe(path26, options2, cb) {
+      fs5.stat(path26, function(er, stat9) {
         cb(er, er ? false : checkStat(stat9, options2));
       });
     }
-    function sync(path23, options2) {
-      return checkStat(fs5.statSync(path23), options2);
+    function sync(path26, options2) {
+      return checkStat(fs5.statSync(path26), options2);
     }
     function checkStat(stat9, options2) {
       return stat9.isFile() && checkMode(stat9, options2);
@@ -54871,7 +54871,7 @@ var require_isexe = __commonJS({
     }
     module2.exports = isexe;
     isexe.sync = sync;
-    function isexe(path23, options2, cb) {
+    function isexe(path26, options2, cb) {
       if (typeof options2 === "function") {
         cb = options2;
         options2 = {};
@@ -54881,7 +54881,7 @@ var require_isexe = __commonJS({
           throw new TypeError("callback not provided");
         }
         return new Promise(function(resolve3, reject) {
-          isexe(path23, options2 || {}, function(er, is) {
+          isexe(path26, options2 || {}, function(er, is) {
             if (er) {
               reject(er);
             } else {
@@ -54890,7 +54890,7 @@ var require_isexe = __commonJS({
           });
         });
       }
-      core(path23, options2 || {}, function(er, is) {
+      core(path26, options2 || {}, function(er, is) {
         if (er) {
           if (er.code === "EACCES" || options2 && options2.ignoreErrors) {
             er = null;
@@ -54900,9 +54900,9 @@ var require_isexe = __commonJS({
         cb(er, is);
       });
     }
-    function sync(path23, options2) {
+    function sync(path26, options2) {
       try {
-        return core.sync(path23, options2 || {});
+        return core.sync(path26, options2 || {});
       } catch (er) {
         if (options2 && options2.ignoreErrors || er.code === "EACCES") {
           return false;
@@ -54918,7 +54918,7 @@ var require_isexe = __commonJS({
 var require_which = __commonJS({
   "node_modules/which/which.js"(exports2, module2) {
     var isWindows = process.platform === "win32" || process.env.OSTYPE === "cygwin" || process.env.OSTYPE === "msys";
-    var path23 = __require("path");
+    var path26 = __require("path");
     var COLON = isWindows ? ";" : ":";
     var isexe = require_isexe();
     var getNotFoundError = (cmd) => Object.assign(new Error(`not found: ${cmd}`), { code: "ENOENT" });
@@ -54956,7 +54956,7 @@ var require_which = __commonJS({
           return opt.all && found.length ? resolve3(found) : reject(getNotFoundError(cmd));
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path23.join(pathPart, cmd);
+        const pCmd = path26.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         resolve3(subStep(p, i2, 0));
       });
@@ -54983,7 +54983,7 @@ var require_which = __commonJS({
       for (let i2 = 0; i2 < pathEnv.length; i2++) {
         const ppRaw = pathEnv[i2];
         const pathPart = /^".*"$/.test(ppRaw) ? ppRaw.slice(1, -1) : ppRaw;
-        const pCmd = path23.join(pathPart, cmd);
+        const pCmd = path26.join(pathPart, cmd);
         const p = !pathPart && /^\.[\\\/]/.test(cmd) ? cmd.slice(0, 2) + pCmd : pCmd;
         for (let j = 0; j < pathExt.length; j++) {
           const cur = p + pathExt[j];
@@ -55031,7 +55031,7 @@ var require_path_key = __commonJS({
 var require_resolveCommand = __commonJS({
   "node_modules/cross-spawn/lib/util/resolveCommand.js"(exports2, module2) {
     "use strict";
-    var path23 = __require("path");
+    var path26 = __require("path");
     var which = require_which();
     var getPathKey = require_path_key();
     function resolveCommandAttempt(parsed, withoutPathExt) {
@@ -55049,7 +55049,7 @@ var require_resolveCommand = __commonJS({
       try {
         resolved = which.sync(parsed.command, {
           path: env[getPathKey({ env })],
-          pathExt: withoutPathExt ? path23.delimiter : void 0
+          pathExt: withoutPathExt ? path26.delimiter : void 0
         });
       } catch (e) {
       } finally {
@@ -55058,7 +55058,7 @@ var require_resolveCommand = __commonJS({
         }
       }
       if (resolved) {
-        resolved = path23.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
+        resolved = path26.resolve(hasCustomCwd ? parsed.options.cwd : "", resolved);
       }
       return resolved;
     }
@@ -55112,8 +55112,8 @@ var require_shebang_command = __commonJS({
       if (!match) {
         return null;
       }
-      const [path23, argument] = match[0].replace(/#! ?/, "").split(" ");
-      const binary = path23.split("/").pop();
+      const [path26, argument] = match[0].replace(/#! ?/, "").split(" ");
+      const binary = path26.split("/").pop();
       if (binary === "env") {
         return argument;
       }
@@ -55148,7 +55148,7 @@ var require_readShebang = __commonJS({
 var require_parse2 = __commonJS({
   "node_modules/cross-spawn/lib/parse.js"(exports2, module2) {
     "use strict";
-    var path23 = __require("path");
+    var path26 = __require("path");
     var resolveCommand = require_resolveCommand();
     var escape2 = require_escape();
     var readShebang = require_readShebang();
@@ -55173,7 +55173,7 @@ var require_parse2 = __commonJS({
       const needsShell = !isExecutableRegExp.test(commandFile);
       if (parsed.options.forceShell || needsShell) {
         const needsDoubleEscapeMetaChars = isCmdShimRegExp.test(commandFile);
-        parsed.command = path23.normalize(parsed.command);
+        parsed.command = path26.normalize(parsed.command);
         parsed.command = escape2.command(parsed.command);
         parsed.args = parsed.args.map((arg) => escape2.argument(arg, needsDoubleEscapeMetaChars));
         const shellCommand = [parsed.command].concat(parsed.args).join(" ");
@@ -55284,8 +55284,8 @@ var require_cross_spawn = __commonJS({
 });
 
 // src/main/action.ts
-import { appendFile as appendFile3, readFile as readFile7 } from "node:fs/promises";
-import path22 from "node:path";
+import { appendFile as appendFile3, readFile as readFile9 } from "node:fs/promises";
+import path25 from "node:path";
 
 // src/config/repo-config.ts
 var import_yaml = __toESM(require_dist(), 1);
@@ -56107,10 +56107,10 @@ function mergeDefs(...defs) {
 function cloneDef(schema) {
   return mergeDefs(schema._zod.def);
 }
-function getElementAtPath(obj, path23) {
-  if (!path23)
+function getElementAtPath(obj, path26) {
+  if (!path26)
     return obj;
-  return path23.reduce((acc, key) => acc?.[key], obj);
+  return path26.reduce((acc, key) => acc?.[key], obj);
 }
 function promiseAllObject(promisesObj) {
   const keys = Object.keys(promisesObj);
@@ -56450,11 +56450,11 @@ function explicitlyAborted(x, startIndex = 0) {
   }
   return false;
 }
-function prefixIssues(path23, issues) {
+function prefixIssues(path26, issues) {
   return issues.map((iss) => {
     var _a4;
     (_a4 = iss).path ?? (_a4.path = []);
-    iss.path.unshift(path23);
+    iss.path.unshift(path26);
     return iss;
   });
 }
@@ -56916,16 +56916,16 @@ function flattenError(error62, mapper = (issue2) => issue2.message) {
 }
 function formatError(error62, mapper = (issue2) => issue2.message) {
   const fieldErrors = { _errors: [] };
-  const processError = (error63, path23 = []) => {
+  const processError = (error63, path26 = []) => {
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path23, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path26, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path23, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path26, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path23, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path26, ...issue2.path]);
       } else {
-        const fullpath = [...path23, ...issue2.path];
+        const fullpath = [...path26, ...issue2.path];
         if (fullpath.length === 0) {
           fieldErrors._errors.push(mapper(issue2));
         } else {
@@ -56964,17 +56964,17 @@ function formatError(error62, mapper = (issue2) => issue2.message) {
 }
 function treeifyError(error62, mapper = (issue2) => issue2.message) {
   const result = { errors: [] };
-  const processError = (error63, path23 = []) => {
+  const processError = (error63, path26 = []) => {
     var _a4;
     for (const issue2 of error63.issues) {
       if (issue2.code === "invalid_union" && issue2.errors.length) {
-        issue2.errors.map((issues) => processError({ issues }, [...path23, ...issue2.path]));
+        issue2.errors.map((issues) => processError({ issues }, [...path26, ...issue2.path]));
       } else if (issue2.code === "invalid_key") {
-        processError({ issues: issue2.issues }, [...path23, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path26, ...issue2.path]);
       } else if (issue2.code === "invalid_element") {
-        processError({ issues: issue2.issues }, [...path23, ...issue2.path]);
+        processError({ issues: issue2.issues }, [...path26, ...issue2.path]);
       } else {
-        const fullpath = [...path23, ...issue2.path];
+        const fullpath = [...path26, ...issue2.path];
         if (fullpath.length === 0) {
           result.errors.push(mapper(issue2));
           continue;
@@ -57013,8 +57013,8 @@ function treeifyError(error62, mapper = (issue2) => issue2.message) {
 }
 function toDotPath(_path) {
   const segs = [];
-  const path23 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
-  for (const seg of path23) {
+  const path26 = _path.map((seg) => typeof seg === "object" ? seg.key : seg);
+  for (const seg of path26) {
     if (typeof seg === "number")
       segs.push(`[${seg}]`);
     else if (typeof seg === "symbol")
@@ -58116,9 +58116,9 @@ var asciiTabOrNewline = /[\t\n\r]/g;
 function stripTabAndNewline(value) {
   return value.replace(asciiTabOrNewline, "");
 }
-function urlHostnameOk(url2, hostname5) {
-  hostname5.lastIndex = 0;
-  return hostname5.test(url2.hostname);
+function urlHostnameOk(url2, hostname4) {
+  hostname4.lastIndex = 0;
+  return hostname4.test(url2.hostname);
 }
 function urlProtocolOk(url2, protocol) {
   protocol.lastIndex = 0;
@@ -74152,13 +74152,13 @@ function resolveRef(ref, ctx) {
   if (!ref.startsWith("#")) {
     throw new Error("External $ref is not supported, only local refs (#/...) are allowed");
   }
-  const path23 = ref.slice(1).split("/").filter(Boolean);
-  if (path23.length === 0) {
+  const path26 = ref.slice(1).split("/").filter(Boolean);
+  if (path26.length === 0) {
     return ctx.rootSchema;
   }
   const defsKey = ctx.version === "draft-2020-12" ? "$defs" : "definitions";
-  if (path23[0] === defsKey) {
-    const key = path23[1] === void 0 ? void 0 : decodeJSONPointerSegment(path23[1]);
+  if (path26[0] === defsKey) {
+    const key = path26[1] === void 0 ? void 0 : decodeJSONPointerSegment(path26[1]);
     if (!key || !ctx.defs[key]) {
       throw new Error(`Reference not found: ${ref}`);
     }
@@ -75336,7 +75336,7 @@ function withDefaultProtectedPaths(config3) {
   return { ...config3, protected_paths: paths };
 }
 function redundantProtectedPaths(paths) {
-  return paths.filter((path23) => DEFAULT_PROTECTED_PATHS.includes(path23)).map((path23) => `\`protected_paths\`: \`${path23}\` is always protected; listing it changes nothing`);
+  return paths.filter((path26) => DEFAULT_PROTECTED_PATHS.includes(path26)).map((path26) => `\`protected_paths\`: \`${path26}\` is always protected; listing it changes nothing`);
 }
 function inLineOrder(problems) {
   const line = (problem) => Number(/ \(line (\d+)\)$/.exec(problem)?.[1] ?? Number.MAX_SAFE_INTEGER);
@@ -75347,51 +75347,51 @@ function yamlProblem(message, position) {
   return position === void 0 ? `YAML: ${text}` : `line ${position.line}, column ${position.col}: ${text}`;
 }
 function describeIssue(issue2, data, doc, lines) {
-  const path23 = issue2.path.filter((part) => typeof part !== "symbol");
+  const path26 = issue2.path.filter((part) => typeof part !== "symbol");
   if (issue2.code === "unrecognized_keys") {
-    const known = KNOWN_KEYS[path23.join(".")] ?? [];
+    const known = KNOWN_KEYS[path26.join(".")] ?? [];
     return issue2.keys.map((key) => {
       const suggestion = closestKey(key, known);
       const hint = suggestion === void 0 ? "" : ` (did you mean \`${suggestion}\`?)`;
-      return `\`${formatPath([...path23, key])}\`: unknown key${hint}${lineOf(doc, lines, path23, key)}`;
+      return `\`${formatPath([...path26, key])}\`: unknown key${hint}${lineOf(doc, lines, path26, key)}`;
     });
   }
-  const value = valueAt(data, path23);
-  const where = `\`${formatPath(path23)}\``;
-  if (issue2.code === "custom") return [`${where}: ${issue2.message}${lineOf(doc, lines, path23)}`];
+  const value = valueAt(data, path26);
+  const where = `\`${formatPath(path26)}\``;
+  if (issue2.code === "custom") return [`${where}: ${issue2.message}${lineOf(doc, lines, path26)}`];
   const got = describeValue(value);
   if (issue2.code === "too_big") {
     const limit2 = String(issue2.maximum);
-    const at = lineOf(doc, lines, path23);
+    const at = lineOf(doc, lines, path26);
     if (issue2.origin === "array") return [`${where}: expected at most ${limit2} entries, got ${value.length}${at}`];
     if (issue2.origin === "string") return [`${where}: expected at most ${limit2} characters, got ${value.length}${at}`];
     return [`${where}: expected at most ${limit2}, got ${got}${at}`];
   }
-  const expected = EXPECTED[path23.map((part) => typeof part === "number" ? "[]" : part).join(".").replace(/\.\[\]/g, "[]")];
+  const expected = EXPECTED[path26.map((part) => typeof part === "number" ? "[]" : part).join(".").replace(/\.\[\]/g, "[]")];
   const text = expected === void 0 ? issue2.message : `expected ${expected}`;
-  return [`${path23.length === 0 ? "the file" : where}: ${text}, got ${got}${lineOf(doc, lines, path23)}`];
+  return [`${path26.length === 0 ? "the file" : where}: ${text}, got ${got}${lineOf(doc, lines, path26)}`];
 }
-function formatPath(path23) {
-  return path23.reduce((text, part) => {
+function formatPath(path26) {
+  return path26.reduce((text, part) => {
     if (typeof part === "number") return `${text}[${part}]`;
     return text === "" ? part : `${text}.${part}`;
   }, "");
 }
-function valueAt(data, path23) {
+function valueAt(data, path26) {
   let value = data;
-  for (const part of path23) {
+  for (const part of path26) {
     if (value === null || typeof value !== "object") return void 0;
     value = value[part];
   }
   return value;
 }
-function lineOf(doc, lines, path23, key) {
+function lineOf(doc, lines, path26, key) {
   let offset;
   if (key === void 0) {
-    const node2 = path23.length === 0 ? doc.contents : doc.getIn(path23, true);
+    const node2 = path26.length === 0 ? doc.contents : doc.getIn(path26, true);
     offset = rangeStart(node2);
   } else {
-    const parent = path23.length === 0 ? doc.contents : doc.getIn(path23, true);
+    const parent = path26.length === 0 ? doc.contents : doc.getIn(path26, true);
     if ((0, import_yaml.isMap)(parent)) {
       const pair = parent.items.find((item) => (0, import_yaml.isScalar)(item.key) && String(item.key.value) === key);
       offset = rangeStart(pair?.key);
@@ -75515,8 +75515,8 @@ function parseEnv(env, options2 = {}) {
   const has2 = (name2) => (env[name2] ?? "").trim() !== "";
   problems.push(...missingForMode(has2, mode, options2.runsJobs));
   const wantsApp = mode === "server" || mode === "worker" || has2("APP_ID");
-  const readFile8 = options2.readFile ?? ((path23) => readFileSync(path23, "utf8"));
-  const privateKey = wantsApp ? readPrivateKey(env, readFile8, mode, problems) : void 0;
+  const readFile10 = options2.readFile ?? ((path26) => readFileSync(path26, "utf8"));
+  const privateKey = wantsApp ? readPrivateKey(env, readFile10, mode, problems) : void 0;
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   const { APP_ID: appId, WEBHOOK_SECRET: webhookSecret } = parsed.data;
   const app = appId !== void 0 && privateKey !== void 0 ? { appId, privateKey, webhookSecret: webhookSecret ?? null } : null;
@@ -75571,9 +75571,9 @@ function missingForMode(has2, mode, runsJobs) {
   }
   return missing;
 }
-function readPrivateKey(env, readFile8, mode, problems) {
+function readPrivateKey(env, readFile10, mode, problems) {
   const inline = env.PRIVATE_KEY?.trim();
-  const path23 = env.PRIVATE_KEY_PATH?.trim();
+  const path26 = env.PRIVATE_KEY_PATH?.trim();
   if (inline) {
     const key2 = normalizePem(inline);
     if (key2 === void 0) {
@@ -75581,21 +75581,21 @@ function readPrivateKey(env, readFile8, mode, problems) {
     }
     return key2;
   }
-  if (!path23) {
+  if (!path26) {
     const why = mode === "server" || mode === "worker" ? `required in ${mode} mode` : "required when APP_ID is set";
     problems.push(`\`PRIVATE_KEY\` or \`PRIVATE_KEY_PATH\`: ${why}`);
     return void 0;
   }
   let text;
   try {
-    text = readFile8(path23);
+    text = readFile10(path26);
   } catch (error62) {
     const reason = error62 instanceof Error ? error62.message : String(error62);
-    problems.push(`\`PRIVATE_KEY_PATH\`: cannot read ${path23}: ${reason}`);
+    problems.push(`\`PRIVATE_KEY_PATH\`: cannot read ${path26}: ${reason}`);
     return void 0;
   }
   const key = normalizePem(text);
-  if (key === void 0) problems.push(`\`PRIVATE_KEY_PATH\`: ${path23} does not hold a PEM private key`);
+  if (key === void 0) problems.push(`\`PRIVATE_KEY_PATH\`: ${path26} does not hold a PEM private key`);
   return key;
 }
 function normalizePem(raw) {
@@ -75611,10 +75611,10 @@ function describeIssue2(issue2, env) {
   if (SECRETS.has(name2)) return `\`${name2}\`: ${text}`;
   return `\`${name2}\`: ${text}, got ${describeValue(env[name2])}`;
 }
-function expandHome(path23, homeDir) {
-  if (path23 === "~") return homeDir;
-  if (path23.startsWith("~/")) return join(homeDir, path23.slice(2));
-  return resolve(path23);
+function expandHome(path26, homeDir) {
+  if (path26 === "~") return homeDir;
+  if (path26.startsWith("~/")) return join(homeDir, path26.slice(2));
+  return resolve(path26);
 }
 function trimSlash(url2) {
   return url2.replace(/\/+$/, "");
@@ -75751,14 +75751,14 @@ function createGitHubClient(octokit, options2) {
       const { data } = await octokit.rest.pulls.update({ ...r(repo), pull_number: number4, ...patch });
       return toPullInfo(data);
     }),
-    getFile: async (repo, path23, ref) => {
+    getFile: async (repo, path26, ref) => {
       try {
-        const { data } = await octokit.rest.repos.getContent({ ...r(repo), path: path23, ...ref ? { ref } : {} });
+        const { data } = await octokit.rest.repos.getContent({ ...r(repo), path: path26, ...ref ? { ref } : {} });
         if (Array.isArray(data) || data.type !== "file" || !("content" in data)) return null;
         return Buffer.from(data.content, "base64").toString("utf8");
       } catch (error62) {
         if (statusOf(error62) === 404) return null;
-        throw githubError(`read ${path23}`, error62);
+        throw githubError(`read ${path26}`, error62);
       }
     },
     gitToken: options2.gitToken
@@ -75785,7 +75785,7 @@ function redactingGitHubClient(client, redact) {
       ...patch.title === void 0 ? {} : { title: redact(patch.title) },
       ...patch.body === void 0 ? {} : { body: redact(patch.body) }
     }),
-    getFile: (repo, path23, ref) => client.getFile(repo, path23, ref),
+    getFile: (repo, path26, ref) => client.getFile(repo, path26, ref),
     gitToken: () => client.gitToken()
   };
 }
@@ -78586,17 +78586,17 @@ function requestLog(octokit) {
     octokit.log.debug("request", options2);
     const start = Date.now();
     const requestOptions = octokit.request.endpoint.parse(options2);
-    const path23 = requestOptions.url.replace(options2.baseUrl, "");
+    const path26 = requestOptions.url.replace(options2.baseUrl, "");
     return request2(options2).then((response) => {
       const requestId = response.headers["x-github-request-id"];
       octokit.log.info(
-        `${requestOptions.method} ${path23} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path26} - ${response.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       return response;
     }).catch((error62) => {
       const requestId = error62.response?.headers["x-github-request-id"] || "UNKNOWN";
       octokit.log.error(
-        `${requestOptions.method} ${path23} - ${error62.status} with id ${requestId} in ${Date.now() - start}ms`
+        `${requestOptions.method} ${path26} - ${error62.status} with id ${requestId} in ${Date.now() - start}ms`
       );
       throw error62;
     });
@@ -81309,7 +81309,7 @@ var triggers_notification_paths_default = [
 ];
 function routeMatcher2(paths) {
   const regexes = paths.map(
-    (path23) => path23.split("/").map((c3) => c3.startsWith("{") ? "(?:.+?)" : c3).join("/")
+    (path26) => path26.split("/").map((c3) => c3.startsWith("{") ? "(?:.+?)" : c3).join("/")
   );
   const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
   return new RegExp(regex2, "i");
@@ -81481,7 +81481,7 @@ var emitPath = osPlatform() === "win32" ? `set PATH` : `printenv PATH`;
 var isTempPath = RegExp.prototype.test.bind(
   osPlatform() === "win32" ? /\\npm[-\\]+cache\\_npx\\/ : /\/\.npm\/_npx\//
 );
-var splitPathEnvVar = osPlatform() === "win32" ? (path23) => path23.replace(/^PATH=/i, "").replace(/\\\\\\\\/g, "\\\\").replace(/\\r\\n/g, ";").split(";") : (path23) => path23.split(":");
+var splitPathEnvVar = osPlatform() === "win32" ? (path26) => path26.replace(/^PATH=/i, "").replace(/\\\\\\\\/g, "\\\\").replace(/\\r\\n/g, ";").split(";") : (path26) => path26.split(":");
 var semverRE = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/u;
 var isValidSemver = RegExp.prototype.test.bind(semverRE);
 
@@ -81545,11 +81545,11 @@ var VERSION16 = "4.1.0";
 // node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-file.js
 var import_yaml2 = __toESM(require_dist(), 1);
 var SUPPORTED_FILE_EXTENSIONS = ["json", "yml", "yaml"];
-async function getConfigFile(octokit, { owner, repo, path: path23, ref }) {
-  const fileExtension = path23.split(".").pop().toLowerCase();
+async function getConfigFile(octokit, { owner, repo, path: path26, ref }) {
+  const fileExtension = path26.split(".").pop().toLowerCase();
   if (!SUPPORTED_FILE_EXTENSIONS.includes(fileExtension)) {
     throw new Error(
-      `[@probot/octokit-plugin-config] .${fileExtension} extension is not support for configuration (path: "${path23}")`
+      `[@probot/octokit-plugin-config] .${fileExtension} extension is not support for configuration (path: "${path26}")`
     );
   }
   const endpoint2 = {
@@ -81557,7 +81557,7 @@ async function getConfigFile(octokit, { owner, repo, path: path23, ref }) {
     url: "/repos/{owner}/{repo}/contents/{path}",
     owner,
     repo,
-    path: path23,
+    path: path26,
     mediaType: {
       format: "raw"
     },
@@ -81568,7 +81568,7 @@ async function getConfigFile(octokit, { owner, repo, path: path23, ref }) {
   const emptyConfigResult = {
     owner,
     repo,
-    path: path23,
+    path: path26,
     url: url2,
     config: null
   };
@@ -81626,7 +81626,7 @@ var EXTENDS_REGEX = new RegExp(
 );
 function extendsToGetContentParams({
   owner,
-  path: path23,
+  path: path26,
   url: url2,
   extendsValue
 }) {
@@ -81646,16 +81646,16 @@ function extendsToGetContentParams({
   return {
     owner: match[1] || owner,
     repo: match[2],
-    path: match[3] || path23
+    path: match[3] || path26
   };
 }
 
 // node_modules/@probot/octokit-plugin-config/dist-src/util/get-config-files.js
-async function getConfigFiles(octokit, { owner, repo, path: path23, branch }) {
+async function getConfigFiles(octokit, { owner, repo, path: path26, branch }) {
   const requestedRepoFile = await getConfigFile(octokit, {
     owner,
     repo,
-    path: path23,
+    path: path26,
     ref: branch
   });
   const files = [requestedRepoFile];
@@ -81666,7 +81666,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path23, branch }) {
     const defaultRepoConfig2 = await getConfigFile(octokit, {
       owner,
       repo: ".github",
-      path: path23
+      path: path26
     });
     files.push(defaultRepoConfig2);
   }
@@ -81676,7 +81676,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path23, branch }) {
   }
   let extendConfigOptions = extendsToGetContentParams({
     owner,
-    path: path23,
+    path: path26,
     url: file2.url,
     extendsValue: file2.config._extends
   });
@@ -81689,7 +81689,7 @@ async function getConfigFiles(octokit, { owner, repo, path: path23, branch }) {
     }
     extendConfigOptions = extendsToGetContentParams({
       owner,
-      path: path23,
+      path: path26,
       url: extendRepoConfig.url,
       extendsValue: extendRepoConfig.config._extends
     });
@@ -81706,11 +81706,11 @@ async function getConfigFiles(octokit, { owner, repo, path: path23, branch }) {
 }
 
 // node_modules/@probot/octokit-plugin-config/dist-src/compose-config-get.js
-async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, path: path23, branch }) {
+async function composeConfigGet(octokit, { owner, repo, defaults: defaults2, path: path26, branch }) {
   const files = await getConfigFiles(octokit, {
     owner,
     repo,
-    path: path23,
+    path: path26,
     branch
   });
   const configs = files.map((file2) => file2.config).reverse().filter(Boolean);
@@ -82459,8 +82459,8 @@ function parsePart(context2, schema) {
 }
 function describeIssues(error62) {
   return error62.issues.map((issue2) => {
-    const path23 = issue2.path.map(String).join(".") || "(root)";
-    return `\`${path23}\`: ${issue2.message.replace(/^Invalid input: /, "")}`;
+    const path26 = issue2.path.map(String).join(".") || "(root)";
+    return `\`${path26}\`: ${issue2.message.replace(/^Invalid input: /, "")}`;
   }).join("; ");
 }
 function toActor(user) {
@@ -83621,7 +83621,7 @@ function globToRegExp(glob2, options2 = {}) {
 }
 function createGlobMatcher(globs, options2 = {}) {
   const regexps = globs.map((glob2) => globToRegExp(glob2, options2));
-  return (path23) => regexps.some((regexp) => regexp.test(path23));
+  return (path26) => regexps.some((regexp) => regexp.test(path26));
 }
 function translate(glob2) {
   let out = "";
@@ -86215,12 +86215,12 @@ async function createTranscript(options2) {
   const redact = options2.redact ?? redactKnownTokens;
   const clock = options2.clock ?? Date.now;
   await mkdir2(options2.dir, { recursive: true });
-  const path23 = transcriptPath(options2.dir, options2.jobId);
+  const path26 = transcriptPath(options2.dir, options2.jobId);
   let queue = Promise.resolve();
   const write = (event) => {
     const line = `${JSON.stringify(redactDeep(event, redact))}
 `;
-    const written = queue.then(() => appendFile(path23, line, "utf8"));
+    const written = queue.then(() => appendFile(path26, line, "utf8"));
     queue = written.catch(() => void 0);
     return written;
   };
@@ -86233,7 +86233,7 @@ async function createTranscript(options2) {
     startedAt: new Date(clock()).toISOString()
   });
   return {
-    path: path23,
+    path: path26,
     flush: () => queue,
     close: () => queue,
     request: (turn, purpose, body) => {
@@ -86673,6 +86673,7 @@ function configProblemComment(problems, commandName2) {
 async function processJob(data, deps, signal, attempt = { attempt: 1, maxAttempts: 1 }) {
   const job = await openJob(data, deps, signal);
   const { log, redact, startedAt } = job;
+  log.info({ attempt: attempt.attempt, queuedMs: startedAt - Date.parse(data.enqueuedAt) }, "job started");
   let tracker;
   const trackerFor = (commandName2) => tracker ??= createTracker({ jobId: data.jobId, clock: deps.clock, logger: log, commandName: commandName2, sink: job.sink });
   const finish = async (state, commandName2 = defaultCommandName(deps)) => {
@@ -86686,7 +86687,13 @@ async function processJob(data, deps, signal, attempt = { attempt: 1, maxAttempt
   let workspaceStart;
   try {
     const inputs = readJobInputs(job);
-    workspaceStart = inputs.target.then((target) => target.ok ? prepareWorkspace(job, target, stopWorkspace.signal) : null);
+    workspaceStart = inputs.target.then(async (target) => {
+      if (!target.ok) return null;
+      const preparing = deps.clock();
+      const workspace2 = await prepareWorkspace(job, target, stopWorkspace.signal);
+      log.info({ sinceStartMs: preparing - startedAt, workspaceMs: deps.clock() - preparing }, "workspace ready");
+      return workspace2;
+    });
     workspaceStart.catch(() => void 0);
     const admitted = await admitJob(job, inputs);
     if (!admitted.ok) {
@@ -86700,12 +86707,9 @@ async function processJob(data, deps, signal, attempt = { attempt: 1, maxAttempt
     tracking.update({ phase: "working", step: "preparing the workspace", todos: [], startedAt, unsandboxed: deps.settings.sandbox === "off" });
     const workspace = await workspaceStart;
     if (!workspace) throw new TackleError("workspace", "the workspace was not prepared");
-    try {
-      const ending = await runAndPublish(job, admitted, workspace, tracking, attempt);
-      return await finish(ending, commandName2);
-    } finally {
-      await workspace.dispose().catch((error62) => log.warn({ err: error62 }, "workspace cleanup failed"));
-    }
+    const ending = await runAndPublish(job, admitted, workspace, tracking, attempt);
+    const [outcome] = await Promise.all([finish(ending, commandName2), disposeWorkspace(workspaceStart, log)]);
+    return outcome;
   } catch (error62) {
     if (workspaceStart) await disposeWorkspace(workspaceStart, log);
     return await endInError(job, trackerFor(defaultCommandName(deps)), error62, attempt);
@@ -86717,6 +86721,7 @@ function defaultCommandName(deps) {
   return deps.settings.commandName === void 0 ? "tackle" : deps.settings.commandName;
 }
 async function openJob(data, deps, signal) {
+  const startedAt = deps.clock();
   const repo = data.repo;
   const log = deps.logger.child({ jobId: data.jobId, repo: `${repo.owner}/${repo.name}`, issue: data.number });
   const client = await deps.github(data);
@@ -86730,18 +86735,18 @@ async function openJob(data, deps, signal) {
   const sink = githubSink(github, repo, data.number, commentId, (id) => {
     void deps.claims?.setComment(data.jobId, id).catch((error62) => log.warn({ err: errorMessage(error62) }, "could not record the tracking comment"));
   });
-  return { data, deps, signal, repo, log, github, redact, startedAt: deps.clock(), sink };
+  return { data, deps, signal, repo, log, github, redact, startedAt, sink };
 }
 function readJobInputs(job) {
   const { github, repo, data } = job;
-  const repoInfo = github.getRepo(repo);
-  const defaultBranch = repoInfo.then((info) => info.defaultBranch);
+  const defaultBranch = github.getRepo(repo).then((info) => info.defaultBranch);
+  const target = resolveTarget(github, repo, data, defaultBranch);
   const inputs = {
+    target,
     issue: github.getIssue(repo, data.number),
     defaultBranch,
     config: defaultBranch.then(async (branch) => parseRepoConfig(await github.getFile(repo, REPO_CONFIG_PATH, branch))),
-    instructionFiles: defaultBranch.then((branch) => readInstructionFiles(github, repo, branch)),
-    target: defaultBranch.then((branch) => resolveTarget(github, repo, data, branch))
+    instructionFiles: defaultBranch.then((branch) => readInstructionFiles(github, repo, branch))
   };
   for (const promise2 of Object.values(inputs)) promise2.catch(() => void 0);
   return inputs;
@@ -86935,11 +86940,11 @@ async function resolveTarget(github, repo, data, defaultBranch) {
     };
   }
   const branch = issueBranchName(data.number);
-  const open5 = await github.findOpenPull(repo, branch);
+  const [open5, baseBranch] = await Promise.all([github.findOpenPull(repo, branch), defaultBranch]);
   return {
     ok: true,
     branch,
-    baseBranch: defaultBranch,
+    baseBranch,
     startFrom: open5 ? "existing" : "base",
     existingPull: null
   };
@@ -86993,59 +86998,12 @@ function finalState(result, state, pullRequestUrl, durationMs, sandboxed) {
 }
 
 // src/workspace/repo-cache.ts
-import { createHash, randomBytes } from "node:crypto";
-import { chown as chown2, mkdir as mkdir8, readdir as readdir3, readFile as readFile6, rename, stat as stat8, writeFile as writeFile2 } from "node:fs/promises";
-import { hostname as hostname4 } from "node:os";
-import path20 from "node:path";
+import { mkdir as mkdir11 } from "node:fs/promises";
+import path23 from "node:path";
 
-// src/workspace/file-lock.ts
-import { spawn as spawn2 } from "node:child_process";
-import { mkdir as mkdir3 } from "node:fs/promises";
-import path8 from "node:path";
-async function acquireLock(lockPath, options2) {
-  await mkdir3(path8.dirname(lockPath), { recursive: true });
-  const waitArgs = options2.wait ? ["-w", String((options2.timeoutMs ?? 30 * 6e4) / 1e3)] : ["-n"];
-  const child = spawn2("flock", ["-x", "-o", ...waitArgs, lockPath, "sh", "-c", "echo locked; exec cat >/dev/null"], {
-    stdio: ["pipe", "pipe", "pipe"],
-    env: { PATH: "/usr/bin:/bin" }
-  });
-  const exited = new Promise((resolve3) => child.once("exit", (code) => resolve3(code)));
-  const onAbort = () => {
-    child.kill("SIGKILL");
-  };
-  options2.signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    const locked = await new Promise((resolve3, reject) => {
-      child.stdout.once("data", () => resolve3(true));
-      child.once("error", (error62) => reject(new TackleError("workspace", `cannot run flock: ${error62.message}`)));
-      void exited.then(() => resolve3(false));
-    });
-    if (options2.signal?.aborted) throw new TackleError("aborted", "cancelled while waiting for a lock");
-    if (!locked) {
-      if (!options2.wait) return null;
-      throw new TackleError("workspace", `timed out waiting for the lock ${lockPath}`, { retryable: true });
-    }
-  } finally {
-    options2.signal?.removeEventListener("abort", onAbort);
-  }
-  let released;
-  return () => {
-    released ??= (async () => {
-      child.stdin.end();
-      await exited;
-    })();
-    return released;
-  };
-}
-async function withLock(lockPath, fn, options2 = {}) {
-  const release = await acquireLock(lockPath, { wait: true, ...options2 });
-  if (!release) throw new TackleError("workspace", `could not lock ${lockPath}`, { retryable: true });
-  try {
-    return await fn();
-  } finally {
-    await release();
-  }
-}
+// src/workspace/build-workspace.ts
+import { chown as chown2, mkdir as mkdir7 } from "node:fs/promises";
+import path19 from "node:path";
 
 // node_modules/is-plain-obj/index.js
 function isPlainObject5(value) {
@@ -87912,12 +87870,12 @@ var handleCommand = (filePath, rawArguments, rawOptions) => {
 
 // node_modules/execa/lib/arguments/options.js
 var import_cross_spawn = __toESM(require_cross_spawn(), 1);
-import path13 from "node:path";
+import path12 from "node:path";
 import process6 from "node:process";
 
 // node_modules/npm-run-path/index.js
 import process4 from "node:process";
-import path10 from "node:path";
+import path9 from "node:path";
 
 // node_modules/npm-run-path/node_modules/path-key/index.js
 function pathKey(options2 = {}) {
@@ -87934,7 +87892,7 @@ function pathKey(options2 = {}) {
 // node_modules/unicorn-magic/node.js
 import { promisify } from "node:util";
 import { execFile as execFileCallback, execFileSync as execFileSyncOriginal } from "node:child_process";
-import path9 from "node:path";
+import path8 from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 var execFileOriginal = promisify(execFileCallback);
 function toPath(urlOrPath) {
@@ -87943,12 +87901,12 @@ function toPath(urlOrPath) {
 function traversePathUp(startPath) {
   return {
     *[Symbol.iterator]() {
-      let currentPath = path9.resolve(toPath(startPath));
+      let currentPath = path8.resolve(toPath(startPath));
       let previousPath;
       while (previousPath !== currentPath) {
         yield currentPath;
         previousPath = currentPath;
-        currentPath = path9.resolve(currentPath, "..");
+        currentPath = path8.resolve(currentPath, "..");
       }
     }
   };
@@ -87963,27 +87921,27 @@ var npmRunPath = ({
   execPath: execPath2 = process4.execPath,
   addExecPath = true
 } = {}) => {
-  const cwdPath = path10.resolve(toPath(cwd));
+  const cwdPath = path9.resolve(toPath(cwd));
   const result = [];
-  const pathParts = pathOption.split(path10.delimiter);
+  const pathParts = pathOption.split(path9.delimiter);
   if (preferLocal) {
     applyPreferLocal(result, pathParts, cwdPath);
   }
   if (addExecPath) {
     applyExecPath(result, pathParts, execPath2, cwdPath);
   }
-  return pathOption === "" || pathOption === path10.delimiter ? `${result.join(path10.delimiter)}${pathOption}` : [...result, pathOption].join(path10.delimiter);
+  return pathOption === "" || pathOption === path9.delimiter ? `${result.join(path9.delimiter)}${pathOption}` : [...result, pathOption].join(path9.delimiter);
 };
 var applyPreferLocal = (result, pathParts, cwdPath) => {
   for (const directory of traversePathUp(cwdPath)) {
-    const pathPart = path10.join(directory, "node_modules/.bin");
+    const pathPart = path9.join(directory, "node_modules/.bin");
     if (!pathParts.includes(pathPart)) {
       result.push(pathPart);
     }
   }
 };
 var applyExecPath = (result, pathParts, execPath2, cwdPath) => {
-  const pathPart = path10.resolve(cwdPath, toPath(execPath2), "..");
+  const pathPart = path9.resolve(cwdPath, toPath(execPath2), "..");
   if (!pathParts.includes(pathPart)) {
     result.push(pathPart);
   }
@@ -89138,7 +89096,7 @@ var killAfterTimeout = async (subprocess, timeout, context2, { signal }) => {
 
 // node_modules/execa/lib/methods/node.js
 import { execPath, execArgv } from "node:process";
-import path11 from "node:path";
+import path10 from "node:path";
 var mapNode = ({ options: options2 }) => {
   if (options2.node === false) {
     throw new TypeError('The "node" option cannot be false with `execaNode()`.');
@@ -89157,7 +89115,7 @@ var handleNodeOption = (file2, commandArguments, {
     throw new TypeError('The "execPath" option has been removed. Please use the "nodePath" option instead.');
   }
   const normalizedNodePath = safeNormalizeFileUrl(nodePath, 'The "nodePath" option');
-  const resolvedNodePath = path11.resolve(cwd, normalizedNodePath);
+  const resolvedNodePath = path10.resolve(cwd, normalizedNodePath);
   const newOptions = {
     ...options2,
     nodePath: resolvedNodePath,
@@ -89167,7 +89125,7 @@ var handleNodeOption = (file2, commandArguments, {
   if (!shouldHandleNode) {
     return [file2, commandArguments, newOptions];
   }
-  if (path11.basename(file2, ".exe") === "node") {
+  if (path10.basename(file2, ".exe") === "node") {
     throw new TypeError('When the "node" option is true, the first argument does not need to be "node".');
   }
   return [
@@ -89257,11 +89215,11 @@ var serializeEncoding = (encoding) => typeof encoding === "string" ? `"${encodin
 
 // node_modules/execa/lib/arguments/cwd.js
 import { statSync } from "node:fs";
-import path12 from "node:path";
+import path11 from "node:path";
 import process5 from "node:process";
 var normalizeCwd = (cwd = getDefaultCwd()) => {
   const cwdString = safeNormalizeFileUrl(cwd, 'The "cwd" option');
-  return path12.resolve(cwdString);
+  return path11.resolve(cwdString);
 };
 var getDefaultCwd = () => {
   try {
@@ -89308,7 +89266,7 @@ var normalizeOptions = (filePath, rawArguments, rawOptions) => {
   options2.killSignal = normalizeKillSignal(options2.killSignal);
   options2.forceKillAfterDelay = normalizeForceKillAfterDelay(options2.forceKillAfterDelay);
   options2.lines = options2.lines.map((lines, fdNumber) => lines && !BINARY_ENCODINGS.has(options2.encoding) && options2.buffer[fdNumber]);
-  if (process6.platform === "win32" && path13.basename(file2, ".exe") === "cmd") {
+  if (process6.platform === "win32" && path12.basename(file2, ".exe") === "cmd") {
     commandArguments.unshift("/q");
   }
   return { file: file2, commandArguments, options: options2 };
@@ -91449,13 +91407,13 @@ var logOutputSync = ({ serializedResult, fdNumber, state, verboseInfo, encoding,
   }
 };
 var writeToFiles = (serializedResult, stdioItems, outputFiles) => {
-  for (const { path: path23, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
-    const pathString = typeof path23 === "string" ? path23 : path23.toString();
+  for (const { path: path26, append } of stdioItems.filter(({ type }) => FILE_TYPES.has(type))) {
+    const pathString = typeof path26 === "string" ? path26 : path26.toString();
     if (append || outputFiles.has(pathString)) {
-      appendFileSync(path23, serializedResult);
+      appendFileSync(path26, serializedResult);
     } else {
       outputFiles.add(pathString);
-      writeFileSync(path23, serializedResult);
+      writeFileSync(path26, serializedResult);
     }
   }
 };
@@ -91671,7 +91629,7 @@ var getSyncResult = ({ error: error62, exitCode, signal, timedOut, isMaxBuffer, 
 
 // node_modules/execa/lib/methods/main-async.js
 import { setMaxListeners } from "node:events";
-import { spawn as spawn3 } from "node:child_process";
+import { spawn as spawn2 } from "node:child_process";
 
 // node_modules/execa/lib/ipc/methods.js
 import process8 from "node:process";
@@ -93621,7 +93579,7 @@ var handleAsyncOptions = ({ timeout, signal, ...options2 }) => {
 var spawnSubprocessAsync = ({ file: file2, commandArguments, options: options2, startTime: startTime2, verboseInfo, command, escapedCommand, fileDescriptors }) => {
   let subprocess;
   try {
-    subprocess = spawn3(...concatenateShell(file2, commandArguments, options2));
+    subprocess = spawn2(...concatenateShell(file2, commandArguments, options2));
   } catch (error62) {
     return handleEarlyError({
       error: error62,
@@ -93850,7 +93808,7 @@ var {
 
 // src/workspace/fs-util.ts
 import { lstat, readdir as readdir2, rm } from "node:fs/promises";
-import path14 from "node:path";
+import path13 from "node:path";
 async function exists(p) {
   return await lstat(p).catch(() => null) !== null;
 }
@@ -93860,7 +93818,7 @@ async function diskUsage(root) {
   let total = info.blocks * 512;
   if (!info.isDirectory()) return total;
   const entries = await readdir2(root).catch(() => []);
-  for (const entry of entries) total += await diskUsage(path14.join(root, entry));
+  for (const entry of entries) total += await diskUsage(path13.join(root, entry));
   return total;
 }
 async function removeTree(target) {
@@ -93884,9 +93842,14 @@ async function clearModeBits(root, skip) {
   if (result.exitCode !== 0) throw new TackleError("workspace", `could not clear mode bits in ${root}: ${String(result.stderr)}`);
 }
 
-// src/workspace/git-host.ts
-import { mkdir as mkdir4 } from "node:fs/promises";
+// src/workspace/git-port.ts
+import { constants as constants4 } from "node:fs";
+import { lstat as lstat2, open as open3 } from "node:fs/promises";
 import path15 from "node:path";
+
+// src/workspace/git-host.ts
+import { mkdir as mkdir3 } from "node:fs/promises";
+import path14 from "node:path";
 var SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 function niceArgv(argv) {
   return ["nice", "-n", "10", ...argv];
@@ -93921,7 +93884,7 @@ function hostGitEnv(gitHome, options2 = {}) {
   const env = {
     PATH: SYSTEM_PATH,
     HOME: gitHome,
-    XDG_CONFIG_HOME: path15.join(gitHome, ".config"),
+    XDG_CONFIG_HOME: path14.join(gitHome, ".config"),
     LANG: "C",
     LC_ALL: "C",
     GIT_CONFIG_NOSYSTEM: "1",
@@ -93956,7 +93919,7 @@ function createHostGit(options2) {
   const { gitHome, logger } = options2;
   let homeReady;
   async function spawnGit(command, input3, maxBuffer) {
-    homeReady ??= mkdir4(gitHome, { recursive: true, mode: 493 });
+    homeReady ??= mkdir3(gitHome, { recursive: true, mode: 493 });
     await homeReady;
     const args = [...hardeningArgs(), ...protocolArgs(command.protocols), ...command.args];
     const envOptions = {};
@@ -94048,9 +94011,6 @@ function parseRemoteUrl(remoteUrl) {
 }
 
 // src/workspace/git-port.ts
-import { constants as constants4 } from "node:fs";
-import { lstat as lstat2, open as open3 } from "node:fs/promises";
-import path16 from "node:path";
 var TIMEOUT_MS = 12e4;
 var UNTRACKED_LINE_COUNT_LIMIT = 1e6;
 function gitEnv(repo) {
@@ -94218,16 +94178,16 @@ function createGitPort(options2) {
       const tracked = parseNumstat(stdout);
       const untracked = (await git(["ls-files", "--others", "--exclude-standard", "-z"])).stdout.split("\0").filter(Boolean);
       let lines = 0;
-      for (const entry of tracked) lines += entry.lines ?? await countLines2(path16.join(repo.workTree, entry.path));
-      for (const file2 of untracked) lines += await countLines2(path16.join(repo.workTree, file2));
+      for (const entry of tracked) lines += entry.lines ?? await countLines2(path15.join(repo.workTree, entry.path));
+      for (const file2 of untracked) lines += await countLines2(path15.join(repo.workTree, file2));
       return { files: [.../* @__PURE__ */ new Set([...tracked.map((entry) => entry.path), ...untracked])], lines };
     }
   };
 }
 
 // src/workspace/publish-repo.ts
-import { mkdir as mkdir5, writeFile } from "node:fs/promises";
-import path17 from "node:path";
+import { mkdir as mkdir4, writeFile } from "node:fs/promises";
+import path16 from "node:path";
 var SHA = /^[0-9a-f]{40}$/;
 var INDEX_TIMEOUT_MS = 12e4;
 var EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -94238,10 +94198,10 @@ function assertSha(sha, what) {
 }
 async function createPublishRepo(git, dir, alternates, templateDir) {
   await removeTree(dir);
-  await mkdir5(path17.dirname(dir), { recursive: true });
+  await mkdir4(path16.dirname(dir), { recursive: true });
   await git.run({ args: ["init", "--bare", "--quiet", `--template=${templateDir}`, dir] });
-  await mkdir5(path17.join(dir, "objects", "info"), { recursive: true });
-  await writeFile(path17.join(dir, "objects", "info", "alternates"), alternates.map((a2) => `${a2}
+  await mkdir4(path16.join(dir, "objects", "info"), { recursive: true });
+  await writeFile(path16.join(dir, "objects", "info", "alternates"), alternates.map((a2) => `${a2}
 `).join(""));
   const repo = { gitDir: dir };
   const run2 = (args, okExitCodes = [0], input3) => git.run({ args: [...INSPECT_ARGS, ...args], repo, okExitCodes, ...input3 !== void 0 ? { input: input3 } : {} });
@@ -94380,45 +94340,142 @@ async function verifiedTip(options2) {
   return { sha, change };
 }
 
-// src/workspace/owner-record.ts
-import { readFile as readFile5 } from "node:fs/promises";
-import { hostname as hostname3 } from "node:os";
-async function processStartTime(pid) {
-  const stat9 = await readFile5(`/proc/${pid}/stat`, "utf8").catch(() => null);
-  if (stat9 === null) return null;
-  const fields = stat9.slice(stat9.lastIndexOf(")") + 2).split(" ");
-  return fields[19] ?? null;
+// src/workspace/path-guard.ts
+import { constants as constants5, realpathSync } from "node:fs";
+import { chown, lstat as lstat3, mkdir as mkdir5, open as open4, readlink, realpath as realpath2 } from "node:fs/promises";
+import path17 from "node:path";
+var MAX_SYMLINK_DEPTH = 40;
+var SYSTEM_PREFIXES = ["/proc", "/dev", "/sys"];
+function outside(filePath, root, detail = "") {
+  return new TackleError(
+    "path_outside_worktree",
+    `path '${filePath}' is outside the worktree ${root}${detail}; use a path inside it`
+  );
 }
-async function currentOwner(now = Date.now()) {
-  return { pid: process.pid, startTime: await processStartTime(process.pid), hostname: hostname3(), createdAt: now };
+function isInside(root, candidate) {
+  const rel = path17.relative(root, candidate);
+  return rel === "" || !rel.startsWith(`..${path17.sep}`) && rel !== ".." && !path17.isAbsolute(rel);
 }
-function isCurrentProcess(owner) {
-  return owner.pid === process.pid && owner.hostname === hostname3();
+function isGitInternal(root, candidate) {
+  return path17.relative(root, candidate).split(path17.sep).some((segment) => segment.toLowerCase() === ".git");
 }
-async function isOwnerAlive(owner, maxAgeMs, now = Date.now()) {
-  if (now - owner.createdAt > maxAgeMs) return false;
-  if (owner.hostname !== hostname3()) return true;
+function errorCode(error62) {
+  return error62?.code;
+}
+async function realpathLoose(p, depth = 0) {
+  if (depth > MAX_SYMLINK_DEPTH) throw Object.assign(new Error("too many levels of symbolic links"), { code: "ELOOP" });
   try {
-    process.kill(owner.pid, 0);
+    return await realpath2(p);
   } catch (error62) {
-    if (error62.code !== "EPERM") return false;
+    if (errorCode(error62) !== "ENOENT" && errorCode(error62) !== "ENOTDIR") throw error62;
   }
-  if (owner.startTime === null) return true;
-  return await processStartTime(owner.pid) === owner.startTime;
+  const parent = path17.dirname(p);
+  if (parent === p) return p;
+  const realParent = await realpathLoose(parent, depth + 1);
+  const candidate = path17.join(realParent, path17.basename(p));
+  const info = await lstat3(candidate).catch(() => null);
+  if (info?.isSymbolicLink()) return realpathLoose(path17.resolve(realParent, await readlink(candidate)), depth + 1);
+  return candidate;
 }
-function parseOwnerRecord(text) {
-  try {
-    const value = JSON.parse(text);
-    if (typeof value.pid !== "number" || typeof value.hostname !== "string" || typeof value.createdAt !== "number") return null;
-    return { pid: value.pid, startTime: typeof value.startTime === "string" ? value.startTime : null, hostname: value.hostname, createdAt: value.createdAt };
-  } catch {
-    return null;
+function kindOf(info) {
+  if (info.isCharacterDevice()) return "a character device";
+  if (info.isBlockDevice()) return "a block device";
+  if (info.isFIFO()) return "a FIFO";
+  if (info.isSocket()) return "a socket";
+  return null;
+}
+function createPathGuard(rootPath, options2 = {}) {
+  const root = realpathSync(rootPath);
+  const owner = options2.owner ?? null;
+  async function resolve3(filePath, intent) {
+    if (typeof filePath !== "string" || filePath.trim() === "") {
+      throw new TackleError("path_outside_worktree", "empty path; give a path relative to the worktree root");
+    }
+    if (filePath.includes("\0")) throw new TackleError("path_outside_worktree", "path contains a NUL byte");
+    const absolute = path17.resolve(root, filePath);
+    const system = SYSTEM_PREFIXES.find((prefix) => absolute === prefix || absolute.startsWith(`${prefix}/`));
+    if (system && !isInside(root, absolute)) {
+      throw new TackleError(
+        "path_outside_worktree",
+        `path '${filePath}' is a system path (${system}); only files inside the worktree ${root} can be used`
+      );
+    }
+    let real;
+    try {
+      real = await realpathLoose(absolute);
+    } catch (error62) {
+      if (errorCode(error62) === "ELOOP") {
+        throw new TackleError("path_outside_worktree", `path '${filePath}' is a symlink loop; use a regular file inside the worktree`);
+      }
+      throw error62;
+    }
+    if (!isInside(root, real)) {
+      const viaSymlink = isInside(root, absolute) ? ` (it is a symlink to ${real})` : "";
+      throw outside(filePath, root, viaSymlink);
+    }
+    if (isGitInternal(root, absolute) || isGitInternal(root, real)) {
+      throw new TackleError(
+        "path_outside_worktree",
+        `path '${filePath}' is inside .git; git internals are off limits, use the git tools instead`
+      );
+    }
+    const info = await lstat3(real).catch(() => null);
+    const special = info ? kindOf(info) : null;
+    if (special) throw new TackleError("path_outside_worktree", `path '${filePath}' is ${special}, not a regular file`);
+    if (intent === "write" && real === root) {
+      throw new TackleError("path_outside_worktree", `path '${filePath}' is the worktree root itself; name a file inside it`);
+    }
+    return real;
   }
+  function relative(absolutePath) {
+    const rel = path17.relative(root, path17.resolve(root, absolutePath));
+    return rel === "" ? "." : rel.split(path17.sep).join("/");
+  }
+  async function makeParents(dir) {
+    if (dir === root || await lstat3(dir).catch(() => null)) return;
+    await makeParents(path17.dirname(dir));
+    await mkdir5(dir).catch((error62) => {
+      if (errorCode(error62) !== "EEXIST") throw error62;
+    });
+    if (owner) await chown(dir, owner.uid, owner.gid);
+  }
+  return {
+    root,
+    resolve: resolve3,
+    relative,
+    async readFile(filePath) {
+      const real = await resolve3(filePath, "read");
+      const handle = await open4(real, constants5.O_RDONLY | constants5.O_NOFOLLOW);
+      try {
+        if (!(await handle.stat()).isFile()) throw new TackleError("path_outside_worktree", `path '${filePath}' is not a regular file`);
+        return await handle.readFile("utf8");
+      } finally {
+        await handle.close();
+      }
+    },
+    async writeFile(filePath, content) {
+      const real = await resolve3(filePath, "write");
+      await makeParents(path17.dirname(real));
+      const existed = await lstat3(real).catch(() => null) !== null;
+      const handle = await open4(real, constants5.O_WRONLY | constants5.O_CREAT | constants5.O_NOFOLLOW, 420);
+      try {
+        const info = await handle.stat();
+        if (!info.isFile()) throw new TackleError("path_outside_worktree", `path '${filePath}' is not a regular file`);
+        if (info.nlink > 1) throw new TackleError("path_outside_worktree", `path '${filePath}' is a hard link; write a regular file instead`);
+        await handle.truncate(0);
+        await handle.writeFile(content, "utf8");
+        if (owner && !existed) await handle.chown(owner.uid, owner.gid);
+      } finally {
+        await handle.close();
+      }
+      return { path: real, created: !existed };
+    }
+  };
 }
 
 // src/workspace/sandbox.ts
-import { spawn as spawn5 } from "node:child_process";
-import { chmod, lstat as lstat4, mkdir as mkdir6, mkdtemp, realpath as realpath2, stat as stat7 } from "node:fs/promises";
+import { spawn as spawn4 } from "node:child_process";
+import { chmod, lstat as lstat5, mkdir as mkdir6, mkdtemp, realpath as realpath3, stat as stat7 } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path18 from "node:path";
 
@@ -94474,8 +94531,8 @@ ${kept.toString("utf8")}`;
 }
 
 // src/workspace/sandbox-network.ts
-import { spawn as spawn4, spawnSync as spawnSync2 } from "node:child_process";
-import { accessSync, constants as constants5 } from "node:fs";
+import { spawn as spawn3, spawnSync as spawnSync2 } from "node:child_process";
+import { accessSync, constants as constants6 } from "node:fs";
 import { networkInterfaces } from "node:os";
 function isRoot() {
   return process.getuid?.() === 0;
@@ -94536,7 +94593,7 @@ function waitClose(child) {
 async function attachNetwork(holderPid, signal, asRoot) {
   const netns = `/proc/${holderPid}/ns/net`;
   const target = asRoot ? ["--netns-type=path", netns] : [String(holderPid)];
-  const slirp = spawn4(
+  const slirp = spawn3(
     "slirp4netns",
     ["--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4", ...target, "tap0"],
     { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } }
@@ -94556,7 +94613,7 @@ async function attachNetwork(holderPid, signal, asRoot) {
       slirp.once("exit", () => reject(new TackleError("sandbox_unavailable", `slirp4netns failed: ${stderr.trim()}`)));
     });
     const enter = asRoot ? [`--net=${netns}`] : ["--target", String(holderPid), "--user", "--net", "--preserve-credentials"];
-    const routes = spawn4("nsenter", [...enter, "--", "ip", "-4", "-batch", "-"], {
+    const routes = spawn3("nsenter", [...enter, "--", "ip", "-4", "-batch", "-"], {
       stdio: ["pipe", "ignore", "pipe"],
       env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }
     });
@@ -94577,7 +94634,7 @@ async function attachNetwork(holderPid, signal, asRoot) {
 }
 async function startNetworkHolder(signal) {
   const namespaces = isRoot() ? ["--net"] : ["--user", "--net", "--map-root-user"];
-  const holder = spawn4("unshare", [...namespaces, "--", "sh", "-c", "echo ready; exec cat >/dev/null"], {
+  const holder = spawn3("unshare", [...namespaces, "--", "sh", "-c", "echo ready; exec cat >/dev/null"], {
     stdio: ["pipe", "pipe", "pipe"],
     env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }
   });
@@ -94606,7 +94663,7 @@ function slirpAvailable() {
     if (!["slirp4netns", "ip", "nsenter", "unshare"].every(hasCommand)) return false;
     if (isRoot()) return true;
     try {
-      accessSync("/dev/net/tun", constants5.R_OK | constants5.W_OK);
+      accessSync("/dev/net/tun", constants6.R_OK | constants6.W_OK);
       return true;
     } catch {
       return false;
@@ -94707,7 +94764,7 @@ function supervise(child, spec, killAfterBytes, what, sandboxPid) {
 }
 
 // src/workspace/sandbox-plan.ts
-import { lstat as lstat3, readlink, stat as stat6 } from "node:fs/promises";
+import { lstat as lstat4, readlink as readlink2, stat as stat6 } from "node:fs/promises";
 var SANDBOX_HOME = "/home/tackle";
 var SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 var DEFAULT_IDENTITY = { uid: 65534, gid: 65534 };
@@ -94746,9 +94803,9 @@ function probeHostLayout() {
   layoutCache ??= (async () => {
     const system = [];
     for (const dir of SYSTEM_DIRS2) {
-      const info = await lstat3(dir).catch(() => null);
+      const info = await lstat4(dir).catch(() => null);
       if (!info) continue;
-      if (info.isSymbolicLink()) system.push({ path: dir, symlinkTo: await readlink(dir) });
+      if (info.isSymbolicLink()) system.push({ path: dir, symlinkTo: await readlink2(dir) });
       else if (info.isDirectory()) system.push({ path: dir });
     }
     const etc = [];
@@ -94886,7 +94943,7 @@ function canSearch(info, identity3) {
 }
 async function assertReachable(paths, identity3) {
   for (const p of paths) {
-    const real = await realpath2(p).catch(() => null);
+    const real = await realpath3(p).catch(() => null);
     if (!real) continue;
     const info = await stat7(real);
     let dir = info.isDirectory() ? real : path18.dirname(real);
@@ -94908,7 +94965,7 @@ function stageDir() {
   stageDirPromise ??= (async () => {
     const fixed = "/tmp/.tackle-stage";
     await mkdir6(fixed, { mode: 493 }).catch(() => void 0);
-    const info = await lstat4(fixed).catch(() => null);
+    const info = await lstat5(fixed).catch(() => null);
     if (info?.isDirectory() && info.uid === 0 && (info.mode & 18) === 0) return fixed;
     const own2 = await mkdtemp(path18.join(tmpdir(), "tackle-stage-"));
     await chmod(own2, 493);
@@ -94917,7 +94974,7 @@ function stageDir() {
   return stageDirPromise;
 }
 async function bindOf(p, dest = p) {
-  const real = await realpath2(p).catch(() => null);
+  const real = await realpath3(p).catch(() => null);
   if (!real) return null;
   const info = await stat7(real);
   return { src: real, dest, kind: info.isDirectory() ? "dir" : "file" };
@@ -94998,7 +95055,7 @@ function createSandboxExec(options2) {
         await offChecked;
         argv = dropPrivileges(rootIdentity, argv);
       }
-      const child = spawn5(argv[0] ?? "bash", argv.slice(1), {
+      const child = spawn4(argv[0] ?? "bash", argv.slice(1), {
         cwd: options2.root,
         env: spec.env,
         detached: true,
@@ -95044,7 +95101,7 @@ function createSandboxExec(options2) {
       });
       const stdio = ["ignore", "pipe", "pipe", ...plan.fds.map(() => "pipe")];
       const [command = "nice", ...args] = niceArgv([plan.command, ...plan.args]);
-      const child = spawn5(command, args, { cwd: "/", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, detached: true, stdio });
+      const child = spawn4(command, args, { cwd: "/", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, detached: true, stdio });
       plan.fds.forEach((fd, index) => {
         const stream2 = child.stdio[index + 3];
         stream2.on("error", () => void 0);
@@ -95168,141 +95225,8 @@ function createSandboxExec(options2) {
   return sandbox;
 }
 
-// src/workspace/path-guard.ts
-import { constants as constants6, realpathSync } from "node:fs";
-import { chown, lstat as lstat5, mkdir as mkdir7, open as open4, readlink as readlink2, realpath as realpath3 } from "node:fs/promises";
-import path19 from "node:path";
-var MAX_SYMLINK_DEPTH = 40;
-var SYSTEM_PREFIXES = ["/proc", "/dev", "/sys"];
-function outside(filePath, root, detail = "") {
-  return new TackleError(
-    "path_outside_worktree",
-    `path '${filePath}' is outside the worktree ${root}${detail}; use a path inside it`
-  );
-}
-function isInside(root, candidate) {
-  const rel = path19.relative(root, candidate);
-  return rel === "" || !rel.startsWith(`..${path19.sep}`) && rel !== ".." && !path19.isAbsolute(rel);
-}
-function isGitInternal(root, candidate) {
-  return path19.relative(root, candidate).split(path19.sep).some((segment) => segment.toLowerCase() === ".git");
-}
-function errorCode(error62) {
-  return error62?.code;
-}
-async function realpathLoose(p, depth = 0) {
-  if (depth > MAX_SYMLINK_DEPTH) throw Object.assign(new Error("too many levels of symbolic links"), { code: "ELOOP" });
-  try {
-    return await realpath3(p);
-  } catch (error62) {
-    if (errorCode(error62) !== "ENOENT" && errorCode(error62) !== "ENOTDIR") throw error62;
-  }
-  const parent = path19.dirname(p);
-  if (parent === p) return p;
-  const realParent = await realpathLoose(parent, depth + 1);
-  const candidate = path19.join(realParent, path19.basename(p));
-  const info = await lstat5(candidate).catch(() => null);
-  if (info?.isSymbolicLink()) return realpathLoose(path19.resolve(realParent, await readlink2(candidate)), depth + 1);
-  return candidate;
-}
-function kindOf(info) {
-  if (info.isCharacterDevice()) return "a character device";
-  if (info.isBlockDevice()) return "a block device";
-  if (info.isFIFO()) return "a FIFO";
-  if (info.isSocket()) return "a socket";
-  return null;
-}
-function createPathGuard(rootPath, options2 = {}) {
-  const root = realpathSync(rootPath);
-  const owner = options2.owner ?? null;
-  async function resolve3(filePath, intent) {
-    if (typeof filePath !== "string" || filePath.trim() === "") {
-      throw new TackleError("path_outside_worktree", "empty path; give a path relative to the worktree root");
-    }
-    if (filePath.includes("\0")) throw new TackleError("path_outside_worktree", "path contains a NUL byte");
-    const absolute = path19.resolve(root, filePath);
-    const system = SYSTEM_PREFIXES.find((prefix) => absolute === prefix || absolute.startsWith(`${prefix}/`));
-    if (system && !isInside(root, absolute)) {
-      throw new TackleError(
-        "path_outside_worktree",
-        `path '${filePath}' is a system path (${system}); only files inside the worktree ${root} can be used`
-      );
-    }
-    let real;
-    try {
-      real = await realpathLoose(absolute);
-    } catch (error62) {
-      if (errorCode(error62) === "ELOOP") {
-        throw new TackleError("path_outside_worktree", `path '${filePath}' is a symlink loop; use a regular file inside the worktree`);
-      }
-      throw error62;
-    }
-    if (!isInside(root, real)) {
-      const viaSymlink = isInside(root, absolute) ? ` (it is a symlink to ${real})` : "";
-      throw outside(filePath, root, viaSymlink);
-    }
-    if (isGitInternal(root, absolute) || isGitInternal(root, real)) {
-      throw new TackleError(
-        "path_outside_worktree",
-        `path '${filePath}' is inside .git; git internals are off limits, use the git tools instead`
-      );
-    }
-    const info = await lstat5(real).catch(() => null);
-    const special = info ? kindOf(info) : null;
-    if (special) throw new TackleError("path_outside_worktree", `path '${filePath}' is ${special}, not a regular file`);
-    if (intent === "write" && real === root) {
-      throw new TackleError("path_outside_worktree", `path '${filePath}' is the worktree root itself; name a file inside it`);
-    }
-    return real;
-  }
-  function relative(absolutePath) {
-    const rel = path19.relative(root, path19.resolve(root, absolutePath));
-    return rel === "" ? "." : rel.split(path19.sep).join("/");
-  }
-  async function makeParents(dir) {
-    if (dir === root || await lstat5(dir).catch(() => null)) return;
-    await makeParents(path19.dirname(dir));
-    await mkdir7(dir).catch((error62) => {
-      if (errorCode(error62) !== "EEXIST") throw error62;
-    });
-    if (owner) await chown(dir, owner.uid, owner.gid);
-  }
-  return {
-    root,
-    resolve: resolve3,
-    relative,
-    async readFile(filePath) {
-      const real = await resolve3(filePath, "read");
-      const handle = await open4(real, constants6.O_RDONLY | constants6.O_NOFOLLOW);
-      try {
-        if (!(await handle.stat()).isFile()) throw new TackleError("path_outside_worktree", `path '${filePath}' is not a regular file`);
-        return await handle.readFile("utf8");
-      } finally {
-        await handle.close();
-      }
-    },
-    async writeFile(filePath, content) {
-      const real = await resolve3(filePath, "write");
-      await makeParents(path19.dirname(real));
-      const existed = await lstat5(real).catch(() => null) !== null;
-      const handle = await open4(real, constants6.O_WRONLY | constants6.O_CREAT | constants6.O_NOFOLLOW, 420);
-      try {
-        const info = await handle.stat();
-        if (!info.isFile()) throw new TackleError("path_outside_worktree", `path '${filePath}' is not a regular file`);
-        if (info.nlink > 1) throw new TackleError("path_outside_worktree", `path '${filePath}' is a hard link; write a regular file instead`);
-        await handle.truncate(0);
-        await handle.writeFile(content, "utf8");
-        if (owner && !existed) await handle.chown(owner.uid, owner.gid);
-      } finally {
-        await handle.close();
-      }
-      return { path: real, created: !existed };
-    }
-  };
-}
-
 // src/workspace/search.ts
-import { spawn as spawn6 } from "node:child_process";
+import { spawn as spawn5 } from "node:child_process";
 
 // src/main/action-ripgrep.ts
 import { createRequire } from "node:module";
@@ -95342,7 +95266,7 @@ function createSearch(root) {
       }
       const maxOutputBytes = options2.maxOutputBytes ?? DEFAULT_MAX_OUTPUT2;
       return new Promise((resolve3, reject) => {
-        const child = spawn6(rgPath, ["--no-config", ...args], {
+        const child = spawn5(rgPath, ["--no-config", ...args], {
           cwd: root,
           env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
           stdio: ["ignore", "pipe", "pipe"],
@@ -95419,10 +95343,145 @@ function assemblePorts(input3) {
   };
 }
 
-// src/workspace/repo-cache.ts
+// src/workspace/build-workspace.ts
+async function buildWorkspace(options2) {
+  const { git, paths, branch, baseSha, owner, publish: target } = options2;
+  const root = paths.root;
+  const gitDir = path19.join(root, ".git");
+  const repo = { gitDir, workTree: root };
+  const hooksDir = path19.join(gitDir, "hooks");
+  await mkdir7(hooksDir, { recursive: true });
+  await mkdir7(paths.homeDir, { recursive: true, mode: 448 });
+  const protectedPaths = [path19.join(gitDir, "config"), hooksDir, path19.join(gitDir, "objects", "info", "alternates")];
+  if (owner) {
+    await chownTree(root, owner);
+    await chown2(paths.homeDir, owner.uid, owner.gid);
+    for (const p of protectedPaths) await chown2(p, 0, 0);
+  }
+  const ports = assemblePorts({
+    root,
+    repo,
+    mode: options2.sandbox,
+    owner,
+    extraReadOnly: [...options2.borrowed],
+    // `.git` as its own mount point cannot be renamed or replaced from inside.
+    extraWritable: [gitDir],
+    readOnlyInside: protectedPaths,
+    homeDir: paths.homeDir,
+    author: options2.author,
+    ...options2.logger ? { logger: options2.logger } : {}
+  });
+  const reader = createCheckoutReader({ sandbox: ports.exec, repo });
+  let publish;
+  let current = target.current;
+  let published = null;
+  let disposed;
+  return {
+    root: ports.fs.root,
+    branch,
+    baseBranch: options2.baseBranch,
+    baseSha,
+    startSha: options2.startSha,
+    ...ports,
+    sandboxed: ports.exec.sandboxed,
+    async push({ token, signal, verify }) {
+      target.precheck?.();
+      publish ??= await createPublishRepo(git, paths.publishDir, target.alternates, options2.templateDir);
+      const { sha } = await verifiedTip({
+        publish,
+        reader,
+        branch,
+        from: target.from,
+        ...target.base !== void 0 ? { base: target.base } : {},
+        // The publish repository has these through its alternates already.
+        exclude: [.../* @__PURE__ */ new Set([target.base ?? target.from, target.from])],
+        verify,
+        ...signal ? { signal } : {}
+      });
+      if (sha === current) return { sha, pushed: false };
+      await target.deliver({ publish, sha, previous: current, ...token !== void 0 ? { token } : {}, ...signal ? { signal } : {} });
+      current = sha;
+      published = sha;
+      return { sha, pushed: true };
+    },
+    commitsAhead: () => reader.countAhead(baseSha, branch),
+    /** The patch of what was last published, from the host's own objects (empty before). */
+    async formatPatch() {
+      return publish && published ? publish.formatPatch(baseSha, published) : "";
+    },
+    dispose() {
+      disposed ??= (async () => {
+        const recycle = options2.recycle;
+        const kept = recycle !== void 0 && ports.exec.running === 0 && await recycle(root).catch(() => false);
+        if (!kept) await removeTree(root);
+        await removeTree(paths.publishDir);
+        await removeTree(paths.homeDir);
+        await removeTree(paths.metaPath);
+      })();
+      return disposed;
+    }
+  };
+}
+
+// src/workspace/file-lock.ts
+import { spawn as spawn6 } from "node:child_process";
+import { mkdir as mkdir8 } from "node:fs/promises";
+import path20 from "node:path";
+async function acquireLock(lockPath, options2) {
+  await mkdir8(path20.dirname(lockPath), { recursive: true });
+  const waitArgs = options2.wait ? ["-w", String((options2.timeoutMs ?? 30 * 6e4) / 1e3)] : ["-n"];
+  const child = spawn6("flock", ["-x", "-o", ...waitArgs, lockPath, "sh", "-c", "echo locked; exec cat >/dev/null"], {
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { PATH: "/usr/bin:/bin" }
+  });
+  const exited = new Promise((resolve3) => child.once("exit", (code) => resolve3(code)));
+  const onAbort = () => {
+    child.kill("SIGKILL");
+  };
+  options2.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const locked = await new Promise((resolve3, reject) => {
+      child.stdout.once("data", () => resolve3(true));
+      child.once("error", (error62) => reject(new TackleError("workspace", `cannot run flock: ${error62.message}`)));
+      void exited.then(() => resolve3(false));
+    });
+    if (options2.signal?.aborted) throw new TackleError("aborted", "cancelled while waiting for a lock");
+    if (!locked) {
+      if (!options2.wait) return null;
+      throw new TackleError("workspace", `timed out waiting for the lock ${lockPath}`, { retryable: true });
+    }
+  } finally {
+    options2.signal?.removeEventListener("abort", onAbort);
+  }
+  let released;
+  return () => {
+    released ??= (async () => {
+      child.stdin.end();
+      await exited;
+    })();
+    return released;
+  };
+}
+async function withLock(lockPath, fn, options2 = {}) {
+  const release = await acquireLock(lockPath, { wait: true, ...options2 });
+  if (!release) throw new TackleError("workspace", `could not lock ${lockPath}`, { retryable: true });
+  try {
+    return await fn();
+  } finally {
+    await release();
+  }
+}
+
+// src/workspace/mirror-store.ts
+import { randomBytes } from "node:crypto";
+import { mkdir as mkdir9, readdir as readdir3, readFile as readFile5, rename, stat as stat8, writeFile as writeFile2 } from "node:fs/promises";
+import path21 from "node:path";
 var LAST_USED_FILE = "tackle-last-used";
 var LAST_FETCH_FILE = "tackle-last-fetch";
 var SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+function mirrorLock(mirror) {
+  return `${mirror}.lock`;
+}
 function parseRepoKey(repoKey) {
   const parts = repoKey.replace(/\.git$/, "").split("/");
   const [host, owner, repo] = parts;
@@ -95431,65 +95490,24 @@ function parseRepoKey(repoKey) {
   }
   return { host: host.toLowerCase(), owner: owner.toLowerCase(), repo: repo.toLowerCase() };
 }
-function checkoutName(jobId) {
-  if (/^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/.test(jobId)) return jobId;
-  const slug = jobId.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+/, "").slice(0, 60);
-  return `${slug || "job"}-${createHash("sha256").update(jobId).digest("hex").slice(0, 12)}`;
-}
-async function resolveToken(token) {
-  return typeof token === "function" ? token() : token;
-}
-function createRepoCache(options2) {
-  const home = path20.resolve(options2.home);
-  const logger = options2.logger;
-  const mirrorsDir = path20.join(home, "mirrors");
-  const checkoutsDir = path20.join(home, "checkouts");
-  const gitHome = path20.join(home, "git-home");
-  const templateDir = path20.join(gitHome, "empty-template");
-  const recycledDir = path20.join(home, "recycled");
-  const staleAfterMs = (options2.staleAfterHours ?? 24) * 36e5;
-  const recycledPerRepo = options2.recycledPerRepo ?? 2;
-  const git = createHostGit({ gitHome, ...logger ? { logger } : {} });
-  async function ensureDirs() {
-    for (const dir of [mirrorsDir, checkoutsDir, templateDir]) await mkdir8(dir, { recursive: true, mode: 493 });
-    await mkdir8(recycledDir, { recursive: true, mode: 448 });
-  }
-  function mirrorPathOf(repoKey) {
+function createMirrorStore(options2) {
+  const { mirrorsDir, templateDir, git, logger } = options2;
+  const tokenAndSignal = (o2) => ({ ...o2.token ? { token: o2.token } : {}, ...o2.signal ? { signal: o2.signal } : {} });
+  function pathOf(repoKey) {
     const key = parseRepoKey(repoKey);
-    return path20.join(mirrorsDir, key.host, key.owner, `${key.repo}.git`);
+    return path21.join(mirrorsDir, key.host, key.owner, `${key.repo}.git`);
   }
-  async function readMeta(metaPath) {
-    const text = await readFile6(metaPath, "utf8").catch(() => null);
-    if (text === null) return null;
-    const owner = parseOwnerRecord(text);
-    if (!owner) return null;
-    const raw = JSON.parse(text);
-    return { ...owner, jobId: String(raw.jobId ?? ""), mirror: String(raw.mirror ?? "") };
+  function keyOf(mirror) {
+    return path21.relative(mirrorsDir, mirror).split(path21.sep).join("/").replace(/\.git$/, "");
   }
-  async function claimCheckout(name2, jobId, mirror) {
-    const dir = path20.join(checkoutsDir, name2);
-    const metaPath = `${dir}.json`;
-    const homeDir = `${dir}.home`;
-    const publishDir = `${dir}.publish`;
-    const meta3 = await readMeta(metaPath);
-    if (meta3 && !isCurrentProcess(meta3) && await isOwnerAlive(meta3, staleAfterMs)) {
-      throw new TackleError("workspace", `job ${jobId} already has a live checkout at ${dir} (pid ${meta3.pid})`, { retryable: true });
-    }
-    await removeTree(dir);
-    await removeTree(homeDir);
-    await removeTree(publishDir);
-    const record2 = { ...await currentOwner(), jobId, mirror };
-    await writeFile2(metaPath, JSON.stringify(record2), { mode: 420 });
-    return { dir, metaPath, homeDir, publishDir };
-  }
-  async function createMirror(mirror, remote, token, signal) {
-    await mkdir8(path20.dirname(mirror), { recursive: true });
+  async function create(mirror, remote, o2) {
+    await mkdir9(path21.dirname(mirror), { recursive: true });
     const temp = `${mirror}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
     try {
       const args = ["clone", "--bare", "--quiet", `--template=${templateDir}`];
       if (remote.scheme === "file") args.push("--no-local");
       args.push(remote.url, temp);
-      await git.run({ args, protocols: [remote.scheme], retryable: true, ...token ? { token } : {}, ...signal ? { signal } : {} });
+      await git.run({ args, protocols: [remote.scheme], retryable: true, ...tokenAndSignal(o2) });
       const repo = { gitDir: temp };
       const settings = [
         ["remote.origin.url", remote.url],
@@ -95507,7 +95525,7 @@ function createRepoCache(options2) {
       throw error62;
     }
   }
-  async function fetchMirror(mirror, remote, token, signal) {
+  async function fetch2(mirror, remote, o2) {
     const repo = { gitDir: mirror };
     await git.run({ args: ["config", "remote.origin.url", remote.url], repo });
     await git.run({
@@ -95515,20 +95533,29 @@ function createRepoCache(options2) {
       repo,
       protocols: [remote.scheme],
       retryable: true,
-      ...token ? { token } : {},
-      ...signal ? { signal } : {}
+      ...tokenAndSignal(o2)
     });
   }
-  async function remoteHead(mirror, remote, token, signal) {
+  async function lastFetchStart(mirror) {
+    const value = Number((await readFile5(path21.join(mirror, LAST_FETCH_FILE), "utf8").catch(() => "")).trim());
+    return Number.isFinite(value) ? value : 0;
+  }
+  async function update(mirror, remote, o2) {
+    const warm = await exists(path21.join(mirror, "HEAD"));
+    const fetchStarted = Date.now();
+    const fresh = warm && o2.freshAfter !== void 0 && await lastFetchStart(mirror) > o2.freshAfter;
+    if (!warm) await create(mirror, remote, o2);
+    else if (!fresh) await fetch2(mirror, remote, o2);
+    if (!fresh) await writeFile2(path21.join(mirror, LAST_FETCH_FILE), `${fetchStarted}
+`);
+    await writeFile2(path21.join(mirror, LAST_USED_FILE), `${Date.now()}
+`);
+    return { warm };
+  }
+  async function remoteHead(mirror, remote, o2) {
     const repo = { gitDir: mirror };
     try {
-      const { stdout: stdout2 } = await git.run({
-        args: ["ls-remote", "--symref", remote.url, "HEAD"],
-        repo,
-        protocols: [remote.scheme],
-        ...token ? { token } : {},
-        ...signal ? { signal } : {}
-      });
+      const { stdout: stdout2 } = await git.run({ args: ["ls-remote", "--symref", remote.url, "HEAD"], repo, protocols: [remote.scheme], ...tokenAndSignal(o2) });
       const match = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(stdout2);
       if (match?.[1]) {
         await git.run({ args: ["symbolic-ref", "HEAD", `refs/heads/${match[1]}`], repo });
@@ -95540,74 +95567,215 @@ function createRepoCache(options2) {
     const { stdout } = await git.run({ args: ["symbolic-ref", "--short", "HEAD"], repo });
     return stdout.trim();
   }
-  async function refSha(repo, ref) {
-    const { stdout, exitCode } = await git.run({ args: ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], repo, okExitCodes: [0, 1] });
+  async function branchSha(mirror, branch) {
+    const { stdout, exitCode } = await git.run({
+      args: ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}^{commit}`],
+      repo: { gitDir: mirror },
+      okExitCodes: [0, 1]
+    });
     return exitCode === 0 ? stdout.trim() : null;
   }
-  async function lastFetchStart(mirror) {
-    const value = Number((await readFile6(path20.join(mirror, LAST_FETCH_FILE), "utf8").catch(() => "")).trim());
-    return Number.isFinite(value) ? value : 0;
-  }
-  async function touchLastUsed(mirror) {
-    await writeFile2(path20.join(mirror, LAST_USED_FILE), `${Date.now()}
-`);
-  }
   async function lastUsed(mirror) {
-    const text = await readFile6(path20.join(mirror, LAST_USED_FILE), "utf8").catch(() => null);
+    const text = await readFile5(path21.join(mirror, LAST_USED_FILE), "utf8").catch(() => null);
     const value = text === null ? Number.NaN : Number(text.trim());
     if (Number.isFinite(value)) return value;
     return (await stat8(mirror).catch(() => null))?.mtimeMs ?? null;
   }
-  async function listMirrors() {
+  async function entries() {
     const found = [];
     for (const host of await readdir3(mirrorsDir).catch(() => [])) {
-      for (const owner of await readdir3(path20.join(mirrorsDir, host)).catch(() => [])) {
-        for (const repo of await readdir3(path20.join(mirrorsDir, host, owner)).catch(() => [])) {
-          if (repo.endsWith(".git")) found.push(path20.join(mirrorsDir, host, owner, repo));
+      for (const owner of await readdir3(path21.join(mirrorsDir, host)).catch(() => [])) {
+        for (const entry of await readdir3(path21.join(mirrorsDir, host, owner)).catch(() => [])) {
+          found.push(path21.join(mirrorsDir, host, owner, entry));
         }
       }
     }
     return found;
   }
-  async function listCheckoutMetas() {
-    const entries = await readdir3(checkoutsDir).catch(() => []);
-    const names = new Set(entries.map((entry) => entry.replace(/\.(json|home|publish)$/, "")));
-    const result = [];
-    for (const name2 of names) result.push({ name: name2, meta: await readMeta(path20.join(checkoutsDir, `${name2}.json`)) });
-    return result;
+  async function list() {
+    return (await entries()).filter((entry) => entry.endsWith(".git"));
+  }
+  async function removeHalfMade(isPidAlive) {
+    for (const entry of await entries()) {
+      const match = /\.git\.tmp-(\d+)-/.exec(path21.basename(entry));
+      if (match && !await isPidAlive(Number(match[1]))) await removeTree(entry);
+    }
+  }
+  return { pathOf, keyOf, update, remoteHead, branchSha, lastUsed, list, removeHalfMade };
+}
+
+// src/workspace/owner-record.ts
+import { readFile as readFile6 } from "node:fs/promises";
+import { hostname as hostname3 } from "node:os";
+async function processStartTime(pid) {
+  const stat9 = await readFile6(`/proc/${pid}/stat`, "utf8").catch(() => null);
+  if (stat9 === null) return null;
+  const fields = stat9.slice(stat9.lastIndexOf(")") + 2).split(" ");
+  return fields[19] ?? null;
+}
+async function currentOwner(now = Date.now()) {
+  return { pid: process.pid, startTime: await processStartTime(process.pid), hostname: hostname3(), createdAt: now };
+}
+function isCurrentProcess(owner) {
+  return owner.pid === process.pid && owner.hostname === hostname3();
+}
+async function isOwnerAlive(owner, maxAgeMs, now = Date.now()) {
+  if (now - owner.createdAt > maxAgeMs) return false;
+  if (owner.hostname !== hostname3()) return true;
+  try {
+    process.kill(owner.pid, 0);
+  } catch (error62) {
+    if (error62.code !== "EPERM") return false;
+  }
+  if (owner.startTime === null) return true;
+  return await processStartTime(owner.pid) === owner.startTime;
+}
+function parseOwnerRecord(text) {
+  try {
+    const value = JSON.parse(text);
+    if (typeof value.pid !== "number" || typeof value.hostname !== "string" || typeof value.createdAt !== "number") return null;
+    return { pid: value.pid, startTime: typeof value.startTime === "string" ? value.startTime : null, hostname: value.hostname, createdAt: value.createdAt };
+  } catch {
+    return null;
+  }
+}
+function isLocalPidAlive(pid, maxAgeMs) {
+  return isOwnerAlive({ pid, startTime: null, hostname: hostname3(), createdAt: Date.now() }, maxAgeMs);
+}
+
+// src/workspace/cache-cleanup.ts
+function createCacheCleanup(options2) {
+  const { mirrors, pool, staleAfterMs, maxBytes, logger } = options2;
+  let budgetRun = Promise.resolve();
+  function enforceBudget() {
+    budgetRun = budgetRun.catch(() => void 0).then(evictOverBudget);
+    return budgetRun;
   }
   async function mirrorsInUse() {
     const used = /* @__PURE__ */ new Set();
-    for (const { meta: meta3 } of await listCheckoutMetas()) {
+    for (const { meta: meta3 } of await pool.list()) {
       if (meta3 && await isOwnerAlive(meta3, staleAfterMs)) used.add(meta3.mirror);
     }
     return used;
   }
-  function recyclePool(mirror) {
-    return path20.join(recycledDir, createHash("sha256").update(mirror).digest("hex").slice(0, 16));
+  async function evictOverBudget() {
+    if (maxBytes === void 0) return;
+    const sized = await Promise.all(
+      (await mirrors.list()).map(async (mirror) => ({ mirror, bytes: await diskUsage(mirror), lastUsedAt: await mirrors.lastUsed(mirror) ?? 0 }))
+    );
+    let total = sized.reduce((sum, entry) => sum + entry.bytes, 0);
+    if (total <= maxBytes) return;
+    const inUse = await mirrorsInUse();
+    for (const entry of sized.sort((a2, b) => a2.lastUsedAt - b.lastUsedAt)) {
+      if (total <= maxBytes) break;
+      if (inUse.has(entry.mirror)) continue;
+      const release = await acquireLock(mirrorLock(entry.mirror), { wait: false });
+      if (!release) continue;
+      try {
+        logger?.info({ mirror: entry.mirror, bytes: entry.bytes }, "evicting mirror (disk budget)");
+        await pool.dropParked(entry.mirror);
+        await removeTree(entry.mirror);
+        total -= entry.bytes;
+      } finally {
+        await release();
+      }
+    }
+  }
+  async function pruneStale() {
+    await pool.pruneStale(await mirrors.list());
+    await mirrors.removeHalfMade((pid) => isLocalPidAlive(pid, staleAfterMs));
+    await enforceBudget();
+  }
+  async function stats() {
+    const found = [];
+    for (const mirror of await mirrors.list()) {
+      found.push({ repoKey: mirrors.keyOf(mirror), path: mirror, bytes: await diskUsage(mirror), lastUsedAt: await mirrors.lastUsed(mirror) });
+    }
+    const checkouts = [];
+    for (const { name: name2, paths, meta: meta3 } of await pool.list()) {
+      checkouts.push({
+        jobId: meta3?.jobId ?? name2,
+        path: paths.root,
+        pid: meta3?.pid ?? null,
+        alive: meta3 ? await isOwnerAlive(meta3, staleAfterMs) : false,
+        createdAt: meta3?.createdAt ?? null
+      });
+    }
+    return { mirrors: found, checkouts, mirrorBytes: found.reduce((sum, m) => sum + m.bytes, 0), maxBytes: maxBytes ?? null };
+  }
+  return { enforceBudget, pruneStale, stats };
+}
+
+// src/workspace/checkout-paths.ts
+import { readFile as readFile7, writeFile as writeFile3 } from "node:fs/promises";
+function checkoutPaths(root) {
+  return { root, metaPath: `${root}.json`, homeDir: `${root}.home`, publishDir: `${root}.publish` };
+}
+async function claimCheckout(paths, fields, options2) {
+  const text = await readFile7(paths.metaPath, "utf8").catch(() => null);
+  const owner = text === null ? null : parseOwnerRecord(text);
+  if (owner && !isCurrentProcess(owner) && await isOwnerAlive(owner, options2.staleAfterMs)) throw options2.inUse(owner);
+  await removeTree(paths.root);
+  await removeTree(paths.homeDir);
+  await removeTree(paths.publishDir);
+  await writeFile3(paths.metaPath, JSON.stringify({ ...await currentOwner(), ...fields }), { mode: 420 });
+}
+async function removeCheckout(paths) {
+  await removeTree(paths.root);
+  await removeTree(paths.homeDir);
+  await removeTree(paths.publishDir);
+  await removeTree(paths.metaPath);
+}
+
+// src/workspace/checkout-pool.ts
+import { createHash, randomBytes as randomBytes2 } from "node:crypto";
+import { mkdir as mkdir10, readdir as readdir4, readFile as readFile8, rename as rename2, writeFile as writeFile4 } from "node:fs/promises";
+import path22 from "node:path";
+function checkoutName(jobId) {
+  if (/^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/.test(jobId)) return jobId;
+  const slug = jobId.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+/, "").slice(0, 60);
+  return `${slug || "job"}-${createHash("sha256").update(jobId).digest("hex").slice(0, 12)}`;
+}
+function createCheckoutPool(options2) {
+  const { checkoutsDir, recycledDir, templateDir, git, staleAfterMs, recycledPerRepo, logger } = options2;
+  async function claim2(jobId, mirror) {
+    const paths = checkoutPaths(path22.join(checkoutsDir, checkoutName(jobId)));
+    await claimCheckout(paths, { jobId, mirror }, {
+      staleAfterMs,
+      inUse: (owner) => new TackleError("workspace", `job ${jobId} already has a live checkout at ${paths.root} (pid ${owner.pid})`, { retryable: true })
+    });
+    return paths;
+  }
+  async function fill(mirror, dir, sha, recycle) {
+    if (recycle && await reuseParked(mirror, dir, sha)) return true;
+    await git.run({ args: ["clone", "--shared", "--no-checkout", "--quiet", `--template=${templateDir}`, mirror, dir], protocols: ["file"] });
+    return false;
+  }
+  function poolOf(mirror) {
+    return path22.join(recycledDir, createHash("sha256").update(mirror).digest("hex").slice(0, 16));
   }
   async function park(root, mirror) {
     if (recycledPerRepo <= 0) return false;
-    const pool = recyclePool(mirror);
-    await mkdir8(pool, { recursive: true, mode: 448 });
-    if ((await readdir3(pool)).length >= recycledPerRepo) return false;
-    await rename(root, path20.join(pool, `${Date.now()}-${randomBytes(4).toString("hex")}`));
+    const pool = poolOf(mirror);
+    await mkdir10(pool, { recursive: true, mode: 448 });
+    if ((await readdir4(pool)).length >= recycledPerRepo) return false;
+    await rename2(root, path22.join(pool, `${Date.now()}-${randomBytes2(4).toString("hex")}`));
     return true;
   }
   async function unpark(mirror, dir) {
-    const pool = recyclePool(mirror);
-    for (const entry of (await readdir3(pool).catch(() => [])).sort().reverse()) {
-      if (await rename(path20.join(pool, entry), dir).then(() => true, () => false)) return true;
+    const pool = poolOf(mirror);
+    for (const entry of (await readdir4(pool).catch(() => [])).sort().reverse()) {
+      if (await rename2(path22.join(pool, entry), dir).then(() => true, () => false)) return true;
     }
     return false;
   }
   async function resetParked(dir, mirror, sha) {
-    const gitDir = path20.join(dir, ".git");
+    const gitDir = path22.join(dir, ".git");
     await removeTree(gitDir);
-    const fresh = path20.join(recycledDir, `new-${process.pid}-${randomBytes(4).toString("hex")}`);
+    const fresh = path22.join(recycledDir, `new-${process.pid}-${randomBytes2(4).toString("hex")}`);
     try {
       await git.run({ args: ["clone", "--shared", "--no-checkout", "--quiet", `--template=${templateDir}`, mirror, fresh], protocols: ["file"] });
-      await rename(path20.join(fresh, ".git"), gitDir);
+      await rename2(path22.join(fresh, ".git"), gitDir);
     } finally {
       await removeTree(fresh);
     }
@@ -95619,20 +95787,20 @@ function createRepoCache(options2) {
       const [meta3 = "", file2 = ""] = entry.split("	");
       if (file2 === "") continue;
       if (meta3.startsWith("160000 ")) {
-        await removeTree(path20.join(dir, file2));
-        await mkdir8(path20.join(dir, file2), { recursive: true });
+        await removeTree(path22.join(dir, file2));
+        await mkdir10(path22.join(dir, file2), { recursive: true });
       } else files.push(file2);
     }
-    if (files.some((file2) => path20.posix.basename(file2) === ".gitattributes")) {
-      for (const file2 of await convertedFiles(repo, files)) await removeTree(path20.join(dir, file2));
+    if (files.some((file2) => path22.posix.basename(file2) === ".gitattributes")) {
+      for (const file2 of await convertedFiles(repo, files)) await removeTree(path22.join(dir, file2));
     }
-    const attributes = path20.join(gitDir, "info", "attributes");
-    await mkdir8(path20.dirname(attributes), { recursive: true });
-    await writeFile2(attributes, "* -text -eol -crlf -ident -filter -working-tree-encoding\n");
+    const attributes = path22.join(gitDir, "info", "attributes");
+    await mkdir10(path22.dirname(attributes), { recursive: true });
+    await writeFile4(attributes, "* -text -eol -crlf -ident -filter -working-tree-encoding\n");
     try {
       await git.run({ args: ["update-index", "-q", "--refresh"], repo, okExitCodes: [0, 1] });
     } finally {
-      await removeTree(path20.dirname(attributes));
+      await removeTree(path22.dirname(attributes));
     }
     await clearModeBits(dir, gitDir);
   }
@@ -95662,248 +95830,165 @@ function createRepoCache(options2) {
       return false;
     }
   }
-  let budgetRun = Promise.resolve();
-  function enforceBudget() {
-    budgetRun = budgetRun.catch(() => void 0).then(evictOverBudget);
-    return budgetRun;
+  async function dropParked(mirror) {
+    await removeTree(poolOf(mirror));
   }
-  async function evictOverBudget() {
-    if (options2.maxBytes === void 0) return;
-    const mirrors = await Promise.all(
-      (await listMirrors()).map(async (mirror) => ({ mirror, bytes: await diskUsage(mirror), lastUsedAt: await lastUsed(mirror) ?? 0 }))
-    );
-    let total = mirrors.reduce((sum, entry) => sum + entry.bytes, 0);
-    if (total <= options2.maxBytes) return;
-    const inUse = await mirrorsInUse();
-    for (const entry of mirrors.sort((a2, b) => a2.lastUsedAt - b.lastUsedAt)) {
-      if (total <= options2.maxBytes) break;
-      if (inUse.has(entry.mirror)) continue;
-      const release = await acquireLock(`${entry.mirror}.lock`, { wait: false });
-      if (!release) continue;
-      try {
-        logger?.info({ mirror: entry.mirror, bytes: entry.bytes }, "evicting mirror (disk budget)");
-        await removeTree(recyclePool(entry.mirror));
-        await removeTree(entry.mirror);
-        total -= entry.bytes;
-      } finally {
-        await release();
+  async function readMeta(metaPath) {
+    const text = await readFile8(metaPath, "utf8").catch(() => null);
+    if (text === null) return null;
+    const owner = parseOwnerRecord(text);
+    if (!owner) return null;
+    const raw = JSON.parse(text);
+    return { ...owner, jobId: String(raw.jobId ?? ""), mirror: String(raw.mirror ?? "") };
+  }
+  async function list() {
+    const entries = await readdir4(checkoutsDir).catch(() => []);
+    const names = new Set(entries.map((entry) => entry.replace(/\.(json|home|publish)$/, "")));
+    const result = [];
+    for (const name2 of names) {
+      const paths = checkoutPaths(path22.join(checkoutsDir, name2));
+      result.push({ name: name2, paths, meta: await readMeta(paths.metaPath) });
+    }
+    return result;
+  }
+  async function pruneStale(liveMirrors) {
+    for (const { name: name2, paths, meta: meta3 } of await list()) {
+      if (meta3 && await isOwnerAlive(meta3, staleAfterMs)) continue;
+      logger?.info({ checkout: name2, pid: meta3?.pid }, "removing stale checkout");
+      await removeCheckout(paths);
+    }
+    const livePools = new Set(liveMirrors.map(poolOf));
+    for (const pool of await readdir4(recycledDir).catch(() => [])) {
+      const poolDir = path22.join(recycledDir, pool);
+      const maker = /^new-(\d+)-/.exec(pool);
+      if (maker) {
+        if (!await isLocalPidAlive(Number(maker[1]), staleAfterMs)) await removeTree(poolDir);
+        continue;
+      }
+      if (!livePools.has(poolDir)) {
+        await removeTree(poolDir);
+        continue;
+      }
+      for (const entry of await readdir4(poolDir).catch(() => [])) {
+        const parkedAt = Number(entry.split("-")[0]);
+        if (!(Date.now() - parkedAt < staleAfterMs)) await removeTree(path22.join(poolDir, entry));
       }
     }
+  }
+  return { claim: claim2, fill, park, dropParked, list, pruneStale };
+}
+
+// src/workspace/repo-cache.ts
+function createRepoCache(options2) {
+  const home = path23.resolve(options2.home);
+  const logger = options2.logger;
+  const mirrorsDir = path23.join(home, "mirrors");
+  const checkoutsDir = path23.join(home, "checkouts");
+  const gitHome = path23.join(home, "git-home");
+  const templateDir = path23.join(gitHome, "empty-template");
+  const recycledDir = path23.join(home, "recycled");
+  const staleAfterMs = (options2.staleAfterHours ?? 24) * 36e5;
+  const git = createHostGit({ gitHome, ...logger ? { logger } : {} });
+  const mirrors = createMirrorStore({ mirrorsDir, templateDir, git, ...logger ? { logger } : {} });
+  const pool = createCheckoutPool({ checkoutsDir, recycledDir, templateDir, git, staleAfterMs, recycledPerRepo: options2.recycledPerRepo ?? 2, ...logger ? { logger } : {} });
+  const cleanup = createCacheCleanup({ mirrors, pool, staleAfterMs, ...options2.maxBytes !== void 0 ? { maxBytes: options2.maxBytes } : {}, ...logger ? { logger } : {} });
+  async function ensureDirs() {
+    for (const dir of [mirrorsDir, checkoutsDir, templateDir]) await mkdir11(dir, { recursive: true, mode: 493 });
+    await mkdir11(recycledDir, { recursive: true, mode: 448 });
   }
   async function prepare(o2) {
     const started = Date.now();
     await ensureDirs();
     const remote = parseRemoteUrl(o2.remoteUrl);
-    const mirror = mirrorPathOf(o2.repoKey);
+    const mirror = mirrors.pathOf(o2.repoKey);
     const branch = await validateBranchName(git, o2.branch);
     assertPushAllowed(branch, o2.allowedPushBranches);
     if (o2.baseBranch !== void 0) await validateBranchName(git, o2.baseBranch);
-    const owner = sandboxOwner(o2.sandbox);
-    const checkout = await claimCheckout(checkoutName(o2.jobId), o2.jobId, mirror);
-    const log = logger?.child({ jobId: o2.jobId, repo: o2.repoKey });
+    const checkout = await pool.claim(o2.jobId, mirror);
     try {
-      const locked = await withLock(
-        `${mirror}.lock`,
+      const { start, warm, recycled } = await withLock(
+        mirrorLock(mirror),
         async () => {
-          const token = await resolveToken(o2.token);
-          const warm = await exists(path20.join(mirror, "HEAD"));
-          const fetchStarted = Date.now();
-          const fresh = warm && o2.freshAfter !== void 0 && await lastFetchStart(mirror) > o2.freshAfter;
-          if (!warm) await createMirror(mirror, remote, token, o2.signal);
-          else if (!fresh) await fetchMirror(mirror, remote, token, o2.signal);
-          if (!fresh) await writeFile2(path20.join(mirror, LAST_FETCH_FILE), `${fetchStarted}
-`);
-          await touchLastUsed(mirror);
-          const baseBranch = o2.baseBranch ?? await remoteHead(mirror, remote, token, o2.signal);
-          const mirrorRepo = { gitDir: mirror };
-          const baseSha = await refSha(mirrorRepo, `refs/heads/${baseBranch}`);
+          const token = typeof o2.token === "function" ? await o2.token() : o2.token;
+          const fetch2 = { ...token ? { token } : {}, ...o2.signal ? { signal: o2.signal } : {}, ...o2.freshAfter !== void 0 ? { freshAfter: o2.freshAfter } : {} };
+          const { warm: warm2 } = await mirrors.update(mirror, remote, fetch2);
+          const baseBranch = o2.baseBranch ?? await mirrors.remoteHead(mirror, remote, fetch2);
+          const baseSha = await mirrors.branchSha(mirror, baseBranch);
           if (!baseSha) throw new TackleError("not_found", `base branch '${baseBranch}' does not exist in ${o2.repoKey}`);
-          const remoteBranchSha = await refSha(mirrorRepo, `refs/heads/${branch}`);
-          const startSha = o2.startFrom === "existing" && remoteBranchSha !== null ? remoteBranchSha : baseSha;
-          const recycled = o2.sandbox === "bwrap" && await reuseParked(mirror, checkout.dir, startSha);
-          if (!recycled) {
-            await git.run({
-              args: ["clone", "--shared", "--no-checkout", "--quiet", `--template=${templateDir}`, mirror, checkout.dir],
-              protocols: ["file"]
-            });
-          }
-          return { warm, recycled, baseBranch, baseSha, remoteBranchSha };
+          const remoteBranchSha = await mirrors.branchSha(mirror, branch);
+          const continueExisting = o2.startFrom === "existing" && remoteBranchSha !== null;
+          const recycled2 = await pool.fill(mirror, checkout.root, continueExisting ? remoteBranchSha : baseSha, o2.sandbox === "bwrap");
+          return { start: { baseBranch, baseSha, remoteBranchSha, continueExisting }, warm: warm2, recycled: recycled2 };
         },
         o2.signal ? { signal: o2.signal } : {}
       );
-      const workspace = await finishCheckout(o2, { ...locked, branch, remote, mirror, owner, checkout });
-      log?.info({ warm: locked.warm, recycled: locked.recycled, ms: Date.now() - started, branch, base: locked.baseBranch }, "workspace prepared");
-      void enforceBudget().catch((error62) => logger?.warn({ err: error62 }, "mirror eviction failed"));
+      const startSha = await startBranch(git, checkout.root, remote, branch, start);
+      const workspace = await buildWorkspace({
+        git,
+        paths: checkout,
+        branch,
+        baseBranch: start.baseBranch,
+        baseSha: start.baseSha,
+        startSha,
+        sandbox: o2.sandbox,
+        owner: sandboxOwner(o2.sandbox),
+        borrowed: [mirror],
+        templateDir,
+        author: o2.author ?? DEFAULT_AUTHOR,
+        ...logger ? { logger: logger.child({ jobId: o2.jobId }) } : {},
+        publish: pushTarget(git, { mirror, remote, branch, start, allowedPushBranches: o2.allowedPushBranches }),
+        ...o2.sandbox === "bwrap" ? { recycle: (root) => pool.park(root, mirror) } : {}
+      });
+      logger?.child({ jobId: o2.jobId, repo: o2.repoKey }).info({ warm, recycled, ms: Date.now() - started, branch, base: start.baseBranch }, "workspace prepared");
+      void cleanup.enforceBudget().catch((error62) => logger?.warn({ err: error62 }, "mirror eviction failed"));
       return workspace;
     } catch (error62) {
-      await removeTree(checkout.dir);
-      await removeTree(checkout.homeDir);
-      await removeTree(checkout.metaPath);
+      await removeCheckout(checkout);
       throw error62;
     }
   }
-  async function finishCheckout(o2, s) {
-    const root = s.checkout.dir;
-    const gitDir = path20.join(root, ".git");
-    const repo = { gitDir, workTree: root };
-    await git.run({ args: ["config", "remote.origin.url", s.remote.url], repo });
-    const continueExisting = o2.startFrom === "existing" && s.remoteBranchSha !== null;
-    const checkoutArgs = continueExisting ? ["checkout", "--quiet", "-f", "--track", "-B", s.branch, `refs/remotes/origin/${s.branch}`] : ["checkout", "--quiet", "-f", "--no-track", "-B", s.branch, s.baseSha];
-    await git.run({ args: checkoutArgs, repo });
-    if (s.baseBranch !== s.branch) {
-      await git.run({ args: ["branch", "--force", "--no-track", s.baseBranch, s.baseSha], repo });
-    }
-    const startSha = (await git.run({ args: ["rev-parse", "HEAD"], repo })).stdout.trim();
-    const hooksDir = path20.join(gitDir, "hooks");
-    await mkdir8(hooksDir, { recursive: true });
-    await mkdir8(s.checkout.homeDir, { recursive: true, mode: 448 });
-    const alternates = path20.join(gitDir, "objects", "info", "alternates");
-    const protectedPaths = [path20.join(gitDir, "config"), hooksDir, alternates];
-    if (s.owner) {
-      await chownTree(root, s.owner);
-      await chown2(s.checkout.homeDir, s.owner.uid, s.owner.gid);
-      for (const p of protectedPaths) await chown2(p, 0, 0);
-    }
-    const ports = assemblePorts({
-      root,
-      repo,
-      mode: o2.sandbox,
-      owner: s.owner,
-      extraReadOnly: [s.mirror],
-      // `.git` as its own mount point cannot be renamed or replaced from inside.
-      extraWritable: [gitDir],
-      readOnlyInside: protectedPaths,
-      homeDir: s.checkout.homeDir,
-      author: o2.author ?? DEFAULT_AUTHOR,
-      ...logger ? { logger: logger.child({ jobId: o2.jobId }) } : {}
-    });
-    let remoteSha = s.remoteBranchSha;
-    let disposed;
-    let publish;
-    const reader = createCheckoutReader({ sandbox: ports.exec, repo: { ...repo, workTree: root } });
-    const publishDir = s.checkout.publishDir;
-    let published = null;
-    return {
-      root: ports.fs.root,
-      branch: s.branch,
-      baseBranch: s.baseBranch,
-      baseSha: s.baseSha,
-      startSha,
-      ...ports,
-      sandboxed: ports.exec.sandboxed,
-      async push({ token, signal, verify }) {
-        assertPushAllowed(s.branch, o2.allowedPushBranches);
-        const from = continueExisting ? s.remoteBranchSha ?? s.baseSha : s.baseSha;
-        publish ??= await createPublishRepo(git, publishDir, [path20.join(s.mirror, "objects")], templateDir);
-        const { sha } = await verifiedTip({
-          publish,
-          reader,
-          branch: s.branch,
-          from,
-          base: s.baseSha,
-          exclude: [.../* @__PURE__ */ new Set([s.baseSha, from])],
-          verify,
-          ...signal ? { signal } : {}
-        });
-        if (sha === remoteSha) return { sha, pushed: false };
-        if (continueExisting && !await publish.isAncestor(from, sha)) {
-          throw new TackleError("push_refused", `push refused: ${sha} does not build on the pull request's head ${from}; add commits, never rewrite them`);
-        }
-        const args = ["push", "--no-verify", "--quiet", "--recurse-submodules=no"];
-        if (!continueExisting) args.push(`--force-with-lease=refs/heads/${s.branch}:${remoteSha ?? ""}`);
-        args.push(s.remote.url, `${sha}:refs/heads/${s.branch}`);
-        try {
-          await git.run({ args, repo: { gitDir: publish.gitDir }, ...token !== void 0 ? { token } : {}, protocols: [s.remote.scheme], retryable: true, ...signal ? { signal } : {} });
-        } catch (error62) {
-          if (error62 instanceof TackleError && error62.code === "git") {
-            throw new TackleError("push_refused", `push of ${s.branch} was refused: ${error62.message}`, { retryable: true, cause: error62 });
-          }
-          throw error62;
-        }
-        remoteSha = sha;
-        published = sha;
-        return { sha, pushed: true };
-      },
-      commitsAhead: () => reader.countAhead(s.baseSha, s.branch),
-      /** The patch of what was last published, from the host's own objects (empty before). */
-      async formatPatch() {
-        return publish && published ? publish.formatPatch(s.baseSha, published) : "";
-      },
-      dispose() {
-        disposed ??= (async () => {
-          const recyclable = o2.sandbox === "bwrap" && ports.exec.running === 0;
-          const parked = recyclable && await park(root, s.mirror).catch(() => false);
-          if (!parked) await removeTree(root);
-          await removeTree(publishDir);
-          await removeTree(s.checkout.homeDir);
-          await removeTree(s.checkout.metaPath);
-        })();
-        return disposed;
-      }
-    };
-  }
-  function isLocalPidAlive(pid) {
-    return isOwnerAlive({ pid, startTime: null, hostname: hostname4(), createdAt: Date.now() }, staleAfterMs);
-  }
   async function pruneStale() {
     await ensureDirs();
-    for (const { name: name2, meta: meta3 } of await listCheckoutMetas()) {
-      if (meta3 && await isOwnerAlive(meta3, staleAfterMs)) continue;
-      logger?.info({ checkout: name2, pid: meta3?.pid }, "removing stale checkout");
-      const dir = path20.join(checkoutsDir, name2);
-      await removeTree(dir);
-      await removeTree(`${dir}.home`);
-      await removeTree(`${dir}.publish`);
-      await removeTree(`${dir}.json`);
-    }
-    const liveMirrors = new Set((await listMirrors()).map(recyclePool));
-    for (const pool of await readdir3(recycledDir).catch(() => [])) {
-      const poolDir = path20.join(recycledDir, pool);
-      const maker = /^new-(\d+)-/.exec(pool);
-      if (maker) {
-        if (!await isLocalPidAlive(Number(maker[1]))) await removeTree(poolDir);
-        continue;
+    await cleanup.pruneStale();
+  }
+  return { prepare, pruneStale, stats: cleanup.stats };
+}
+async function startBranch(git, root, remote, branch, start) {
+  const repo = { gitDir: path23.join(root, ".git"), workTree: root };
+  await git.run({ args: ["config", "remote.origin.url", remote.url], repo });
+  const checkoutArgs = start.continueExisting ? ["checkout", "--quiet", "-f", "--track", "-B", branch, `refs/remotes/origin/${branch}`] : ["checkout", "--quiet", "-f", "--no-track", "-B", branch, start.baseSha];
+  await git.run({ args: checkoutArgs, repo });
+  if (start.baseBranch !== branch) {
+    await git.run({ args: ["branch", "--force", "--no-track", start.baseBranch, start.baseSha], repo });
+  }
+  return (await git.run({ args: ["rev-parse", "HEAD"], repo })).stdout.trim();
+}
+function pushTarget(git, s) {
+  const { continueExisting, baseSha, remoteBranchSha } = s.start;
+  const from = continueExisting ? remoteBranchSha ?? baseSha : baseSha;
+  return {
+    alternates: [path23.join(s.mirror, "objects")],
+    from,
+    base: baseSha,
+    current: remoteBranchSha,
+    precheck: () => assertPushAllowed(s.branch, s.allowedPushBranches),
+    async deliver({ publish, sha, previous, token, signal }) {
+      if (continueExisting && !await publish.isAncestor(from, sha)) {
+        throw new TackleError("push_refused", `push refused: ${sha} does not build on the pull request's head ${from}; add commits, never rewrite them`);
       }
-      if (!liveMirrors.has(poolDir)) {
-        await removeTree(poolDir);
-        continue;
-      }
-      for (const entry of await readdir3(poolDir).catch(() => [])) {
-        const parkedAt = Number(entry.split("-")[0]);
-        if (!(Date.now() - parkedAt < staleAfterMs)) await removeTree(path20.join(poolDir, entry));
-      }
-    }
-    for (const host of await readdir3(mirrorsDir).catch(() => [])) {
-      for (const owner of await readdir3(path20.join(mirrorsDir, host)).catch(() => [])) {
-        for (const entry of await readdir3(path20.join(mirrorsDir, host, owner)).catch(() => [])) {
-          const match = /\.git\.tmp-(\d+)-/.exec(entry);
-          if (match && !await isLocalPidAlive(Number(match[1]))) {
-            await removeTree(path20.join(mirrorsDir, host, owner, entry));
-          }
+      const args = ["push", "--no-verify", "--quiet", "--recurse-submodules=no"];
+      if (!continueExisting) args.push(`--force-with-lease=refs/heads/${s.branch}:${previous ?? ""}`);
+      args.push(s.remote.url, `${sha}:refs/heads/${s.branch}`);
+      try {
+        await git.run({ args, repo: { gitDir: publish.gitDir }, ...token !== void 0 ? { token } : {}, protocols: [s.remote.scheme], retryable: true, ...signal ? { signal } : {} });
+      } catch (error62) {
+        if (error62 instanceof TackleError && error62.code === "git") {
+          throw new TackleError("push_refused", `push of ${s.branch} was refused: ${error62.message}`, { retryable: true, cause: error62 });
         }
+        throw error62;
       }
     }
-    await enforceBudget();
-  }
-  async function stats() {
-    const mirrors = [];
-    for (const mirror of await listMirrors()) {
-      const rel = path20.relative(mirrorsDir, mirror).split(path20.sep).join("/").replace(/\.git$/, "");
-      mirrors.push({ repoKey: rel, path: mirror, bytes: await diskUsage(mirror), lastUsedAt: await lastUsed(mirror) });
-    }
-    const checkouts = [];
-    for (const { name: name2, meta: meta3 } of await listCheckoutMetas()) {
-      checkouts.push({
-        jobId: meta3?.jobId ?? name2,
-        path: path20.join(checkoutsDir, name2),
-        pid: meta3?.pid ?? null,
-        alive: meta3 ? await isOwnerAlive(meta3, staleAfterMs) : false,
-        createdAt: meta3?.createdAt ?? null
-      });
-    }
-    return { mirrors, checkouts, mirrorBytes: mirrors.reduce((sum, m) => sum + m.bytes, 0), maxBytes: options2.maxBytes ?? null };
-  }
-  return { prepare, pruneStale, stats };
+  };
 }
 
 // src/workspace/local-workspace.ts
@@ -95913,7 +95998,7 @@ var STALE_AFTER_MS = 7 * 24 * 36e5;
 import { spawnSync as spawnSync3 } from "node:child_process";
 import { chown as chown3, mkdtemp as mkdtemp2, rm as rm2 } from "node:fs/promises";
 import { tmpdir as tmpdir2 } from "node:os";
-import path21 from "node:path";
+import path24 from "node:path";
 var detected;
 function detectSandbox(options2 = {}) {
   if (options2.again) detected = void 0;
@@ -95933,7 +96018,7 @@ function detectSandbox(options2 = {}) {
     if (isRoot() && !(hasCommand("setpriv") && hasCommand("unshare"))) {
       return { available: false, installed: true, network, detail: "running as root needs setpriv and unshare (util-linux) to drop privileges" };
     }
-    const dir = await mkdtemp2(path21.join(tmpdir2(), "tackle-probe-"));
+    const dir = await mkdtemp2(path24.join(tmpdir2(), "tackle-probe-"));
     try {
       if (isRoot()) await chown3(dir, DEFAULT_IDENTITY.uid, DEFAULT_IDENTITY.gid);
       const result = await createSandboxExec({ root: dir, mode: "bwrap" }).run("touch probe && echo ok", { timeoutMs: 2e4 });
@@ -96044,7 +96129,7 @@ async function runAction(vars) {
     console.error("tackle: GITHUB_EVENT_NAME and GITHUB_EVENT_PATH are not set; run this as a GitHub Action step");
     return 1;
   }
-  const payload = JSON.parse(await readFile7(eventPath, "utf8"));
+  const payload = JSON.parse(await readFile9(eventPath, "utf8"));
   const runId = vars.GITHUB_RUN_ID ?? String(Date.now());
   const runAttempt = vars.GITHUB_RUN_ATTEMPT ?? "1";
   const botName = vars.TACKLE_BOT_NAME?.trim().replace(/^@/, "") || "tackle";
@@ -96094,7 +96179,7 @@ async function runAction(vars) {
 async function runInline(admission, context2) {
   const { env, vars, logger } = context2;
   const { github } = admission;
-  const home = vars.TACKLE_HOME?.trim() ? env.home : vars.RUNNER_TEMP?.trim() ? path22.join(path22.resolve(vars.RUNNER_TEMP), "tackle") : env.home;
+  const home = vars.TACKLE_HOME?.trim() ? env.home : vars.RUNNER_TEMP?.trim() ? path25.join(path25.resolve(vars.RUNNER_TEMP), "tackle") : env.home;
   const repoCache = createRepoCache({ home, logger });
   const deps = {
     github: async () => github,
