@@ -93,11 +93,14 @@ export function tokenClient(
     auth: options.token,
     baseUrl: options.apiUrl,
     userAgent: "tackle",
+    // Octokit's request log is the only writer at info and error here: one line per request, a failed
+    // one at error even when the 404 is the answer ("no .github/tackle.yml"). The caller decides what a
+    // failure means and reports it, so request lines go to debug, as Probot's client writes them.
     log: {
       debug: () => {},
-      info: () => {},
+      info: (message: string) => options.logger.debug(message),
       warn: (message: string) => options.logger.warn(message),
-      error: (message: string) => options.logger.error(message),
+      error: (message: string) => options.logger.debug(message),
     },
     throttle: {
       enabled: options.throttle ?? true,

@@ -1,21 +1,8 @@
-import { pino, type DestinationStream, type Logger } from "pino";
+import { pino, symbols, type DestinationStream, type Logger } from "pino";
 import { createRedactor, redactDeep, type Redactor } from "../util/redact.js";
+import { environmentSecrets } from "./environment-secrets.js";
 
 export type { Logger };
-
-/**
- * Variables whose values are credentials, masked by value in every log line: the contract's keys and
- * tokens and each SDK's own (`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `PRIVATE_KEY`, `*_PASSWORD`), not
- * the paths or files that point at them.
- */
-const SECRET_NAME = /(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)(?:_|$)/i;
-const NOT_SECRET_NAME = /_(?:PATH|FILE|DIR)$/i;
-
-function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
-  return Object.entries(env).flatMap(([name, value]) =>
-    value !== undefined && SECRET_NAME.test(name) && !NOT_SECRET_NAME.test(name) ? [value] : [],
-  );
-}
 
 /**
  * Masks one serialized log line. Cheap when there is nothing to mask; otherwise the line is parsed and
@@ -35,10 +22,27 @@ function logLineRedactor(redact: Redactor): (line: string) => string {
   };
 }
 
+type PinoInternals = Logger & { [symbols.chindingsSym]: string };
+
+/**
+ * pino appends a child's bindings to its parent's as text, so a child bound to a `name` writes a
+ * second `"name"` key; Probot binds one at each level (probot, then github or octokit), which made a
+ * line carry four. The child's own name replaces the inherited one: the bindings are parsed back (on
+ * duplicate keys JSON.parse keeps the last value, in the first key's place) and written once.
+ */
+function keepInnermostName(child: Logger): void {
+  const logger = child as PinoInternals;
+  const chindings = logger[symbols.chindingsSym];
+  if (chindings.indexOf('"name":') === chindings.lastIndexOf('"name":')) return;
+  const bindings = JSON.stringify(JSON.parse(`{${chindings.slice(1)}}`));
+  logger[symbols.chindingsSym] = `,${bindings.slice(1, -1)}`;
+}
+
 /**
  * The one root logger. Children are bound to delivery id, job id, repo, issue and tool. Every line
  * is masked on its way to the stream (pino's `streamWrite` hook, after serialization, so messages,
  * bindings and serialized errors alike): the known token formats, and the credentials of `env` by value.
+ * Each line has one `name`: "tackle", or the innermost child's (Probot's "probot", "github").
  * `LOG_LEVEL` follows Probot's name; tests default to silent.
  */
 export function createLogger(env: NodeJS.ProcessEnv = process.env, destination?: DestinationStream): Logger {
@@ -46,6 +50,7 @@ export function createLogger(env: NodeJS.ProcessEnv = process.env, destination?:
   const options = {
     level,
     base: { name: "tackle" },
+    onChild: keepInnermostName,
     hooks: { streamWrite: logLineRedactor(createRedactor(environmentSecrets(env))) },
   };
   return destination === undefined ? pino(options) : pino(options, destination);

@@ -2,6 +2,7 @@
 // token format and, for the process's own credentials, by value. Lines stay valid JSON.
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/logging/logger.js";
+import { captureLogs, topLevelKeys } from "./log-lines.js";
 
 const ghs = `ghs_${"aB3dE6gH9k".repeat(4).slice(0, 36)}`;
 
@@ -52,5 +53,40 @@ describe("createLogger", () => {
     const { logger, lines } = capture();
     logger.info({ jobId: "octo-widgets-1", step: "Basic setup" }, "job started");
     expect(JSON.parse(lines[0]!)).toMatchObject({ jobId: "octo-widgets-1", step: "Basic setup", msg: "job started" });
+  });
+});
+
+describe("one name per line", () => {
+  it("the root writes name tackle; a child bound to a name replaces it, down any depth, other bindings kept", () => {
+    const { logger, lines, records } = captureLogs();
+    logger.info("root");
+    const probot = logger.child({ name: "probot" }).child({ name: "probot" });
+    const github = probot.child({ name: "github", installation: 7 });
+    github.debug({ repo: { owner: "octo", name: "widgets" } }, "GitHub request");
+    logger.child({ jobId: "j-1" }).child({ tool: "Read" }).warn("tool failed");
+    for (const line of lines) expect(topLevelKeys(line).filter((key) => key === "name")).toHaveLength(1);
+    expect(records().map((r) => r.name)).toEqual(["tackle", "github", "tackle"]);
+    expect(records()[1]).toMatchObject({ installation: 7, repo: { owner: "octo", name: "widgets" }, msg: "GitHub request" });
+    expect(records()[2]).toMatchObject({ jobId: "j-1", tool: "Read" });
+  });
+
+  it("a renamed child still masks its bindings and the process's credentials", () => {
+    const { logger, lines } = captureLogs({ ANTHROPIC_API_KEY: "opaque-model-key-0123" });
+    logger.child({ name: "probot", remote: `https://x-access-token:${ghs}@github.com/o/r.git` }).child({ name: "github" }).info("key opaque-model-key-0123");
+    expect(lines[0]).not.toContain(ghs);
+    expect(lines[0]).not.toContain("opaque-model-key-0123");
+    expect(topLevelKeys(lines[0]!).filter((key) => key === "name")).toHaveLength(1);
+  });
+
+  it("topLevelKeys sees duplicate keys that JSON.parse would merge", () => {
+    expect(topLevelKeys('{"level":30,"name":"a","o":{"name":"x,y","k":["{"]},"name":"b\\"c"}')).toEqual(["level", "name", "o", "name"]);
+  });
+});
+
+describe("the process's credentials", () => {
+  it("include the password of a URL in any variable, masked even outside the URL", () => {
+    const { logger, lines } = captureLogs({ REDIS_URL: "redis://:hunter2-redis-secret@redis:6379/0" });
+    logger.warn({ reply: "ERR invalid password hunter2-redis-secret" }, "auth failed");
+    expect(lines[0]).not.toContain("hunter2-redis-secret");
   });
 });
