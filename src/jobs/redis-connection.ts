@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import { TackleError, errorMessage } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
+import { maskUrl } from "../logging/mask-url.js";
 
 /** Reconnect quickly, capped at 2 s: a Redis restart should cost seconds, not minutes. */
 const RECONNECT = {
@@ -8,10 +9,6 @@ const RECONNECT = {
   retryStrategy: (times: number) => Math.min(100 * 2 ** times, 2_000),
 };
 
-/**
- * A Redis connection for the job engine, with its errors logged at debug (each operation reports its
- * own failure; an unhandled "error" event would crash the process).
- */
 export interface ConnectionOptions {
   /** null for blocking connections (BullMQ workers, subscribers). */
   maxRetriesPerRequest: number | null;
@@ -20,10 +17,78 @@ export interface ConnectionOptions {
   enableOfflineQueue?: boolean;
 }
 
+/**
+ * Why a connection failed, in words: a refused connection to a name with several addresses is an
+ * AggregateError whose own message is empty.
+ */
+function connectionErrorReason(error: Error): string {
+  if (error.message) return error.message;
+  const code = (error as NodeJS.ErrnoException).code;
+  const inner = error instanceof AggregateError ? error.errors.find((e): e is Error => e instanceof Error && e.message !== "") : undefined;
+  return inner?.message ?? code ?? error.name;
+}
+
+/** Where a connection goes, without its credentials: host and port, or the masked URL when it has none. */
+function destination(url: string): string {
+  try {
+    return new URL(url).host || maskUrl(url);
+  } catch {
+    return maskUrl(url);
+  }
+}
+
+/**
+ * A Redis connection for the job engine. Losing Redis is logged at warn with the reason, once per
+ * outage (ioredis reports every failed reconnect, up to one each 2 s; those go to debug), and its
+ * return at info. The "error" listener is also what keeps an unreachable Redis from crashing the
+ * process: each operation reports its own failure.
+ */
 export function connectRedis(url: string, logger: Logger, label: string, options: ConnectionOptions): Redis {
   const redis = new Redis(url, { ...RECONNECT, ...options });
-  redis.on("error", (error: Error) => logger.debug({ err: error.message }, `${label}: redis connection error`));
+  const where = destination(url);
+  let down = false;
+  redis.on("error", (error: Error) => {
+    const reason = connectionErrorReason(error);
+    if (down) {
+      logger.debug({ err: reason, redis: where }, `${label}: redis connection error`);
+      return;
+    }
+    down = true;
+    logger.warn({ err: reason, redis: where }, `${label}: Redis is unavailable (${reason}); reconnecting`);
+  });
+  redis.on("ready", () => {
+    if (!down) return;
+    down = false;
+    logger.info({ redis: where }, `${label}: Redis connection restored`);
+  });
   return redis;
+}
+
+/**
+ * One PING over a connection of its own that does not retry, for `tackle doctor`: ok, or why not in the
+ * connection's own words (ECONNREFUSED, ENOTFOUND, WRONGPASS), not ioredis's "Connection is closed".
+ */
+export async function pingRedis(url: string, timeoutMs = 2_000): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: timeoutMs,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  let connectionError: Error | undefined;
+  client.on("error", (error: Error) => {
+    connectionError ??= error;
+  });
+  try {
+    await client.connect();
+    const reply = await client.ping();
+    return reply === "PONG" ? { ok: true } : { ok: false, reason: `PING answered ${reply}` };
+  } catch (error) {
+    return { ok: false, reason: connectionErrorReason(connectionError ?? (error instanceof Error ? error : new Error(String(error)))) };
+  } finally {
+    client.disconnect();
+  }
 }
 
 /** The error of a Redis-backed operation that could not run: retryable, and a 503 at the webhook. */

@@ -1,6 +1,9 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { rgPath } from "@vscode/ripgrep";
+import { environmentSecrets } from "../logging/environment-secrets.js";
+import { maskUrl } from "../logging/mask-url.js";
+import { createRedactor } from "../util/redact.js";
 import { detectSandbox } from "../workspace/index.js";
 
 const run = promisify(execFile);
@@ -21,20 +24,10 @@ async function version(command: string, args: string[]): Promise<string | null> 
   }
 }
 
-async function redisReachable(url: string): Promise<string | null> {
-  const { Redis } = await import("ioredis");
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000, enableOfflineQueue: false });
-  try {
-    await client.connect();
-    return await client.ping();
-  } catch (error) {
-    return error instanceof Error ? `error: ${error.message}` : "error";
-  } finally {
-    client.disconnect();
-  }
-}
-
-/** `tackle doctor`: what Tackle needs on this machine, and how to fix what is missing. */
+/**
+ * `tackle doctor`: what Tackle needs on this machine, and how to fix what is missing. No secret in
+ * any line: URLs are shown with their password masked.
+ */
 export async function runDoctor(env: NodeJS.ProcessEnv): Promise<Check[]> {
   const checks: Check[] = [];
   const git = await version("git", ["--version"]);
@@ -55,11 +48,15 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<Check[]> {
   checks.push(rg ? { name: "ripgrep", ok: true, detail: rg } : { name: "ripgrep", ok: false, detail: `${rgPath} does not run`, fix: "reinstall with npm ci" });
 
   if (env.REDIS_URL) {
-    const pong = await redisReachable(env.REDIS_URL);
+    // Loaded only when REDIS_URL is set. A module of ours, not ioredis itself: in the split bundle a
+    // dynamic import of a CommonJS package has only a default export.
+    const { pingRedis } = await import("../jobs/redis-connection.js");
+    const ping = await pingRedis(env.REDIS_URL);
+    const where = maskUrl(env.REDIS_URL);
     checks.push(
-      pong === "PONG"
-        ? { name: "redis", ok: true, detail: `${env.REDIS_URL} answers PING` }
-        : { name: "redis", ok: false, detail: `${env.REDIS_URL}: ${pong}`, fix: "start redis-server or fix REDIS_URL" },
+      ping.ok
+        ? { name: "redis", ok: true, detail: `${where} answers PING` }
+        : { name: "redis", ok: false, detail: `${where}: error: ${ping.reason}`, fix: "start redis-server or fix REDIS_URL" },
     );
   } else {
     checks.push({ name: "redis", ok: true, detail: "REDIS_URL unset: the server runs jobs in-process" });
@@ -75,5 +72,11 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<Check[]> {
       ? { name: "GitHub App", ok: true, detail: `APP_ID ${env.APP_ID}` }
       : { name: "GitHub App", ok: false, detail: "APP_ID, PRIVATE_KEY(_PATH) or WEBHOOK_SECRET missing (needed by `tackle server`)", fix: "create the App from app.yml and export its credentials" },
   );
-  return checks;
+  // Every line is printed: whatever a tool or Redis echoed back, no credential of this process goes out.
+  const redact = createRedactor(environmentSecrets(env));
+  return checks.map((check) => ({
+    ...check,
+    detail: redact(check.detail),
+    ...(check.fix === undefined ? {} : { fix: redact(check.fix) }),
+  }));
 }
