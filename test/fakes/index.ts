@@ -41,3 +41,4 @@ export {
 } from "./webhooks.js";
 export { createAppJwt } from "./app-jwt.js";
 export { cleanGitEnv } from "./clean-git-env.js";
+export { startFakeDockerDaemon, type FakeDockerDaemon } from "./fake-docker-daemon.js";
