@@ -24,6 +24,8 @@ export async function acquireLock(
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const onAbort = (): void => {
     child.kill("SIGKILL");
+    // The holder (cat) may already run as flock's child, and outlives it: closing its stdin ends it.
+    child.stdin.end();
   };
   options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
@@ -32,7 +34,12 @@ export async function acquireLock(
       child.once("error", (error) => reject(new TackleError("workspace", `cannot run flock: ${error.message}`)));
       void exited.then(() => resolve(false));
     });
-    if (options.signal?.aborted) throw new TackleError("aborted", "cancelled while waiting for a lock");
+    if (options.signal?.aborted) {
+      // Granted to a job that no longer wants it (or aborted before it asked): let it go at once.
+      onAbort();
+      await exited;
+      throw new TackleError("aborted", "cancelled while waiting for a lock");
+    }
     if (!locked) {
       if (!options.wait) return null;
       throw new TackleError("workspace", `timed out waiting for the lock ${lockPath}`, { retryable: true });
