@@ -48,8 +48,9 @@ const ripgrepFromPath = {
 // `tackle --help` starts in about the time node does. The Action stays one committed file.
 const entries = [
   { in: "src/main/cli.ts", out: "cli.js", split: true },
-  // Committed: the Action runs it straight from the repository.
-  { in: "src/main/action.ts", out: "action.js", plugins: [ripgrepFromPath] },
+  // Committed: the Action runs it straight from the repository. src/main/action.ts only exports run()
+  // (so `@github/local-action` and tests can import it); the bundle's entry is this line, which calls it.
+  { in: "src/main/action.ts", call: "run", out: "action.js", plugins: [ripgrepFromPath] },
 ];
 
 await mkdir(outdir, { recursive: true });
@@ -61,7 +62,10 @@ for (const entry of entries) {
   const output = entry.split
     ? { splitting: true, outdir, entryNames: path.basename(entry.out, ".js"), chunkNames: "chunks/[name]-[hash]" }
     : { outfile };
-  const result = await build({ ...common, entryPoints: [entry.in], ...output, plugins: entry.plugins ?? [] });
+  const input = entry.call
+    ? { stdin: { contents: `import { ${entry.call} } from "./${entry.in}";\nawait ${entry.call}();\n`, resolveDir: root, sourcefile: entry.out, loader: "js" } }
+    : { entryPoints: [entry.in] };
+  const result = await build({ ...common, ...input, ...output, plugins: entry.plugins ?? [] });
   await chmod(outfile, 0o755);
   for (const problem of checkImports(result.metafile)) problems.add(problem);
 }

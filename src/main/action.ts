@@ -1,15 +1,22 @@
 // The GitHub Action (`action.yml` -> dist/action.js): one event, parsed, gated and worked inline in
-// the CI job; no queue, no App. Wiring only.
-import { appendFile, readFile } from "node:fs/promises";
+// the CI job; no queue, no App. Wiring only: the inputs, the token's access, the sandbox and the
+// step's report each live in their own action-*.ts. Importing this module runs nothing: the bundle's
+// entry (scripts/build.mjs) and `@github/local-action` call `run()`.
+import { readFile } from "node:fs/promises";
 import path from "node:path";
+import * as core from "@actions/core";
 import { loadEnv, REPO_CONFIG_PATH, type TackleEnv } from "../config/index.js";
-import { errorMessage } from "../errors/index.js";
+import { errorMessage, TackleError } from "../errors/index.js";
 import { tokenClient } from "../github/index.js";
 import type { JobData } from "../jobs/job-data.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { admitTrigger, helpText, replyToTrigger, type CommandTrigger, type TaskAdmission } from "../triggers/index.js";
 import { processJob, type JobOutcome, type ProcessJobDeps } from "../worker/process-job.js";
 import { createRepoCache, type SandboxMode } from "../workspace/index.js";
+import { checkPushAccess, describeAccessProblem, watchGitHubAccess, type WatchedGitHub } from "./action-github-access.js";
+import { readActionInputs, type ActionInputs } from "./action-inputs.js";
+import { actionLogDestination } from "./action-log.js";
+import { fail, reportStep, type StepResult } from "./action-report.js";
 import { chooseActionSandbox } from "./action-sandbox.js";
 import { anthropicClientFor } from "./anthropic-client-for.js";
 
@@ -18,32 +25,45 @@ export const ACTION_BOT_LOGIN = "github-actions[bot]";
 
 type Vars = Readonly<Record<string, string | undefined>>;
 
-/** An unset input reaches the action as "" (GitHub sets every declared input). */
-function input(vars: Vars, name: string): string | undefined {
-  const value = vars[`INPUT_${name.toUpperCase()}`]?.trim();
-  return value ? value : undefined;
+/** Runs the step: reads the event and the inputs, does what the event asks, and reports how it went. */
+export async function run(vars: Vars = process.env): Promise<void> {
+  try {
+    await reportStep(await runAction(vars, readActionInputs()));
+  } catch (error) {
+    fail(`Tackle: ${errorMessage(error)}`);
+  }
 }
 
-/** Inputs win over the plain variables: in a workflow they are what the user wrote. */
-function effectiveEnv(vars: Vars): Record<string, string | undefined> {
-  const model = input(vars, "model") ?? vars.TACKLE_MODEL;
-  const apiKey = input(vars, "anthropic_api_key") ?? vars.ANTHROPIC_API_KEY;
-  return { ...vars, TACKLE_MODEL: model, ANTHROPIC_API_KEY: apiKey };
+/** The inputs win over the plain variables: in a workflow they are what the user wrote. */
+function effectiveEnv(vars: Vars, inputs: ActionInputs): Record<string, string | undefined> {
+  return {
+    ...vars,
+    TACKLE_MODEL: inputs.model ?? vars.TACKLE_MODEL,
+    ANTHROPIC_API_KEY: inputs.anthropicApiKey ?? vars.ANTHROPIC_API_KEY,
+    INPUT_ANTHROPIC_API_KEY: undefined,
+    INPUT_GITHUB_TOKEN: inputs.githubToken,
+  };
 }
 
-export async function runAction(vars: Vars): Promise<number> {
-  const logger = createLogger({ LOG_LEVEL: "info", ...vars } as NodeJS.ProcessEnv);
+async function runAction(vars: Vars, inputs: ActionInputs): Promise<StepResult> {
   const eventName = vars.GITHUB_EVENT_NAME;
   const eventPath = vars.GITHUB_EVENT_PATH;
   if (!eventName || !eventPath) {
-    console.error("tackle: GITHUB_EVENT_NAME and GITHUB_EVENT_PATH are not set; run this as a GitHub Action step");
-    return 1;
+    throw new TackleError(
+      "env_invalid",
+      "GITHUB_EVENT_NAME and GITHUB_EVENT_PATH are not set: Tackle runs as a step of a GitHub Actions workflow (see the README)",
+    );
   }
   const payload: unknown = JSON.parse(await readFile(eventPath, "utf8"));
+  const level = vars.LOG_LEVEL || (core.isDebug() ? "debug" : "info");
+  const logger = createLogger({ ...effectiveEnv(vars, inputs), LOG_LEVEL: level } as NodeJS.ProcessEnv, actionLogDestination({ stacks: core.isDebug() }));
   const runId = vars.GITHUB_RUN_ID ?? String(Date.now());
   const runAttempt = vars.GITHUB_RUN_ATTEMPT ?? "1";
   const botName = vars.TACKLE_BOT_NAME?.trim().replace(/^@/, "") || "tackle";
   let env: TackleEnv<"action"> | undefined;
+  let access: WatchedGitHub | undefined;
+  // Cancelling a workflow sends SIGINT, then SIGTERM; a token that turns out not to work stops the job too.
+  const stop = new AbortController();
   const admission = await admitTrigger({
     event: eventName,
     payload,
@@ -53,45 +73,87 @@ export async function runAction(vars: Vars): Promise<number> {
     jobKey: `run-${runId}-${runAttempt}`,
     logger,
     // Asked for only when the event may be a trigger: a workflow listening to more events than
-    // Tackle needs must not fail on every one of them.
+    // Tackle needs must not fail on every one of them. The model key is checked once a job is due.
     github: async () => {
-      env = loadEnv(effectiveEnv(vars), { mode: "action" });
-      if (!env.githubToken) throw new Error("no GitHub token (the `github_token` input or GITHUB_TOKEN)");
-      return tokenClient({ token: env.githubToken, apiUrl: env.githubApiUrl, logger });
+      env = loadEnv(effectiveEnv(vars, inputs), { mode: "action", runsJobs: false });
+      access = watchGitHubAccess(tokenClient({ token: env.githubToken!, apiUrl: env.githubApiUrl, logger }), () => stop.abort());
+      return access.github;
     },
   });
+  // A bad or under-scoped token shows as a refusal or an unreadable config; it is the workflow's fault.
+  const misconfigured = (): StepResult | undefined => {
+    const problem = access?.problem();
+    return problem ? { kind: "failed", message: describeAccessProblem(problem) } : undefined;
+  };
   switch (admission.status) {
     case "ignored":
-      console.log(`tackle: nothing to do: ${admission.reason}`);
-      return 0;
+      return misconfigured() ?? { kind: "quiet", line: `tackle: nothing to do: ${admission.reason}` };
     case "refused":
-      console.log(`tackle: refused: ${admission.reason}`);
-      return 0;
+      return misconfigured() ?? { kind: "quiet", line: `tackle: refused: ${admission.reason}` };
     case "command":
       await replyToTrigger(admission.github, admission.trigger, commandReply(admission.trigger, admission.commandName), admission.log);
-      console.log(`tackle: answered /${admission.commandName} ${admission.trigger.word}`);
-      return 0;
+      return misconfigured() ?? { kind: "quiet", line: `tackle: answered /${admission.commandName} ${admission.trigger.word}` };
     case "task":
-      break;
+      return misconfigured() ?? runTask(admission, { env: env!, access: access!, inputs, vars, logger, stop });
   }
-  const { trigger, github } = admission;
-
-  const sandbox = await chooseActionSandbox(vars, (line) => console.log(line));
-  if (sandbox.mode === null) {
-    await replyToTrigger(github, trigger, sandbox.reply, admission.log);
-    await writeOutputs(vars, { status: "failed", pullRequestUrl: null });
-    return 1;
-  }
-  const outcome = await runInline(admission, { env: env!, vars, logger, sandbox: sandbox.mode });
-  console.log(`tackle: ${outcome.status}: ${outcome.reason}${outcome.pullRequestUrl ? ` (${outcome.pullRequestUrl})` : ""}`);
-  await writeOutputs(vars, outcome);
-  return outcome.status === "done" || outcome.status === "no_changes" ? 0 : 1;
 }
 
-async function runInline(
-  admission: TaskAdmission,
-  context: { env: TackleEnv<"action">; vars: Vars; logger: Logger; sandbox: SandboxMode },
-): Promise<JobOutcome> {
+interface TaskContext {
+  env: TackleEnv<"action">;
+  access: WatchedGitHub;
+  inputs: ActionInputs;
+  vars: Vars;
+  logger: Logger;
+  /** Aborts the job: the workflow was cancelled, or the token was refused. */
+  stop: AbortController;
+}
+
+/** Checks what the job needs before anything is paid for, then runs it in a log group. */
+async function runTask(admission: TaskAdmission, context: TaskContext): Promise<StepResult> {
+  const { env, access, inputs } = context;
+  const { trigger, github } = admission;
+  const issue = `${trigger.repo.owner}/${trigger.repo.name}#${trigger.number}`;
+  const refuse = async (message: string, reply: string): Promise<StepResult> => {
+    await replyToTrigger(github, trigger, reply, admission.log);
+    return { kind: "failed", message, issue };
+  };
+  if (!env.anthropicApiKey) {
+    return refuse(
+      "The Anthropic API key is missing: set `anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }}` on the Tackle step and add that secret " +
+        "(Settings → Secrets and variables → Actions). Workflows started from a fork get no secrets.",
+      "Tackle did not run: this workflow has no Anthropic API key. A maintainer can add the `ANTHROPIC_API_KEY` secret and pass it as the Tackle step's `anthropic_api_key` input. The workflow run's log says more.",
+    );
+  }
+  core.setSecret(env.anthropicApiKey);
+  core.setSecret(env.githubToken!);
+  const pushProblem = await checkPushAccess(env.gitUrl(trigger.repo.owner, trigger.repo.name), env.githubToken!);
+  // A token GitHub rejects cannot post a reply either.
+  if (pushProblem?.status === 401) return { kind: "failed", message: describeAccessProblem(pushProblem), issue };
+  if (pushProblem) {
+    return refuse(
+      describeAccessProblem(pushProblem),
+      "Tackle did not run: this workflow's token cannot push to the repository. A maintainer can add `contents: write` to the workflow's `permissions:`. The workflow run's log says more.",
+    );
+  }
+  const sandbox = await chooseActionSandbox({
+    allowUnsandboxed: inputs.allowUnsandboxed,
+    githubHosted: context.vars.RUNNER_ENVIRONMENT === "github-hosted",
+    log: { info: (line) => core.info(line), warning: (text) => core.warning(text) },
+  });
+  if (sandbox.mode === null) {
+    await replyToTrigger(github, trigger, sandbox.reply, admission.log);
+    return { kind: "failed", message: sandbox.summary, issue, sandbox: sandbox.summary };
+  }
+  const outcome = await core.group(`Tackle: working on ${issue}`, () => runInline(admission, { ...context, sandbox: sandbox.mode }));
+  const problem = access.problem();
+  if (problem && outcome.status !== "done" && outcome.status !== "no_changes") {
+    return { kind: "failed", message: describeAccessProblem(problem), issue, sandbox: sandbox.summary, outcome };
+  }
+  const warning = problem ? describeAccessProblem(problem) : undefined;
+  return { kind: "job", outcome, issue, sandbox: sandbox.summary, ...(warning ? { warning } : {}) };
+}
+
+async function runInline(admission: TaskAdmission, context: TaskContext & { sandbox: SandboxMode }): Promise<JobOutcome> {
   const { env, vars, logger } = context;
   const { github } = admission;
   // TACKLE_HOME when set; otherwise the runner's per-job temp directory, cleaned after the job.
@@ -120,12 +182,11 @@ async function runInline(
   const thread = await admission.freeze();
   const data: JobData = { ...admission.data, ...(thread ? { thread } : {}) };
   // Cancelling a workflow sends SIGINT, then SIGTERM: stop the agent and let the tracking comment say so.
-  const controller = new AbortController();
-  const abort = () => controller.abort();
+  const abort = () => context.stop.abort();
   process.once("SIGINT", abort);
   process.once("SIGTERM", abort);
   try {
-    return await processJob(data, deps, controller.signal);
+    return await processJob(data, deps, context.stop.signal);
   } finally {
     process.off("SIGINT", abort);
     process.off("SIGTERM", abort);
@@ -147,20 +208,3 @@ function commandReply(trigger: CommandTrigger, botName: string): string {
       return `\`/${botName} ${trigger.command}\` does nothing here: Tackle runs as a GitHub Action and cannot wait for an answer, so it denies risky steps on its own. Mention @${botName} again with clearer instructions, or change \`${REPO_CONFIG_PATH}\`.`;
   }
 }
-
-/** `steps.<id>.outputs.status` and `pull_request_url`, for later steps of the workflow. */
-async function writeOutputs(vars: Vars, outcome: Pick<JobOutcome, "status" | "pullRequestUrl">): Promise<void> {
-  const file = vars.GITHUB_OUTPUT;
-  if (!file) return;
-  await appendFile(file, `status=${outcome.status}\npull_request_url=${outcome.pullRequestUrl ?? ""}\n`);
-}
-
-runAction(process.env).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(`tackle: ${errorMessage(error)}`);
-    process.exitCode = 1;
-  },
-);

@@ -64,6 +64,8 @@ export interface JobOutcome {
   status: Exclude<JobOutcomeStatus, "queued" | "working">;
   reason: string;
   pullRequestUrl: string | null;
+  /** Turns, tokens, cost and duration, as the final tracking comment shows them (the Action's step summary). */
+  stats: JobStats;
 }
 
 export function reactionTarget(data: JobData): ReactionTarget {
@@ -153,7 +155,7 @@ export async function processJob(
     await trackerFor(commandName).flush(state);
     log.info({ status: state.phase, reason: state.reason }, "job finished");
     // The outcome leaves through the queue's job record and the Action's log, not only through GitHub.
-    return { status: state.phase, reason: redact(state.reason), pullRequestUrl: state.pullRequestUrl ?? null };
+    return { status: state.phase, reason: redact(state.reason), pullRequestUrl: state.pullRequestUrl ?? null, stats: state.stats };
   };
 
   const stopWorkspace = new AbortController();
@@ -393,11 +395,10 @@ async function endInError(job: JobContext, tracker: Tracker, error: unknown, att
     : aborted
       ? "stopped on request"
       : message + (retryable ? ` (attempt ${attempt.attempt} of ${attempt.maxAttempts}; will retry)` : "");
-  await tracker.flush(
-    shutdown ? { phase: "queued", position: 1 } : { phase: aborted ? "cancelled" : "failed", reason, stats: emptyStats(deps.clock() - startedAt) },
-  );
+  const stats = emptyStats(deps.clock() - startedAt);
+  await tracker.flush(shutdown ? { phase: "queued", position: 1 } : { phase: aborted ? "cancelled" : "failed", reason, stats });
   if (retryable) throw error;
-  return { status: aborted ? "cancelled" : "failed", reason: message, pullRequestUrl: null };
+  return { status: aborted ? "cancelled" : "failed", reason: message, pullRequestUrl: null, stats };
 }
 
 async function findTrackingComment(

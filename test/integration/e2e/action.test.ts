@@ -18,8 +18,13 @@ import {
 import { demoRepoFiles, fixTemperatureScript, OWNER, REPO, tempDirIn } from "./harness.js";
 
 const run = promisify(execFile);
-const ACTION = path.resolve("dist/action.js");
+// TACKLE_TEST_ACTION_BUNDLE: a bundle built elsewhere (`node scripts/build.mjs --outdir DIR`), to test it before dist/ is rebuilt.
+const ACTION = path.resolve(process.env.TACKLE_TEST_ACTION_BUNDLE ?? "dist/action.js");
 const TOKEN = "ghs_actionWorkflowToken0000000000000000";
+const NO_ISSUES_WRITE = "ghs_actionTokenIssuesRead00000000000000";
+const NO_CONTENTS_WRITE = "ghs_actionTokenContentsRead000000000000";
+const NO_PULLS_WRITE = "ghs_actionTokenPullsRead0000000000000000";
+const REVOKED = "ghs_actionTokenNobodyKnows0000000000000";
 const ACTIONS_BOT = "github-actions[bot]";
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -42,8 +47,14 @@ interface World {
 
 async function startWorld(): Promise<World> {
   const gh = await startFakeGitHub({
-    // The workflow's GITHUB_TOKEN: acts as github-actions[bot], with the permissions action.yml asks for.
-    staticTokens: { [TOKEN]: { login: ACTIONS_BOT, permissions: { contents: "write", issues: "write", pull_requests: "write", metadata: "read" } } },
+    staticTokens: {
+      // The workflow's GITHUB_TOKEN: acts as github-actions[bot], with the permissions the README's workflow grants.
+      [TOKEN]: { login: ACTIONS_BOT, permissions: { contents: "write", issues: "write", pull_requests: "write", metadata: "read" } },
+      // A workflow whose `permissions:` block forgot one of them.
+      [NO_ISSUES_WRITE]: { login: ACTIONS_BOT, permissions: { contents: "write", issues: "read", pull_requests: "write", metadata: "read" } },
+      [NO_CONTENTS_WRITE]: { login: ACTIONS_BOT, permissions: { contents: "read", issues: "write", pull_requests: "write", metadata: "read" } },
+      [NO_PULLS_WRITE]: { login: ACTIONS_BOT, permissions: { contents: "write", issues: "write", pull_requests: "read", metadata: "read" } },
+    },
   });
   cleanups.push(() => gh.close());
   await gh.addRepo({ owner: OWNER, name: REPO, files: await demoRepoFiles() });
@@ -64,6 +75,9 @@ async function runAction(world: World, event: { name: string; payload: unknown }
   await chmod(runner, 0o755);
   const eventPath = path.join(runner, "event.json");
   await writeFile(eventPath, JSON.stringify(event.payload));
+  // The runner creates the file-command files before the step starts; @actions/core refuses missing ones.
+  await writeFile(path.join(runner, "summary.md"), "");
+  await writeFile(path.join(runner, "output.txt"), "");
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: runner,
@@ -113,6 +127,23 @@ async function pathWithoutBwrap(): Promise<{ bin: string; sudoCalls(): Promise<s
 
 const readRunnerFile = (runner: string, name: string): Promise<string> => readFile(path.join(runner, name), "utf8").catch(() => "");
 
+/** The step's outputs, from GITHUB_OUTPUT in the runner's file-command format (`name<<DELIMITER`, value lines, `DELIMITER`). */
+async function readOutputs(runner: string): Promise<Record<string, string>> {
+  const lines = (await readRunnerFile(runner, "output.txt")).split("\n");
+  const outputs: Record<string, string> = {};
+  for (let i = 0; i < lines.length; i++) {
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(lines[i]!);
+    if (!heredoc) continue;
+    const end = lines.indexOf(heredoc[2]!, i + 1);
+    outputs[heredoc[1]!] = lines.slice(i + 1, end).join("\n");
+    i = end;
+  }
+  return outputs;
+}
+
+/** `::error::` annotations, as the runner reads them from the step's stdout. */
+const errorAnnotations = (stdout: string): string[] => stdout.split("\n").filter((line) => line.startsWith("::error"));
+
 function commentEvent(world: World, commenter: string, body: string) {
   const comment = world.gh.addComment({ owner: OWNER, repo: REPO, issueNumber: world.issueNumber, body, user: commenter });
   const payload = issueCommentCreatedPayload({
@@ -158,7 +189,21 @@ describe("GitHub Action (dist/action.js)", () => {
     expect(await readdir(path.join(result.runner, "tackle", "transcripts"))).toHaveLength(1);
     // The log and the step summary say how commands were boxed.
     expect(result.stdout).toContain("tackle: Agent commands run in the bubblewrap sandbox");
-    expect(await readRunnerFile(result.runner, "summary.md")).toContain("bubblewrap sandbox");
+    // The job's log is folded into one group; no annotation on success.
+    expect(result.stdout).toMatch(/^::group::Tackle: working on octo\/widgets#\d+$/m);
+    expect(result.stdout).toMatch(/^::endgroup::$/m);
+    expect(errorAnnotations(result.stdout)).toEqual([]);
+    expect(await readOutputs(result.runner)).toEqual({ status: "done", pull_request_url: pull!.html_url });
+    const summary = await readRunnerFile(result.runner, "summary.md");
+    expect(summary).toContain("## ✅ Tackle finished");
+    expect(summary).toContain(`| Pull request | [${pull!.html_url}](${pull!.html_url}) |`);
+    expect(summary).toMatch(/\| Turns \| [1-9]\d* \|/);
+    expect(summary).toMatch(/\| Tokens \| [1-9]\d* input \(\d+ from cache\) · [1-9]\d* output \|/);
+    expect(summary).toMatch(/\| Cost \| \$\d+\.\d{4} \|/);
+    expect(summary).toContain("bubblewrap sandbox");
+    // The summary's turns are the tracking comment's.
+    const turns = /(\d+) turns/.exec(ours[0]!.body)?.[1];
+    expect(summary).toContain(`| Turns | ${turns} |`);
   });
 
   it("without bubblewrap on the runner: refuses with an error naming allow_unsandboxed; no model request, no push; exit 1", async () => {
@@ -177,7 +222,8 @@ describe("GitHub Action (dist/action.js)", () => {
     expect(ours[0]!.body).toContain("Tackle did not run");
     expect(ours[0]!.body).toContain("`allow_unsandboxed: true`");
     expect(await readRunnerFile(result.runner, "summary.md")).toContain("Tackle refused to run");
-    expect(await readRunnerFile(result.runner, "output.txt")).toContain("status=failed");
+    expect(await readOutputs(result.runner)).toEqual({ status: "failed", pull_request_url: "" });
+    expect(errorAnnotations(result.stdout)).toHaveLength(1);
   });
 
   it("on a GitHub-hosted runner without bubblewrap: tries to set it up with sudo -n, logs it, and refuses when that fails", async () => {
@@ -235,12 +281,16 @@ describe("GitHub Action (dist/action.js)", () => {
     const plain = commentEvent(world, "alice", "Thanks, looks good to me.");
     const other = issuesLabeledPayload({ ...world.gh.repoContext(OWNER, REPO), issueNumber: world.issueNumber, label: "bug" });
     for (const event of [plain, { name: "issues", payload: other }, { name: "push", payload: { ref: "refs/heads/main" } }]) {
-      const result = await runAction(world, event);
+      // At the default log level, as in a workflow.
+      const result = await runAction(world, event, { LOG_LEVEL: "" });
       expect(result.code, result.stdout + result.stderr).toBe(0);
-      // Octokit's request log may add a JSON line for the 404 of a missing .github/tackle.yml.
-      const lines = result.stdout.trim().split("\n").filter((line) => !line.startsWith("{"));
+      const lines = result.stdout.trim().split("\n");
       expect(lines, result.stdout).toHaveLength(1);
       expect(lines[0]).toMatch(/^tackle: nothing to do: /);
+      expect(result.stderr).toBe("");
+      // No outputs and no summary: nothing happened.
+      expect(await readOutputs(result.runner)).toEqual({});
+      expect(await readRunnerFile(result.runner, "summary.md")).toBe("");
     }
     expect(world.model.requests).toHaveLength(0);
     expect(world.gh.comments(OWNER, REPO, world.issueNumber).filter((c) => c.user === ACTIONS_BOT)).toHaveLength(0);
@@ -263,6 +313,90 @@ describe("GitHub Action (dist/action.js)", () => {
     expect(replies).toHaveLength(2);
     expect(replies[0]).toContain("Cancel that run from the Actions tab");
     expect(replies[1]).toContain("**tackle commands**");
+    expect(world.model.requests).toHaveLength(0);
+  });
+  it("a workflow token GitHub rejects (401): the step fails with an ::error:: naming github_token; nothing posted, no model request", async () => {
+    const world = await startWorld();
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { INPUT_GITHUB_TOKEN: REVOKED });
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    const errors = errorAnnotations(result.stdout);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(
+      /^::error::GitHub rejected the token Tackle was given \(HTTP 401 when trying to .*\)\. Check the Tackle step's `github_token` input/,
+    );
+    expect(result.stdout).not.toContain("tackle: refused");
+    expect(await readOutputs(result.runner)).toEqual({ status: "failed", pull_request_url: "" });
+    expect(await readRunnerFile(result.runner, "summary.md")).toContain("## ❌ Tackle could not run");
+    expect(world.model.requests).toHaveLength(0);
+    expect(world.gh.comments(OWNER, REPO, world.issueNumber).filter((c) => c.user === ACTIONS_BOT)).toHaveLength(0);
+  });
+
+  it("a token without issues: write: the job stops at the first refused write, before the model; the step fails naming that permission", async () => {
+    const world = await startWorld();
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { INPUT_GITHUB_TOKEN: NO_ISSUES_WRITE });
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    const errors = errorAnnotations(result.stdout);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^::error::The workflow's token may not .* \(HTTP 403: Resource not accessible by integration\); it needs `issues: write`\./);
+    expect(errors[0]).toContain("`contents: write`, `issues: write`, `pull-requests: write`");
+    expect(world.gh.comments(OWNER, REPO, world.issueNumber).filter((c) => c.user === ACTIONS_BOT)).toHaveLength(0);
+    // Stopped at the 👀 reaction: nothing was paid for or published.
+    expect(world.model.requests).toHaveLength(0);
+    expect(world.gh.pulls(OWNER, REPO)).toHaveLength(0);
+    expect((await readOutputs(result.runner)).status).toBe("failed");
+    expect(await readRunnerFile(result.runner, "summary.md")).toContain("## ❌ Tackle failed");
+  });
+
+  it("a token without contents: write: refused before the model is asked, naming contents: write, with one reply on the issue", async () => {
+    const world = await startWorld();
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { INPUT_GITHUB_TOKEN: NO_CONTENTS_WRITE });
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    const errors = errorAnnotations(result.stdout);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^::error::The workflow's token may not push to the repository \(HTTP 403: .*\); it needs `contents: write`\./);
+    expect(world.model.requests).toHaveLength(0);
+    expect(await world.gh.branchSha(OWNER, REPO, `tackle/issue-${world.issueNumber}`)).toBeUndefined();
+    const ours = world.gh.comments(OWNER, REPO, world.issueNumber).filter((c) => c.user === ACTIONS_BOT);
+    expect(ours.map((c) => c.body)).toEqual([expect.stringContaining("cannot push to the repository")]);
+  });
+
+  it("a token without pull-requests: write: the work is pushed, but the step fails naming that permission and the repository setting", async () => {
+    const world = await startWorld();
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { INPUT_GITHUB_TOKEN: NO_PULLS_WRITE });
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    const errors = errorAnnotations(result.stdout);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^::error::The workflow's token may not open the pull request \(HTTP 403: .*\); it needs `pull-requests: write`\./);
+    expect(errors[0]).toContain("Allow GitHub Actions to create and approve pull requests");
+    expect(world.gh.pulls(OWNER, REPO)).toHaveLength(0);
+    // The branch holds the work, and the tracking comment says what happened.
+    expect(await world.gh.readFile(OWNER, REPO, `tackle/issue-${world.issueNumber}`, "src/temperature.js")).toContain("/ 5 + 32;");
+    const ours = world.gh.comments(OWNER, REPO, world.issueNumber).filter((c) => c.user === ACTIONS_BOT);
+    expect(ours).toHaveLength(1);
+    expect(ours[0]!.body).not.toContain("Tackle finished");
+    expect((await readOutputs(result.runner)).pull_request_url).toBe("");
+  });
+
+  it("no Anthropic key: the step fails with an ::error:: saying how to pass it, and the issue is told; a non-trigger event still passes", async () => {
+    const world = await startWorld();
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { INPUT_ANTHROPIC_API_KEY: "" });
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    const errors = errorAnnotations(result.stdout);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain("The Anthropic API key is missing: set `anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }}`");
+    expect(world.model.requests).toHaveLength(0);
+    const ours = world.gh.comments(OWNER, REPO, world.issueNumber).filter((c) => c.user === ACTIONS_BOT);
+    expect(ours.map((c) => c.body)).toEqual([expect.stringContaining("has no Anthropic API key")]);
+    // A fork's pull request run has no secrets either; events that are not triggers must not fail for it.
+    const plain = await runAction(world, commentEvent(world, "alice", "Thanks!"), { INPUT_ANTHROPIC_API_KEY: "" });
+    expect(plain.code, plain.stdout + plain.stderr).toBe(0);
+  });
+
+  it("a malformed allow_unsandboxed input fails the step naming the input", async () => {
+    const world = await startWorld();
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { INPUT_ALLOW_UNSANDBOXED: "yes" });
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(errorAnnotations(result.stdout)).toEqual(["::error::Tackle: the `allow_unsandboxed` input must be true or false, not 'yes'"]);
     expect(world.model.requests).toHaveLength(0);
   });
 });

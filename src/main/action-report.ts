@@ -1,0 +1,92 @@
+// How a step ends, as GitHub shows it: one log line, the outputs (`status`, `pull_request_url`), the
+// step summary, and for a failure the `::error::` annotation and exit code 1.
+import * as core from "@actions/core";
+import { errorMessage } from "../errors/index.js";
+import type { JobOutcome } from "../worker/process-job.js";
+
+export type StepResult =
+  /** Not a trigger, refused, or a command answered: one line, nothing else, exit 0. */
+  | { kind: "quiet"; line: string }
+  /** A job ran; it failed the step unless it ended done or no_changes. */
+  | { kind: "job"; outcome: JobOutcome; issue: string; sandbox: string; warning?: string }
+  /** The step could not do its work: misconfiguration, or a job that failed because of it. */
+  | { kind: "failed"; message: string; issue?: string; sandbox?: string; outcome?: JobOutcome };
+
+const succeeded = (outcome: JobOutcome) => outcome.status === "done" || outcome.status === "no_changes";
+
+/** Everything GitHub shows of the step; never throws (a summary that cannot be written is a warning). */
+export async function reportStep(result: StepResult): Promise<void> {
+  if (result.kind === "quiet") {
+    core.info(result.line);
+    return;
+  }
+  const outcome = result.outcome;
+  if (outcome) core.info(`tackle: ${outcome.status}: ${outcome.reason}${outcome.pullRequestUrl ? ` (${outcome.pullRequestUrl})` : ""}`);
+  // A misconfiguration fails the step even when it stopped the job (`cancelled`): the output says so too.
+  core.setOutput("status", result.kind === "failed" ? "failed" : result.outcome.status);
+  core.setOutput("pull_request_url", outcome?.pullRequestUrl ?? "");
+  if (result.kind === "job" && result.warning) core.warning(result.warning);
+  await writeStepSummary(renderStepSummary(result));
+  const failure =
+    result.kind === "failed" ? result.message : succeeded(result.outcome) ? undefined : `Tackle ${result.outcome.status}: ${result.outcome.reason}`;
+  if (failure !== undefined) fail(failure);
+}
+
+/** `core.setFailed` sets the exit code too, but a stand-in toolkit (local-action's) may not: set it here as well. */
+export function fail(message: string): void {
+  core.setFailed(message);
+  process.exitCode = 1;
+}
+
+async function writeStepSummary(markdown: string): Promise<void> {
+  // Outside a runner there is no summary file, and the toolkit would throw.
+  if (!process.env.GITHUB_STEP_SUMMARY) return;
+  try {
+    await core.summary.addRaw(markdown, true).write();
+  } catch (error) {
+    core.warning(`could not write the step summary: ${errorMessage(error)}`);
+  } finally {
+    core.summary.emptyBuffer();
+  }
+}
+
+const TITLES: Record<JobOutcome["status"], string> = {
+  done: "✅ Tackle finished",
+  no_changes: "✅ Tackle finished: no changes needed",
+  failed: "❌ Tackle failed",
+  cancelled: "⏹️ Tackle was stopped",
+  budget_exhausted: "⚠️ Tackle ran out of budget",
+};
+
+/** The step summary in GitHub-flavoured Markdown; text from the job is escaped, so it cannot add markup. */
+export function renderStepSummary(result: Exclude<StepResult, { kind: "quiet" }>): string {
+  const outcome = result.outcome;
+  const title = result.kind === "failed" ? (outcome ? TITLES.failed : "❌ Tackle could not run") : TITLES[result.outcome.status];
+  const lines = [`## ${title}`, ""];
+  if (result.kind === "failed") lines.push(escapeText(result.message), "");
+  if (result.kind === "job" && result.warning) lines.push(`⚠️ ${escapeText(result.warning)}`, "");
+  const rows: Array<[string, string]> = [];
+  if (result.issue) rows.push(["Issue", escapeText(result.issue)]);
+  if (outcome) {
+    rows.push(["Outcome", `\`${outcome.status}\`: ${escapeText(outcome.reason)}`]);
+    rows.push(["Pull request", outcome.pullRequestUrl ? `[${escapeText(outcome.pullRequestUrl)}](${encodeURI(outcome.pullRequestUrl)})` : "none"]);
+    const s = outcome.stats;
+    rows.push(["Turns", String(s.turns)]);
+    rows.push(["Tokens", `${s.inputTokens + s.cacheReadTokens} input (${s.cacheReadTokens} from cache) · ${s.outputTokens} output`]);
+    rows.push(["Cost", `$${s.costUsd.toFixed(4)}`]);
+    rows.push(["Duration", formatDuration(s.durationMs)]);
+  }
+  if (rows.length > 0) lines.push("| | |", "| --- | --- |", ...rows.map(([name, value]) => `| ${name} | ${value.replaceAll("|", "\\|")} |`), "");
+  if (result.sandbox) lines.push(escapeText(result.sandbox), "");
+  return lines.join("\n");
+}
+
+/** Text as text: no HTML, no line breaks that would end a table row. */
+function escapeText(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replace(/\r?\n/g, " ");
+}
+
+function formatDuration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m ${seconds % 60}s`;
+}
