@@ -11,8 +11,9 @@ import { describeValue } from "./problem-text.js";
  * - `worker`: APP_ID, a private key and REDIS_URL (it never receives webhooks, so no secret).
  * - `local`: nothing required.
  * - `action`: a GitHub token (`INPUT_GITHUB_TOKEN` or `GITHUB_TOKEN`); GitHub's URLs from the runner.
+ * - `setup`: nothing required; the App is never read (`tackle setup` registers one).
  */
-export type EnvMode = "server" | "worker" | "local" | "action";
+export type EnvMode = "server" | "worker" | "local" | "action" | "setup";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 
@@ -38,6 +39,14 @@ export interface TackleEnv<M extends EnvMode = EnvMode> {
   gitUrl(owner: string, repo: string): string;
   /** @defaultValue 3000 */
   port: number;
+  /** HOST: the address the server listens on. @defaultValue null: every interface */
+  host: string | null;
+  /** WEBHOOK_PATH, Probot's name. @defaultValue "/api/github/webhooks" */
+  webhookPath: string;
+  /** WEBHOOK_PROXY_URL: a smee.io-style channel the server subscribes to and forwards to its webhook path. */
+  webhookProxyUrl: string | null;
+  /** TACKLE_PUBLIC_URL, without a trailing slash: where GitHub and people reach the server. */
+  publicUrl: string | null;
   /** ANTHROPIC_API_KEY (in action mode also the `anthropic_api_key` input). */
   anthropicApiKey: string | null;
   anthropicBaseUrl: string | null;
@@ -71,9 +80,17 @@ export interface LoadEnvOptions<M extends EnvMode> {
   readFile?: (path: string) => string;
   /** Base of `~` in TACKLE_HOME. @defaultValue os.homedir() */
   homeDir?: string;
+  /**
+   * Whether this process verifies webhook signatures, which needs WEBHOOK_SECRET.
+   * @defaultValue true in server mode (`tackle receive` runs the server's stack without signatures)
+   */
+  verifiesWebhooks?: boolean;
 }
 
 export const DEFAULT_MODEL = "claude-sonnet-4-6";
+
+/** Probot's default webhook path. */
+export const DEFAULT_WEBHOOK_PATH = "/api/github/webhooks";
 
 /** `process.env`, or any plain object of variables (tests, the Action's inputs). */
 export type EnvVars = Readonly<Record<string, string | undefined>>;
@@ -95,6 +112,10 @@ const EXPECTED: Record<string, string> = {
   GHE_HOST: "a host name such as github.example.com, without protocol or path",
   GHE_PROTOCOL: "`http` or `https`",
   PORT: "a port number from 0 to 65535 (0: any free port)",
+  HOST: "an address to listen on, such as 127.0.0.1, ::1 or localhost",
+  WEBHOOK_PATH: "a path starting with /, such as /api/github/webhooks",
+  WEBHOOK_PROXY_URL: "an http(s) URL, such as https://smee.io/<channel>",
+  TACKLE_PUBLIC_URL: "the server's public http(s) URL, such as https://tackle.example.com",
   ANTHROPIC_BASE_URL: "an http(s) URL",
   TACKLE_MODEL: "a model name without spaces",
   TACKLE_ALLOWED_MODELS: "a comma-separated list of model names",
@@ -128,6 +149,17 @@ const envSchema = z.object({
       .transform(Number)
       .pipe(z.number().int().min(0).max(65_535)),
   ),
+  // A host name, an IPv4 address, or an IPv6 address (bare or in brackets).
+  HOST: optional(
+    z
+      .string()
+      .trim()
+      .transform((host) => host.replace(/^\[(.*)\]$/, "$1"))
+      .pipe(z.string().regex(/^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$/)),
+  ),
+  WEBHOOK_PATH: optional(z.string().trim().regex(/^\/[^\s?#]*$/)),
+  WEBHOOK_PROXY_URL: optional(httpUrl),
+  TACKLE_PUBLIC_URL: optional(httpUrl),
   ANTHROPIC_API_KEY: optional(z.string()),
   INPUT_ANTHROPIC_API_KEY: optional(z.string()),
   ANTHROPIC_BASE_URL: optional(httpUrl),
@@ -185,8 +217,8 @@ export function parseEnv<M extends EnvMode = "server">(
   const parsed = envSchema.safeParse(env);
   const problems = parsed.success ? [] : [...new Set(parsed.error.issues.map((issue) => describeIssue(issue, env)))];
   const has = (name: string) => (env[name] ?? "").trim() !== "";
-  problems.push(...missingForMode(has, mode, options.runsJobs));
-  const wantsApp = mode === "server" || mode === "worker" || has("APP_ID");
+  problems.push(...missingForMode(has, mode, options.runsJobs, options.verifiesWebhooks ?? true));
+  const wantsApp = mode === "server" || mode === "worker" || (mode !== "setup" && has("APP_ID"));
   const readFile = options.readFile ?? ((path: string) => readFileSync(path, "utf8"));
   const privateKey = wantsApp ? readPrivateKey(env, readFile, mode, problems) : undefined;
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
@@ -216,6 +248,10 @@ function build<M extends EnvMode>(vars: ParsedVars, mode: M, app: AppCredentials
     githubServerUrl,
     gitUrl: (owner, repo) => `${githubServerUrl}/${owner}/${repo}.git`,
     port: vars.PORT ?? 3000,
+    host: vars.HOST ?? null,
+    webhookPath: vars.WEBHOOK_PATH ?? DEFAULT_WEBHOOK_PATH,
+    webhookProxyUrl: vars.WEBHOOK_PROXY_URL ?? null,
+    publicUrl: vars.TACKLE_PUBLIC_URL === undefined ? null : trimSlash(vars.TACKLE_PUBLIC_URL),
     anthropicApiKey: apiKey ?? null,
     anthropicBaseUrl: vars.ANTHROPIC_BASE_URL ?? null,
     model,
@@ -230,10 +266,10 @@ function build<M extends EnvMode>(vars: ParsedVars, mode: M, app: AppCredentials
   };
 }
 
-function missingForMode(has: (name: string) => boolean, mode: EnvMode, runsJobs: boolean | undefined): string[] {
+function missingForMode(has: (name: string) => boolean, mode: EnvMode, runsJobs: boolean | undefined, verifiesWebhooks: boolean): string[] {
   const missing: string[] = [];
   if ((mode === "server" || mode === "worker") && !has("APP_ID")) missing.push(`\`APP_ID\`: required in ${mode} mode`);
-  if (mode === "server" && !has("WEBHOOK_SECRET")) missing.push("`WEBHOOK_SECRET`: required in server mode");
+  if (mode === "server" && verifiesWebhooks && !has("WEBHOOK_SECRET")) missing.push("`WEBHOOK_SECRET`: required in server mode");
   if (mode === "worker" && !has("REDIS_URL")) missing.push("`REDIS_URL`: required in worker mode");
   const jobs = runsJobs ?? (mode === "worker" || mode === "action" || (mode === "server" && !has("REDIS_URL")));
   const apiKey = has("ANTHROPIC_API_KEY") || (mode === "action" && has("INPUT_ANTHROPIC_API_KEY"));

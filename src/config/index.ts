@@ -8,8 +8,11 @@ export {
   type RepoConfigResult,
 } from "./repo-config.js";
 export { resolveModel, type ModelChoice, type ModelSettings } from "./resolve-model.js";
+export { buildAppManifest, type AppManifest } from "./app-manifest.js";
+export { formatDotEnv, withDotEnv } from "./dot-env.js";
 export {
   DEFAULT_MODEL,
+  DEFAULT_WEBHOOK_PATH,
   loadEnv,
   parseEnv,
   type AppCredentials,
