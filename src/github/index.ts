@@ -18,3 +18,4 @@ export {
   type AppCredentials,
   type OctokitSettings,
 } from "./octokit-factory.js";
+export { convertAppManifest, type RegisteredApp } from "./convert-app-manifest.js";

@@ -8,10 +8,14 @@ const VERSION = "0.1.0";
 const USAGE = `tackle ${VERSION} — an AI issue-worker for GitHub
 
 Usage:
-  tackle server [--with-worker]     run the GitHub App (webhooks on $PORT at /api/github/webhooks)
+  tackle server [--with-worker]     run the GitHub App (webhooks on $PORT at $WEBHOOK_PATH)
   tackle worker [--concurrency N]   consume the BullMQ queue on $REDIS_URL and run jobs
   tackle run --local PATH (--task TEXT | --task-file FILE) [--replay FILE] [--model NAME]
                                     work on a local repository, leaving a branch and a patch file
+  tackle receive --event NAME --payload FILE [--delivery-id ID]
+                                    run one webhook delivery through the App in this process
+  tackle setup [--port N] [--org ORG] [--name NAME] [--manifest FILE]
+                                    register the GitHub App (manifest flow) and write .env
   tackle doctor                     check git, bubblewrap, ripgrep, Redis and keys
   tackle --version
 
@@ -20,15 +24,18 @@ Run \`tackle <command> --help\` for a command's options and environment.`;
 const HELP: Record<string, string> = {
   server: `tackle server [--with-worker]
 
-Runs the GitHub App: receives webhooks at /api/github/webhooks on $PORT (default 3000), answers
-GET /healthz (live) and GET /readyz (ready; checks Redis when REDIS_URL is set).
+Runs the GitHub App: receives webhooks at $WEBHOOK_PATH (default /api/github/webhooks) on $PORT
+(default 3000), answers GET /healthz (live) and GET /readyz (ready; checks Redis when REDIS_URL is set).
 Without REDIS_URL, jobs run in this process. With REDIS_URL, the server only enqueues unless
---with-worker is given.
+--with-worker is given. Reads .env in the working directory; variables already set win.
 
 Environment:
   APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, WEBHOOK_SECRET   the GitHub App (required)
   GHE_HOST, GHE_PROTOCOL     GitHub Enterprise Server (REST at {proto}://{host}/api/v3)
   PORT                       listen port (default 3000)
+  HOST                       listen address (default: every interface)
+  WEBHOOK_PATH               webhook path (default /api/github/webhooks)
+  WEBHOOK_PROXY_URL          a smee.io channel to subscribe to and forward to WEBHOOK_PATH (development)
   ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   the model API
   TACKLE_MODEL, TACKLE_ALLOWED_MODELS     default model; models a repo config may choose
   TACKLE_HOME                repo cache, checkouts, transcripts (default ~/.tackle)
@@ -64,7 +71,40 @@ Options:
                        machine) has its job taken over by another worker after about this long (default 30)
 
 Environment: REDIS_URL (required), APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, ANTHROPIC_API_KEY,
-ANTHROPIC_BASE_URL, TACKLE_MODEL, TACKLE_ALLOWED_MODELS, TACKLE_HOME, TACKLE_SANDBOX, GHE_HOST, GHE_PROTOCOL.`,
+ANTHROPIC_BASE_URL, TACKLE_MODEL, TACKLE_ALLOWED_MODELS, TACKLE_HOME, TACKLE_SANDBOX, GHE_HOST, GHE_PROTOCOL.
+Reads .env in the working directory; variables already set win.`,
+  receive: `tackle receive --event NAME --payload FILE [--delivery-id ID]
+
+Runs one webhook delivery through the whole App in this process, as \`probot receive\` does: no
+signature check, the in-process queue (REDIS_URL is ignored), and waits for the job to end.
+Exit code 0 when the job ended done or with no changes; 1 when it ended otherwise; 2 for an unknown
+event name or an unusable payload file; 3 when the delivery started no job (not a trigger, refused,
+or a command that runs none).
+
+Options:
+  --event NAME         X-GitHub-Event, such as issues or issue_comment (or issues.assigned, checked
+                       against the payload's action)
+  --payload FILE       the delivery's JSON body; it must name the App's installation (installation.id)
+  --delivery-id ID     X-GitHub-Delivery (default: a random UUID)
+
+Environment: as for tackle server, without WEBHOOK_SECRET. The environment only: no .env is read.`,
+  setup: `tackle setup [--port N] [--org ORG] [--name NAME] [--manifest FILE]
+
+Registers the GitHub App through GitHub's manifest flow: serves a page on 127.0.0.1 that posts the
+manifest (Tackle's app.yml) to GitHub, receives the one-time code on its redirect, trades it for the
+App's id, private key and webhook secret, and writes them to .env in the working directory with mode
+0600. An existing .env is never overwritten.
+
+Options:
+  --port N          the local page's port (default: a free one)
+  --org ORG         register the App for an organization instead of your account
+  --name NAME       the App's name (default: app.yml's; names are unique on a GitHub server)
+  --manifest FILE   another manifest than Tackle's app.yml
+
+Environment:
+  TACKLE_PUBLIC_URL     the server's public URL: webhooks go to $TACKLE_PUBLIC_URL$WEBHOOK_PATH
+  WEBHOOK_PROXY_URL     or a smee.io channel (development); written to .env as well
+  GHE_HOST, GHE_PROTOCOL   GitHub Enterprise Server (written to .env as well)`,
   doctor: `tackle doctor
 
 Checks git, bubblewrap, ripgrep, Redis (when REDIS_URL is set), the model key and the App's
@@ -90,8 +130,9 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "server": {
       const { values } = parseArgs({ args: rest, options: { "with-worker": { type: "boolean" } }, strict: true });
+      const env = await envWithDotEnv("server");
       const { startServer } = await import("./server.js");
-      await startServer(process.env, { withWorker: values["with-worker"] ?? false });
+      await startServer(env, { withWorker: values["with-worker"] ?? false });
       return -1; // keeps running
     }
     case "worker": {
@@ -110,8 +151,9 @@ async function main(argv: string[]): Promise<number> {
       if (!Number.isFinite(lockSeconds) || lockSeconds < 1 || lockSeconds > 600) {
         return usageError("worker: --lock-seconds must be from 1 to 600", "worker");
       }
+      const env = await envWithDotEnv("worker");
       const { startWorker } = await import("./worker.js");
-      await startWorker(process.env, { concurrency, drainMs: drainSeconds * 1000, lockMs: lockSeconds * 1000 });
+      await startWorker(env, { concurrency, drainMs: drainSeconds * 1000, lockMs: lockSeconds * 1000 });
       return 0;
     }
     case "run": {
@@ -138,6 +180,37 @@ async function main(argv: string[]): Promise<number> {
         ...(values.model ? { model: values.model } : {}),
       });
     }
+    case "receive": {
+      const { values } = parseArgs({
+        args: rest,
+        options: { event: { type: "string" }, payload: { type: "string" }, "delivery-id": { type: "string" } },
+        strict: true,
+      });
+      if (!values.event || !values.payload) return usageError("receive: --event NAME and --payload FILE are required", "receive");
+      const { receive } = await import("./receive.js");
+      return receive(process.env, {
+        event: values.event,
+        payloadPath: values.payload,
+        ...(values["delivery-id"] ? { deliveryId: values["delivery-id"] } : {}),
+      });
+    }
+    case "setup": {
+      const { values } = parseArgs({
+        args: rest,
+        options: { port: { type: "string" }, org: { type: "string" }, name: { type: "string" }, manifest: { type: "string" } },
+        strict: true,
+      });
+      const port = Number(values.port ?? 0);
+      if (!/^\d{1,5}$/.test(values.port ?? "0") || port > 65_535) return usageError("setup: --port must be a port number from 0 to 65535", "setup");
+      const { setup } = await import("./setup.js");
+      return setup(process.env, {
+        dir: process.cwd(),
+        port,
+        ...(values.org ? { org: values.org } : {}),
+        ...(values.name ? { name: values.name } : {}),
+        ...(values.manifest ? { manifestPath: values.manifest } : {}),
+      });
+    }
     case "doctor": {
       const { runDoctor } = await import("./doctor.js");
       const checks = await runDoctor(process.env);
@@ -151,6 +224,20 @@ async function main(argv: string[]): Promise<number> {
     default:
       return unknownCommand(command);
   }
+}
+
+/**
+ * The environment with `.env` in the working directory under it: `tackle server` and `tackle worker`
+ * only (see withDotEnv for why never the Action or `run --local`). Prints which names it took, never values.
+ */
+async function envWithDotEnv(command: "server" | "worker"): Promise<NodeJS.ProcessEnv> {
+  const { withDotEnv } = await import("../config/dot-env.js");
+  const { env, path, applied, shadowed } = withDotEnv(process.env, { dir: process.cwd() });
+  if (path) {
+    const kept = shadowed.length > 0 ? `; already set, so kept from the environment: ${shadowed.join(", ")}` : "";
+    console.log(`tackle ${command}: read ${path}: ${applied.join(", ") || "nothing new"}${kept}`);
+  }
+  return env;
 }
 
 function usageError(message: string, command = "run"): number {

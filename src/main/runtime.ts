@@ -40,9 +40,12 @@ export async function createJobRuntime(
     octokit?: OctokitSettings;
     /** Whether this process runs jobs; a server that only enqueues needs no sandbox. @defaultValue true */
     runsJobs?: boolean;
+    /** False for `tackle receive`, which verifies no signature and so needs no WEBHOOK_SECRET. @defaultValue true */
+    verifiesWebhooks?: boolean;
   },
 ): Promise<JobRuntime> {
-  const env = loadEnv(processEnv, { mode: options.mode }) as TackleEnv<"server" | "worker">;
+  const verifiesWebhooks = options.verifiesWebhooks ?? true;
+  const env = loadEnv(processEnv, { mode: options.mode, verifiesWebhooks }) as TackleEnv<"server" | "worker">;
   const { logger } = options;
   const sandbox = await detectSandbox();
   const runsJobs = options.runsJobs ?? true;

@@ -1,26 +1,46 @@
 import http from "node:http";
 import { createNodeMiddleware } from "probot";
+import { DEFAULT_WEBHOOK_PATH } from "../config/index.js";
 import type { OctokitSettings } from "../github/index.js";
-import { createEmbeddedAckClaims, createQueue, type Queue } from "../jobs/index.js";
+import { createEmbeddedAckClaims, createQueue, type JobData, type Queue } from "../jobs/index.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { createRedactor } from "../util/redact.js";
 import { handleHealth } from "../web/health.js";
-import { processJob, reportDeadJob } from "../worker/process-job.js";
+import { processJob, reportDeadJob, type JobOutcome } from "../worker/process-job.js";
 import { createJobRuntime } from "./runtime.js";
+import { startWebhookProxy, type WebhookProxy } from "./start-webhook-proxy.js";
 import { createWebhookApp, type BotIdentity } from "./webhook-app.js";
 
-export const WEBHOOK_PATH = "/api/github/webhooks";
+/** The default webhook path (WEBHOOK_PATH changes it). */
+export const WEBHOOK_PATH = DEFAULT_WEBHOOK_PATH;
+
+/** One delivery as GitHub sends it: X-GitHub-Event, X-GitHub-Delivery and the parsed body. */
+export interface Delivery {
+  id: string;
+  name: string;
+  payload: unknown;
+}
+
+/** How one run of a job in this process ended: its outcome, or what it threw (the queue may retry it). */
+export type JobEnd = { outcome: JobOutcome } | { error: unknown };
 
 export interface TackleApp {
   /** The request handler: health endpoints, then Probot's webhook middleware. */
   handler: (req: http.IncomingMessage, res: http.ServerResponse) => void;
+  /** Runs one delivery through the webhook side without a signature check (`tackle receive`). */
+  receive(delivery: Delivery): Promise<void>;
   queue: Queue;
   identity: BotIdentity;
   /** PORT (default 3000; 0 picks a free port, printed at start). */
   port: number;
+  /** HOST; null listens on every interface. */
+  host: string | null;
+  /** WEBHOOK_PATH (default /api/github/webhooks). */
+  webhookPath: string;
+  /** WEBHOOK_PROXY_URL: the channel `tackle server` forwards to its webhook path. */
+  webhookProxyUrl: string | null;
   close(drainMs?: number): Promise<void>;
 }
-
 
 /**
  * Builds the whole App over an environment: Probot, queue, worker deps. Tests mount `handler` on their
@@ -35,6 +55,10 @@ export async function createTackleApp(
     queueOptions?: { lockDurationMs?: number; stalledIntervalMs?: number; concurrency?: number };
     /** Tests: how long policy questions wait. @defaultValue each repo's approval_timeout_minutes */
     approvalTimeoutMs?: number;
+    /** False when deliveries only come through `receive` (no WEBHOOK_SECRET needed). @defaultValue true */
+    verifiesWebhooks?: boolean;
+    /** Called each time a job run in this process ends (`tackle receive` waits for its job's). */
+    onJobEnd?: (data: JobData, end: JobEnd) => void;
   },
 ): Promise<TackleApp> {
   const logger = options.logger ?? createLogger(processEnv);
@@ -44,6 +68,7 @@ export async function createTackleApp(
     logger,
     runsJobs,
     ...(options.octokit ? { octokit: options.octokit } : {}),
+    ...(options.verifiesWebhooks === undefined ? {} : { verifiesWebhooks: options.verifiesWebhooks }),
   });
   const { env, probot, forInstallation, deps, identity } = runtime;
   if (options.approvalTimeoutMs !== undefined) deps.settings.approvalTimeoutMs = options.approvalTimeoutMs;
@@ -58,8 +83,18 @@ export async function createTackleApp(
     ...(options.queueOptions ?? {}),
   });
   if (consume) {
+    const onJobEnd = options.onJobEnd;
     await queue.start(async (data, signal, attempt) => {
-      await processJob(data, deps, signal, attempt);
+      if (!onJobEnd) {
+        await processJob(data, deps, signal, attempt);
+        return;
+      }
+      try {
+        onJobEnd(data, { outcome: await processJob(data, deps, signal, attempt) });
+      } catch (error) {
+        onJobEnd(data, { error });
+        throw error;
+      }
     });
   }
   const webhookApp = createWebhookApp({
@@ -71,7 +106,7 @@ export async function createTackleApp(
     ...(deps.approvals ? { approvals: deps.approvals } : {}),
     redact: createRedactor(deps.settings.secrets),
   });
-  const middleware = await createNodeMiddleware(webhookApp, { probot, webhooksPath: WEBHOOK_PATH });
+  const middleware = await createNodeMiddleware(webhookApp, { probot, webhooksPath: env.webhookPath });
   const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     if (handleHealth(req, res, { ready: () => queue.ready() })) return;
     void middleware(req, res, () => {
@@ -83,25 +118,68 @@ export async function createTackleApp(
     await deps.approvals?.close();
     await deps.claims?.close();
   };
-  return { handler, queue, identity, port: env.port, close };
+  return {
+    handler,
+    receive: (delivery) => probot.receive(delivery as Parameters<typeof probot.receive>[0]),
+    queue,
+    identity,
+    port: env.port,
+    host: env.host,
+    webhookPath: env.webhookPath,
+    webhookProxyUrl: env.webhookProxyUrl,
+    close,
+  };
 }
 
-/** `tackle server`: listen on PORT until SIGTERM/SIGINT, then drain. */
+/**
+ * `tackle server`: listen on HOST:PORT until SIGTERM/SIGINT, then drain. With WEBHOOK_PROXY_URL, also
+ * subscribe to that channel and forward its deliveries to the webhook path (Probot's smee convention).
+ */
 export async function startServer(processEnv: NodeJS.ProcessEnv, options: { withWorker: boolean }): Promise<void> {
   const logger = createLogger(processEnv);
   const app = await createTackleApp(processEnv, { withWorker: options.withWorker, logger });
-  const port = app.port;
   const server = http.createServer(app.handler);
-  await new Promise<void>((resolve) => server.listen(port, resolve));
-  const address = server.address();
-  const actual = typeof address === "object" && address ? address.port : port;
-  logger.info({ port: actual, webhookPath: WEBHOOK_PATH, queue: app.queue.kind }, "tackle server listening");
-  console.log(`tackle server listening on port ${actual} (webhooks at ${WEBHOOK_PATH}, queue: ${app.queue.kind})`);
+  let proxy: WebhookProxy | undefined;
+  try {
+    await listen(server, app.port, app.host);
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : app.port;
+    if (app.webhookProxyUrl) {
+      proxy = await startWebhookProxy({ source: app.webhookProxyUrl, target: localUrl(app.host, port, app.webhookPath), logger });
+    }
+    const where = app.host === null ? "" : ` on ${app.host}`;
+    const via = app.webhookProxyUrl ? `, forwarded from ${app.webhookProxyUrl}` : "";
+    logger.info({ port, host: app.host, webhookPath: app.webhookPath, queue: app.queue.kind }, "tackle server listening");
+    console.log(`tackle server listening on port ${port}${where} (webhooks at ${app.webhookPath}${via}, queue: ${app.queue.kind})`);
+  } catch (error) {
+    if (server.listening) server.close();
+    await app.close(0);
+    throw error;
+  }
   const shutdown = async (): Promise<void> => {
+    proxy?.close();
     server.close();
     await app.close(30_000);
     process.exit(0);
   };
   process.once("SIGTERM", () => void shutdown());
   process.once("SIGINT", () => void shutdown());
+}
+
+function listen(server: http.Server, port: number, host: string | null): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      const where = host === null ? `port ${port}` : `${host}:${port}`;
+      const why = error.code === "EADDRINUSE" ? "it is already in use (set PORT to another)" : error.code === "EADDRNOTAVAIL" ? "HOST is not an address of this machine" : error.message;
+      reject(new Error(`cannot listen on ${where}: ${why}`, { cause: error }));
+    });
+    server.listen(port, host ?? undefined, () => resolve());
+  });
+}
+
+/** Where this process reaches its own webhook path: loopback when it listens on every interface. */
+function localUrl(host: string | null, port: number, path: string): string {
+  const wildcard = host === null || host === "0.0.0.0" || host === "::";
+  const name = wildcard ? (host === "::" ? "::1" : "127.0.0.1") : host;
+  return `http://${name.includes(":") ? `[${name}]` : name}:${port}${path}`;
 }

@@ -18,6 +18,19 @@ export interface AppInfo {
   publicKey: KeyObject;
   permissions: TokenPermissions;
   events: string[];
+  /** What signs the App's webhook deliveries. */
+  webhookSecret: string;
+  /** @defaultValue "Fake GitHub App" */
+  description?: string;
+}
+
+/** An App registration started on `/settings/apps/new`, waiting for its code to be converted. */
+export interface PendingManifest {
+  manifest: Record<string, unknown>;
+  /** The account that owns the App: the organization of `/organizations/{org}/settings/apps/new`, else the signed-in user. */
+  owner: string;
+  ownerType: "User" | "Organization";
+  createdAt: number;
 }
 
 /** Everything a route handler may read or change. */
@@ -27,9 +40,13 @@ export interface World {
   links: GitHubLinks;
   app: AppInfo;
   tokenTtlMs: number;
+  /** Manifest codes handed out by the "new App" page, by code; each converts once. */
+  manifests: Map<string, PendingManifest>;
+  /** Names of Apps registered on this server (GitHub's are unique), lower-cased. */
+  appNames: Set<string>;
 }
 
-export type Auth = { kind: "app" } | { kind: "token"; token: TokenRecord };
+export type Auth = { kind: "app" } | { kind: "token"; token: TokenRecord } | { kind: "none" };
 
 export interface RouteContext {
   world: World;
@@ -54,7 +71,8 @@ export interface Route {
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
   /** Octokit-style template, e.g. `/repos/{owner}/{repo}/issues/{issue_number}`; `{+name}` matches across slashes. */
   path: string;
-  auth: "jwt" | "token";
+  /** `none`: GitHub asks for no credential (the manifest conversion, whose code is one). */
+  auth: "jwt" | "token" | "none";
   handler: (ctx: RouteContext) => RouteResult | Promise<RouteResult>;
 }
 

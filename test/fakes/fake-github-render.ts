@@ -39,7 +39,7 @@ export function appJson(world: World) {
     node_id: nodeId("App", app.id),
     owner: userJson(links, app.owner, "Organization"),
     name: app.name,
-    description: "Fake GitHub App",
+    description: app.description ?? "Fake GitHub App",
     external_url: `${links.web}/apps/${app.slug}`,
     html_url: `${links.web}/apps/${app.slug}`,
     created_at: "2024-01-01T00:00:00Z",

@@ -11,13 +11,14 @@ import { compileRoutes, githubError, HttpError, matchRoute, type Auth, type Worl
 import { tokenCanSee } from "./fake-github-render.js";
 import { appRoutes } from "./fake-github-routes-app.js";
 import { issueRoutes } from "./fake-github-routes-issues.js";
+import { manifestPage, manifestRoutes } from "./fake-github-routes-manifest.js";
 import { pullRoutes } from "./fake-github-routes-pulls.js";
 import { repoRoutes } from "./fake-github-routes-repos.js";
 import { findRepo, type TokenRecord } from "./fake-github-state.js";
 import { isoTime } from "./github-json.js";
 import type { RequestLog, RequestLogEntry } from "./request-log.js";
 
-const ROUTES = compileRoutes([...appRoutes, ...repoRoutes, ...issueRoutes, ...pullRoutes]);
+const ROUTES = compileRoutes([...appRoutes, ...manifestRoutes, ...repoRoutes, ...issueRoutes, ...pullRoutes]);
 
 export interface RequestHandlerDeps {
   world: World;
@@ -65,6 +66,13 @@ export function createRequestHandler(deps: RequestHandlerDeps): (req: IncomingMe
       sendJson(res, entry, injected.status, injected.body, injected.headers);
       return finish();
     }
+    // The one web page the fakes serve: where the App manifest flow starts.
+    const page = entry.kind === "other" ? manifestPage(world, method, url, raw) : null;
+    if (page) {
+      entry.route = `${method} ${url.pathname}`;
+      send(res, entry, page.status, Buffer.from(page.html), { "content-type": "text/html; charset=utf-8", ...page.headers });
+      return finish();
+    }
     try {
       const result = await handleRest(req, url, method, raw, entry);
       if (result.raw) send(res, entry, result.status ?? 200, result.raw, { ...restHeaders(entry), ...result.headers });
@@ -92,7 +100,7 @@ export function createRequestHandler(deps: RequestHandlerDeps): (req: IncomingMe
     const matched = matchRoute(ROUTES, method, apiPath);
     if (!matched) throw githubError(404, "Not Found");
     entry.route = `${matched.route.method} ${matched.route.path.replace("{+", "{")}`;
-    const auth = authenticate(req, matched.route.auth, entry);
+    const auth: Auth = matched.route.auth === "none" ? { kind: "none" } : authenticate(req, matched.route.auth, entry);
     return matched.route.handler({ world, params: matched.params, query: url.searchParams, body, auth, headers: req.headers, url });
   }
 

@@ -181,6 +181,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     publicKey: key.publicKey,
     permissions: options.appPermissions ?? DEFAULT_PERMISSIONS,
     events: ["issues", "issue_comment", "pull_request_review", "pull_request_review_comment"],
+    webhookSecret: options.webhookSecret ?? "fake-webhook-secret",
   };
   const state = store.createState(options.firstInstallationId ?? 1001);
   for (const [token, value] of Object.entries(options.staticTokens ?? {})) {
@@ -191,7 +192,15 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   // The bot is a known user from the start, so permission look-ups for it answer like GitHub's.
   store.ensureUser(state, `${app.slug}[bot]`, "Bot");
   // links get the real port once the server listens, before any request can arrive.
-  const world: World = { state, git, app, links: githubLinks("http://127.0.0.1"), tokenTtlMs: options.tokenTtlMs ?? 3_600_000 };
+  const world: World = {
+    state,
+    git,
+    app,
+    links: githubLinks("http://127.0.0.1"),
+    tokenTtlMs: options.tokenTtlMs ?? 3_600_000,
+    manifests: new Map(),
+    appNames: new Set([app.name.toLowerCase()]),
+  };
   const log = createRequestLog();
   const failures = createFailureInjector();
   let latencyMs = options.latencyMs ?? 0;
@@ -215,10 +224,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       token,
       kind: "installation",
       installationId: installation.id,
-      login: `${app.slug}[bot]`,
+      login: `${world.app.slug}[bot]`,
       expiresAt: Date.now() + ttlMs,
       revoked: false,
-      permissions: permissions ?? { ...app.permissions },
+      permissions: permissions ?? { ...world.app.permissions },
       ...(repositories ? { repositories: repositories.map((r) => r.toLowerCase()) } : {}),
       createdAt: Date.now(),
     });
@@ -229,16 +238,27 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     url: world.links.web,
     apiUrl: world.links.api,
     gitUrl: (owner, repo) => `${world.links.web}/${owner}/${repo}.git`,
-    appId: app.id,
-    appSlug: app.slug,
-    botLogin: `${app.slug}[bot]`,
-    privateKeyPem: app.privateKeyPem,
-    webhookSecret: options.webhookSecret ?? "fake-webhook-secret",
+    // Read from the world: an App registered through the manifest flow becomes this server's App.
+    get appId() {
+      return world.app.id;
+    },
+    get appSlug() {
+      return world.app.slug;
+    },
+    get botLogin() {
+      return `${world.app.slug}[bot]`;
+    },
+    get privateKeyPem() {
+      return world.app.privateKeyPem;
+    },
+    get webhookSecret() {
+      return world.app.webhookSecret;
+    },
     state,
     appEnv: () => ({
-      APP_ID: String(app.id),
-      PRIVATE_KEY: app.privateKeyPem,
-      WEBHOOK_SECRET: fake.webhookSecret,
+      APP_ID: String(world.app.id),
+      PRIVATE_KEY: world.app.privateKeyPem,
+      WEBHOOK_SECRET: world.app.webhookSecret,
       GHE_HOST: new URL(world.links.web).host,
       GHE_PROTOCOL: "http",
     }),
