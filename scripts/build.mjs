@@ -1,7 +1,7 @@
 // Bundles the entry points with esbuild. CommonJS dependencies inside an ESM bundle need `require`,
 // hence the createRequire banner.
 import { build } from "esbuild";
-import { chmod, mkdir, rm } from "node:fs/promises";
+import { chmod, mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -13,6 +13,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // `--outdir DIR`: the same build into another directory (the test comparing with the committed bundle).
 const { values: args } = parseArgs({ options: { outdir: { type: "string" } }, strict: true });
 const outdir = path.resolve(args.outdir ?? path.join(root, "dist"));
+// `tackle --version` is package.json's version, written into the bundle (src/main/cli.ts, TACKLE_VERSION).
+const { version } = JSON.parse(await readFile(path.join(root, "package.json"), "utf8"));
 
 const banner = [
   "#!/usr/bin/env node",
@@ -23,11 +25,12 @@ const banner = [
 const common = {
   bundle: true,
   platform: "node",
-  target: "node20",
+  target: "node22", // package.json engines; CI runs the built CLI under Node 22 and 24
   format: "esm",
   sourcemap: false,
   legalComments: "none",
   banner: { js: banner },
+  define: { TACKLE_VERSION: JSON.stringify(version) },
   // The ripgrep binary lives in a platform package and must be resolved at run time.
   external: ["@vscode/ripgrep", "@vscode/ripgrep-*"],
   logLevel: "warning",

@@ -1,9 +1,19 @@
 // Each command's module is imported when that command runs, so `--help` and `--version` load
 // nothing but this file (the build splits the bundle at these imports).
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 
-const VERSION = "0.1.0";
+// scripts/build.mjs replaces TACKLE_VERSION with package.json's version, so the built bin reads no file
+// to answer --version. Run from source (`tsx src/main/cli.ts`), it is read from the package.json beside src/.
+declare const TACKLE_VERSION: string | undefined;
+const VERSION = typeof TACKLE_VERSION === "string" ? TACKLE_VERSION : sourceVersion();
+
+function sourceVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+  if (typeof manifest.version !== "string") throw new Error("package.json has no version");
+  return manifest.version;
+}
 
 const USAGE = `tackle ${VERSION} — an AI issue-worker for GitHub
 

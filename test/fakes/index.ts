@@ -42,3 +42,4 @@ export {
 export { createAppJwt } from "./app-jwt.js";
 export { cleanGitEnv } from "./clean-git-env.js";
 export { startFakeDockerDaemon, type FakeDockerDaemon } from "./fake-docker-daemon.js";
+export { startFakeNpmRegistry } from "./fake-npm-registry.js";
