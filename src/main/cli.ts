@@ -68,7 +68,7 @@ Options:
 
 Environment: ANTHROPIC_API_KEY (unless --replay), ANTHROPIC_BASE_URL, TACKLE_HOME.
 Bubblewrap is used when present; without it the run warns and goes on.`,
-  worker: `tackle worker [--concurrency N] [--drain-seconds S] [--lock-seconds S]
+  worker: `tackle worker [--concurrency N] [--drain-seconds S] [--lock-seconds S] [--port N]
 
 Consumes jobs from the BullMQ queue on $REDIS_URL and runs them (many workers, many machines).
 One job runs at a time per issue or PR across all workers. On SIGTERM, stops taking jobs, waits up to
@@ -79,6 +79,7 @@ Options:
   --drain-seconds S    how long SIGTERM waits for running jobs (default 30)
   --lock-seconds S     how long a job's lock lasts without renewal: a worker that dies (SIGKILL, lost
                        machine) has its job taken over by another worker after about this long (default 30)
+  --port N             serve /healthz and /readyz on this port (on HOST when set); without it no port is opened
 
 Environment: REDIS_URL (required), APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, ANTHROPIC_API_KEY,
 ANTHROPIC_BASE_URL, TACKLE_MODEL, TACKLE_ALLOWED_MODELS, TACKLE_HOME, TACKLE_SANDBOX, GHE_HOST, GHE_PROTOCOL.
@@ -148,7 +149,12 @@ async function main(argv: string[]): Promise<number> {
     case "worker": {
       const { values } = parseArgs({
         args: rest,
-        options: { concurrency: { type: "string" }, "drain-seconds": { type: "string" }, "lock-seconds": { type: "string" } },
+        options: {
+          concurrency: { type: "string" },
+          "drain-seconds": { type: "string" },
+          "lock-seconds": { type: "string" },
+          port: { type: "string" },
+        },
         strict: true,
       });
       const concurrency = Number(values.concurrency ?? 2);
@@ -163,7 +169,13 @@ async function main(argv: string[]): Promise<number> {
       }
       const env = await envWithDotEnv("worker");
       const { startWorker } = await import("./worker.js");
-      await startWorker(env, { concurrency, drainMs: drainSeconds * 1000, lockMs: lockSeconds * 1000 });
+      // startWorker checks the port and says what is wrong with it.
+      await startWorker(env, {
+        concurrency,
+        drainMs: drainSeconds * 1000,
+        lockMs: lockSeconds * 1000,
+        ...(values.port === undefined ? {} : { port: values.port }),
+      });
       return 0;
     }
     case "run": {

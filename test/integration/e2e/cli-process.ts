@@ -42,8 +42,8 @@ export interface CliProcess {
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   /** Resolves with the exit code. */
   exited(): Promise<number | null>;
-  /** SIGTERM, then SIGKILL after 10 s. */
-  stop(): Promise<void>;
+  /** `signal` (SIGTERM), then SIGKILL after 10 s. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 export function spawnCli(args: string[], options: { env: Record<string, string>; cwd?: string }): CliProcess {
@@ -88,9 +88,9 @@ export function spawnCli(args: string[], options: { env: Record<string, string>;
       });
     },
     exited: () => exit,
-    async stop() {
+    async stop(signal = "SIGTERM") {
       if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-      child.kill("SIGTERM");
+      child.kill(signal);
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
       await exit;
       clearTimeout(timer);

@@ -182,7 +182,7 @@ describe("tackle server: .env, HOST, WEBHOOK_PATH, WEBHOOK_PROXY_URL", () => {
 });
 
 describe(".env is read by server and worker only", () => {
-  it("tackle worker takes REDIS_URL and the App from .env in its working directory", async () => {
+  it("tackle worker takes REDIS_URL, HOST and the App from .env in its working directory; --port serves its health checks", async () => {
     const gh = await startFakeGitHub({ appSlug: "tackle-fleet" });
     cleanups.push(() => gh.close());
     const home = await tempDir("tackle-conv-home-");
@@ -195,13 +195,21 @@ describe(".env is read by server and worker only", () => {
     expect(bare.code).toBe(1);
     expect(bare.stderr).toContain("`REDIS_URL`: required in worker mode");
 
-    // Nothing listens on that Redis port: the test stops at the worker's start, which needs the App (GET /app).
-    await writeFile(path.join(dir, ".env"), dotEnv({ ...app, REDIS_URL: "redis://127.0.0.1:9" }));
-    const worker = spawnCli(["worker"], { env, cwd: dir });
+    // Nothing listens on that Redis port: the test stops at the worker's start, which needs the App (GET /app),
+    // and its health port (--port, bound to HOST from .env), whose /readyz tells that Redis is not there.
+    await writeFile(path.join(dir, ".env"), dotEnv({ ...app, REDIS_URL: "redis://127.0.0.1:9", HOST: "127.0.0.1" }));
+    const worker = spawnCli(["worker", "--port", "0"], { env, cwd: dir });
     cleanups.push(() => worker.stop());
-    await worker.waitFor(/tackle worker: read .*\.env: APP_ID, PRIVATE_KEY, GHE_HOST, GHE_PROTOCOL, REDIS_URL/);
+    await worker.waitFor(/tackle worker: read .*\.env: APP_ID, PRIVATE_KEY, GHE_HOST, GHE_PROTOCOL, REDIS_URL, HOST/);
     const identity = await gh.waitForRequest({ path: "/api/v3/app" });
     expect(identity).toMatchObject({ status: 200, login: "tackle-fleet" });
+    const [, port] = await worker.waitFor(/health checks on port (\d+)/);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(503);
+    const other = otherAddress();
+    if (other) await expect(fetch(`http://${other}:${port}/healthz`)).rejects.toThrow();
+    // Its shutdown without Redis is not what this test is about (a SIGTERM then waits out the 10 s).
+    await worker.stop("SIGKILL");
   });
 
   it("run --local ignores a committed .env that points the model elsewhere", async () => {
