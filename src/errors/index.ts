@@ -1,1 +1,1 @@
-export { TackleError, isTackleError, errorMessage, type TackleErrorCode } from "./tackle-error.js";
+export { TackleError, isTackleError, errorMessage } from "./tackle-error.js";

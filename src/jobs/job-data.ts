@@ -15,7 +15,6 @@ export const triggerKindSchema = z.enum([
   "retry",
   "local",
 ]);
-export type TriggerKind = z.infer<typeof triggerKindSchema>;
 
 /** The trigger a job was enqueued for. */
 const jobTriggerSchema = z.object({
@@ -33,7 +32,6 @@ const jobTriggerSchema = z.object({
 export const mergedTriggerSchema = jobTriggerSchema.omit({ instructions: true }).extend({
   deliveryId: z.string().min(1),
 });
-export type MergedTrigger = z.infer<typeof mergedTriggerSchema>;
 
 /** The frozen thread's whole size, as JSON: it travels in the job's data (and Redis). */
 export const THREAD_MAX_CHARS = 200_000;
@@ -84,7 +82,6 @@ export const issueThreadSchema = z
     message: `the frozen thread is larger than ${THREAD_MAX_CHARS} characters`,
   });
 export type IssueThread = z.infer<typeof issueThreadSchema>;
-export type IssueThreadComment = z.infer<typeof threadCommentSchema>;
 
 /** What a worker needs to run one job; everything else it fetches. Validated on enqueue and on dequeue. */
 export const jobDataSchema = z.object({

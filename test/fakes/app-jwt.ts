@@ -2,7 +2,7 @@
  * GitHub App JWTs: the key pair GitHub issues to an App, and the checks GitHub applies to the
  * RS256 token an App signs with it before it may call `/app/...` endpoints.
  */
-import { createPublicKey, createSign, createVerify, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { createPublicKey, createVerify, generateKeyPairSync, type KeyObject } from "node:crypto";
 
 export interface AppKeyPair {
   /** PKCS#1 PEM ("BEGIN RSA PRIVATE KEY"), the format GitHub's "Generate a private key" downloads. */
@@ -18,16 +18,6 @@ export function generateAppKey(): AppKeyPair {
   };
 }
 
-const base64url = (value: string | Buffer) => Buffer.from(value).toString("base64url");
-
-/** Signs an App JWT the way universal-github-app-jwt does (iat 30 s in the past, 10 min lifetime). */
-export function createAppJwt(appId: number | string, privateKeyPem: string, nowSeconds = Math.floor(Date.now() / 1000)): string {
-  const header = base64url(JSON.stringify({ alg: "RS256", typ: "JWT" }));
-  const iat = nowSeconds - 30;
-  const payload = base64url(JSON.stringify({ iat, exp: iat + 600, iss: appId }));
-  const signature = createSign("RSA-SHA256").update(`${header}.${payload}`).sign(privateKeyPem);
-  return `${header}.${payload}.${base64url(signature)}`;
-}
 
 export type JwtCheck = { ok: true } | { ok: false; message: string };
 

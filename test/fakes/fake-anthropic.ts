@@ -279,7 +279,6 @@ function rawJsonOf(block: ScriptedBlock): string | undefined {
   return undefined;
 }
 
-export type FakeMessage = ReturnType<typeof buildMessage>;
 
 function buildMessage(request: MessagesRequest, reply: ScriptedReply, usage: ComputedUsage) {
   const content = reply.content.map((block) => {

@@ -44,18 +44,8 @@ export function coreTools(): Tool[] {
 }
 
 export { createToolRegistry, DEFAULT_MAX_RESULT_CHARS, type ToolRegistry, type ToolRegistryOptions } from "./registry.js";
-export { assertDeclaresEffects, defineTool, isReadOnly } from "./tool.js";
-export type {
-  PolicyDecision,
-  Tool,
-  ToolCall,
-  ToolCallResult,
-  ToolContext,
-  ToolDefinition,
-  ToolEffects,
-  ToolResult,
-  ToolRunner,
-} from "./tool.js";
-export { renderIssue } from "./get-issue.js";
+export { defineTool } from "./tool.js";
+export type { Tool, ToolCall, ToolContext, ToolEffects } from "./tool.js";
+
 export * from "../policy/index.js";
-export { createRedactor, redactKnownTokens, type Redactor } from "../../util/redact.js";
+
