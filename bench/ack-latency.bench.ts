@@ -100,7 +100,15 @@ function row(result: Result): string[] {
 function breakdownRow(result: Result): string[] {
   const { samples } = result;
   const p50 = (at: (s: AckSample) => number) => seconds(percentile(since(samples, at), 50));
-  return [result.mode, p50((s) => s.tokenAt), p50((s) => s.configAt), p50((s) => s.permissionAt), p50((s) => s.eyesAt), p50((s) => s.commentAt), p50((s) => s.answeredAt)];
+  return [
+    result.mode,
+    p50((s) => s.tokenAt),
+    p50((s) => s.configAt),
+    p50((s) => s.permissionAt),
+    p50((s) => s.eyesAt),
+    p50((s) => s.commentAt),
+    p50((s) => s.answeredAt),
+  ];
 }
 
 export async function run(): Promise<void> {
@@ -140,7 +148,10 @@ export async function run(): Promise<void> {
       "Per installation, the throttling lets one write through per second and one new comment per 3 s, in arrival order: " +
       "each delivery's 👀, comment and position edit, and in-process the jobs' own edits. " +
       "Webhooks still running after 9 s are answered 202 by @octokit/webhooks. Load average at the end: " +
-      os.loadavg().map((l) => l.toFixed(1)).join(" / ") +
+      os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" / ") +
       ` on ${os.cpus().length} CPUs.\n`,
   );
   printTable(

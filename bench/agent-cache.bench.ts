@@ -59,34 +59,56 @@ function script(): ScriptedTurn[] {
     say("And the request handler for orders.", { name: "Read", input: { file_path: "src/pkg0/module-3.ts" } }),
     say("Where else are step functions used?", { name: "Grep", input: { pattern: "orderStep1\\(", output_mode: "files_with_matches" } }),
     say("Looking at the package layout.", { name: "Glob", input: { pattern: "src/pkg0/*.ts" } }),
-    say("Reading two neighbours to compare.", { name: "Read", input: { file_path: "src/pkg0/module-10.ts" } }, { name: "Read", input: { file_path: "src/pkg0/module-20.ts" } }),
+    say(
+      "Reading two neighbours to compare.",
+      { name: "Read", input: { file_path: "src/pkg0/module-10.ts" } },
+      { name: "Read", input: { file_path: "src/pkg0/module-20.ts" } },
+    ),
     say("Noting what I found.", { name: "NoteWrite", input: { notes: ["amount computed in handleOrder*Request", "steps are pure; retry path in module-0"] } }),
     say("Checking the repository state.", { name: "git_status", input: {} }),
     say("Checking recent history.", { name: "git_log", input: { count: 5 } }),
     say("Counting the step functions.", { name: "Bash", input: { command: "grep -c 'Step' src/pkg0/module-0.ts" } }),
     say("Adding the idempotency guard.", {
       name: "Edit",
-      input: { file_path: "src/pkg0/module-0.ts", old_string: "  const trimmed = input.trim();", new_string: "  const trimmed = input.trim(); // idempotent: same id, same amount" },
+      input: {
+        file_path: "src/pkg0/module-0.ts",
+        old_string: "  const trimmed = input.trim();",
+        new_string: "  const trimmed = input.trim(); // idempotent: same id, same amount",
+      },
     }),
     say("Reading the change back.", { name: "Read", input: { file_path: "src/pkg0/module-0.ts", limit: 20 } }),
     say("Updating the plan.", plan("completed", "in_progress", "pending")),
     say("Same fix in the order module.", {
       name: "Edit",
-      input: { file_path: "src/pkg0/module-3.ts", old_string: "  const trimmed = input.trim();", new_string: "  const trimmed = input.trim(); // idempotent: same id, same amount" },
+      input: {
+        file_path: "src/pkg0/module-3.ts",
+        old_string: "  const trimmed = input.trim();",
+        new_string: "  const trimmed = input.trim(); // idempotent: same id, same amount",
+      },
     }),
     say("Adding a test.", {
       name: "Write",
       input: {
         file_path: "src/pkg0/module-0.test.ts",
-        content: 'import { handleOrder0Request } from "./module-0.js";\n\nconst a = handleOrder0Request(" x ");\nconst b = handleOrder0Request(" x ");\nif (a.id !== b.id) throw new Error("not idempotent");\n',
+        content:
+          'import { handleOrder0Request } from "./module-0.js";\n\nconst a = handleOrder0Request(" x ");\nconst b = handleOrder0Request(" x ");\nif (a.id !== b.id) throw new Error("not idempotent");\n',
       },
     }),
     say("Running the new test.", { name: "Bash", input: { command: "ls src/pkg0 | head -20 && wc -l src/pkg0/module-0.test.ts" } }),
     say("Reviewing the diff.", { name: "git_diff", input: {} }),
-    say("Looking for other copies of the pattern.", { name: "Grep", input: { pattern: "const trimmed = input.trim\\(\\);$", output_mode: "count", path: "src/pkg1" } }),
+    say("Looking for other copies of the pattern.", {
+      name: "Grep",
+      input: { pattern: "const trimmed = input.trim\\(\\);$", output_mode: "count", path: "src/pkg1" },
+    }),
     say("Reading one of them.", { name: "Read", input: { file_path: "src/pkg1/module-100.ts" } }),
-    say("Out of scope for this issue; noting it.", { name: "NoteWrite", input: { notes: ["amount computed in handleOrder*Request", "pkg1 has the same pattern; left for a follow-up"] } }),
-    say("Committing.", { name: "git_commit", input: { message: "Keep invoice amounts stable across retries\n\nRetries recomputed the amount; mark the handlers idempotent." } }),
+    say("Out of scope for this issue; noting it.", {
+      name: "NoteWrite",
+      input: { notes: ["amount computed in handleOrder*Request", "pkg1 has the same pattern; left for a follow-up"] },
+    }),
+    say("Committing.", {
+      name: "git_commit",
+      input: { message: "Keep invoice amounts stable across retries\n\nRetries recomputed the amount; mark the handlers idempotent." },
+    }),
     say("Checking the commit.", { name: "git_log", input: { count: 2 } }),
     say("Updating the plan.", plan("completed", "completed", "in_progress")),
     say("Clean tree?", { name: "git_status", input: {} }),
@@ -138,7 +160,12 @@ export async function run(): Promise<void> {
         model: createAnthropicClient({ apiKey: fake.apiKey, baseURL: fake.url, maxRetries: 0 }),
         modelName: MODEL,
         tools: createToolRegistry(coreTools(), { policy: createPolicyEngine(), approval: denyingApprovalHandler }),
-        ctx: contextFor(workspace, controller.signal, { number: 42, title: "Invoice amount doubled after a retry", body: ISSUE_BODY, labels: ["bug", "tackle"] }),
+        ctx: contextFor(workspace, controller.signal, {
+          number: 42,
+          title: "Invoice amount doubled after a retry",
+          body: ISSUE_BODY,
+          labels: ["bug", "tackle"],
+        }),
         system: buildSystemPrompt({
           repo: "octo/billing",
           branch: workspace.branch,

@@ -26,7 +26,10 @@ const GOAL_RATIO = 1.2;
 const QUERIES: Array<{ label: string; input: Record<string, unknown> }> = [
   { label: "few matches (~100 lines)", input: { pattern: "TODO\\(\\w+\\): retry", output_mode: "content" } },
   { label: "many matches (~770 lines, result cut to 30 000 chars)", input: { pattern: "rate limit per minute", output_mode: "content" } },
-  { label: "case-insensitive, glob, 2 lines of context", input: { pattern: "EMPTY INVOICE REQUEST", output_mode: "content", case_insensitive: true, glob: "src/pkg1*/**", context: 2 } },
+  {
+    label: "case-insensitive, glob, 2 lines of context",
+    input: { pattern: "EMPTY INVOICE REQUEST", output_mode: "content", case_insensitive: true, glob: "src/pkg1*/**", context: 2 },
+  },
 ];
 
 /** Search and path guard of the workspace layer; Grep needs no command or git port. */

@@ -64,7 +64,14 @@ function sessionScript(files: readonly string[]): ScriptedCall[][] {
       turns.push([{ name: "Glob", input: { pattern: `src/pkg${turn % 20}/*.ts` } }]);
     } else {
       // One or two files; repeats of recent ones come from the read cache.
-      turns.push(random() < 0.5 ? [{ name: "Read", input: { file_path: pick() } }] : [{ name: "Read", input: { file_path: pick() } }, { name: "Read", input: { file_path: pick() } }]);
+      turns.push(
+        random() < 0.5
+          ? [{ name: "Read", input: { file_path: pick() } }]
+          : [
+              { name: "Read", input: { file_path: pick() } },
+              { name: "Read", input: { file_path: pick() } },
+            ],
+      );
     }
   }
   turns.push([{ name: "task_done", input: { summary: "Benchmark session finished." } }]);

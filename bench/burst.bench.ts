@@ -82,7 +82,8 @@ export async function run(): Promise<void> {
       ),
     );
     const deadline = Date.now() + 240_000;
-    const finalEdits = () => h.gh.requests({ method: "PATCH", path: /\/issues\/comments\/\d+$/ }).filter((r) => /Tackle (finished|failed)/.test(JSON.stringify(r.body)));
+    const finalEdits = () =>
+      h.gh.requests({ method: "PATCH", path: /\/issues\/comments\/\d+$/ }).filter((r) => /Tackle (finished|failed)/.test(JSON.stringify(r.body)));
     while (new Set(finalEdits().map((r) => r.path)).size < JOBS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
 
     loopDelay.disable();
@@ -90,7 +91,9 @@ export async function run(): Promise<void> {
     const logged = (msg: string, issue: number) => lines.find((l) => l.msg === msg && l.issue === issue);
     // A worker is free when the job is enqueued (the first two jobs) or when an earlier job's final
     // edit landed: with two workers taking jobs in turn, the k-th job to start follows the (k-2)-th.
-    const ends = finalEdits().map((r) => r.at).sort((a, b) => a - b);
+    const ends = finalEdits()
+      .map((r) => r.at)
+      .sort((a, b) => a - b);
     const jobs = issues
       .map((issue) => ({
         firstRequest: firstRequestOf(issue.title),
@@ -105,7 +108,8 @@ export async function run(): Promise<void> {
         const wait = job.firstRequest - free;
         return { ...job, wait, pickUp: job.pickedUp - free, beyondWorkspace: wait - job.workspace };
       });
-    if (process.env.BENCH_VERBOSE) console.table(jobs.map((j) => ({ pickedUp: j.pickedUp - sent, pickUp: j.pickUp, before: j.beforeWorkspace, workspace: j.workspace, wait: j.wait })));
+    if (process.env.BENCH_VERBOSE)
+      console.table(jobs.map((j) => ({ pickedUp: j.pickedUp - sent, pickUp: j.pickUp, before: j.beforeWorkspace, workspace: j.workspace, wait: j.wait })));
     const row = (label: string, values: number[]) => [label, ms(percentile(values, 50)), ms(Math.max(...values))];
     const eyes = h.gh.requests({ method: "POST", path: /\/reactions$/ }).map((r) => r.at - sent);
     const comments = h.gh.requests({ method: "POST", path: /\/issues\/\d+\/comments$/ }).map((r) => r.at - sent);
@@ -119,11 +123,26 @@ export async function run(): Promise<void> {
         row("👀 at GitHub, from the burst", eyes),
         row("tracking comment posted, from the burst", comments),
         row("first model request, from the burst", firstRequests),
-        row("worker free → the job's first model request", jobs.map((j) => j.wait)),
-        row("  worker free → job picked up", jobs.map((j) => j.pickUp)),
-        row("  job picked up → workspace step started", jobs.map((j) => j.beforeWorkspace)),
-        row("  the job's own workspace step", jobs.map((j) => j.workspace)),
-        row("  all but the workspace step", jobs.map((j) => j.beyondWorkspace)),
+        row(
+          "worker free → the job's first model request",
+          jobs.map((j) => j.wait),
+        ),
+        row(
+          "  worker free → job picked up",
+          jobs.map((j) => j.pickUp),
+        ),
+        row(
+          "  job picked up → workspace step started",
+          jobs.map((j) => j.beforeWorkspace),
+        ),
+        row(
+          "  the job's own workspace step",
+          jobs.map((j) => j.workspace),
+        ),
+        row(
+          "  all but the workspace step",
+          jobs.map((j) => j.beyondWorkspace),
+        ),
         ["workspace step alone (warm, no burst, for comparison)", ms(workspace), ms(Math.max(...workspaceMs))],
       ],
     );
@@ -136,7 +155,23 @@ export async function run(): Promise<void> {
     printTable(
       ["goal", "measured", "status"],
       [
-        ["worker free → first model request: nothing but the workspace step (beyond it, p50 ≤ 10% of the step)", `${ms(p50)} beyond a ${ms(percentile(jobs.map((j) => j.workspace), 50))} step`, p50 <= 0.1 * percentile(jobs.map((j) => j.workspace), 50) ? "met" : "not met"],
+        [
+          "worker free → first model request: nothing but the workspace step (beyond it, p50 ≤ 10% of the step)",
+          `${ms(p50)} beyond a ${ms(
+            percentile(
+              jobs.map((j) => j.workspace),
+              50,
+            ),
+          )} step`,
+          p50 <=
+          0.1 *
+            percentile(
+              jobs.map((j) => j.workspace),
+              50,
+            )
+            ? "met"
+            : "not met",
+        ],
         ["no job waits for the comment backlog (beyond the workspace step, max < 1 s, one write spacing)", ms(max), max < 1000 ? "met" : "not met"],
       ],
     );

@@ -45,8 +45,5 @@ export async function run(): Promise<void> {
   const help = percentile(samples.help, 50);
   const floor = percentile(samples.floor, 50);
   console.log("");
-  printTable(
-    ["goal", "measured", "status"],
-    [[`tackle --help ≤ ${GOAL_MS} ms`, `${ms(help)} (node alone ${ms(floor)})`, help <= GOAL_MS ? "met" : "not met"]],
-  );
+  printTable(["goal", "measured", "status"], [[`tackle --help ≤ ${GOAL_MS} ms`, `${ms(help)} (node alone ${ms(floor)})`, help <= GOAL_MS ? "met" : "not met"]]);
 }

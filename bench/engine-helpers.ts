@@ -376,8 +376,9 @@ export async function startEngine(options: SeedRequest & { redisUrl?: string; wi
         await tackle.call("watch-loop");
         const sent = await fakes.call<AckSample[]>("deliver", { webhookUrl, intervalMs, waitMs } satisfies DeliverRequest);
         // IPC carries JSON: NaN arrives as null.
-        const samples = sent.map((sample) =>
-          Object.fromEntries(Object.entries(sample).map(([key, value]) => [key, typeof value === "number" ? value : Number.NaN])) as unknown as AckSample,
+        const samples = sent.map(
+          (sample) =>
+            Object.fromEntries(Object.entries(sample).map(([key, value]) => [key, typeof value === "number" ? value : Number.NaN])) as unknown as AckSample,
         );
         return { samples, loop: await tackle.call<LoopDelay>("loop") };
       },

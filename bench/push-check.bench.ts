@@ -60,10 +60,26 @@ export async function run(): Promise<void> {
         await workspace.git.diffStat(workspace.baseBranch);
         const before = performance.now() - started;
         started = performance.now();
-        await execa("git", ["-c", `http.extraHeader=${header}`, "-c", "safe.directory=*", "-C", workspace.root, "push", "--quiet", "--force", repo.cloneUrl, `HEAD:refs/heads/plain-${run}`], {
-          env: cleanGitEnv(base),
-          extendEnv: false,
-        });
+        await execa(
+          "git",
+          [
+            "-c",
+            `http.extraHeader=${header}`,
+            "-c",
+            "safe.directory=*",
+            "-C",
+            workspace.root,
+            "push",
+            "--quiet",
+            "--force",
+            repo.cloneUrl,
+            `HEAD:refs/heads/plain-${run}`,
+          ],
+          {
+            env: cleanGitEnv(base),
+            extendEnv: false,
+          },
+        );
         const push = performance.now() - started;
         if (run < 0) continue; // warm-up
         samples.now.push(now);
@@ -86,10 +102,7 @@ export async function run(): Promise<void> {
     );
     const added = now - before;
     console.log("");
-    printTable(
-      ["goal", "measured", "status"],
-      [[`the stronger check adds ≤ ${GOAL_MS} ms to a push`, ms(added), added <= GOAL_MS ? "met" : "not met"]],
-    );
+    printTable(["goal", "measured", "status"], [[`the stronger check adds ≤ ${GOAL_MS} ms to a push`, ms(added), added <= GOAL_MS ? "met" : "not met"]]);
   } finally {
     await fake.close();
     removeDir(base);

@@ -252,16 +252,38 @@ export async function run(): Promise<void> {
       rows.push(loadRow(backend, `${AT_REST} at rest, one at a time`, result.atRest, directMs));
     }
     printTable(
-      ["queue", "workers", "load", "enqueue p50", "enqueue→start p50", "enqueue→start p95", "throughput", "per job", "overhead per job", "vs direct call", "jobs per consumer"],
+      [
+        "queue",
+        "workers",
+        "load",
+        "enqueue p50",
+        "enqueue→start p50",
+        "enqueue→start p95",
+        "throughput",
+        "per job",
+        "overhead per job",
+        "vs direct call",
+        "jobs per consumer",
+      ],
       rows,
     );
-    console.log(`\nBaseline: the same no-op processor called directly, ${us(directMs)} per call. "per job" is wall time ÷ jobs (for the at-rest rows, the whole enqueue → run → next enqueue round).`);
+    console.log(
+      `\nBaseline: the same no-op processor called directly, ${us(directMs)} per call. "per job" is wall time ÷ jobs (for the at-rest rows, the whole enqueue → run → next enqueue round).`,
+    );
 
     const laneRows: string[][] = [];
     for (const make of [() => embeddedBackend(), () => bullmqBackend(redis.url, `${runId}-lane`)]) {
       const backend = make();
       const { wallMs, handoffs } = await oneLane(backend);
-      laneRows.push([backend.name, backend.workers, String(ONE_LANE), us(wallMs / ONE_LANE), us(percentile(handoffs, 50)), us(percentile(handoffs, 95)), us(Math.max(...handoffs))]);
+      laneRows.push([
+        backend.name,
+        backend.workers,
+        String(ONE_LANE),
+        us(wallMs / ONE_LANE),
+        us(percentile(handoffs, 50)),
+        us(percentile(handoffs, 95)),
+        us(Math.max(...handoffs)),
+      ]);
     }
     console.log("");
     printTable(["queue", "workers", "jobs on one lane", "time per job", "handoff p50", "handoff p95", "handoff max"], laneRows);

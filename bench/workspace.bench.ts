@@ -86,7 +86,13 @@ export async function run(): Promise<void> {
         label: WARM_NEW,
         before: async () => {
           counter += 1;
-          await fake.commitFiles("acme", "big", "main", { [`src/mod-07/new-${counter}.ts`]: `export const added = ${counter};\n` }, { message: `New ${counter}` });
+          await fake.commitFiles(
+            "acme",
+            "big",
+            "main",
+            { [`src/mod-07/new-${counter}.ts`]: `export const added = ${counter};\n` },
+            { message: `New ${counter}` },
+          );
         },
         run: job(warmHome),
       },
@@ -117,7 +123,11 @@ export async function run(): Promise<void> {
       ["goal", "measured", "status"],
       [
         [`warm preparation ≥ ${GOAL_SPEEDUP}× faster than the shallow clone`, `${speedup.toFixed(2)}×`, speedup >= GOAL_SPEEDUP ? "met" : "not met"],
-        [`a warm job transfers ≤ ${GOAL_BYTES_SHARE * 100} % of the shallow clone's bytes`, `${(share * 100).toFixed(2)} %`, share <= GOAL_BYTES_SHARE ? "met" : "not met"],
+        [
+          `a warm job transfers ≤ ${GOAL_BYTES_SHARE * 100} % of the shallow clone's bytes`,
+          `${(share * 100).toFixed(2)} %`,
+          share <= GOAL_BYTES_SHARE ? "met" : "not met",
+        ],
       ],
     );
   } finally {

@@ -62,9 +62,7 @@ await rm(path.join(outdir, "chunks"), { recursive: true, force: true });
 const problems = new Set();
 for (const entry of entries) {
   const outfile = path.join(outdir, entry.out);
-  const output = entry.split
-    ? { splitting: true, outdir, entryNames: path.basename(entry.out, ".js"), chunkNames: "chunks/[name]-[hash]" }
-    : { outfile };
+  const output = entry.split ? { splitting: true, outdir, entryNames: path.basename(entry.out, ".js"), chunkNames: "chunks/[name]-[hash]" } : { outfile };
   const input = entry.call
     ? { stdin: { contents: `import { ${entry.call} } from "./${entry.in}";\nawait ${entry.call}();\n`, resolveDir: root, sourcefile: entry.out, loader: "js" } }
     : { entryPoints: [entry.in] };

@@ -37,7 +37,10 @@ export function checkImports(metafile) {
   const graph = new Map();
   for (const [file, input] of Object.entries(metafile.inputs)) {
     if (!file.startsWith("src/")) continue;
-    graph.set(file, input.imports.map((i) => i.path).filter((p) => p.startsWith("src/")));
+    graph.set(
+      file,
+      input.imports.map((i) => i.path).filter((p) => p.startsWith("src/")),
+    );
   }
   const problems = [];
   for (const [file, imports] of graph) {

@@ -20,7 +20,11 @@ const gitEnv = {
   GIT_COMMITTER_NAME: "Demo",
   GIT_COMMITTER_EMAIL: "demo@example.com",
 };
-for (const args of [["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "Initial commit"]]) {
+for (const args of [
+  ["init", "-q", "-b", "main"],
+  ["add", "-A"],
+  ["commit", "-q", "-m", "Initial commit"],
+]) {
   const result = spawnSync("git", args, { cwd: repo, env: gitEnv, stdio: "inherit" });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

@@ -58,11 +58,7 @@ Do not restate the todo list or notes; they are kept separately. Stay under 1500
 
 /** The summarising request: no tools, so the history is rendered as text rather than sent as tool blocks. */
 export function buildCompactionRequest(input: CompactionRequestInput): MessageRequest {
-  const rendered = truncateMiddle(
-    renderHistory(input.head, input.maxBlockChars ?? 2_000),
-    input.maxChars ?? 400_000,
-    "summarise what is shown",
-  );
+  const rendered = truncateMiddle(renderHistory(input.head, input.maxBlockChars ?? 2_000), input.maxChars ?? 400_000, "summarise what is shown");
   return {
     model: input.model,
     max_tokens: input.maxTokens ?? 4_096,
@@ -88,9 +84,17 @@ export function summaryOf(response: ModelMessage): string {
 /** The history after compaction: the task message plus the summary, then the kept turns. */
 export function compactedHistory(initialMessage: string, summary: string, tail: readonly ModelMessageParam[]): ModelMessageParam[] {
   const note =
-    `<earlier_work_summary>\n${summary}\n</earlier_work_summary>\n` +
-    "Earlier turns were summarised above to save context; the latest turns follow verbatim.";
-  return [{ role: "user", content: [{ type: "text", text: initialMessage }, { type: "text", text: note }] }, ...tail];
+    `<earlier_work_summary>\n${summary}\n</earlier_work_summary>\n` + "Earlier turns were summarised above to save context; the latest turns follow verbatim.";
+  return [
+    {
+      role: "user",
+      content: [
+        { type: "text", text: initialMessage },
+        { type: "text", text: note },
+      ],
+    },
+    ...tail,
+  ];
 }
 
 function renderHistory(messages: readonly ModelMessageParam[], maxBlockChars: number): string {

@@ -7,4 +7,3 @@ export { createTranscript } from "./transcript.js";
 
 export { buildSystemPrompt } from "./prompt/build-system-prompt.js";
 export { buildTaskMessage } from "./prompt/build-task-message.js";
-

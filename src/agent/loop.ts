@@ -11,14 +11,7 @@ import type { CallPurpose, TranscriptSink } from "./transcript.js";
 
 type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
 
-export type AgentEndReason =
-  | "task_done"
-  | "no_tool_calls"
-  | "max_turns"
-  | "max_cost"
-  | "deadline"
-  | "aborted"
-  | "model_error";
+export type AgentEndReason = "task_done" | "no_tool_calls" | "max_turns" | "max_cost" | "deadline" | "aborted" | "model_error";
 
 export interface AgentBudgets {
   /** Model turns (compaction calls do not count). */
@@ -213,10 +206,13 @@ class AgentRun {
     // setTimeout fires at once past 2^31-1 ms; a deadline that far off needs no timer.
     const timer =
       msLeft < 2 ** 31 - 1
-        ? setTimeout(() => {
-            deadlineHit = true;
-            controller.abort();
-          }, Math.max(0, msLeft))
+        ? setTimeout(
+            () => {
+              deadlineHit = true;
+              controller.abort();
+            },
+            Math.max(0, msLeft),
+          )
         : undefined;
 
     let response: ModelMessage;

@@ -61,7 +61,10 @@ export interface ExecPort {
 /** Runs ripgrep on the host, read-only, over the worktree (Grep and Glob). */
 export interface SearchPort {
   /** Runs `rg` with these arguments, cwd = worktree root. Exit code 1 (no match) is not an error. */
-  ripgrep(args: readonly string[], options: { signal?: AbortSignal; maxOutputBytes?: number }): Promise<{
+  ripgrep(
+    args: readonly string[],
+    options: { signal?: AbortSignal; maxOutputBytes?: number },
+  ): Promise<{
     stdout: string;
     exitCode: number;
     truncated: boolean;

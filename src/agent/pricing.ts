@@ -53,10 +53,7 @@ const PRICES: ReadonlyArray<readonly [prefix: string, price: ModelPrice]> = [
   ["claude-sonnet-4", { input: 3, output: 15 }],
   ["claude-3-7-sonnet", { input: 3, output: 15 }],
   ["claude-3-5-sonnet", { input: 3, output: 15 }],
-  [
-    "claude-haiku-5-5",
-    { input: 0.1, output: 0.5, longPrompt: { thresholdTokens: 100_000, price: { input: 0.5, output: 2.5 } } },
-  ],
+  ["claude-haiku-5-5", { input: 0.1, output: 0.5, longPrompt: { thresholdTokens: 100_000, price: { input: 0.5, output: 2.5 } } }],
   ["claude-haiku-4-5", { input: 1, output: 5 }],
   ["claude-3-5-haiku", { input: 0.8, output: 4 }],
   ["claude-3-haiku", { input: 0.25, output: 1.25, cacheWrite5m: 0.3, cacheRead: 0.03 }],

@@ -4,15 +4,7 @@ import { TackleError, errorMessage } from "../errors/tackle-error.js";
 import type { MessageRequest, ModelClient, ModelMessage } from "./model-client.js";
 import { TRANSCRIPT_VERSION } from "./transcript.js";
 
-const stopReasonSchema = z.enum([
-  "end_turn",
-  "max_tokens",
-  "stop_sequence",
-  "tool_use",
-  "pause_turn",
-  "refusal",
-  "model_context_window_exceeded",
-]);
+const stopReasonSchema = z.enum(["end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal", "model_context_window_exceeded"]);
 
 const blockSchema = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("text"), text: z.string() }),

@@ -113,12 +113,7 @@ interface PreviousRequest {
  * (`messages_from` is the index of the first one stored), and `system` / `tools` only when they
  * changed, so a long run's transcript grows linearly rather than quadratically.
  */
-function requestLine(
-  turn: number,
-  purpose: CallPurpose,
-  body: MessageRequest,
-  previous: PreviousRequest | undefined,
-): Record<string, unknown> {
+function requestLine(turn: number, purpose: CallPurpose, body: MessageRequest, previous: PreviousRequest | undefined): Record<string, unknown> {
   const { messages, system, tools, ...rest } = body;
   const current = messages.map(comparable);
   let from = 0;

@@ -96,15 +96,7 @@ export const DEFAULT_WEBHOOK_PATH = "/api/github/webhooks";
 export type EnvVars = Readonly<Record<string, string | undefined>>;
 
 /** Variables whose values never appear in a problem message. */
-const SECRETS = new Set([
-  "PRIVATE_KEY",
-  "WEBHOOK_SECRET",
-  "ANTHROPIC_API_KEY",
-  "INPUT_ANTHROPIC_API_KEY",
-  "REDIS_URL",
-  "GITHUB_TOKEN",
-  "INPUT_GITHUB_TOKEN",
-]);
+const SECRETS = new Set(["PRIVATE_KEY", "WEBHOOK_SECRET", "ANTHROPIC_API_KEY", "INPUT_ANTHROPIC_API_KEY", "REDIS_URL", "GITHUB_TOKEN", "INPUT_GITHUB_TOKEN"]);
 
 /** What each variable should hold, in the words a problem message uses. */
 const EXPECTED: Record<string, string> = {
@@ -128,27 +120,36 @@ const EXPECTED: Record<string, string> = {
 };
 
 /** An unset and an empty variable are the same thing. */
-const optional = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
 
 const httpUrl = z.string().refine((value) => /^https?:$/.test(safeUrl(value)?.protocol ?? ""));
 const modelName = z.string().trim().regex(/^\S+$/);
 
 const envSchema = z.object({
-  APP_ID: optional(z.string().trim().regex(/^[1-9]\d*$/).transform(Number)),
-  PRIVATE_KEY: optional(z.string()),
-  PRIVATE_KEY_PATH: optional(z.string()),
-  WEBHOOK_SECRET: optional(z.string()),
-  GHE_HOST: optional(z.string().trim().regex(/^[A-Za-z0-9.-]+(?::\d+)?$/)),
-  GHE_PROTOCOL: optional(z.string().trim().toLowerCase().pipe(z.enum(["http", "https"]))),
-  PORT: optional(
+  APP_ID: optional(
     z
       .string()
       .trim()
-      .regex(/^\d+$/)
-      .transform(Number)
-      .pipe(z.number().int().min(0).max(65_535)),
+      .regex(/^[1-9]\d*$/)
+      .transform(Number),
   ),
+  PRIVATE_KEY: optional(z.string()),
+  PRIVATE_KEY_PATH: optional(z.string()),
+  WEBHOOK_SECRET: optional(z.string()),
+  GHE_HOST: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9.-]+(?::\d+)?$/),
+  ),
+  GHE_PROTOCOL: optional(
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(["http", "https"])),
+  ),
+  PORT: optional(z.string().trim().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(0).max(65_535))),
   // A host name, an IPv4 address, or an IPv6 address (bare or in brackets).
   HOST: optional(
     z
@@ -157,7 +158,12 @@ const envSchema = z.object({
       .transform((host) => host.replace(/^\[(.*)\]$/, "$1"))
       .pipe(z.string().regex(/^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$/)),
   ),
-  WEBHOOK_PATH: optional(z.string().trim().regex(/^\/[^\s?#]*$/)),
+  WEBHOOK_PATH: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\/[^\s?#]*$/),
+  ),
   WEBHOOK_PROXY_URL: optional(httpUrl),
   TACKLE_PUBLIC_URL: optional(httpUrl),
   ANTHROPIC_API_KEY: optional(z.string()),
@@ -167,7 +173,12 @@ const envSchema = z.object({
   TACKLE_ALLOWED_MODELS: optional(
     z
       .string()
-      .transform((list) => list.split(",").map((model) => model.trim()).filter((model) => model !== ""))
+      .transform((list) =>
+        list
+          .split(",")
+          .map((model) => model.trim())
+          .filter((model) => model !== ""),
+      )
       .pipe(z.array(modelName)),
   ),
   REDIS_URL: optional(z.string().refine((value) => /^rediss?:$/.test(safeUrl(value)?.protocol ?? ""))),
@@ -195,10 +206,7 @@ export type EnvResult<M extends EnvMode> = { ok: true; env: TackleEnv<M> } | { o
  * Loads Tackle's settings from the environment. A pure function of its input (plus reading
  * PRIVATE_KEY_PATH); every problem is reported at once in one TackleError("env_invalid").
  */
-export function loadEnv<M extends EnvMode = "server">(
-  env: EnvVars = process.env,
-  options: LoadEnvOptions<M> = {},
-): TackleEnv<M> {
+export function loadEnv<M extends EnvMode = "server">(env: EnvVars = process.env, options: LoadEnvOptions<M> = {}): TackleEnv<M> {
   const result = parseEnv(env, options);
   if (result.ok) return result.env;
   throw new TackleError(
@@ -209,10 +217,7 @@ export function loadEnv<M extends EnvMode = "server">(
 }
 
 /** `loadEnv` without the throw, for `tackle doctor`. */
-export function parseEnv<M extends EnvMode = "server">(
-  env: EnvVars,
-  options: LoadEnvOptions<M> = {},
-): EnvResult<M> {
+export function parseEnv<M extends EnvMode = "server">(env: EnvVars, options: LoadEnvOptions<M> = {}): EnvResult<M> {
   const mode = (options.mode ?? "server") as M;
   const parsed = envSchema.safeParse(env);
   const problems = parsed.success ? [] : [...new Set(parsed.error.issues.map((issue) => describeIssue(issue, env)))];
@@ -231,9 +236,7 @@ export function parseEnv<M extends EnvMode = "server">(
 function build<M extends EnvMode>(vars: ParsedVars, mode: M, app: AppCredentials | null, homeDir: string): TackleEnv<M> {
   const ghe = vars.GHE_HOST === undefined ? null : { host: vars.GHE_HOST, protocol: vars.GHE_PROTOCOL ?? "https" };
   const runner = mode === "action" && ghe === null;
-  const githubServerUrl = trimSlash(
-    ghe !== null ? `${ghe.protocol}://${ghe.host}` : ((runner ? vars.GITHUB_SERVER_URL : undefined) ?? "https://github.com"),
-  );
+  const githubServerUrl = trimSlash(ghe !== null ? `${ghe.protocol}://${ghe.host}` : ((runner ? vars.GITHUB_SERVER_URL : undefined) ?? "https://github.com"));
   const githubApiUrl = trimSlash(
     ghe !== null ? `${ghe.protocol}://${ghe.host}/api/v3` : ((runner ? vars.GITHUB_API_URL : undefined) ?? "https://api.github.com"),
   );
@@ -284,12 +287,7 @@ function missingForMode(has: (name: string) => boolean, mode: EnvMode, runsJobs:
 }
 
 /** PRIVATE_KEY wins over PRIVATE_KEY_PATH, as in Probot; a key with literal `\n` or in base64 is accepted. */
-function readPrivateKey(
-  env: EnvVars,
-  readFile: (path: string) => string,
-  mode: EnvMode,
-  problems: string[],
-): string | undefined {
+function readPrivateKey(env: EnvVars, readFile: (path: string) => string, mode: EnvMode, problems: string[]): string | undefined {
   const inline = env.PRIVATE_KEY?.trim();
   const path = env.PRIVATE_KEY_PATH?.trim();
   if (inline) {
@@ -320,9 +318,7 @@ function readPrivateKey(
 function normalizePem(raw: string): string | undefined {
   let key = raw.trim().replace(/\\n/g, "\n");
   if (!key.includes("-----BEGIN")) key = Buffer.from(key, "base64").toString("utf8").trim();
-  return /^-----BEGIN [A-Z ]*PRIVATE KEY-----\n[\s\S]+\n-----END [A-Z ]*PRIVATE KEY-----$/.test(key)
-    ? `${key}\n`
-    : undefined;
+  return /^-----BEGIN [A-Z ]*PRIVATE KEY-----\n[\s\S]+\n-----END [A-Z ]*PRIVATE KEY-----$/.test(key) ? `${key}\n` : undefined;
 }
 
 function describeIssue(issue: z.core.$ZodIssue, env: EnvVars): string {

@@ -143,9 +143,7 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
   trigger: Object.keys(triggerSchema.shape),
 };
 
-export type RepoConfigResult =
-  | { ok: true; config: RepoConfig; warnings: string[] }
-  | { ok: false; problems: string[] };
+export type RepoConfigResult = { ok: true; config: RepoConfig; warnings: string[] } | { ok: false; problems: string[] };
 
 /** The settings of a repository without `.github/tackle.yml`. */
 export function defaultRepoConfig(): RepoConfig {
@@ -225,7 +223,13 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown, doc: Document, li
     if (issue.origin === "string") return [`${where}: expected at most ${limit} characters, got ${(value as string).length}${at}`];
     return [`${where}: expected at most ${limit}, got ${got}${at}`];
   }
-  const expected = EXPECTED[path.map((part) => (typeof part === "number" ? "[]" : part)).join(".").replace(/\.\[\]/g, "[]")];
+  const expected =
+    EXPECTED[
+      path
+        .map((part) => (typeof part === "number" ? "[]" : part))
+        .join(".")
+        .replace(/\.\[\]/g, "[]")
+    ];
   const text = expected === undefined ? issue.message : `expected ${expected}`;
   return [`${path.length === 0 ? "the file" : where}: ${text}, got ${got}${lineOf(doc, lines, path)}`];
 }

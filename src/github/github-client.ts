@@ -5,10 +5,7 @@ import { TackleError } from "../errors/index.js";
 export type RestClient = Pick<Octokit, "rest" | "request" | "auth" | "paginate">;
 
 export type ReactionContent = "eyes" | "+1" | "-1" | "rocket" | "confused" | "hooray" | "heart" | "laugh";
-export type ReactionTarget =
-  | { kind: "issue"; number: number }
-  | { kind: "issue_comment"; id: number }
-  | { kind: "review_comment"; id: number };
+export type ReactionTarget = { kind: "issue"; number: number } | { kind: "issue_comment"; id: number } | { kind: "review_comment"; id: number };
 
 export interface RepoRef {
   owner: string;
@@ -64,10 +61,7 @@ export interface GitHubClient {
   getPull(repo: RepoRef, number: number): Promise<PullInfo>;
   /** The open PR whose head is `branch` in the same repository, if any. */
   findOpenPull(repo: RepoRef, branch: string): Promise<PullInfo | null>;
-  createPull(
-    repo: RepoRef,
-    pull: { head: string; base: string; title: string; body: string; draft: boolean },
-  ): Promise<PullInfo>;
+  createPull(repo: RepoRef, pull: { head: string; base: string; title: string; body: string; draft: boolean }): Promise<PullInfo>;
   updatePull(repo: RepoRef, number: number, patch: { title?: string; body?: string }): Promise<PullInfo>;
   /** A file's text on `ref` (default branch when omitted), or null when it does not exist. */
   getFile(repo: RepoRef, path: string, ref?: string): Promise<string | null>;

@@ -86,9 +86,7 @@ export function installationClients(
 const RestWithPlugins = Octokit.plugin(throttling, retry);
 
 /** A client over a plain token (the Action's GITHUB_TOKEN or an installation token handed in). */
-export function tokenClient(
-  options: { token: string; apiUrl: string; logger: Logger } & OctokitSettings,
-): GitHubClient {
+export function tokenClient(options: { token: string; apiUrl: string; logger: Logger } & OctokitSettings): GitHubClient {
   const octokit = new RestWithPlugins({
     auth: options.token,
     baseUrl: options.apiUrl,

@@ -73,12 +73,14 @@ export function createRedisAckClaims(options: { redisUrl: string; prefix?: strin
   };
   return {
     claim: (jobId) => guarded("claim the job", async () => (await redis().set(key(jobId), CLAIMED, "EX", TTL_SECONDS, "NX")) === "OK"),
-    release: (jobId) => guarded("release the claim", async () => {
-      await redis().del(key(jobId));
-    }),
-    setComment: (jobId, commentId) => guarded("record the comment", async () => {
-      await redis().set(key(jobId), String(commentId), "EX", TTL_SECONDS);
-    }),
+    release: (jobId) =>
+      guarded("release the claim", async () => {
+        await redis().del(key(jobId));
+      }),
+    setComment: (jobId, commentId) =>
+      guarded("record the comment", async () => {
+        await redis().set(key(jobId), String(commentId), "EX", TTL_SECONDS);
+      }),
     waitForComment: (jobId, waitOptions) => guarded("read the comment", () => poll(() => redis().get(key(jobId)), waitOptions)),
     async close() {
       client?.disconnect();

@@ -7,15 +7,7 @@ import { createIssueLanes } from "./issue-lanes.js";
 import { laneKeys, laneScripts } from "./lane-scripts.js";
 import { mergeJobData } from "./merge-job-data.js";
 import type { EnqueueOutcome, JobProcessor, Queue } from "./queue.js";
-import {
-  backoffDelay,
-  isRetryable,
-  isShutdownReason,
-  retryPolicy,
-  shutdownReason,
-  stopReason,
-  type RetryPolicy,
-} from "./retry-policy.js";
+import { backoffDelay, isRetryable, isShutdownReason, retryPolicy, shutdownReason, stopReason, type RetryPolicy } from "./retry-policy.js";
 import { connectRedis, redisUnavailable } from "./redis-connection.js";
 
 export interface BullmqQueueOptions {
@@ -190,7 +182,9 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
   const place = async (data: JobData, lane: string): Promise<EnqueueOutcome> => {
     let own: Job<JobData> | undefined;
     const dropOwn = async (): Promise<void> => {
-      await own?.remove().catch((error: unknown) => log.warn({ err: errorMessage(error), jobId: own?.id }, "could not drop an unused job; it runs after its hold"));
+      await own
+        ?.remove()
+        .catch((error: unknown) => log.warn({ err: errorMessage(error), jobId: own?.id }, "could not drop an unused job; it runs after its hold"));
     };
     for (let round = 0; round < 50; round += 1) {
       const pendingId = await client.get(keys.pending(lane));
@@ -210,7 +204,9 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
       });
       const id = own.id!;
       if ((await client.set(keys.pending(lane), id, "NX")) !== null) {
-        await own.promote().catch((error: unknown) => log.warn({ err: errorMessage(error), jobId: id }, "could not promote a new job; it starts after its hold"));
+        await own
+          .promote()
+          .catch((error: unknown) => log.warn({ err: errorMessage(error), jobId: id }, "could not promote a new job; it starts after its hold"));
         return { status: "queued", jobId: data.jobId, position: await positionOf(id, lane) };
       }
     }
@@ -306,8 +302,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
       lockDuration: lockDurationMs,
       stalledInterval: stalledIntervalMs,
       settings: {
-        backoffStrategy: (attemptsMade, _type, error) =>
-          (error && retryDelays.get(error)) ?? backoffDelay(attemptsMade, policy),
+        backoffStrategy: (attemptsMade, _type, error) => (error && retryDelays.get(error)) ?? backoffDelay(attemptsMade, policy),
       },
     });
     worker.on("error", (error: Error) => log.warn({ err: error.message }, "worker error"));

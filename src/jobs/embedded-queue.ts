@@ -107,11 +107,14 @@ export function createEmbeddedQueue(options: EmbeddedQueueOptions): Queue {
 
   const scheduleRetry = (entry: Entry): void => {
     entry.state = "backoff";
-    entry.timer = setTimeout(() => {
-      delete entry.timer;
-      entry.state = "ready";
-      pump();
-    }, backoffDelay(entry.attempt, policy));
+    entry.timer = setTimeout(
+      () => {
+        delete entry.timer;
+        entry.state = "ready";
+        pump();
+      },
+      backoffDelay(entry.attempt, policy),
+    );
   };
 
   const run = async (entry: Entry): Promise<void> => {

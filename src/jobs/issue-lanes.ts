@@ -79,20 +79,23 @@ export function createIssueLanes(options: IssueLanesOptions): IssueLanes {
 
     hold(redis, lane, id, onStop) {
       let busy = false;
-      const timer = setInterval(() => {
-        if (busy) return;
-        busy = true;
-        scripts
-          .renew(redis, lane, id, leaseMs)
-          .then(({ held, cancelled }) => {
-            if (!held) log.error({ jobId: id, lane }, "lane lease taken by another job while this one runs");
-            if (cancelled) onStop();
-          })
-          .catch((error: unknown) => log.warn({ err: errorMessage(error), jobId: id }, "could not renew the lane lease"))
-          .finally(() => {
-            busy = false;
-          });
-      }, Math.max(50, Math.floor(leaseMs / 3)));
+      const timer = setInterval(
+        () => {
+          if (busy) return;
+          busy = true;
+          scripts
+            .renew(redis, lane, id, leaseMs)
+            .then(({ held, cancelled }) => {
+              if (!held) log.error({ jobId: id, lane }, "lane lease taken by another job while this one runs");
+              if (cancelled) onStop();
+            })
+            .catch((error: unknown) => log.warn({ err: errorMessage(error), jobId: id }, "could not renew the lane lease"))
+            .finally(() => {
+              busy = false;
+            });
+        },
+        Math.max(50, Math.floor(leaseMs / 3)),
+      );
       return () => clearInterval(timer);
     },
 

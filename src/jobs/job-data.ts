@@ -5,16 +5,7 @@ const repoSchema = z.object({
   name: z.string().min(1),
 });
 
-export const triggerKindSchema = z.enum([
-  "issue_assigned",
-  "issue_labeled",
-  "issue_comment",
-  "pr_comment",
-  "pr_review",
-  "pr_review_comment",
-  "retry",
-  "local",
-]);
+export const triggerKindSchema = z.enum(["issue_assigned", "issue_labeled", "issue_comment", "pr_comment", "pr_review", "pr_review_comment", "retry", "local"]);
 
 /** The trigger a job was enqueued for. */
 const jobTriggerSchema = z.object({

@@ -123,10 +123,7 @@ async function run(redis: Redis, script: string, keys: string[], args: Array<str
 }
 
 export type MergeResult = "merged" | "moved" | "gone" | "changed";
-export type ClaimResult =
-  | { kind: "ok"; data: string }
-  | { kind: "busy"; holder: string }
-  | { kind: "cancelled"; pendingId: string | null };
+export type ClaimResult = { kind: "ok"; data: string } | { kind: "busy"; holder: string } | { kind: "cancelled"; pendingId: string | null };
 
 /** The lane protocol's atomic steps over one Redis connection. */
 export function laneScripts(keys: LaneKeys, jobKey: (id: string) => string) {
@@ -142,10 +139,7 @@ export function laneScripts(keys: LaneKeys, jobKey: (id: string) => string) {
       return { kind: "cancelled", pendingId: value === "" ? null : value };
     },
     async renew(redis: Redis, lane: string, id: string, leaseMs: number): Promise<{ held: boolean; cancelled: boolean }> {
-      const [held, cancelled] = (await run(redis, RENEW, [keys.lease(lane), keys.cancelled(id)], [id, leaseMs])) as [
-        number,
-        number,
-      ];
+      const [held, cancelled] = (await run(redis, RENEW, [keys.lease(lane), keys.cancelled(id)], [id, leaseMs])) as [number, number];
       return { held: held === 1, cancelled: cancelled === 1 };
     },
     async release(redis: Redis, lane: string, id: string): Promise<string | null> {
@@ -153,10 +147,7 @@ export function laneScripts(keys: LaneKeys, jobKey: (id: string) => string) {
       return pending === "" ? null : pending;
     },
     async cancel(redis: Redis, lane: string, ttlSeconds: number): Promise<{ pending: string | null; holder: string | null }> {
-      const [pending, holder] = (await run(redis, CANCEL, [keys.pending(lane), keys.lease(lane)], [
-        keys.cancelledPrefix,
-        ttlSeconds,
-      ])) as [string, string];
+      const [pending, holder] = (await run(redis, CANCEL, [keys.pending(lane), keys.lease(lane)], [keys.cancelledPrefix, ttlSeconds])) as [string, string];
       return { pending: pending === "" ? null : pending, holder: holder === "" ? null : holder };
     },
     async position(redis: Redis, waitList: string, lane: string, id: string): Promise<number> {

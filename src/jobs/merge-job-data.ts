@@ -32,8 +32,6 @@ export function mergeJobData(pending: JobData, next: JobData): JobData {
     ...pending,
     trigger: { ...pending.trigger, instructions: fit(`${head}\n\n${section(next.trigger)}`) },
     mergedTriggers: [...merged, { ...rest, deliveryId: next.deliveryId }],
-    ...(pending.trackingCommentId === undefined && next.trackingCommentId !== undefined
-      ? { trackingCommentId: next.trackingCommentId }
-      : {}),
+    ...(pending.trackingCommentId === undefined && next.trackingCommentId !== undefined ? { trackingCommentId: next.trackingCommentId } : {}),
   };
 }

@@ -64,13 +64,23 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<Check[]> {
   checks.push(
     env.ANTHROPIC_API_KEY
       ? { name: "model key", ok: true, detail: "ANTHROPIC_API_KEY is set" }
-      : { name: "model key", ok: false, detail: "ANTHROPIC_API_KEY is not set", fix: "export ANTHROPIC_API_KEY=sk-ant-… (or use --replay FILE for local runs)" },
+      : {
+          name: "model key",
+          ok: false,
+          detail: "ANTHROPIC_API_KEY is not set",
+          fix: "export ANTHROPIC_API_KEY=sk-ant-… (or use --replay FILE for local runs)",
+        },
   );
   const appReady = Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH) && env.WEBHOOK_SECRET);
   checks.push(
     appReady
       ? { name: "GitHub App", ok: true, detail: `APP_ID ${env.APP_ID}` }
-      : { name: "GitHub App", ok: false, detail: "APP_ID, PRIVATE_KEY(_PATH) or WEBHOOK_SECRET missing (needed by `tackle server`)", fix: "create the App from app.yml and export its credentials" },
+      : {
+          name: "GitHub App",
+          ok: false,
+          detail: "APP_ID, PRIVATE_KEY(_PATH) or WEBHOOK_SECRET missing (needed by `tackle server`)",
+          fix: "create the App from app.yml and export its credentials",
+        },
   );
   // Every line is printed: whatever a tool or Redis echoed back, no credential of this process goes out.
   const redact = createRedactor(environmentSecrets(env));

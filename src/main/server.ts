@@ -170,7 +170,12 @@ function listen(server: http.Server, port: number, host: string | null): Promise
   return new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) => {
       const where = host === null ? `port ${port}` : `${host}:${port}`;
-      const why = error.code === "EADDRINUSE" ? "it is already in use (set PORT to another)" : error.code === "EADDRNOTAVAIL" ? "HOST is not an address of this machine" : error.message;
+      const why =
+        error.code === "EADDRINUSE"
+          ? "it is already in use (set PORT to another)"
+          : error.code === "EADDRNOTAVAIL"
+            ? "HOST is not an address of this machine"
+            : error.message;
       reject(new Error(`cannot listen on ${where}: ${why}`, { cause: error }));
     });
     server.listen(port, host ?? undefined, () => resolve());

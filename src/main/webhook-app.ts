@@ -128,21 +128,27 @@ async function handleCommand(
 ): Promise<void> {
   switch (trigger.command) {
     case "retry": {
-      await acknowledgeAndEnqueue(options.queue, options.claims, github, {
-        jobId: jobIdOf(trigger, trigger.deliveryId),
-        deliveryId: trigger.deliveryId,
-        ...(trigger.installationId === undefined ? {} : { installationId: trigger.installationId }),
-        repo: trigger.repo,
-        number: trigger.number,
-        isPullRequest: trigger.isPullRequest,
-        trigger: {
-          kind: "retry",
-          actor: trigger.actor.login,
-          commentId: trigger.commentId,
-          commentKind: trigger.commentKind,
+      await acknowledgeAndEnqueue(
+        options.queue,
+        options.claims,
+        github,
+        {
+          jobId: jobIdOf(trigger, trigger.deliveryId),
+          deliveryId: trigger.deliveryId,
+          ...(trigger.installationId === undefined ? {} : { installationId: trigger.installationId }),
+          repo: trigger.repo,
+          number: trigger.number,
+          isPullRequest: trigger.isPullRequest,
+          trigger: {
+            kind: "retry",
+            actor: trigger.actor.login,
+            commentId: trigger.commentId,
+            commentKind: trigger.commentKind,
+          },
+          enqueuedAt: new Date().toISOString(),
         },
-        enqueuedAt: new Date().toISOString(),
-      }, log);
+        log,
+      );
       return;
     }
     case "stop": {

@@ -40,9 +40,7 @@ export async function gateTrigger(trigger: Trigger, deps: GateDeps): Promise<Gat
 
   if (login === deps.botLogin.toLowerCase()) return refuse("the bot's own event");
   if (isBot(actor.type, login)) {
-    return isAllowedBot(login, deps.allowedBots)
-      ? { allowed: true }
-      : refuse(`bot ${actor.login} is not in allowed_bots`);
+    return isAllowedBot(login, deps.allowedBots) ? { allowed: true } : refuse(`bot ${actor.login} is not in allowed_bots`);
   }
 
   let access: RepoPermission;
@@ -66,4 +64,3 @@ export async function gateTrigger(trigger: Trigger, deps: GateDeps): Promise<Gat
 function isBot(type: "User" | "Bot", login: string): boolean {
   return type === "Bot" || login.endsWith("[bot]");
 }
-

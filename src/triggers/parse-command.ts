@@ -77,7 +77,10 @@ export function helpText(botName: string): string {
 }
 
 function normalizeBotName(botName: string): string {
-  return botName.trim().replace(/^[@/]/, "").replace(/\[bot\]$/i, "");
+  return botName
+    .trim()
+    .replace(/^[@/]/, "")
+    .replace(/\[bot\]$/i, "");
 }
 
 function findTokens(text: string, masked: string, name: string): Token[] {

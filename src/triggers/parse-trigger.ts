@@ -10,14 +10,7 @@ import {
   type WebhookPullRequest,
   type WebhookUser,
 } from "./payload-schemas.js";
-import type {
-  Actor,
-  CommandTrigger,
-  IgnoredEvent,
-  ParseResult,
-  PullRequestInfo,
-  Trigger,
-} from "./trigger.js";
+import type { Actor, CommandTrigger, IgnoredEvent, ParseResult, PullRequestInfo, Trigger } from "./trigger.js";
 
 export interface ParseTriggerOptions {
   /** X-GitHub-Delivery of the webhook; synthetic for Action and CLI runs. */
@@ -43,7 +36,13 @@ type Handler = (context: Context) => ParseResult;
 
 /** Which action of each event may trigger; every other event and action is ignored. */
 const handlers = new Map<string, Map<string, Handler>>([
-  ["issues", new Map([["assigned", parseIssueAssigned], ["labeled", parseIssueLabeled]])],
+  [
+    "issues",
+    new Map([
+      ["assigned", parseIssueAssigned],
+      ["labeled", parseIssueLabeled],
+    ]),
+  ],
   ["issue_comment", new Map([["created", parseIssueComment]])],
   ["pull_request_review", new Map([["submitted", parsePullRequestReview]])],
   ["pull_request_review_comment", new Map([["created", parsePullRequestReviewComment]])],
@@ -163,11 +162,7 @@ function parsePullRequestReviewComment(context: Context): ParseResult {
 type CommandBase = Omit<CommandTrigger, "kind" | "command" | "word" | "args">;
 
 /** Turns a comment-like body into a command, a task, or nothing (no mention). */
-function fromText(
-  body: string,
-  context: Context,
-  build: { command: () => CommandBase; task: (instructions: string) => Trigger },
-): ParseResult {
+function fromText(body: string, context: Context, build: { command: () => CommandBase; task: (instructions: string) => Trigger }): ParseResult {
   const invocation = parseCommand(body, context.options.botName);
   switch (invocation.kind) {
     case "none":
@@ -205,10 +200,7 @@ function knownPullRequest(pr: WebhookPullRequest): Extract<PullRequestInfo, { he
   };
 }
 
-function parsePart<Schema extends z.ZodType>(
-  context: Context,
-  schema: Schema,
-): { ok: true; data: z.infer<Schema> } | { ok: false; result: ParseResult } {
+function parsePart<Schema extends z.ZodType>(context: Context, schema: Schema): { ok: true; data: z.infer<Schema> } | { ok: false; result: ParseResult } {
   const parsed = schema.safeParse(context.payload);
   if (parsed.success) return { ok: true, data: parsed.data };
   const event = `${context.eventName}.${context.envelope.action}`;

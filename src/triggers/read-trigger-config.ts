@@ -9,12 +9,7 @@ import type { Logger } from "../logging/logger.js";
  * key. When the file cannot be read, a trigger goes on with the defaults (processJob reads it again
  * and fails visibly); an event that only the settings could make a trigger is dropped (null).
  */
-export async function readTriggerConfig(
-  github: GitHubClient,
-  repo: RepoRef,
-  isTriggerAnyway: boolean,
-  log: Logger,
-): Promise<RepoConfig | null> {
+export async function readTriggerConfig(github: GitHubClient, repo: RepoRef, isTriggerAnyway: boolean, log: Logger): Promise<RepoConfig | null> {
   let text: string | null;
   try {
     text = await github.getFile(repo, REPO_CONFIG_PATH);

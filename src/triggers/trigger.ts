@@ -105,12 +105,7 @@ export interface CommandTrigger extends TriggerBase, FromComment {
 }
 
 /** A trigger that starts (or continues) a job. */
-export type TaskTrigger =
-  | IssueAssignedTrigger
-  | IssueLabeledTrigger
-  | CommentTrigger
-  | PrReviewTrigger
-  | PrReviewCommentTrigger;
+export type TaskTrigger = IssueAssignedTrigger | IssueLabeledTrigger | CommentTrigger | PrReviewTrigger | PrReviewCommentTrigger;
 
 export type Trigger = TaskTrigger | CommandTrigger;
 

@@ -51,12 +51,7 @@ function fencedCodeRanges(text: string): Range[] {
     const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
     if (fence === null) {
       if (marker !== undefined) fence = { char: marker.charAt(0), length: marker.length, start: offset };
-    } else if (
-      marker !== undefined &&
-      marker.charAt(0) === fence.char &&
-      marker.length >= fence.length &&
-      line.trim() === marker
-    ) {
+    } else if (marker !== undefined && marker.charAt(0) === fence.char && marker.length >= fence.length && line.trim() === marker) {
       ranges.push({ start: fence.start, end: lineEnd });
       fence = null;
     }

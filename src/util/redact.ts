@@ -85,7 +85,8 @@ const RULES: readonly Rule[] = [
  * them (most tool output) skips the rules, one scan instead of twenty. Keep it in step with RULES;
  * the format vectors in test/unit/util/redact.test.ts fail if a rule's literal is missing here.
  */
-const MAY_HOLD_TOKEN = /-----BEGIN|gh[pousr]_|github_pat_|sk-|xox|xapp-|AIza|gl[a-z]{2,5}-|npm_|AKIA|ASIA|secret|eyJ|authorization|basic|eC1hY2Nlc3MtdG9rZW46|x-access-token:|:\/\//i;
+const MAY_HOLD_TOKEN =
+  /-----BEGIN|gh[pousr]_|github_pat_|sk-|xox|xapp-|AIza|gl[a-z]{2,5}-|npm_|AKIA|ASIA|secret|eyJ|authorization|basic|eC1hY2Nlc3MtdG9rZW46|x-access-token:|:\/\//i;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -37,14 +37,10 @@ export const INVISIBLE_CHARACTERS = new RegExp(
 const INVISIBLE_ENTITIES =
   /&(?:shy|ZeroWidthSpace|NegativeVeryThinSpace|NegativeThinSpace|NegativeMediumSpace|NegativeThickSpace|zwnj|zwj|lrm|rlm|NoBreak|ApplyFunction|af|InvisibleTimes|it|InvisibleComma|ic);/g;
 
-const VOID_ELEMENTS = new Set([
-  "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr",
-]);
+const VOID_ELEMENTS = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"]);
 
 /** Elements whose content a reader never sees (GitHub's sanitizer drops them with their content). */
-const INVISIBLE_ELEMENTS = new Set([
-  "script", "style", "template", "noscript", "iframe", "noembed", "noframes", "object", "svg", "math", "xmp", "plaintext",
-]);
+const INVISIBLE_ELEMENTS = new Set(["script", "style", "template", "noscript", "iframe", "noembed", "noframes", "object", "svg", "math", "xmp", "plaintext"]);
 
 /** The only attribute values kept: where a link or an image points (a reader can follow or see it). */
 const SHOWN_ATTRIBUTES = new Set(["href", "src"]);

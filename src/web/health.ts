@@ -4,11 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
  * `/healthz` answers 200 once the server accepts webhooks; `/readyz` also asks `ready()` (Redis
  * reachable when one is configured). Returns whether the request was handled.
  */
-export function handleHealth(
-  req: IncomingMessage,
-  res: ServerResponse,
-  checks: { ready: () => Promise<boolean> },
-): boolean {
+export function handleHealth(req: IncomingMessage, res: ServerResponse, checks: { ready: () => Promise<boolean> }): boolean {
   const url = req.url?.split("?")[0];
   if (req.method !== "GET" || (url !== "/healthz" && url !== "/readyz")) return false;
   if (url === "/healthz") {
@@ -17,9 +13,7 @@ export function handleHealth(
   }
   checks.ready().then(
     (ok) => {
-      res
-        .writeHead(ok ? 200 : 503, { "content-type": "application/json" })
-        .end(JSON.stringify({ status: ok ? "ready" : "not ready" }));
+      res.writeHead(ok ? 200 : 503, { "content-type": "application/json" }).end(JSON.stringify({ status: ok ? "ready" : "not ready" }));
     },
     () => {
       res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ status: "not ready" }));

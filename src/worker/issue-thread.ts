@@ -51,10 +51,7 @@ export async function freezeThread(options: {
 }): Promise<IssueThread> {
   const { github, repo, number, isTrusted } = options;
   const excluded = new Set(options.excludeCommentIds ?? []);
-  const [issue, listed] = await Promise.all([
-    github.getIssue(repo, number),
-    github.listComments(repo, number, THREAD_MAX_COMMENTS + excluded.size),
-  ]);
+  const [issue, listed] = await Promise.all([github.getIssue(repo, number), github.listComments(repo, number, THREAD_MAX_COMMENTS + excluded.size)]);
   const kept = listed.comments.filter((c) => !excluded.has(c.id));
   const comments = await Promise.all(
     kept.map(async (c) => ({

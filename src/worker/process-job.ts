@@ -150,7 +150,8 @@ export async function processJob(
   log.info({ attempt: attempt.attempt, queuedMs: startedAt - Date.parse(data.enqueuedAt) }, "job started");
   let tracker: Tracker | undefined;
   // The command the comments advertise: the repo's own phrase once its config is read.
-  const trackerFor = (commandName: string | null) => (tracker ??= createTracker({ jobId: data.jobId, clock: deps.clock, logger: log, commandName, sink: job.sink }));
+  const trackerFor = (commandName: string | null) =>
+    (tracker ??= createTracker({ jobId: data.jobId, clock: deps.clock, logger: log, commandName, sink: job.sink }));
   const finish = async (state: FinalState, commandName: string | null = defaultCommandName(deps)): Promise<JobOutcome> => {
     await trackerFor(commandName).flush(state);
     log.info({ status: state.phase, reason: state.reason }, "job finished");
@@ -216,12 +217,15 @@ async function openJob(data: JobData, deps: ProcessJobDeps, signal: AbortSignal)
   const redact = createRedactor([...deps.settings.secrets, gitToken]);
   const github = redactingGitHubClient(client, redact);
   // A rerun of this job (retry, or another worker after a crash) edits the comment the first attempt posted.
-  const commentId = data.trackingCommentId !== undefined ? Promise.resolve(data.trackingCommentId) : resolveTrackingComment(github, data, deps.claims, signal, log);
+  const commentId =
+    data.trackingCommentId !== undefined ? Promise.resolve(data.trackingCommentId) : resolveTrackingComment(github, data, deps.claims, signal, log);
   // The webhook side acknowledges what it enqueues (👀 + the queued comment); a job that posts its
   // own comment (the Action, a job enqueued without one) adds the 👀 too.
-  void commentId.then(async (id) => {
-    if (id === null) await github.addReaction(repo, reactionTarget(data), "eyes");
-  }).catch((error: unknown) => log.warn({ err: errorMessage(error) }, "could not add the 👀 reaction"));
+  void commentId
+    .then(async (id) => {
+      if (id === null) await github.addReaction(repo, reactionTarget(data), "eyes");
+    })
+    .catch((error: unknown) => log.warn({ err: errorMessage(error) }, "could not add the 👀 reaction"));
   const sink = githubSink(github, repo, data.number, commentId, (id) => {
     void deps.claims?.setComment(data.jobId, id).catch((error: unknown) => log.warn({ err: errorMessage(error) }, "could not record the tracking comment"));
   });
@@ -277,7 +281,12 @@ async function admitJob(job: JobContext, inputs: JobInputs): Promise<Admission> 
   const commandName = fallbackName === null ? null : (config.trigger.phrase ?? fallbackName);
   const modelChoice = resolveModel(config.model, { model: deps.settings.defaultModel, allowedModels: deps.settings.allowedModels });
   if (!modelChoice.ok) {
-    return { ok: false, ending: { phase: "failed", reason: modelChoice.problem }, reply: configProblemComment([modelChoice.problem], commandName ?? "tackle"), commandName };
+    return {
+      ok: false,
+      ending: { phase: "failed", reason: modelChoice.problem },
+      reply: configProblemComment([modelChoice.problem], commandName ?? "tackle"),
+      commandName,
+    };
   }
   const target = await inputs.target;
   if (!target.ok) return { ok: false, ending: { phase: "failed", reason: target.reason }, reply: target.reply, commandName };
@@ -401,13 +410,7 @@ async function endInError(job: JobContext, tracker: Tracker, error: unknown, att
   return { status: aborted ? "cancelled" : "failed", reason: message, pullRequestUrl: null, stats };
 }
 
-async function findTrackingComment(
-  github: GitHubClient,
-  repo: RepoRef,
-  number: number,
-  jobId: string,
-  log: Logger,
-): Promise<number | null> {
+async function findTrackingComment(github: GitHubClient, repo: RepoRef, number: number, jobId: string, log: Logger): Promise<number | null> {
   try {
     const marker = trackingMarker(jobId);
     const { comments } = await github.listComments(repo, number, 100);
@@ -588,7 +591,6 @@ function finalState(
       return { phase: "failed", ...base };
   }
 }
-
 
 /**
  * The last word for a job the queue gave up on without processJob ending it (its workers kept dying):

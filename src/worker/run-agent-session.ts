@@ -1,7 +1,14 @@
 import { runAgent, buildSystemPrompt, buildTaskMessage, createTranscript, type AgentResult } from "../agent/index.js";
 import type { ModelClient } from "../agent/model-client.js";
 import type { IssuePort, PullsPort, SessionState } from "../agent/ports.js";
-import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler, type ApprovalHandler, type ApprovalQuestion } from "../agent/tools/index.js";
+import {
+  coreTools,
+  createPolicyEngine,
+  createToolRegistry,
+  denyingApprovalHandler,
+  type ApprovalHandler,
+  type ApprovalQuestion,
+} from "../agent/tools/index.js";
 import type { ToolContext } from "../agent/tools/tool.js";
 import type { RepoConfig } from "../config/index.js";
 import type { PolicyConfig } from "../agent/policy/index.js";
@@ -140,8 +147,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   try {
     const setup = await runSetupSteps(config.setup, workspace.exec, {
       signal: input.signal,
-      onStep: (command) =>
-        input.tracker.update({ phase: "working", step: `setup: ${command}`, todos: [], startedAt: input.startedAt, unsandboxed }),
+      onStep: (command) => input.tracker.update({ phase: "working", step: `setup: ${command}`, todos: [], startedAt: input.startedAt, unsandboxed }),
     });
     const initialMessage = taskMessage + input.redact(renderSetupReport(setup));
     const result = await runAgent({

@@ -38,7 +38,9 @@ export function createTracker(options: {
   const write = (state: TrackingState): Promise<void> => {
     chain = chain.then(async () => {
       try {
-        await options.sink.write(renderTrackingComment(state, options.jobId, options.clock(), options.commandName === undefined ? "tackle" : options.commandName));
+        await options.sink.write(
+          renderTrackingComment(state, options.jobId, options.clock(), options.commandName === undefined ? "tackle" : options.commandName),
+        );
         lastWrite = options.clock();
       } catch (error) {
         // A failed edit must not fail the job; the next state (or the final one) tries again.

@@ -54,7 +54,10 @@ export interface CheckoutPool {
 /** A directory name for a job id: the id itself when it is tame, else a slug plus a hash. */
 export function checkoutName(jobId: string): string {
   if (/^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/.test(jobId)) return jobId;
-  const slug = jobId.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+/, "").slice(0, 60);
+  const slug = jobId
+    .replace(/[^A-Za-z0-9_-]+/g, "-")
+    .replace(/^-+/, "")
+    .slice(0, 60);
   return `${slug || "job"}-${createHash("sha256").update(jobId).digest("hex").slice(0, 12)}`;
 }
 
@@ -63,10 +66,14 @@ export function createCheckoutPool(options: CheckoutPoolOptions): CheckoutPool {
 
   async function claim(jobId: string, mirror: string): Promise<CheckoutPaths> {
     const paths = checkoutPaths(path.join(checkoutsDir, checkoutName(jobId)));
-    await claimCheckout(paths, { jobId, mirror }, {
-      staleAfterMs,
-      inUse: (owner) => new TackleError("workspace", `job ${jobId} already has a live checkout at ${paths.root} (pid ${owner.pid})`, { retryable: true }),
-    });
+    await claimCheckout(
+      paths,
+      { jobId, mirror },
+      {
+        staleAfterMs,
+        inUse: (owner) => new TackleError("workspace", `job ${jobId} already has a live checkout at ${paths.root} (pid ${owner.pid})`, { retryable: true }),
+      },
+    );
     return paths;
   }
 
@@ -94,7 +101,13 @@ export function createCheckoutPool(options: CheckoutPoolOptions): CheckoutPool {
     const pool = poolOf(mirror);
     for (const entry of (await readdir(pool).catch(() => [] as string[])).sort().reverse()) {
       // Another process may take the same one first: rename is atomic, so only one of us gets it.
-      if (await rename(path.join(pool, entry), dir).then(() => true, () => false)) return true;
+      if (
+        await rename(path.join(pool, entry), dir).then(
+          () => true,
+          () => false,
+        )
+      )
+        return true;
     }
     return false;
   }

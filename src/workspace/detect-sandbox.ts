@@ -51,7 +51,12 @@ export function detectSandbox(options: { again?: boolean } = {}): Promise<Sandbo
       }
       const version = spawnSync("bwrap", ["--version"], { encoding: "utf8" }).stdout.trim();
       const who = isRoot() ? `commands run as uid ${DEFAULT_IDENTITY.uid}` : "commands run as the current user";
-      return { available: true, installed: true, network, detail: `${version || "bubblewrap"}; ${who}; setup-step network: ${network ? "slirp4netns" : "unavailable"}` };
+      return {
+        available: true,
+        installed: true,
+        network,
+        detail: `${version || "bubblewrap"}; ${who}; setup-step network: ${network ? "slirp4netns" : "unavailable"}`,
+      };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

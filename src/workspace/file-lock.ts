@@ -10,10 +10,7 @@ export type ReleaseLock = () => Promise<void>;
  * as its stdin stays open. The kernel drops it when the holder dies, so there is no stale-lock
  * guesswork (pid files, ages) and no race when two waiters find the same stale lock.
  */
-export async function acquireLock(
-  lockPath: string,
-  options: { wait: boolean; timeoutMs?: number; signal?: AbortSignal },
-): Promise<ReleaseLock | null> {
+export async function acquireLock(lockPath: string, options: { wait: boolean; timeoutMs?: number; signal?: AbortSignal }): Promise<ReleaseLock | null> {
   await mkdir(path.dirname(lockPath), { recursive: true });
   const waitArgs = options.wait ? ["-w", String((options.timeoutMs ?? 30 * 60_000) / 1000)] : ["-n"];
   // -o: the holder (cat) does not inherit the lock fd; flock itself keeps it until cat exits.

@@ -32,7 +32,11 @@ export async function removeTree(target: string): Promise<void> {
 
 /** chown -R without ever following a symlink (a repository may contain one to /etc/shadow). */
 export async function chownTree(target: string, owner: SandboxIdentity): Promise<void> {
-  const result = await execa("chown", ["-R", "-P", "-h", `${owner.uid}:${owner.gid}`, "--", target], { reject: false, extendEnv: false, env: { PATH: "/usr/bin:/bin" } });
+  const result = await execa("chown", ["-R", "-P", "-h", `${owner.uid}:${owner.gid}`, "--", target], {
+    reject: false,
+    extendEnv: false,
+    env: { PATH: "/usr/bin:/bin" },
+  });
   if (result.exitCode !== 0) throw new TackleError("workspace", `chown of ${target} failed: ${String(result.stderr)}`);
 }
 
@@ -41,10 +45,14 @@ export async function chownTree(target: string, owner: SandboxIdentity): Promise
  * everything under `root` but `skip`, so a recycled checkout carries none of them over.
  */
 export async function clearModeBits(root: string, skip: string): Promise<void> {
-  const result = await execa("find", [root, "-path", skip, "-prune", "-o", "!", "-type", "l", "-perm", "/7022", "-exec", "chmod", "u-s,g-s,-t,go-w", "{}", "+"], {
-    reject: false,
-    extendEnv: false,
-    env: { PATH: "/usr/bin:/bin" },
-  });
+  const result = await execa(
+    "find",
+    [root, "-path", skip, "-prune", "-o", "!", "-type", "l", "-perm", "/7022", "-exec", "chmod", "u-s,g-s,-t,go-w", "{}", "+"],
+    {
+      reject: false,
+      extendEnv: false,
+      env: { PATH: "/usr/bin:/bin" },
+    },
+  );
   if (result.exitCode !== 0) throw new TackleError("workspace", `could not clear mode bits in ${root}: ${String(result.stderr)}`);
 }

@@ -76,13 +76,20 @@ export function niceArgv(argv: readonly string[]): string[] {
 /** Options that make a host git command ignore anything a repository could plant. */
 export function hardeningArgs(): string[] {
   return [
-    "-c", "core.hooksPath=/dev/null",
-    "-c", "core.fsmonitor=false",
-    "-c", "credential.helper=",
-    "-c", "core.askPass=",
-    "-c", "core.sshCommand=false",
-    "-c", "core.quotePath=false",
-    "-c", "protocol.ext.allow=never",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "credential.helper=",
+    "-c",
+    "core.askPass=",
+    "-c",
+    "core.sshCommand=false",
+    "-c",
+    "core.quotePath=false",
+    "-c",
+    "protocol.ext.allow=never",
   ];
 }
 
@@ -226,10 +233,7 @@ export function isPushAllowed(branch: string, allowedPushBranches: readonly stri
 
 export function assertPushAllowed(branch: string, allowedPushBranches: readonly string[] = []): void {
   if (!isPushAllowed(branch, allowedPushBranches)) {
-    throw new TackleError(
-      "push_refused",
-      `branch '${branch}' may not be pushed: only tackle/... branches or the pull request head being worked on`,
-    );
+    throw new TackleError("push_refused", `branch '${branch}' may not be pushed: only tackle/... branches or the pull request head being worked on`);
   }
 }
 

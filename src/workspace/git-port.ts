@@ -103,7 +103,9 @@ export function createCheckoutReader(options: GitPortOptions): CheckoutReader {
   const { sandbox, repo } = options;
   // Grafts and replace refs would only make the pack incomplete, which the host refuses anyway.
   const env = { ...gitEnv(repo), GIT_GRAFT_FILE: "/dev/null", GIT_NO_REPLACE_OBJECTS: "1" };
-  const gitArgs = hardeningArgs().map((arg) => `'${arg}'`).join(" ");
+  const gitArgs = hardeningArgs()
+    .map((arg) => `'${arg}'`)
+    .join(" ");
   /**
    * Runs `script` in the sandbox with `git` meaning the hardened command. Git's ref backend follows a
    * `commondir` file even with GIT_COMMON_DIR set; a clone never has one, so one the agent planted
@@ -222,7 +224,10 @@ export function createGitPort(options: GitPortOptions): GitPort {
 
     async listBranches() {
       const { stdout } = await git(["for-each-ref", "--format=%(refname:short)", "refs/heads"]);
-      return stdout.split("\n").map((line) => line.trim()).filter(Boolean);
+      return stdout
+        .split("\n")
+        .map((line) => line.trim())
+        .filter(Boolean);
     },
 
     async createBranch(name) {

@@ -8,4 +8,3 @@ export { setUpSandbox } from "./set-up-sandbox.js";
 export { createSandboxExec, type Sandbox, type SandboxMode } from "./sandbox.js";
 export { createPathGuard, type GuardedFs } from "./path-guard.js";
 export { createSearch } from "./search.js";
-

@@ -56,10 +56,14 @@ export async function openLocalWorkspace(options: LocalWorkspaceOptions): Promis
   await mkdir(path.dirname(paths.root), { recursive: true });
   await pruneStaleLocal(path.dirname(paths.root));
   // What a crashed run with the same branch name left is removed; a live run's is refused.
-  await claimCheckout(paths, { branch }, {
-    staleAfterMs: STALE_AFTER_MS,
-    inUse: (owner) => new TackleError("workspace", `${paths.root} is in use by another run (pid ${owner.pid})`),
-  });
+  await claimCheckout(
+    paths,
+    { branch },
+    {
+      staleAfterMs: STALE_AFTER_MS,
+      inUse: (owner) => new TackleError("workspace", `${paths.root} is in use by another run (pid ${owner.pid})`),
+    },
+  );
 
   try {
     return await openPrivateRepo(git, { ...options, templateDir, user, branch, paths });
@@ -85,9 +89,11 @@ interface UserRepo {
 async function locateUserRepo(git: HostGit, userPath: string): Promise<UserRepo> {
   // The user named this repository; it may belong to another uid than Tackle's.
   const trust = ["-c", "safe.directory=*"];
-  const located = await git.run({ args: [...trust, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"], cwd: userPath }).catch((error: unknown) => {
-    throw new TackleError("workspace", `${userPath} is not inside a git repository with a working tree`, { cause: error });
-  });
+  const located = await git
+    .run({ args: [...trust, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"], cwd: userPath })
+    .catch((error: unknown) => {
+      throw new TackleError("workspace", `${userPath} is not inside a git repository with a working tree`, { cause: error });
+    });
   const [topLevel = "", commonDir = ""] = located.stdout.split("\n").map((line) => line.trim());
   const repo: GitRepoLocation = { gitDir: commonDir, workTree: topLevel };
   const head = await git.run({ args: ["rev-parse", "--verify", "HEAD^{commit}"], repo }).catch((error: unknown) => {

@@ -74,7 +74,11 @@ export function createMirrorStore(options: MirrorStoreOptions): MirrorStore {
   }
 
   function keyOf(mirror: string): string {
-    return path.relative(mirrorsDir, mirror).split(path.sep).join("/").replace(/\.git$/, "");
+    return path
+      .relative(mirrorsDir, mirror)
+      .split(path.sep)
+      .join("/")
+      .replace(/\.git$/, "");
   }
 
   async function create(mirror: string, remote: RemoteInfo, o: MirrorFetch): Promise<void> {

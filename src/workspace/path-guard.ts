@@ -25,10 +25,7 @@ const MAX_SYMLINK_DEPTH = 40;
 const SYSTEM_PREFIXES = ["/proc", "/dev", "/sys"];
 
 function outside(filePath: string, root: string, detail = ""): TackleError {
-  return new TackleError(
-    "path_outside_worktree",
-    `path '${filePath}' is outside the worktree ${root}${detail}; use a path inside it`,
-  );
+  return new TackleError("path_outside_worktree", `path '${filePath}' is outside the worktree ${root}${detail}; use a path inside it`);
 }
 
 function isInside(root: string, candidate: string): boolean {
@@ -88,10 +85,7 @@ export function createPathGuard(rootPath: string, options: { owner?: SandboxIden
     const absolute = path.resolve(root, filePath);
     const system = SYSTEM_PREFIXES.find((prefix) => absolute === prefix || absolute.startsWith(`${prefix}/`));
     if (system && !isInside(root, absolute)) {
-      throw new TackleError(
-        "path_outside_worktree",
-        `path '${filePath}' is a system path (${system}); only files inside the worktree ${root} can be used`,
-      );
+      throw new TackleError("path_outside_worktree", `path '${filePath}' is a system path (${system}); only files inside the worktree ${root} can be used`);
     }
     let real: string;
     try {
@@ -107,10 +101,7 @@ export function createPathGuard(rootPath: string, options: { owner?: SandboxIden
       throw outside(filePath, root, viaSymlink);
     }
     if (isGitInternal(root, absolute) || isGitInternal(root, real)) {
-      throw new TackleError(
-        "path_outside_worktree",
-        `path '${filePath}' is inside .git; git internals are off limits, use the git tools instead`,
-      );
+      throw new TackleError("path_outside_worktree", `path '${filePath}' is inside .git; git internals are off limits, use the git tools instead`);
     }
     const info = await lstat(real).catch(() => null);
     const special = info ? kindOf(info) : null;

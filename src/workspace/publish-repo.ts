@@ -67,7 +67,16 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
   }
 
   async function formatPatch(from: string, tip: string): Promise<string> {
-    return (await run(["format-patch", "--stdout", "--binary", "--no-color", "--no-ext-diff", `${assertSha(from, "the base commit")}..${assertSha(tip, "the published commit")}`])).stdout;
+    return (
+      await run([
+        "format-patch",
+        "--stdout",
+        "--binary",
+        "--no-color",
+        "--no-ext-diff",
+        `${assertSha(from, "the base commit")}..${assertSha(tip, "the published commit")}`,
+      ])
+    ).stdout;
   }
 
   /**
@@ -79,7 +88,9 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
     if (commits.length === 0) return [];
     // A "<commit> <parent>" line makes diff-tree compare the commit with that tree-ish.
     const against = async (other: string) =>
-      parseRawDiff((await run(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index"], [0], commits.map((c) => `${c} ${other}\n`).join(""))).stdout);
+      parseRawDiff(
+        (await run(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index"], [0], commits.map((c) => `${c} ${other}\n`).join(""))).stdout,
+      );
     const fromEntries = await against(from);
     if (base === undefined || base === from) return fromEntries;
     const alsoBase = new Set((await against(base)).map((entry) => `${entry.commit}\0${entry.path}`));
@@ -100,12 +111,19 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
     const lines = new Map(parseNumstat(numstat.stdout).flatMap((entry) => (entry.lines === null ? [] : [[entry.path, entry.lines] as const])));
     const commitList = commits.stdout.split("\n").filter((line) => SHA.test(line));
     // The tip's own tree is the net change, already in `entries`.
-    const perCommit = await commitTrees(commitList.filter((commit) => commit !== tip), from, base);
+    const perCommit = await commitTrees(
+      commitList.filter((commit) => commit !== tip),
+      from,
+      base,
+    );
 
     const sizes = new Map<string, number>();
     const wanted = new Set<string>();
     for (const entry of [...entries, ...perCommit]) {
-      for (const [mode, sha] of [[entry.oldMode, entry.oldSha], [entry.newMode, entry.newSha]] as const) {
+      for (const [mode, sha] of [
+        [entry.oldMode, entry.oldSha],
+        [entry.newMode, entry.newSha],
+      ] as const) {
         if (!/^0+$/.test(sha) && mode !== "160000") wanted.add(sha);
       }
     }
@@ -178,10 +196,7 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
  * and that everything they link to is there), bounded in size and time, then requires `tip` to be a
  * commit there. The pack may come from a hostile repository; `to` is one the host trusts.
  */
-export async function indexPack(
-  git: HostGit,
-  options: { to: GitRepoLocation; pack: Buffer; tip: string; signal?: AbortSignal },
-): Promise<string> {
+export async function indexPack(git: HostGit, options: { to: GitRepoLocation; pack: Buffer; tip: string; signal?: AbortSignal }): Promise<string> {
   assertSha(options.tip, "the commit to publish");
   const indexed = await git.runBytes({
     args: ["index-pack", "--stdin", "--strict", "--fix-thin", `--max-input-size=${MAX_PACK_BYTES}`],
@@ -192,7 +207,10 @@ export async function indexPack(
   });
   if (indexed.exitCode !== 0) {
     // index-pack reads only the pack's bytes; its message names objects, not host files.
-    throw new TackleError("push_refused", `the commits to publish are broken or incomplete: ${indexed.timedOut ? "timed out" : indexed.stderr.trim().slice(-300)}`);
+    throw new TackleError(
+      "push_refused",
+      `the commits to publish are broken or incomplete: ${indexed.timedOut ? "timed out" : indexed.stderr.trim().slice(-300)}`,
+    );
   }
   const present = await git.run({ args: ["cat-file", "-e", `${options.tip}^{commit}`], repo: options.to, okExitCodes: [0, 1, 128] });
   if (present.exitCode !== 0) throw new TackleError("push_refused", `${options.tip} is not a commit that can be published`);
@@ -252,7 +270,6 @@ export function parseRawDiff(output: string): RawEntry[] {
   }
   return entries;
 }
-
 
 /**
  * The one path to publishing, for server jobs and local runs alike: the tip of `branch` in the

@@ -88,8 +88,22 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
   const staleAfterMs = (options.staleAfterHours ?? 24) * 3600_000;
   const git = createHostGit({ gitHome, ...(logger ? { logger } : {}) });
   const mirrors = createMirrorStore({ mirrorsDir, templateDir, git, ...(logger ? { logger } : {}) });
-  const pool = createCheckoutPool({ checkoutsDir, recycledDir, templateDir, git, staleAfterMs, recycledPerRepo: options.recycledPerRepo ?? 2, ...(logger ? { logger } : {}) });
-  const cleanup = createCacheCleanup({ mirrors, pool, staleAfterMs, ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}), ...(logger ? { logger } : {}) });
+  const pool = createCheckoutPool({
+    checkoutsDir,
+    recycledDir,
+    templateDir,
+    git,
+    staleAfterMs,
+    recycledPerRepo: options.recycledPerRepo ?? 2,
+    ...(logger ? { logger } : {}),
+  });
+  const cleanup = createCacheCleanup({
+    mirrors,
+    pool,
+    staleAfterMs,
+    ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+    ...(logger ? { logger } : {}),
+  });
 
   async function ensureDirs(): Promise<void> {
     for (const dir of [mirrorsDir, checkoutsDir, templateDir]) await mkdir(dir, { recursive: true, mode: 0o755 });
@@ -111,7 +125,11 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
         mirrorLock(mirror),
         async () => {
           const token = typeof o.token === "function" ? await o.token() : o.token;
-          const fetch = { ...(token ? { token } : {}), ...(o.signal ? { signal: o.signal } : {}), ...(o.freshAfter !== undefined ? { freshAfter: o.freshAfter } : {}) };
+          const fetch = {
+            ...(token ? { token } : {}),
+            ...(o.signal ? { signal: o.signal } : {}),
+            ...(o.freshAfter !== undefined ? { freshAfter: o.freshAfter } : {}),
+          };
           const { warm } = await mirrors.update(mirror, remote, fetch);
           const baseBranch = o.baseBranch ?? (await mirrors.remoteHead(mirror, remote, fetch));
           const baseSha = await mirrors.branchSha(mirror, baseBranch);
@@ -141,7 +159,9 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
         publish: pushTarget(git, { mirror, remote, branch, start, allowedPushBranches: o.allowedPushBranches }),
         ...(o.sandbox === "bwrap" ? { recycle: (root: string) => pool.park(root, mirror) } : {}),
       });
-      logger?.child({ jobId: o.jobId, repo: o.repoKey }).info({ warm, recycled, ms: Date.now() - started, branch, base: start.baseBranch }, "workspace prepared");
+      logger
+        ?.child({ jobId: o.jobId, repo: o.repoKey })
+        .info({ warm, recycled, ms: Date.now() - started, branch, base: start.baseBranch }, "workspace prepared");
       void cleanup.enforceBudget().catch((error: unknown) => logger?.warn({ err: error }, "mirror eviction failed"));
       return workspace;
     } catch (error) {
@@ -202,7 +222,14 @@ function pushTarget(
       // By sha, from the host's own repository: nothing in the checkout names what is pushed where.
       args.push(s.remote.url, `${sha}:refs/heads/${s.branch}`);
       try {
-        await git.run({ args, repo: { gitDir: publish.gitDir }, ...(token !== undefined ? { token } : {}), protocols: [s.remote.scheme], retryable: true, ...(signal ? { signal } : {}) });
+        await git.run({
+          args,
+          repo: { gitDir: publish.gitDir },
+          ...(token !== undefined ? { token } : {}),
+          protocols: [s.remote.scheme],
+          retryable: true,
+          ...(signal ? { signal } : {}),
+        });
       } catch (error) {
         if (error instanceof TackleError && error.code === "git") {
           throw new TackleError("push_refused", `push of ${s.branch} was refused: ${error.message}`, { retryable: true, cause: error });

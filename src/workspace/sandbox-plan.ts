@@ -74,10 +74,33 @@ const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx
  * business reading. passwd, group and hosts are synthesised instead of bound.
  */
 const ETC_ALLOW = [
-  "alternatives", "bash.bashrc", "ca-certificates", "ca-certificates.conf", "crypto-policies", "debian_version",
-  "gai.conf", "host.conf", "inputrc", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "login.defs",
-  "lsb-release", "mime.types", "nsswitch.conf", "os-release", "pki/ca-trust", "pki/tls/certs", "profile", "protocols", "services",
-  "ssl/certs", "ssl/openssl.cnf", "terminfo", "timezone",
+  "alternatives",
+  "bash.bashrc",
+  "ca-certificates",
+  "ca-certificates.conf",
+  "crypto-policies",
+  "debian_version",
+  "gai.conf",
+  "host.conf",
+  "inputrc",
+  "ld.so.cache",
+  "ld.so.conf",
+  "ld.so.conf.d",
+  "localtime",
+  "login.defs",
+  "lsb-release",
+  "mime.types",
+  "nsswitch.conf",
+  "os-release",
+  "pki/ca-trust",
+  "pki/tls/certs",
+  "profile",
+  "protocols",
+  "services",
+  "ssl/certs",
+  "ssl/openssl.cnf",
+  "terminfo",
+  "timezone",
 ];
 
 export interface HostLayout {
@@ -122,7 +145,7 @@ function passwdFor(uid: number, gid: number): { passwd: string; group: string } 
 
 const STAGE_SCRIPT = [
   "set -e",
-  'stage=$1; shift',
+  "stage=$1; shift",
   'mount -t tmpfs -o mode=0755,size=64k,nosuid,nodev tackle-stage "$stage"',
   "i=0",
   'while [ "$1" != "--" ]; do',
@@ -140,8 +163,16 @@ const STAGE_SCRIPT = [
  */
 export function dropPrivileges(identity: SandboxIdentity, argv: readonly string[]): string[] {
   return [
-    "setpriv", "--reuid", String(identity.uid), "--regid", String(identity.gid), "--clear-groups",
-    "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
+    "setpriv",
+    "--reuid",
+    String(identity.uid),
+    "--regid",
+    String(identity.gid),
+    "--clear-groups",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--no-new-privs",
+    "--",
     ...argv,
   ];
 }
@@ -208,8 +239,18 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   if (launcher.kind === "root-drop") {
     const stageArgs = staged.flatMap((bind) => [bind.kind === "dir" ? "d" : "f", bind.src]);
     argv = [
-      "unshare", "--mount", "--propagation", "private", "--",
-      "sh", "-c", STAGE_SCRIPT, "tackle-stage", launcher.stageDir, ...stageArgs, "--",
+      "unshare",
+      "--mount",
+      "--propagation",
+      "private",
+      "--",
+      "sh",
+      "-c",
+      STAGE_SCRIPT,
+      "tackle-stage",
+      launcher.stageDir,
+      ...stageArgs,
+      "--",
       ...dropPrivileges(launcher.identity, argv),
     ];
   }

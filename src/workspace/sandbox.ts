@@ -304,7 +304,12 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     if (options.mode === "off") {
       let argv = spec.innerArgv;
       if (rootIdentity) {
-        const paths = [options.root, ...(options.extraWritable ?? []), ...(options.extraReadOnly ?? []), ...(options.homeDir !== undefined ? [options.homeDir] : [])];
+        const paths = [
+          options.root,
+          ...(options.extraWritable ?? []),
+          ...(options.extraReadOnly ?? []),
+          ...(options.homeDir !== undefined ? [options.homeDir] : []),
+        ];
         offChecked ??= assertReachable(paths, rootIdentity);
         await offChecked;
         argv = dropPrivileges(rootIdentity, argv);

@@ -29,7 +29,11 @@ async function sudo(argv: readonly string[], log: (line: string) => void): Promi
   log(`setting up the sandbox: ${shown}`);
   const result = await execa("sudo", ["-n", ...argv], { reject: false, timeout: 300_000, stdin: "ignore" });
   if (result.exitCode === 0) return true;
-  const why = String(result.stderr || result.stdout || result.shortMessage || "").trim().split("\n").slice(-2).join(" / ");
+  const why = String(result.stderr || result.stdout || result.shortMessage || "")
+    .trim()
+    .split("\n")
+    .slice(-2)
+    .join(" / ");
   log(`${shown} failed (${result.exitCode ?? "no exit code"}): ${why}`);
   return false;
 }

@@ -25,7 +25,13 @@ describe("fake Anthropic Messages API, driven by the real SDK", () => {
   it("answers messages.create with a scripted text turn", async () => {
     const { fake, client } = await start([{ content: [{ type: "text", text: "Hello there" }] }]);
     const message = await client.messages.create({ model: MODEL, max_tokens: 100, messages: [{ role: "user", content: "Hi" }] });
-    expect(message).toMatchObject({ type: "message", role: "assistant", model: MODEL, stop_reason: "end_turn", content: [{ type: "text", text: "Hello there" }] });
+    expect(message).toMatchObject({
+      type: "message",
+      role: "assistant",
+      model: MODEL,
+      stop_reason: "end_turn",
+      content: [{ type: "text", text: "Hello there" }],
+    });
     expect(message.id).toMatch(/^msg_/);
     expect(message.usage.input_tokens).toBeGreaterThan(0);
     expect(fake.requests[0]?.body.messages).toEqual([{ role: "user", content: "Hi" }]);
@@ -110,10 +116,7 @@ describe("fake Anthropic Messages API, driven by the real SDK", () => {
   });
 
   it("retries a 529 overloaded error and then succeeds", async () => {
-    const { fake, client } = await start([
-      { error: { status: 529 }, retryAfterMs: 10 },
-      { content: [{ type: "text", text: "Recovered" }] },
-    ]);
+    const { fake, client } = await start([{ error: { status: 529 }, retryAfterMs: 10 }, { content: [{ type: "text", text: "Recovered" }] }]);
     const message = await client.messages.create({ model: MODEL, max_tokens: 100, messages: [{ role: "user", content: "Hi" }] });
     expect(message.content[0]).toMatchObject({ text: "Recovered" });
     expect(fake.requests.map((r) => r.status)).toEqual([529, 200]);
@@ -124,15 +127,22 @@ describe("fake Anthropic Messages API, driven by the real SDK", () => {
     const { client } = await start([{ error: { status: 400, message: "prompt is too long" } }]);
     const error = await client.messages.create({ model: MODEL, max_tokens: 100, messages: [{ role: "user", content: "Hi" }] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-    expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({ type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } });
+    expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({
+      type: "error",
+      error: { type: "invalid_request_error", message: "prompt is too long" },
+    });
   });
 
   it("rejects a wrong API key with authentication_error, and accepts a bearer token", async () => {
     const { fake } = await start([{ content: [{ type: "text", text: "ok" }] }]);
     const wrong = new Anthropic({ apiKey: "sk-ant-wrong", baseURL: fake.url, maxRetries: 0 });
-    await expect(wrong.messages.create({ model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "Hi" }] })).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
+    await expect(wrong.messages.create({ model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "Hi" }] })).rejects.toBeInstanceOf(
+      Anthropic.AuthenticationError,
+    );
     const bearer = new Anthropic({ authToken: fake.apiKey, apiKey: null, baseURL: fake.url, maxRetries: 0 });
-    await expect(bearer.messages.create({ model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "Hi" }] })).resolves.toMatchObject({ type: "message" });
+    await expect(bearer.messages.create({ model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "Hi" }] })).resolves.toMatchObject({
+      type: "message",
+    });
   });
 
   it("reports 'scripted model exhausted' past the end of the script, without SDK retries", async () => {
@@ -157,7 +167,13 @@ describe("fake Anthropic Messages API, driven by the real SDK", () => {
     expect(second.usage.cache_creation_input_tokens).toBe(0);
     expect(second.usage.input_tokens).toBeGreaterThan(0);
 
-    const otherModel = await client.messages.create({ model: "claude-haiku-4-5", max_tokens: 10, tools: TOOLS, system, messages: [{ role: "user", content: "x" }] });
+    const otherModel = await client.messages.create({
+      model: "claude-haiku-4-5",
+      max_tokens: 10,
+      tools: TOOLS,
+      system,
+      messages: [{ role: "user", content: "x" }],
+    });
     expect(otherModel.usage.cache_read_input_tokens).toBe(0);
   });
 

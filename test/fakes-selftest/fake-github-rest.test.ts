@@ -63,7 +63,10 @@ describe("fake GitHub REST, driven by real Octokit and Probot", () => {
 
   it("rejects a JWT signed by another key and an unknown token", async () => {
     const bad = client("ghs_notarealtoken");
-    await expect(bad.rest.repos.get({ owner: "acme", repo: "widgets" })).rejects.toMatchObject({ status: 401, response: { data: { message: "Bad credentials" } } });
+    await expect(bad.rest.repos.get({ owner: "acme", repo: "widgets" })).rejects.toMatchObject({
+      status: 401,
+      response: { data: { message: "Bad credentials" } },
+    });
     const forged = await fetch(`${gh.apiUrl}/app`, { headers: { authorization: "Bearer a.b.c" } });
     expect(forged.status).toBe(401);
     expect(await forged.json()).toMatchObject({ message: "A JSON web token could not be decoded" });
@@ -92,8 +95,7 @@ describe("fake GitHub REST, driven by real Octokit and Probot", () => {
   });
 
   it("reports collaborator permissions like the REST permission endpoint", async () => {
-    const level = async (username: string) =>
-      (await octokit.rest.repos.getCollaboratorPermissionLevel({ owner: "acme", repo: "widgets", username })).data;
+    const level = async (username: string) => (await octokit.rest.repos.getCollaboratorPermissionLevel({ owner: "acme", repo: "widgets", username })).data;
     expect(await level("alice")).toMatchObject({ permission: "admin", role_name: "admin" });
     expect(await level("mia")).toMatchObject({ permission: "write", role_name: "maintain" });
     expect(await level("tim")).toMatchObject({ permission: "read", role_name: "triage" });
@@ -147,7 +149,12 @@ describe("fake GitHub REST, driven by real Octokit and Probot", () => {
 
     await expect(
       // Cast: Octokit's types reject the invalid content before it reaches the server.
-      octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/reactions", { owner: "acme", repo: "widgets", issue_number: 1, content: "thumbsup" as "+1" }),
+      octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/reactions", {
+        owner: "acme",
+        repo: "widgets",
+        issue_number: 1,
+        content: "thumbsup" as "+1",
+      }),
     ).rejects.toMatchObject({ status: 422 });
     const { data: issue } = await octokit.rest.issues.get({ owner: "acme", repo: "widgets", issue_number: 1 });
     expect(issue.reactions?.eyes).toBe(1);
@@ -155,9 +162,25 @@ describe("fake GitHub REST, driven by real Octokit and Probot", () => {
 
   it("creates pull requests and answers a duplicate with GitHub's exact 422", async () => {
     await gh.commitFiles("acme", "widgets", "tackle/issue-1", { "src/index.ts": "export const x = 2;\n" }, { message: "Fix the bug" });
-    const { data: pr, status } = await octokit.rest.pulls.create({ owner: "acme", repo: "widgets", head: "tackle/issue-1", base: "main", title: "Fix the bug", body: "Fixes #1", draft: true });
+    const { data: pr, status } = await octokit.rest.pulls.create({
+      owner: "acme",
+      repo: "widgets",
+      head: "tackle/issue-1",
+      base: "main",
+      title: "Fix the bug",
+      body: "Fixes #1",
+      draft: true,
+    });
     expect(status).toBe(201);
-    expect(pr).toMatchObject({ number: 2, draft: true, state: "open", head: { ref: "tackle/issue-1", label: "acme:tackle/issue-1" }, base: { ref: "main" }, commits: 1, changed_files: 1 });
+    expect(pr).toMatchObject({
+      number: 2,
+      draft: true,
+      state: "open",
+      head: { ref: "tackle/issue-1", label: "acme:tackle/issue-1" },
+      base: { ref: "main" },
+      commits: 1,
+      changed_files: 1,
+    });
     expect(pr.head.sha).toBe(await gh.branchSha("acme", "widgets", "tackle/issue-1"));
     expect(gh.getIssue("acme", "widgets", 2)?.pull).toBeDefined();
 
@@ -174,7 +197,9 @@ describe("fake GitHub REST, driven by real Octokit and Probot", () => {
       documentation_url: expect.any(String),
       status: "422",
     });
-    await expect(octokit.rest.pulls.create({ owner: "acme", repo: "widgets", head: "no-such-branch", base: "main", title: "x" })).rejects.toMatchObject({ status: 422 });
+    await expect(octokit.rest.pulls.create({ owner: "acme", repo: "widgets", head: "no-such-branch", base: "main", title: "x" })).rejects.toMatchObject({
+      status: 422,
+    });
     await expect(octokit.rest.pulls.create({ owner: "acme", repo: "widgets", head: "main", base: "main", title: "x" })).rejects.toMatchObject({ status: 422 });
 
     const { data: listed } = await octokit.rest.pulls.list({ owner: "acme", repo: "widgets", head: "acme:tackle/issue-1", state: "open" });
@@ -192,7 +217,14 @@ describe("fake GitHub REST, driven by real Octokit and Probot", () => {
   it("serves review comments and their reactions on a fork's pull request", async () => {
     await gh.addRepo({ owner: "forker", name: "widgets", forkOf: { owner: "acme", name: "widgets" } });
     const pr = await gh.addPullRequest({ owner: "acme", repo: "widgets", headOwner: "forker", head: "feature", files: { "docs.md": "hi\n" }, user: "forker" });
-    const review = await gh.addReviewComment({ owner: "acme", repo: "widgets", pullNumber: pr.number, body: "@tackle please rename", user: "alice", path: "docs.md" });
+    const review = await gh.addReviewComment({
+      owner: "acme",
+      repo: "widgets",
+      pullNumber: pr.number,
+      body: "@tackle please rename",
+      user: "alice",
+      path: "docs.md",
+    });
     const { data: pull } = await octokit.rest.pulls.get({ owner: "acme", repo: "widgets", pull_number: pr.number });
     expect(pull.head).toMatchObject({ ref: "feature", label: "forker:feature", repo: { full_name: "forker/widgets", fork: true } });
     const { data: comments } = await octokit.rest.pulls.listReviewComments({ owner: "acme", repo: "widgets", pull_number: pr.number });

@@ -61,7 +61,12 @@ describe("webhook payloads and signed deliveries", () => {
     const { data: issue } = await octokit.rest.issues.get({ owner: "acme", repo: "widgets", issue_number: 1 });
 
     expect(payload.action).toBe("assigned");
-    expect(payload.repository).toMatchObject({ id: repo.id, full_name: "acme/widgets", default_branch: "main", owner: { login: "acme", type: "Organization" } });
+    expect(payload.repository).toMatchObject({
+      id: repo.id,
+      full_name: "acme/widgets",
+      default_branch: "main",
+      owner: { login: "acme", type: "Organization" },
+    });
     expect(payload.installation?.id).toBe(gh.installationId("acme"));
     expect(payload.assignee).toMatchObject({ login: "tackle[bot]", type: "Bot" });
     expect(payload.issue).toMatchObject({ id: issue.id, number: 1, html_url: issue.html_url, assignees: [{ login: "tackle[bot]" }] });
@@ -74,16 +79,34 @@ describe("webhook payloads and signed deliveries", () => {
     expect(labeled.label?.name).toBe("tackle");
     expect(labeled.issue.labels?.map((l) => l.name)).toContain("tackle");
 
-    const onPr = issueCommentCreatedPayload({ ...gh.repoContext("acme", "widgets"), issueNumber: 2, isPullRequest: true, commentBody: "/tackle retry", commentId: 7, commenter: "renovate[bot]" });
+    const onPr = issueCommentCreatedPayload({
+      ...gh.repoContext("acme", "widgets"),
+      issueNumber: 2,
+      isPullRequest: true,
+      commentBody: "/tackle retry",
+      commentId: 7,
+      commenter: "renovate[bot]",
+    });
     expect(onPr.issue.pull_request).toBeDefined();
     expect(onPr.comment).toMatchObject({ id: 7, body: "/tackle retry", user: { login: "renovate[bot]", type: "Bot" } });
     expect(onPr.sender.type).toBe("Bot");
 
-    const review = pullRequestReviewSubmittedPayload({ ...gh.repoContext("acme", "widgets"), pullNumber: 2, reviewBody: "@tackle address this", head: { ref: "feature", owner: "forker" } });
+    const review = pullRequestReviewSubmittedPayload({
+      ...gh.repoContext("acme", "widgets"),
+      pullNumber: 2,
+      reviewBody: "@tackle address this",
+      head: { ref: "feature", owner: "forker" },
+    });
     expect(review.review).toMatchObject({ body: "@tackle address this", state: "commented" });
     expect(review.pull_request.head).toMatchObject({ ref: "feature", label: "forker:feature", repo: { full_name: "forker/widgets" } });
 
-    const reviewComment = pullRequestReviewCommentCreatedPayload({ ...gh.repoContext("acme", "widgets"), pullNumber: 2, commentBody: "@tackle rename", head: { ref: "tackle/issue-1" }, path: "src/a.ts" });
+    const reviewComment = pullRequestReviewCommentCreatedPayload({
+      ...gh.repoContext("acme", "widgets"),
+      pullNumber: 2,
+      commentBody: "@tackle rename",
+      head: { ref: "tackle/issue-1" },
+      path: "src/a.ts",
+    });
     expect(reviewComment.comment).toMatchObject({ body: "@tackle rename", path: "src/a.ts" });
     expect(reviewComment.pull_request.head.repo?.full_name).toBe("acme/widgets");
   });
@@ -113,7 +136,14 @@ describe("webhook payloads and signed deliveries", () => {
 
   it("drives a real Probot app, whose reaction lands in the fake GitHub", async () => {
     const comment = gh.addComment({ owner: "acme", repo: "widgets", issueNumber: 1, body: "@tackle please", user: "alice" });
-    const payload = issueCommentCreatedPayload({ ...gh.repoContext("acme", "widgets"), issueNumber: 1, title: "Broken build", commentBody: comment.body, commentId: comment.id, commenter: "alice" });
+    const payload = issueCommentCreatedPayload({
+      ...gh.repoContext("acme", "widgets"),
+      issueNumber: 1,
+      title: "Broken build",
+      commentBody: comment.body,
+      commentId: comment.id,
+      commenter: "alice",
+    });
     const result = await sendWebhook({ url: webhookUrl, secret: gh.webhookSecret, event: "issue_comment", payload, deliveryId: "delivery-1" });
     expect(result.status).toBe(200);
     expect(received).toContainEqual({ name: "issue_comment", id: "delivery-1" });

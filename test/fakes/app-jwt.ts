@@ -18,7 +18,6 @@ export function generateAppKey(): AppKeyPair {
   };
 }
 
-
 export type JwtCheck = { ok: true } | { ok: false; message: string };
 
 /**
@@ -40,9 +39,7 @@ export function verifyAppJwt(token: string, publicKey: KeyObject | string, appId
   }
   if (header.alg !== "RS256") return undecodable;
   const key = typeof publicKey === "string" ? createPublicKey(publicKey) : publicKey;
-  const valid = createVerify("RSA-SHA256")
-    .update(`${headerPart}.${payloadPart}`)
-    .verify(key, Buffer.from(signaturePart, "base64url"));
+  const valid = createVerify("RSA-SHA256").update(`${headerPart}.${payloadPart}`).verify(key, Buffer.from(signaturePart, "base64url"));
   if (!valid) return undecodable;
   if (!/^\d+$/.test(String(payload.iss))) return { ok: false, message: "'Issuer' claim ('iss') must be an Integer" };
   if (String(payload.iss) !== String(appId)) return { ok: false, message: "Integration not found" };

@@ -86,7 +86,9 @@ function promptParts(request: Record<string, unknown>): Array<{ part: unknown; c
 }
 
 function promptBlocks(request: Record<string, unknown>): PromptBlock[] {
-  let key = createHash("sha256").update(String(request.model ?? "")).digest("hex");
+  let key = createHash("sha256")
+    .update(String(request.model ?? ""))
+    .digest("hex");
   return promptParts(request).map(({ part, cacheControl }) => {
     const serialized = JSON.stringify(part);
     key = createHash("sha256").update(key).update("\n").update(serialized).digest("hex");

@@ -7,7 +7,16 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { partialParse } from "@anthropic-ai/sdk/_vendor/partial-json-parser/parser.js";
-import { computeUsage, countBreakpoints, countInputTokens, countTokens, createCacheState, MAX_CACHE_BREAKPOINTS, type CacheState, type ComputedUsage } from "./compute-usage.js";
+import {
+  computeUsage,
+  countBreakpoints,
+  countInputTokens,
+  countTokens,
+  createCacheState,
+  MAX_CACHE_BREAKPOINTS,
+  type CacheState,
+  type ComputedUsage,
+} from "./compute-usage.js";
 import { messageStreamEvents } from "./message-stream-events.js";
 
 export type ScriptedBlock =
@@ -279,7 +288,6 @@ function rawJsonOf(block: ScriptedBlock): string | undefined {
   return undefined;
 }
 
-
 function buildMessage(request: MessagesRequest, reply: ScriptedReply, usage: ComputedUsage) {
   const content = reply.content.map((block) => {
     if (block.type === "text") return { type: "text" as const, text: block.text, citations: null };
@@ -292,7 +300,10 @@ function buildMessage(request: MessagesRequest, reply: ScriptedReply, usage: Com
   const hasTool = reply.content.some((block) => block.type === "tool_use");
   const outputTokens = Math.max(
     1,
-    reply.content.reduce((sum, block) => sum + countTokens(block.type === "text" ? block.text : (rawJsonOf(block) ?? JSON.stringify("input" in block ? block.input : {}))), 0),
+    reply.content.reduce(
+      (sum, block) => sum + countTokens(block.type === "text" ? block.text : (rawJsonOf(block) ?? JSON.stringify("input" in block ? block.input : {}))),
+      0,
+    ),
   );
   const merged = {
     ...usage,

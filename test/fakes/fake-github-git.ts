@@ -130,8 +130,7 @@ export async function commitFiles(
     GIT_COMMITTER_NAME: author.name,
     GIT_COMMITTER_EMAIL: author.email,
   };
-  const run = (args: string[], input?: string | Buffer) =>
-    git(ctx, gitDir, args, input === undefined ? { env } : { env, input });
+  const run = (args: string[], input?: string | Buffer) => git(ctx, gitDir, args, input === undefined ? { env } : { env, input });
   try {
     const parent = (await branchSha(ctx, gitDir, options.branch)) ?? options.from;
     await run(parent ? ["read-tree", parent] : ["read-tree", "--empty"]);
@@ -147,9 +146,7 @@ export async function commitFiles(
       await run(["update-index", "--add", "--cacheinfo", `${mode},${blob},${path}`]);
     }
     const tree = (await run(["write-tree"])).trim();
-    const commit = (
-      await run(["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-m", options.message])
-    ).trim();
+    const commit = (await run(["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-m", options.message])).trim();
     await run(["update-ref", `refs/heads/${options.branch}`, commit, ...(parent ? [] : [ZERO_SHA])]);
     return commit;
   } finally {
@@ -166,13 +163,7 @@ export interface TreeEntry {
 }
 
 /** `git ls-tree -l` of `path` at `commit`; for a directory path pass `listChildren` to get its entries. */
-export async function lsTree(
-  ctx: GitContext,
-  gitDir: string,
-  commit: string,
-  path: string,
-  listChildren: boolean,
-): Promise<TreeEntry[]> {
+export async function lsTree(ctx: GitContext, gitDir: string, commit: string, path: string, listChildren: boolean): Promise<TreeEntry[]> {
   const target = listChildren ? (path === "" ? "" : `${path.replace(/\/$/, "")}/`) : path;
   const args = ["ls-tree", "-l", "-z", commit];
   if (target !== "") args.push("--", target);

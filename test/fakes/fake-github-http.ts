@@ -118,11 +118,7 @@ export function compileRoutes(routes: Route[]): CompiledRoute[] {
   });
 }
 
-export function matchRoute(
-  compiled: CompiledRoute[],
-  method: string,
-  path: string,
-): { route: Route; params: Record<string, string> } | undefined {
+export function matchRoute(compiled: CompiledRoute[], method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
   for (const { route, regex, names } of compiled) {
     if (route.method !== method) continue;
     const match = regex.exec(path);

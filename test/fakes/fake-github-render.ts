@@ -19,16 +19,7 @@ import {
   type ReviewCommentRecord,
   type TokenRecord,
 } from "./fake-github-state.js";
-import {
-  issueCommentJson,
-  issueJson,
-  nodeId,
-  pullJson,
-  repoJson,
-  reviewCommentJson,
-  userJson,
-  type IssueShape,
-} from "./github-json.js";
+import { issueCommentJson, issueJson, nodeId, pullJson, repoJson, reviewCommentJson, userJson, type IssueShape } from "./github-json.js";
 
 export function appJson(world: World) {
   const { app, links } = world;

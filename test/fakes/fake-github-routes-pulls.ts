@@ -5,16 +5,7 @@
 import { branchSha, diffStats } from "./fake-github-git.js";
 import { bodyObject, missingField, notFound, paginate, tokenOf, validationFailed, type Route, type RouteContext } from "./fake-github-http.js";
 import { renderPull, renderReviewComment, repoFor, requirePermission } from "./fake-github-render.js";
-import {
-  addReviewComment,
-  createIssue,
-  pullsOf,
-  repoKey,
-  reviewComments,
-  setIssueState,
-  type IssueRecord,
-  type RepoRecord,
-} from "./fake-github-state.js";
+import { addReviewComment, createIssue, pullsOf, repoKey, reviewComments, setIssueState, type IssueRecord, type RepoRecord } from "./fake-github-state.js";
 import { isoTime } from "./github-json.js";
 
 function pullFor(ctx: RouteContext, repo: RepoRecord): IssueRecord {
@@ -31,9 +22,7 @@ export function resolveHeadRepo(ctx: RouteContext, base: RepoRecord, head: strin
   const ref = head.slice(colon + 1);
   if (owner.toLowerCase() === base.owner.toLowerCase()) return { repo: base, ref };
   const baseName = `${base.owner}/${base.name}`.toLowerCase();
-  const fork = [...ctx.world.state.repos.values()].find(
-    (r) => r.owner.toLowerCase() === owner.toLowerCase() && r.parent?.toLowerCase() === baseName,
-  );
+  const fork = [...ctx.world.state.repos.values()].find((r) => r.owner.toLowerCase() === owner.toLowerCase() && r.parent?.toLowerCase() === baseName);
   return { repo: fork, ref };
 }
 

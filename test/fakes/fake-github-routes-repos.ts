@@ -211,7 +211,8 @@ export const repoRoutes: Route[] = [
       const ref = `refs/${ctx.params.ref ?? ""}`;
       const sha = await refSha(ctx.world.git, repo.gitDir, ref);
       if (!sha) throw githubError(422, "Reference does not exist");
-      if (ref === `refs/heads/${repo.defaultBranch}`) throw validationFailed([{ resource: "Reference", code: "custom", message: "Cannot delete the default branch" }]);
+      if (ref === `refs/heads/${repo.defaultBranch}`)
+        throw validationFailed([{ resource: "Reference", code: "custom", message: "Cannot delete the default branch" }]);
       await git(ctx.world.git, repo.gitDir, ["update-ref", "-d", ref, sha]);
       return { status: 204 };
     },

@@ -79,7 +79,8 @@ export function createRequestHandler(deps: RequestHandlerDeps): (req: IncomingMe
       else sendJson(res, entry, result.status ?? 200, result.body, result.headers);
     } catch (error) {
       // A bug in the fake still answers (and is logged) like a GitHub 500, with the cause for debugging.
-      const httpError = error instanceof HttpError ? error : githubError(500, `fake GitHub internal error: ${error instanceof Error ? error.stack : String(error)}`);
+      const httpError =
+        error instanceof HttpError ? error : githubError(500, `fake GitHub internal error: ${error instanceof Error ? error.stack : String(error)}`);
       sendJson(res, entry, httpError.status, httpError.body, httpError.headers);
     }
     finish();

@@ -156,7 +156,16 @@ export function findIssue(state: GitHubState, owner: string, repo: string, numbe
 export function createIssue(
   state: GitHubState,
   repo: RepoRecord,
-  fields: { title: string; body?: string | null; user: string; labels?: string[]; assignees?: string[]; state?: "open" | "closed"; pull?: PullRecord; number?: number },
+  fields: {
+    title: string;
+    body?: string | null;
+    user: string;
+    labels?: string[];
+    assignees?: string[];
+    state?: "open" | "closed";
+    pull?: PullRecord;
+    number?: number;
+  },
 ): IssueRecord {
   const number = fields.number ?? repo.nextNumber;
   repo.nextNumber = Math.max(repo.nextNumber, number + 1);
@@ -221,15 +230,22 @@ export function addIssueComment(state: GitHubState, issue: IssueRecord, body: st
 
 export function issueComments(state: GitHubState, owner: string, repo: string, number: number): CommentRecord[] {
   const key = repoKey(owner, repo);
-  return [...state.comments.values()]
-    .filter((c) => repoKey(c.owner, c.repo) === key && c.issueNumber === number)
-    .sort((a, b) => a.id - b.id);
+  return [...state.comments.values()].filter((c) => repoKey(c.owner, c.repo) === key && c.issueNumber === number).sort((a, b) => a.id - b.id);
 }
 
 export function addReviewComment(
   state: GitHubState,
   pull: IssueRecord,
-  fields: { body: string; user: string; path: string; line?: number | null; side?: "LEFT" | "RIGHT"; commitId: string; diffHunk?: string; inReplyToId?: number },
+  fields: {
+    body: string;
+    user: string;
+    path: string;
+    line?: number | null;
+    side?: "LEFT" | "RIGHT";
+    commitId: string;
+    diffHunk?: string;
+    inReplyToId?: number;
+  },
 ): ReviewCommentRecord {
   const now = isoTime();
   const id = state.nextId.reviewComment++;
@@ -258,9 +274,7 @@ export function addReviewComment(
 
 export function reviewComments(state: GitHubState, owner: string, repo: string, pullNumber: number): ReviewCommentRecord[] {
   const key = repoKey(owner, repo);
-  return [...state.reviewComments.values()]
-    .filter((c) => repoKey(c.owner, c.repo) === key && c.pullNumber === pullNumber)
-    .sort((a, b) => a.id - b.id);
+  return [...state.reviewComments.values()].filter((c) => repoKey(c.owner, c.repo) === key && c.pullNumber === pullNumber).sort((a, b) => a.id - b.id);
 }
 
 function sameSubject(a: ReactionSubject, b: ReactionSubject): boolean {
@@ -274,7 +288,12 @@ export function reactionsOn(state: GitHubState, subject: ReactionSubject): React
 }
 
 /** Returns the reaction and whether it is new; GitHub answers 200 (not 201) for a repeat. */
-export function addReaction(state: GitHubState, subject: ReactionSubject, content: ReactionContent, user: string): { reaction: ReactionRecord; created: boolean } {
+export function addReaction(
+  state: GitHubState,
+  subject: ReactionSubject,
+  content: ReactionContent,
+  user: string,
+): { reaction: ReactionRecord; created: boolean } {
   const existing = reactionsOn(state, subject).find((r) => r.content === content && r.user.toLowerCase() === user.toLowerCase());
   if (existing) return { reaction: existing, created: false };
   const reaction: ReactionRecord = { id: state.nextId.reaction++, subject, content, user, createdAt: isoTime() };
@@ -300,7 +319,5 @@ export function authorAssociation(repo: RepoRecord | undefined, login: string): 
 /** Every pull request of a repository, newest first (GitHub's default order). */
 export function pullsOf(state: GitHubState, owner: string, repo: string): IssueRecord[] {
   const key = repoKey(owner, repo);
-  return [...state.issues.values()]
-    .filter((i) => i.pull && repoKey(i.owner, i.repo) === key)
-    .sort((a, b) => b.number - a.number);
+  return [...state.issues.values()].filter((i) => i.pull && repoKey(i.owner, i.repo) === key).sort((a, b) => b.number - a.number);
 }

@@ -109,7 +109,17 @@ export interface FakeGitHub {
   addUser(login: string, type?: AccountType): void;
   setPermission(owner: string, repo: string, user: string, role: Role): void;
   /** `user` (the author) defaults to "alice", like the webhook builders' sender. */
-  addIssue(options: { owner: string; repo: string; title: string; body?: string | null; user?: string; labels?: string[]; assignees?: string[]; state?: "open" | "closed"; number?: number }): IssueRecord;
+  addIssue(options: {
+    owner: string;
+    repo: string;
+    title: string;
+    body?: string | null;
+    user?: string;
+    labels?: string[];
+    assignees?: string[];
+    state?: "open" | "closed";
+    number?: number;
+  }): IssueRecord;
   addComment(options: { owner: string; repo: string; issueNumber: number; body: string; user: string }): CommentRecord;
   /** A pull request from `head` (a branch of this repo, or of `headOwner`'s fork). `files` are committed on the head branch first. */
   addPullRequest(options: {
@@ -125,7 +135,15 @@ export interface FakeGitHub {
     files?: Record<string, SeedFile>;
     message?: string;
   }): Promise<IssueRecord>;
-  addReviewComment(options: { owner: string; repo: string; pullNumber: number; body: string; user: string; path: string; line?: number }): Promise<ReviewCommentRecord>;
+  addReviewComment(options: {
+    owner: string;
+    repo: string;
+    pullNumber: number;
+    body: string;
+    user: string;
+    path: string;
+    line?: number;
+  }): Promise<ReviewCommentRecord>;
   /** Commits straight into the bare repo; the branch is created from `from` (default branch by default). */
   commitFiles(owner: string, repo: string, branch: string, files: Record<string, SeedFile>, options?: { message?: string; from?: string }): Promise<string>;
 
@@ -186,7 +204,15 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const state = store.createState(options.firstInstallationId ?? 1001);
   for (const [token, value] of Object.entries(options.staticTokens ?? {})) {
     const spec = typeof value === "string" ? { login: value } : value;
-    state.tokens.set(token, { token, kind: "static", login: spec.login, expiresAt: Infinity, revoked: false, permissions: spec.permissions ?? ALL_PERMISSIONS, createdAt: Date.now() });
+    state.tokens.set(token, {
+      token,
+      kind: "static",
+      login: spec.login,
+      expiresAt: Infinity,
+      revoked: false,
+      permissions: spec.permissions ?? ALL_PERMISSIONS,
+      createdAt: Date.now(),
+    });
     store.ensureUser(state, spec.login);
   }
   // The bot is a known user from the start, so permission look-ups for it answer like GitHub's.
@@ -305,7 +331,12 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         await gitOps.commitFiles(git, gitDir, { branch: defaultBranch, files, message: "Initial commit" });
       }
       for (const commit of opts.commits ?? []) {
-        await gitOps.commitFiles(git, gitDir, { branch: commit.branch ?? defaultBranch, files: commit.files, message: commit.message, from: `refs/heads/${defaultBranch}` });
+        await gitOps.commitFiles(git, gitDir, {
+          branch: commit.branch ?? defaultBranch,
+          files: commit.files,
+          message: commit.message,
+          from: `refs/heads/${defaultBranch}`,
+        });
       }
       state.repos.set(store.repoKey(opts.owner, opts.name), repo);
       return {
@@ -346,18 +377,32 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       const base = repoOrThrow(opts.owner, opts.repo);
       const baseRef = opts.base ?? base.defaultBranch;
       const headRepo = opts.headOwner
-        ? [...state.repos.values()].find((r) => r.owner.toLowerCase() === opts.headOwner?.toLowerCase() && r.parent?.toLowerCase() === `${base.owner}/${base.name}`.toLowerCase())
+        ? [...state.repos.values()].find(
+            (r) => r.owner.toLowerCase() === opts.headOwner?.toLowerCase() && r.parent?.toLowerCase() === `${base.owner}/${base.name}`.toLowerCase(),
+          )
         : base;
       if (!headRepo) throw new Error(`fake GitHub: ${opts.headOwner} has no fork of ${base.owner}/${base.name} (addRepo with forkOf first)`);
       if (opts.files) {
-        await gitOps.commitFiles(git, headRepo.gitDir, { branch: opts.head, files: opts.files, message: opts.message ?? `Changes on ${opts.head}`, from: `refs/heads/${baseRef}` });
+        await gitOps.commitFiles(git, headRepo.gitDir, {
+          branch: opts.head,
+          files: opts.files,
+          message: opts.message ?? `Changes on ${opts.head}`,
+          from: `refs/heads/${baseRef}`,
+        });
       }
-      if (!(await gitOps.branchSha(git, headRepo.gitDir, opts.head))) throw new Error(`fake GitHub: branch ${opts.head} does not exist in ${headRepo.owner}/${headRepo.name}`);
+      if (!(await gitOps.branchSha(git, headRepo.gitDir, opts.head)))
+        throw new Error(`fake GitHub: branch ${opts.head} does not exist in ${headRepo.owner}/${headRepo.name}`);
       const issue = store.createIssue(state, base, {
         title: opts.title ?? `Update ${opts.head}`,
         body: opts.body ?? null,
         user: opts.user ?? (headRepo === base ? "alice" : headRepo.owner),
-        pull: { head: { owner: headRepo.owner, repo: headRepo.name, ref: opts.head }, baseRef, draft: opts.draft ?? false, mergedAt: null, maintainerCanModify: true },
+        pull: {
+          head: { owner: headRepo.owner, repo: headRepo.name, ref: opts.head },
+          baseRef,
+          draft: opts.draft ?? false,
+          mergedAt: null,
+          maintainerCanModify: true,
+        },
       });
       await renderPull(world, issue, false);
       return issue;

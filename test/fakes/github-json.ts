@@ -441,7 +441,15 @@ export function pullJson(links: GitHubLinks, pull: PullShape) {
 
 export function installationJson(
   links: GitHubLinks,
-  installation: { id: number; account: string; accountType: AccountType; appId: number; appSlug: string; permissions: Record<string, string>; events: string[] },
+  installation: {
+    id: number;
+    account: string;
+    accountType: AccountType;
+    appId: number;
+    appSlug: string;
+    permissions: Record<string, string>;
+    events: string[];
+  },
 ) {
   return {
     id: installation.id,

@@ -126,7 +126,14 @@ function common(ctx: RepoContext, event: string, action: string, sender: string,
   };
   if (ctx.ownerType === "Organization") {
     const org = userJson(links, ctx.owner, "Organization");
-    payload.organization = { login: org.login, id: org.id, node_id: org.node_id, url: `${links.api}/orgs/${ctx.owner}`, avatar_url: org.avatar_url, description: null };
+    payload.organization = {
+      login: org.login,
+      id: org.id,
+      node_id: org.node_id,
+      url: `${links.api}/orgs/${ctx.owner}`,
+      avatar_url: org.avatar_url,
+      description: null,
+    };
   }
   return { links, repo, base, payload };
 }
@@ -279,7 +286,11 @@ export function pullRequestReviewSubmittedPayload(
     author_association: reviewer.toLowerCase() === options.owner.toLowerCase() ? "OWNER" : "NONE",
     _links: { html: { href: html }, pull_request: { href: pull.url } },
   };
-  return { ...payload, review: merge(base.review, review), pull_request: merge(base.pull_request, pull) } as unknown as WebhookPayload<"pull_request_review.submitted">;
+  return {
+    ...payload,
+    review: merge(base.review, review),
+    pull_request: merge(base.pull_request, pull),
+  } as unknown as WebhookPayload<"pull_request_review.submitted">;
 }
 
 export function pullRequestReviewCommentCreatedPayload(
@@ -318,5 +329,9 @@ export function pullRequestReviewCommentCreatedPayload(
     updatedAt: now,
     authorAssociation: commenter.toLowerCase() === options.owner.toLowerCase() ? "OWNER" : "NONE",
   });
-  return { ...payload, comment: merge(base.comment, comment), pull_request: merge(base.pull_request, pull) } as unknown as WebhookPayload<"pull_request_review_comment.created">;
+  return {
+    ...payload,
+    comment: merge(base.comment, comment),
+    pull_request: merge(base.pull_request, pull),
+  } as unknown as WebhookPayload<"pull_request_review_comment.created">;
 }

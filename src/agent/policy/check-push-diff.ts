@@ -69,9 +69,11 @@ export function checkPublishedChange(config: PolicyConfig, change: PublishedChan
  * files, so `matches` is enough for files; a symlink is judged by everything it could stand for.
  */
 function pathProblem(entry: ChangedPath, rules: ProtectedPaths): string | null {
-  if (entry.oldMode === "160000" || entry.newMode === "160000") return `the change adds, moves or updates the submodule ${entry.path}, which Tackle does not publish`;
+  if (entry.oldMode === "160000" || entry.newMode === "160000")
+    return `the change adds, moves or updates the submodule ${entry.path}, which Tackle does not publish`;
   if (rules.matches(entry.path)) return `the change touches the protected path ${entry.path}`;
-  if (entry.bytes > MAX_PUBLISHED_FILE_BYTES) return `${entry.path} is ${entry.bytes} bytes, over the ${MAX_PUBLISHED_FILE_BYTES}-byte limit for a published file`;
+  if (entry.bytes > MAX_PUBLISHED_FILE_BYTES)
+    return `${entry.path} is ${entry.bytes} bytes, over the ${MAX_PUBLISHED_FILE_BYTES}-byte limit for a published file`;
   if (entry.symlinkTarget === undefined) return null;
   const target = entry.symlinkTarget;
   const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(entry.path), target));

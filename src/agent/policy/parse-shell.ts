@@ -445,8 +445,19 @@ interface Heredoc {
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = {
-  a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v",
-  "\\": "\\", "'": "'", '"': '"', "?": "?",
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
 };
 
 /** One escape of a `$'…'` string, starting after its backslash: the text it stands for and how many characters it took. */
@@ -461,11 +472,15 @@ function ansiCEscape(text: string, at: number): { value: string; length: number 
     return { value: code <= 0x10ffff ? String.fromCodePoint(code) : "", length: skip + digits.length };
   };
   const decoded =
-    char === "x" ? numeric(/^[0-9a-fA-F]{1,2}/, 16, 1)
-    : char === "u" ? numeric(/^[0-9a-fA-F]{1,4}/, 16, 1)
-    : char === "U" ? numeric(/^[0-9a-fA-F]{1,8}/, 16, 1)
-    : /[0-7]/.test(char) ? numeric(/^[0-7]{1,3}/, 8, 0)
-    : undefined;
+    char === "x"
+      ? numeric(/^[0-9a-fA-F]{1,2}/, 16, 1)
+      : char === "u"
+        ? numeric(/^[0-9a-fA-F]{1,4}/, 16, 1)
+        : char === "U"
+          ? numeric(/^[0-9a-fA-F]{1,8}/, 16, 1)
+          : /[0-7]/.test(char)
+            ? numeric(/^[0-7]{1,3}/, 8, 0)
+            : undefined;
   if (decoded !== undefined) return decoded;
   if (char === "c" && at + 1 < text.length) {
     return { value: String.fromCharCode((text.charCodeAt(at + 1) & 0x1f) >>> 0), length: 2 };

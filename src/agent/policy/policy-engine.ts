@@ -186,8 +186,7 @@ async function checkDiffSize(
   const current = await readFile(absolutePath, "utf8").catch(() => undefined);
   const next = preview(input as Record<string, unknown>, current);
   if (next === undefined || next === (current ?? "")) return ALLOW;
-  const over = (lines: number) =>
-    (maxDiffLines !== undefined && lines > maxDiffLines) || (requireApprovalAbove !== undefined && lines > requireApprovalAbove);
+  const over = (lines: number) => (maxDiffLines !== undefined && lines > maxDiffLines) || (requireApprovalAbove !== undefined && lines > requireApprovalAbove);
   let size: { lines: number; now: number };
   try {
     let estimate = await rules.diffSize.projected(absolutePath, next, ctx);
@@ -220,11 +219,7 @@ async function checkDiffSize(
  * The path as written and as resolved (a symlink into `.github/workflows` resolves there); the
  * resolved absolute path is undefined when the path guard refuses it, in which case the tool fails.
  */
-async function candidatePaths(
-  filePath: string,
-  intent: "read" | "write",
-  ctx: ToolContext,
-): Promise<{ paths: string[]; absolute: string | undefined }> {
+async function candidatePaths(filePath: string, intent: "read" | "write", ctx: ToolContext): Promise<{ paths: string[]; absolute: string | undefined }> {
   const paths: string[] = [];
   const raw = normalizeRepoPath(filePath, ctx.fs.root);
   if (raw !== undefined) paths.push(raw);

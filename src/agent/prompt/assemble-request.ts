@@ -55,9 +55,7 @@ export function assembleRequest(input: AssembleRequestInput): MessageRequest {
     messages,
   };
   if (input.tools.length > 0) {
-    request.tools = input.tools.map((tool, index) =>
-      index === input.tools.length - 1 ? { ...tool, cache_control: EPHEMERAL } : { ...tool },
-    );
+    request.tools = input.tools.map((tool, index) => (index === input.tools.length - 1 ? { ...tool, cache_control: EPHEMERAL } : { ...tool }));
   }
   return request;
 }

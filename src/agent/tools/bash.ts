@@ -10,12 +10,7 @@ const MAX_OUTPUT_BYTES = 1_000_000;
 
 const inputSchema = z.object({
   command: z.string().min(1).describe("The shell command to run (bash), from the repository root."),
-  timeout: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`Time limit in milliseconds. Defaults to ${BASH_DEFAULT_TIMEOUT_MS}; at most ${BASH_MAX_TIMEOUT_MS}.`),
+  timeout: z.number().int().min(1).optional().describe(`Time limit in milliseconds. Defaults to ${BASH_DEFAULT_TIMEOUT_MS}; at most ${BASH_MAX_TIMEOUT_MS}.`),
   description: z.string().optional().describe("A few words on what the command does, for the job's log."),
   run_in_background: z.boolean().optional().describe("Not supported yet: commands run in the foreground."),
 });

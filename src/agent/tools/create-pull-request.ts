@@ -11,7 +11,7 @@ const inputSchema = z.object({
     .string()
     .max(60_000)
     .optional()
-    .describe("Pull request description (Markdown): what changed, why, and how it was tested. \"Fixes #N\" is added when missing."),
+    .describe('Pull request description (Markdown): what changed, why, and how it was tested. "Fixes #N" is added when missing.'),
   draft: z.boolean().optional().describe("Open as a draft. Defaults to the repository's setting (a draft unless it says otherwise)."),
   base: z.string().min(1).optional().describe("Branch to merge into. Defaults to the repository's default branch (or the PR's base)."),
 });

@@ -5,9 +5,7 @@ import { numberedExcerpt, plural } from "./format-lines.js";
 
 const inputSchema = z.object({
   file_path: z.string().min(1).describe("The file to edit: relative to the repository root, or absolute inside it."),
-  old_string: z
-    .string()
-    .describe("The exact text to replace, including indentation. Empty only to create a new file (or fill an empty one)."),
+  old_string: z.string().describe("The exact text to replace, including indentation. Empty only to create a new file (or fill an empty one)."),
   new_string: z.string().describe("The text to put in its place; must differ from old_string."),
   replace_all: z.boolean().optional().describe("Replace every occurrence of old_string. Defaults to false: old_string must then occur exactly once."),
 });
@@ -113,7 +111,10 @@ function noMatch(shown: string, text: string, oldString: string): ToolResult {
   if (squash(oldString) !== "" && squash(text).includes(squash(oldString))) {
     hint = "The text exists with different whitespace or indentation; copy it exactly from a fresh Read (without the line-number prefix).";
   } else {
-    const firstLine = oldString.split("\n").find((line) => line.trim() !== "")?.trim();
+    const firstLine = oldString
+      .split("\n")
+      .find((line) => line.trim() !== "")
+      ?.trim();
     const at = firstLine === undefined ? -1 : text.split("\n").findIndex((line) => line.includes(firstLine));
     if (at >= 0 && oldString.includes("\n")) {
       hint = `The first line of old_string appears at line ${at + 1}, but the following lines differ; Read around it and copy them exactly.`;

@@ -3,8 +3,7 @@ export const MAX_LINE_CHARS = 2000;
 
 /** One line as `cat -n` prints it: the number right-aligned in six columns, a tab, the line. */
 export function formatLine(lineNumber: number, line: string): string {
-  const text =
-    line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${line.length} characters]` : line;
+  const text = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${line.length} characters]` : line;
   return `${String(lineNumber).padStart(6)}\t${text}`;
 }
 

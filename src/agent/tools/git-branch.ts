@@ -47,7 +47,10 @@ export const gitBranchTool = defineTool({
     const dirty = await ctx.git.status();
     if (dirty.length > 0) {
       return {
-        content: `The working tree has ${dirty.length} uncommitted change(s) (${dirty.slice(0, 5).map((entry) => entry.path).join(", ")}); git_commit them before switching.`,
+        content: `The working tree has ${dirty.length} uncommitted change(s) (${dirty
+          .slice(0, 5)
+          .map((entry) => entry.path)
+          .join(", ")}); git_commit them before switching.`,
         isError: true,
       };
     }

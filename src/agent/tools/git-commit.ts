@@ -2,12 +2,7 @@ import { z } from "zod";
 import { defineTool } from "./tool.js";
 
 const inputSchema = z.object({
-  message: z
-    .string()
-    .trim()
-    .min(1)
-    .max(5000)
-    .describe("The commit message: a short summary line, then a blank line and details if useful."),
+  message: z.string().trim().min(1).max(5000).describe("The commit message: a short summary line, then a blank line and details if useful."),
   files: z
     .array(z.string().min(1))
     .optional()

@@ -7,10 +7,7 @@ import { defineTool } from "./tool.js";
 export const GLOB_MAX_RESULTS = 100;
 
 const inputSchema = z.object({
-  pattern: z
-    .string()
-    .min(1)
-    .describe('Glob matched against paths relative to `path`, e.g. "**/*.ts", "src/**/*.{js,jsx}", "*.md" (top level only).'),
+  pattern: z.string().min(1).describe('Glob matched against paths relative to `path`, e.g. "**/*.ts", "src/**/*.{js,jsx}", "*.md" (top level only).'),
   path: z.string().optional().describe("Directory to search, relative to the repository root. Defaults to the root."),
 });
 

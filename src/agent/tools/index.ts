@@ -48,4 +48,3 @@ export { defineTool } from "./tool.js";
 export type { Tool, ToolCall, ToolContext, ToolEffects } from "./tool.js";
 
 export * from "../policy/index.js";
-

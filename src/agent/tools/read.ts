@@ -12,12 +12,7 @@ const BINARY_SNIFF_BYTES = 8192;
 const inputSchema = z.object({
   file_path: z.string().min(1).describe("The file to read: relative to the repository root, or absolute inside it."),
   offset: z.number().int().min(1).optional().describe("1-based line number to start at. Use it for files too long to read at once."),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`How many lines to read. Defaults to ${READ_DEFAULT_LIMIT}.`),
+  limit: z.number().int().min(1).optional().describe(`How many lines to read. Defaults to ${READ_DEFAULT_LIMIT}.`),
 });
 
 export const readTool = defineTool({
@@ -76,12 +71,7 @@ async function looksBinary(absolute: string): Promise<boolean> {
 }
 
 /** Streams the file: keeps lines [offset, offset+limit) and counts the rest, so huge files stay cheap in memory. */
-async function readLines(
-  absolute: string,
-  offset: number,
-  limit: number,
-  signal: AbortSignal,
-): Promise<{ lines: string[]; total: number }> {
+async function readLines(absolute: string, offset: number, limit: number, signal: AbortSignal): Promise<{ lines: string[]; total: number }> {
   const stream = createReadStream(absolute, { encoding: "utf8", signal });
   const reader = createInterface({ input: stream, crlfDelay: Infinity });
   const lines: string[] = [];

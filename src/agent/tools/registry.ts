@@ -7,7 +7,17 @@ import type { InvalidToolInput } from "../model-client.js";
 import type { FsPort } from "../ports.js";
 import type { ApprovalAnswer, ApprovalHandler } from "../policy/approval.js";
 import type { PolicyEngine } from "../policy/policy-engine.js";
-import { assertDeclaresEffects, isReadOnly, type PolicyDecision, type Tool, type ToolCall, type ToolCallResult, type ToolContext, type ToolDefinition, type ToolRunner } from "./tool.js";
+import {
+  assertDeclaresEffects,
+  isReadOnly,
+  type PolicyDecision,
+  type Tool,
+  type ToolCall,
+  type ToolCallResult,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolRunner,
+} from "./tool.js";
 
 export interface ToolRegistryOptions {
   policy: PolicyEngine;

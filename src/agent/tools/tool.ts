@@ -68,7 +68,8 @@ export function assertDeclaresEffects(tool: Tool): void {
   const shape = (tool.inputSchema as { shape?: Record<string, unknown> }).shape ?? {};
   const fields = [effects?.reads?.path, effects?.writes?.path, effects?.runs?.command, typeof effects?.git === "object" ? effects.git.commit : undefined];
   for (const field of fields) {
-    if (field !== undefined && !(field in shape)) throw new Error(`tool ${tool.name}: its effects name the input field "${field}", which its schema does not have`);
+    if (field !== undefined && !(field in shape))
+      throw new Error(`tool ${tool.name}: its effects name the input field "${field}", which its schema does not have`);
   }
 }
 

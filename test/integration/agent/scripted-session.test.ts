@@ -146,10 +146,7 @@ describe("a scripted session over the real loop, registry and workspace", () => 
   });
 
   it("hands the model a small, truncated result for a 50 MB command output", async () => {
-    const session = await harness.start([
-      { content: [call("Bash", { command: "head -c 50000000 /dev/zero | tr '\\0' a" })] },
-      done(),
-    ]);
+    const session = await harness.start([{ content: [call("Bash", { command: "head -c 50000000 /dev/zero | tr '\\0' a" })] }, done()]);
     expect((await session.run()).reason).toBe("task_done");
     expect(session.workspace.sandboxed).toBe(sandboxMode === "bwrap");
     const [output] = toolResultsIn(session.fake, 1);
@@ -282,10 +279,7 @@ describe("a scripted session over the real loop, registry and workspace", () => 
     const session = await harness.start(
       [
         {
-          content: [
-            call("Read", { file_path: "config/settings.txt" }),
-            call("Grep", { pattern: "ghs_", output_mode: "content" }),
-          ],
+          content: [call("Read", { file_path: "config/settings.txt" }), call("Grep", { pattern: "ghs_", output_mode: "content" })],
         },
         { content: [call("Bash", { command: "cat config/settings.txt" })] },
         done(),
@@ -359,10 +353,7 @@ describe("a scripted session over the real loop, registry and workspace", () => 
   });
 
   it("nudges after a text-only reply, then goes on to task_done", async () => {
-    const session = await harness.start([
-      { content: [{ type: "text", text: "The offset should be 32 instead of 23." }] },
-      done("Explained the fix."),
-    ]);
+    const session = await harness.start([{ content: [{ type: "text", text: "The offset should be 32 instead of 23." }] }, done("Explained the fix.")]);
     const result = await session.run();
     expect(result).toMatchObject({ reason: "task_done", turns: 2, summary: "Explained the fix." });
     expect(textsIn(session.fake, 1)[0]).toBe(NUDGE_TEXT);
@@ -372,11 +363,7 @@ describe("a scripted session over the real loop, registry and workspace", () => 
   it("ends with task_done after the turn that called it, asking the model nothing more", async () => {
     const session = await harness.start([
       {
-        content: [
-          { type: "text", text: "All set." },
-          call("git_status", {}),
-          call("task_done", { summary: "Nothing to change.", files_changed: [] }),
-        ],
+        content: [{ type: "text", text: "All set." }, call("git_status", {}), call("task_done", { summary: "Nothing to change.", files_changed: [] })],
       },
       { content: [call("Bash", { command: "touch after-done.txt" })] },
     ]);

@@ -46,8 +46,7 @@ async function comment(harness: Harness, issueNumber: number, body: string, user
   return { record, response };
 }
 
-const questionComment = (harness: Harness, issueNumber: number) =>
-  botComments(harness, issueNumber).find((c) => c.body.includes(QUESTION_MARKER));
+const questionComment = (harness: Harness, issueNumber: number) => botComments(harness, issueNumber).find((c) => c.body.includes(QUESTION_MARKER));
 
 async function waitFor<T>(probe: () => T | undefined | false, what: string, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

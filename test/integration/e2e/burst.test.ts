@@ -58,7 +58,13 @@ describe("a burst on one installation", () => {
 
     for (const issue of issues) {
       await expect
-        .poll(() => botComments(harness, issue.number).filter((c) => c.body.includes("tackle:tracking")).map((c) => FINAL.test(c.body)), { timeout: 180_000 })
+        .poll(
+          () =>
+            botComments(harness, issue.number)
+              .filter((c) => c.body.includes("tackle:tracking"))
+              .map((c) => FINAL.test(c.body)),
+          { timeout: 180_000 },
+        )
         .toEqual([true]);
     }
     // Exactly one tracking comment per issue, none left at "queued".

@@ -41,7 +41,13 @@ async function runCli(args: string[], env: Record<string, string>) {
 async function makeLocalRepo(): Promise<{ dir: string; git: (...args: string[]) => Promise<string> }> {
   const dir = await tempDir("tackle-local-repo-");
   await cp(path.resolve("examples/demo-repo"), dir, { recursive: true });
-  const env = { ...cleanGitEnv(await tempDir("tackle-git-home-")), GIT_AUTHOR_NAME: "U", GIT_AUTHOR_EMAIL: "u@example.com", GIT_COMMITTER_NAME: "U", GIT_COMMITTER_EMAIL: "u@example.com" };
+  const env = {
+    ...cleanGitEnv(await tempDir("tackle-git-home-")),
+    GIT_AUTHOR_NAME: "U",
+    GIT_AUTHOR_EMAIL: "u@example.com",
+    GIT_COMMITTER_NAME: "U",
+    GIT_COMMITTER_EMAIL: "u@example.com",
+  };
   const git = async (...args: string[]) => (await run("git", args, { cwd: dir, env })).stdout;
   await git("init", "-q", "-b", "main");
   await git("add", "-A");
@@ -98,11 +104,14 @@ describe("tackle CLI", () => {
     cleanups.push(() => model.close());
     const home = await tempDir("tackle-run-home-");
     const repo = await makeLocalRepo();
-    const result = await runCli(["run", "--local", repo.dir, "--task", "celsiusToFahrenheit(100) returns 203, not 212"], contractEnv(home, {
-      TACKLE_HOME: home,
-      ANTHROPIC_API_KEY: model.apiKey,
-      ANTHROPIC_BASE_URL: model.url,
-    }));
+    const result = await runCli(
+      ["run", "--local", repo.dir, "--task", "celsiusToFahrenheit(100) returns 203, not 212"],
+      contractEnv(home, {
+        TACKLE_HOME: home,
+        ANTHROPIC_API_KEY: model.apiKey,
+        ANTHROPIC_BASE_URL: model.url,
+      }),
+    );
     expect(result.stderr).not.toMatch(/tackle: (?!warning)/);
     expect(result.code).toBe(0);
     const branches = (await repo.git("branch", "--list", "tackle/local-*")).trim();
@@ -116,7 +125,10 @@ describe("tackle CLI", () => {
     // The transcript recorded every request and response, appended as JSONL.
     const transcripts = await readdir(path.join(home, "transcripts"));
     expect(transcripts).toHaveLength(1);
-    const lines = (await readFile(path.join(home, "transcripts", transcripts[0]!), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { type: string });
+    const lines = (await readFile(path.join(home, "transcripts", transcripts[0]!), "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string });
     expect(lines[0]!.type).toBe("meta");
     expect(lines.filter((l) => l.type === "request")).toHaveLength(model.requests.length);
     expect(lines.filter((l) => l.type === "response")).toHaveLength(model.requests.length);

@@ -23,8 +23,7 @@ function assign(harness: Harness, issueNumber: number) {
   );
 }
 
-const trackingComments = (harness: Harness, issueNumber: number) =>
-  botComments(harness, issueNumber).filter((c) => c.body.includes("tackle:tracking"));
+const trackingComments = (harness: Harness, issueNumber: number) => botComments(harness, issueNumber).filter((c) => c.body.includes("tackle:tracking"));
 
 describe("commands", () => {
   it("/tackle help and an unknown command both answer with the help text, and start nothing", async () => {

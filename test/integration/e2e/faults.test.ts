@@ -16,7 +16,8 @@ afterEach(async () => {
   redis = undefined;
 });
 
-const conversations = (harness: Harness) => harness.model.requests.filter((r) => turnIndex(r.body) === 0 && Array.isArray((r.body as { tools?: unknown[] }).tools));
+const conversations = (harness: Harness) =>
+  harness.model.requests.filter((r) => turnIndex(r.body) === 0 && Array.isArray((r.body as { tools?: unknown[] }).tools));
 
 describe("job engine faults", () => {
   it("the same delivery twice runs one job", async () => {
@@ -72,9 +73,7 @@ describe("job engine faults", () => {
     // Two jobs, two tracking comments: merged triggers get 👀 but no comment of their own.
     expect(botComments(h, issue.number).filter((c) => c.body.includes("tackle:tracking"))).toHaveLength(2);
     // The pending job's comment said where it stood in the queue before it started.
-    const posted = h.gh
-      .requests({ method: "POST", path: /\/issues\/\d+\/comments$/ })
-      .map((r) => (r.body as { body?: string } | undefined)?.body ?? "");
+    const posted = h.gh.requests({ method: "POST", path: /\/issues\/\d+\/comments$/ }).map((r) => (r.body as { body?: string } | undefined)?.body ?? "");
     expect(posted.some((body) => /queued this job: position 2 in the queue/.test(body))).toBe(true);
   });
 

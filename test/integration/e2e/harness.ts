@@ -77,9 +77,7 @@ export function fixTemperatureScript(): ScriptedTurn[] {
       stop_reason: "tool_use",
     },
     {
-      content: [
-        { type: "tool_use", name: "task_done", input: { summary: "Fixed the offset; tests pass.", files_changed: ["src/temperature.js"] } },
-      ],
+      content: [{ type: "tool_use", name: "task_done", input: { summary: "Fixed the offset; tests pass.", files_changed: ["src/temperature.js"] } }],
       stop_reason: "tool_use",
     },
   ];
@@ -164,7 +162,10 @@ export interface JobWorld {
  * The fake GitHub with the demo repository (plus `files`) and one issue, the fake model serving
  * `script`, and processJob's deps from the real runtime, for tests of the job path without webhooks.
  */
-export async function startJobWorld(script: ScriptedModel, options: { files?: Record<string, string>; title?: string; modelRetries?: number } = {}): Promise<JobWorld> {
+export async function startJobWorld(
+  script: ScriptedModel,
+  options: { files?: Record<string, string>; title?: string; modelRetries?: number } = {},
+): Promise<JobWorld> {
   const gh = await startFakeGitHub();
   await gh.addRepo({ owner: OWNER, name: REPO, files: { ...(await demoRepoFiles()), ...(options.files ?? {}) } });
   const issue = gh.addIssue({ owner: OWNER, repo: REPO, title: options.title ?? "celsiusToFahrenheit(100) returns 203" });
@@ -176,7 +177,9 @@ export async function startJobWorld(script: ScriptedModel, options: { files?: Re
   );
   const retries = options.modelRetries;
   const deps: ProcessJobDeps =
-    retries === undefined ? runtime.deps : { ...runtime.deps, model: () => createAnthropicClient({ apiKey: model.apiKey, baseURL: model.url, maxRetries: retries }) };
+    retries === undefined
+      ? runtime.deps
+      : { ...runtime.deps, model: () => createAnthropicClient({ apiKey: model.apiKey, baseURL: model.url, maxRetries: retries }) };
   const data: JobData = {
     jobId: `${OWNER}-${REPO}-${issue.number}-job`,
     deliveryId: `d-${issue.number}`,

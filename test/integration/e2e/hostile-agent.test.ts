@@ -50,7 +50,9 @@ async function runHostileJob(script: string): Promise<{ comment: string; toolRes
   const comment = gh.comments(OWNER, REPO, data.number).find((c) => c.body.includes("tackle:tracking"))?.body ?? "";
   const toolResults = model.requests.flatMap((request) =>
     (request.body as unknown as { messages: Array<{ content: unknown }> }).messages.flatMap((message) =>
-      Array.isArray(message.content) ? (message.content as Array<{ type: string; content?: unknown }>).filter((b) => b.type === "tool_result").map((b) => JSON.stringify(b.content)) : [],
+      Array.isArray(message.content)
+        ? (message.content as Array<{ type: string; content?: unknown }>).filter((b) => b.type === "tool_result").map((b) => JSON.stringify(b.content))
+        : [],
     ),
   );
   return { comment, toolResults, branch: `tackle/issue-${data.number}` };
@@ -83,7 +85,8 @@ const cases: Array<{ name: string; script: string; reason: RegExp }> = [
   },
   {
     name: "5,000 lines hidden by .gitattributes -diff and .git/info/attributes binary",
-    script: "echo '* -diff' > .gitattributes\nmkdir -p .git/info\necho '* binary' >> .git/info/attributes\nseq 1 5000 > big.txt\ngit add -A\ngit commit -qm hidden",
+    script:
+      "echo '* -diff' > .gitattributes\nmkdir -p .git/info\necho '* binary' >> .git/info/attributes\nseq 1 5000 > big.txt\ngit add -A\ngit commit -qm hidden",
     reason: /lines, over the repository's max_diff_lines of 2000/,
   },
   {
@@ -126,7 +129,7 @@ const cases: Array<{ name: string; script: string; reason: RegExp }> = [
       "commit=$(git commit-tree $tree -p HEAD -m ghost)",
       'git update-ref "refs/heads/$(git symbolic-ref --short HEAD)" $commit',
       "git reset -q --soft HEAD~1",
-      "git update-ref \"refs/heads/$(git symbolic-ref --short HEAD)\" $commit",
+      'git update-ref "refs/heads/$(git symbolic-ref --short HEAD)" $commit',
     ].join("\n"),
     reason: /protected path \.github\/workflows\/ghost\.yml/,
   },
@@ -151,7 +154,10 @@ describe("a hostile agent on the server path: the host's check stops what reache
       const run = await runHostileJob(c.script);
       await expectNothingPublished(run, c.reason);
       // The model was told too: its create_pull_request failed (by the host's check, or an agent-side one first).
-      expect(run.toolResults.some((text) => /opened pull request|updated pull request/.test(text)), run.toolResults.join("\n")).toBe(false);
+      expect(
+        run.toolResults.some((text) => /opened pull request|updated pull request/.test(text)),
+        run.toolResults.join("\n"),
+      ).toBe(false);
     }, 60_000);
   }
 

@@ -12,14 +12,7 @@ import { createJobRuntime } from "../../../src/main/runtime.js";
 import { helpText } from "../../../src/triggers/index.js";
 import { createRedactor } from "../../../src/util/redact.js";
 import { processJob, type ProcessJobDeps } from "../../../src/worker/process-job.js";
-import {
-  startFakeAnthropic,
-  startFakeGitHub,
-  type FakeAnthropic,
-  type FakeGitHub,
-  type ScriptedBlock,
-  type ScriptedTurn,
-} from "../../fakes/index.js";
+import { startFakeAnthropic, startFakeGitHub, type FakeAnthropic, type FakeGitHub, type ScriptedBlock, type ScriptedTurn } from "../../fakes/index.js";
 import { demoRepoFiles, OWNER, REPO, startHarness, type Harness } from "./harness.js";
 import { firstUserText, turnIndex } from "./script-helpers.js";
 import { botComments, comment, setRepoConfig } from "./trigger-helpers.js";
@@ -155,7 +148,9 @@ describe("a job's writes to GitHub", () => {
     expectNoSecret(writtenToGitHub(gh!), planted());
     // Each path did write, masked (not dropped).
     const bodies = (number: number) => gh!.comments(OWNER, REPO, number).map((c) => c.body);
-    expect(bodies(work.number).find((b) => b.startsWith("Found it."))).toContain("[REDACTED] [REDACTED] [REDACTED:github-token] X[REDACTED:github-token] [REDACTED:slack-token] Basic [REDACTED:basic-auth]");
+    expect(bodies(work.number).find((b) => b.startsWith("Found it."))).toContain(
+      "[REDACTED] [REDACTED] [REDACTED:github-token] X[REDACTED:github-token] [REDACTED:slack-token] Basic [REDACTED:basic-auth]",
+    );
     expect(bodies(work.number).find((b) => b.includes("tackle:tracking"))).toContain("Done. leaking [REDACTED]");
     const pull = gh!.pulls(OWNER, REPO)[0]!;
     expect(pull.title).toBe("Fix [REDACTED:github-token] [REDACTED]");

@@ -14,7 +14,18 @@ afterEach(async () => {
 it("setup steps run before the first model call, with a default route (network), and failures reach the agent", async () => {
   h = await startHarness({
     script: perJobScript([
-      { content: [{ type: "tool_use", name: "Bash", input: { command: `cat .setup-marker; awk '$2 == "00000000" { found = 1 } END { exit !found }' /proc/net/route && echo agent-has-route || echo agent-no-route` } }], stop_reason: "tool_use" },
+      {
+        content: [
+          {
+            type: "tool_use",
+            name: "Bash",
+            input: {
+              command: `cat .setup-marker; awk '$2 == "00000000" { found = 1 } END { exit !found }' /proc/net/route && echo agent-has-route || echo agent-no-route`,
+            },
+          },
+        ],
+        stop_reason: "tool_use",
+      },
       { content: [{ type: "tool_use", name: "task_done", input: { summary: "Looked at the setup." } }], stop_reason: "tool_use" },
     ]),
   });

@@ -82,8 +82,7 @@ export async function setRepoConfig(h: Harness, yaml: string): Promise<void> {
   await h.gh.commitFiles(OWNER, REPO, "main", { ".github/tackle.yml": yaml }, { message: "Tackle config" });
 }
 
-export const botComments = (h: Harness, issueNumber: number) =>
-  h.gh.comments(OWNER, REPO, issueNumber).filter((c) => c.user === h.gh.botLogin);
+export const botComments = (h: Harness, issueNumber: number) => h.gh.comments(OWNER, REPO, issueNumber).filter((c) => c.user === h.gh.botLogin);
 
 /** Everything sent to the model, as one string. */
 export const sentToModel = (h: Harness): string => JSON.stringify(h.model.requests.map((r) => r.body));
@@ -107,10 +106,7 @@ export function editScript(file: string, content: string): ScriptedTurn[] {
 
 /** Reads the issue and ends without changes. */
 export function lookScript(): ScriptedTurn[] {
-  return [
-    turn({ type: "tool_use", name: "GetIssue", input: {} }),
-    turn({ type: "tool_use", name: "task_done", input: { summary: "Nothing to change." } }),
-  ];
+  return [turn({ type: "tool_use", name: "GetIssue", input: {} }), turn({ type: "tool_use", name: "task_done", input: { summary: "Nothing to change." } })];
 }
 
 /** Whether `older` is an ancestor of `newer` in the fake's bare repository (no history was rewritten). */

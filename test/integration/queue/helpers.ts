@@ -4,10 +4,7 @@ import type { JobData } from "../../../src/jobs/index.js";
 let sequence = 0;
 
 /** A job on issue `number` of o/r; each call is a new delivery unless `delivery` is given. */
-export function jobOn(
-  number: number,
-  options: { delivery?: string; actor?: string; text?: string; owner?: string } = {},
-): JobData {
+export function jobOn(number: number, options: { delivery?: string; actor?: string; text?: string; owner?: string } = {}): JobData {
   sequence += 1;
   const deliveryId = options.delivery ?? `delivery-${sequence}-${randomUUID()}`;
   const owner = options.owner ?? "o";

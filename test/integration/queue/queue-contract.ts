@@ -1,13 +1,6 @@
 import { afterEach, expect, it } from "vitest";
 import { TackleError, isTackleError } from "../../../src/errors/index.js";
-import {
-  isShutdownReason,
-  laneKey,
-  type JobData,
-  type JobRunInfo,
-  type Queue,
-  type RetryPolicy,
-} from "../../../src/jobs/index.js";
+import { isShutdownReason, laneKey, type JobData, type JobRunInfo, type Queue, type RetryPolicy } from "../../../src/jobs/index.js";
 import { deferred, jobOn, sleep, untilAborted, waitFor } from "./helpers.js";
 
 export interface ContractQueueOptions {

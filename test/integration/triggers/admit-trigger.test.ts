@@ -35,7 +35,12 @@ describe("admitTrigger", () => {
   const admit = (name: string, number: number, body: string, options: Partial<AdmitTriggerOptions> & { commenter?: string } = {}) =>
     admitTrigger({
       event: "issue_comment",
-      payload: issueCommentCreatedPayload({ ...fake.repoContext(OWNER, name), issueNumber: number, commentBody: body, commenter: options.commenter ?? "alice" }),
+      payload: issueCommentCreatedPayload({
+        ...fake.repoContext(OWNER, name),
+        issueNumber: number,
+        commentBody: body,
+        commenter: options.commenter ?? "alice",
+      }),
       deliveryId: "delivery-1",
       botLogin: fake.botLogin,
       botName: "tackle",

@@ -85,9 +85,7 @@ describe("githubPullsPort", () => {
     };
     const result = await portFor(workspace, racing).createOrUpdate({ title: "Fix four", body: "Fixes #3", draft: true });
     expect(createCalls).toBe(1);
-    expect(fake.requests({ method: "POST", path: `/api/v3/repos/${OWNER}/${NAME}/pulls` }).map((r) => r.status)).toEqual(
-      expect.arrayContaining([201, 422]),
-    );
+    expect(fake.requests({ method: "POST", path: `/api/v3/repos/${OWNER}/${NAME}/pulls` }).map((r) => r.status)).toEqual(expect.arrayContaining([201, 422]));
     expect(result).toMatchObject({ number: rivalNumber, created: false });
     expect(result.message).toBe(`updated pull request ${result.url}`);
     expect(fake.pulls(OWNER, NAME).filter((p) => p.state === "open" && p.pull?.head.ref === "tackle/issue-4")).toHaveLength(1);

@@ -55,7 +55,11 @@ describe("buildWorkspace", () => {
     return paths;
   }
 
-  async function build(paths: CheckoutPaths, target: Partial<PublishTarget> & { deliveries?: Delivery[] } = {}, recycle?: (root: string) => Promise<boolean>): Promise<Workspace> {
+  async function build(
+    paths: CheckoutPaths,
+    target: Partial<PublishTarget> & { deliveries?: Delivery[] } = {},
+    recycle?: (root: string) => Promise<boolean>,
+  ): Promise<Workspace> {
     const { deliveries = [], ...rest } = target;
     return buildWorkspace({
       git: host(),
@@ -174,7 +178,9 @@ describe("buildWorkspace", () => {
       for (const p of [path.join(gitDir, "config"), path.join(gitDir, "hooks"), path.join(gitDir, "objects", "info", "alternates")]) {
         expect(statSync(p).uid, p).toBe(0);
       }
-      const denied = await workspace.exec.run("echo x > .git/hooks/post-commit && echo WROTE-HOOK; echo y >> .git/config && echo WROTE-CONFIG", { timeoutMs: 30_000 });
+      const denied = await workspace.exec.run("echo x > .git/hooks/post-commit && echo WROTE-HOOK; echo y >> .git/config && echo WROTE-CONFIG", {
+        timeoutMs: 30_000,
+      });
       expect(denied.output).not.toContain("WROTE-HOOK");
       expect(denied.output).not.toContain("WROTE-CONFIG");
     } finally {

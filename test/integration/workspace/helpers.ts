@@ -29,7 +29,9 @@ export async function git(cwd: string, args: string[], home = cwd): Promise<stri
  * A bare "remote" with `main` (README.md, src/app.ts) and a stale `tackle/issue-1` branch, written
  * through a scratch clone with the test's own identity.
  */
-export async function makeRemote(base: string): Promise<{ remote: string; work: string; push(files: Record<string, string>, message: string, branch?: string): Promise<string> }> {
+export async function makeRemote(
+  base: string,
+): Promise<{ remote: string; work: string; push(files: Record<string, string>, message: string, branch?: string): Promise<string> }> {
   const remote = path.join(base, "remote.git");
   const work = path.join(base, "work");
   await git(base, ["init", "--quiet", "--bare", "-b", "main", remote]);

@@ -153,7 +153,12 @@ describe.skipIf(!support.available)("a hostile agent on the local path: the user
       expect(outcome.ok, outcome.reason).toBe(true);
       expect(outcome.patchPath).not.toBeNull();
       const changes = difference(before, snapshot(path.join(repo, ".git")));
-      const allowed = [/^changed objects\/pack$/, /^added objects\/pack\/pack-[0-9a-f]{40}\.(pack|idx|rev)$/, /^changed refs\/heads$/, /^added refs\/heads\/tackle(\/local-[a-z0-9-]+)?$/];
+      const allowed = [
+        /^changed objects\/pack$/,
+        /^added objects\/pack\/pack-[0-9a-f]{40}\.(pack|idx|rev)$/,
+        /^changed refs\/heads$/,
+        /^added refs\/heads\/tackle(\/local-[a-z0-9-]+)?$/,
+      ];
       expect(changes.filter((change) => !allowed.some((pattern) => pattern.test(change)))).toEqual([]);
       expect(changes.filter((change) => change.startsWith("added refs/heads/tackle/"))).toHaveLength(1);
       // As root on a repository of another uid: git's ownership check would refuse to read it.

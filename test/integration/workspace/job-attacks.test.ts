@@ -222,7 +222,10 @@ describe("a job's sandbox under attack (real bubblewrap, real git, fake GitHub)"
     for (const line of hostPasswd.split("\n").filter((l) => l && !/^(root|nobody):/.test(l))) expect(passwd).not.toContain(line);
     expect(output).not.toContain("TRANSCRIPTS-LISTED");
     expectNoCanary(output);
-    const parent = output.slice(output.indexOf("--- parent") + "--- parent".length, output.indexOf("end")).split(/\s+/).filter(Boolean);
+    const parent = output
+      .slice(output.indexOf("--- parent") + "--- parent".length, output.indexOf("end"))
+      .split(/\s+/)
+      .filter(Boolean);
     expect(parent).toContain("job-a");
     expect(parent).not.toContain("job-b");
   });
@@ -249,7 +252,10 @@ describe("a job's sandbox under attack (real bubblewrap, real git, fake GitHub)"
     }
     // TACKLE_HOME shows only the mount points of this job (its checkout, the mirror it borrows from).
     const listing = (header: string, next: string): string[] =>
-      output.slice(output.indexOf(header) + header.length, output.indexOf(next)).split(/\s+/).filter((name) => name && name !== "." && name !== "..");
+      output
+        .slice(output.indexOf(header) + header.length, output.indexOf(next))
+        .split(/\s+/)
+        .filter((name) => name && name !== "." && name !== "..");
     expect(listing("--- home", "--- checkouts").sort()).toEqual(["checkouts", "mirrors"]);
     expect(listing("--- checkouts", "--- probes")).toEqual(["job-a"]);
     expectNoCanary(output);

@@ -87,8 +87,12 @@ describe("local workspace (tackle run --local)", () => {
   it("hands nothing over when the host's check refuses, and says why", async () => {
     const workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-refused", home: path.join(base, "home"), sandbox: mode });
     try {
-      await workspace.exec.run("mkdir -p .github/workflows && echo 'on: push' > .github/workflows/x.yml && git add -A && git commit -qm wf", { timeoutMs: 30_000 });
-      const refused = await workspace.push({ verify: (change) => ({ ok: false, reason: `no: ${change.files.map((f) => f.path).join(",")}` }) }).catch((e: unknown) => e);
+      await workspace.exec.run("mkdir -p .github/workflows && echo 'on: push' > .github/workflows/x.yml && git add -A && git commit -qm wf", {
+        timeoutMs: 30_000,
+      });
+      const refused = await workspace
+        .push({ verify: (change) => ({ ok: false, reason: `no: ${change.files.map((f) => f.path).join(",")}` }) })
+        .catch((e: unknown) => e);
       expect(isTackleError(refused, "push_refused")).toBe(true);
       expect((refused as Error).message).toContain("no: .github/workflows/x.yml");
       expect(await git(repo, ["branch", "--list", "tackle/local-refused"], base)).toBe("");
@@ -131,17 +135,22 @@ describe("local workspace (tackle run --local)", () => {
     }
   });
 
-  it.skipIf(!isRoot || !support.available)("as root on a root-owned repository whose objects only root may read: commands run as 65534 on a private copy", async () => {
-    await execa("chmod", ["-R", "go-rwx", path.join(repo, ".git")]);
-    const workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-rootrepo", home: path.join(base, "home"), sandbox: "bwrap" });
-    try {
-      const result = await workspace.exec.run("id -u; git log --format=%s -1; echo change >> README.md; git commit -qam mine && echo COMMITTED", { timeoutMs: 30_000 });
-      expect(result.output).toContain("65534\ninitial\n");
-      expect(result.output).toContain("COMMITTED");
-      const { sha } = await workspace.push({ verify: () => ({ ok: true }) });
-      expect(await git(repo, ["rev-parse", "tackle/local-rootrepo"], base)).toBe(sha);
-    } finally {
-      await workspace.dispose();
-    }
-  });
+  it.skipIf(!isRoot || !support.available)(
+    "as root on a root-owned repository whose objects only root may read: commands run as 65534 on a private copy",
+    async () => {
+      await execa("chmod", ["-R", "go-rwx", path.join(repo, ".git")]);
+      const workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-rootrepo", home: path.join(base, "home"), sandbox: "bwrap" });
+      try {
+        const result = await workspace.exec.run("id -u; git log --format=%s -1; echo change >> README.md; git commit -qam mine && echo COMMITTED", {
+          timeoutMs: 30_000,
+        });
+        expect(result.output).toContain("65534\ninitial\n");
+        expect(result.output).toContain("COMMITTED");
+        const { sha } = await workspace.push({ verify: () => ({ ok: true }) });
+        expect(await git(repo, ["rev-parse", "tackle/local-rootrepo"], base)).toBe(sha);
+      } finally {
+        await workspace.dispose();
+      }
+    },
+  );
 });

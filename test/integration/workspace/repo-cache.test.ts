@@ -150,7 +150,10 @@ describe("repo cache", () => {
     const live = await prepare("job-live");
     const stale = path.join(home, "checkouts", "job-dead");
     mkdirSync(stale, { recursive: true });
-    writeFileSync(`${stale}.json`, JSON.stringify({ pid: 2 ** 22 + 17, startTime: null, hostname: hostname(), createdAt: Date.now(), jobId: "job-dead", mirror: "" }));
+    writeFileSync(
+      `${stale}.json`,
+      JSON.stringify({ pid: 2 ** 22 + 17, startTime: null, hostname: hostname(), createdAt: Date.now(), jobId: "job-dead", mirror: "" }),
+    );
     const orphan = path.join(home, "checkouts", "job-no-meta");
     mkdirSync(orphan);
     await cache.pruneStale();
@@ -196,7 +199,10 @@ describe("repo cache: private repository over smart HTTP", () => {
     const projects = path.join(base, "projects");
     mkdirSync(projects);
     const source = await makeRemote(base);
-    await execa("git", ["clone", "--quiet", "--bare", source.remote, path.join(projects, "acme", "private.git")], { env: { PATH: process.env.PATH ?? "", HOME: base, GIT_CONFIG_NOSYSTEM: "1" }, extendEnv: false });
+    await execa("git", ["clone", "--quiet", "--bare", source.remote, path.join(projects, "acme", "private.git")], {
+      env: { PATH: process.env.PATH ?? "", HOME: base, GIT_CONFIG_NOSYSTEM: "1" },
+      extendEnv: false,
+    });
     const server = await startGitHttpServer(projects, token, base);
     try {
       const home = path.join(base, "home");

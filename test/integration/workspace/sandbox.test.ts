@@ -446,12 +446,16 @@ async function asUnprivilegedTackle<T>(root: string, body: string): Promise<T> {
     const { createSandboxExec } = await import(${JSON.stringify(path.resolve("src/workspace/sandbox.ts"))});
     ${body}
   `;
-  const result = await execa("setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups", "node", "--import", "tsx", "--input-type=module", "-e", script], {
-    cwd: process.cwd(),
-    env: { PATH: "/usr/bin:/bin", HOME: root, CANARY_TOKEN: CANARY_ENV },
-    extendEnv: false,
-    reject: false,
-  });
+  const result = await execa(
+    "setpriv",
+    ["--reuid", "65534", "--regid", "65534", "--clear-groups", "node", "--import", "tsx", "--input-type=module", "-e", script],
+    {
+      cwd: process.cwd(),
+      env: { PATH: "/usr/bin:/bin", HOME: root, CANARY_TOKEN: CANARY_ENV },
+      extendEnv: false,
+      reject: false,
+    },
+  );
   return JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "{}") as T;
 }
 

@@ -9,8 +9,19 @@ type StreamEvent = Anthropic.Messages.RawMessageStreamEvent;
 const USAGE = { input_tokens: 12, output_tokens: 30, cache_creation_input_tokens: 7, cache_read_input_tokens: 100 };
 
 /** The events the Messages API streams for this message; `raw` replaces a tool call's input JSON by content index. */
-function eventsOf(content: Array<{ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown }>, raw = new Map<number, string>()): StreamEvent[] {
-  const message = { id: "msg_1", type: "message" as const, role: "assistant" as const, model: "claude-sonnet-4-6", content, stop_reason: "tool_use", usage: USAGE };
+function eventsOf(
+  content: Array<{ type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown }>,
+  raw = new Map<number, string>(),
+): StreamEvent[] {
+  const message = {
+    id: "msg_1",
+    type: "message" as const,
+    role: "assistant" as const,
+    model: "claude-sonnet-4-6",
+    content,
+    stop_reason: "tool_use",
+    usage: USAGE,
+  };
   return messageStreamEvents(message, raw).filter((event) => event.type !== "ping") as unknown as StreamEvent[];
 }
 
@@ -90,7 +101,10 @@ describe("accumulateMessage", () => {
 
   it("rejects a stream that ends before message_stop (a cut connection) as a retryable model error", async () => {
     const events = eventsOf([{ type: "tool_use", id: "toolu_1", name: "Write", input: { file_path: "a.ts", content: "x".repeat(50) } }]);
-    const cut = events.slice(0, events.findIndex((event) => event.type === "content_block_stop"));
+    const cut = events.slice(
+      0,
+      events.findIndex((event) => event.type === "content_block_stop"),
+    );
     expect(await failure(accumulateMessage(cut))).toMatchObject({ code: "model_api", retryable: true });
     expect(await failure(accumulateMessage([]))).toMatchObject({ code: "model_api", retryable: true });
   });

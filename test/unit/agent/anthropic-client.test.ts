@@ -71,10 +71,7 @@ const toolUseReply = sse([
   ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Reading " } }],
   ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "the file." } }],
   ["content_block_stop", { type: "content_block_stop", index: 0 }],
-  [
-    "content_block_start",
-    { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_1", name: "Read", input: {} } },
-  ],
+  ["content_block_start", { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_1", name: "Read", input: {} } }],
   ["content_block_delta", { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"file_' } }],
   ["content_block_delta", { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: 'path": "src/a.ts", "limit": 20}' } }],
   ["content_block_stop", { type: "content_block_stop", index: 1 }],
@@ -182,7 +179,9 @@ describe("createAnthropicClient", () => {
     const cut: Handler = (_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(`event: message_start\ndata: ${JSON.stringify(messageStart[1])}\n\n`);
-      res.write(`event: content_block_start\ndata: ${JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } })}\n\n`);
+      res.write(
+        `event: content_block_start\ndata: ${JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } })}\n\n`,
+      );
       setTimeout(() => res.socket?.destroy(), 20);
     };
     api = await fakeApi([cut, toolUseReply]);

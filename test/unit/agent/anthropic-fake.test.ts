@@ -37,7 +37,12 @@ async function run(script: ScriptedTurn[]) {
 describe("the agent loop against the fake Anthropic API", () => {
   it("parses a streamed tool_use reply and retries a 529", async () => {
     const { result, tools, fake } = await run([
-      { content: [{ type: "text", text: "Reading." }, { type: "tool_use", name: "Echo", input: { text: "hello" } }] },
+      {
+        content: [
+          { type: "text", text: "Reading." },
+          { type: "tool_use", name: "Echo", input: { text: "hello" } },
+        ],
+      },
       { error: { status: 529 }, retryAfterMs: 5 },
       { content: [{ type: "tool_use", name: "task_done", input: { summary: "done" } }] },
     ]);
@@ -72,7 +77,13 @@ describe("the agent loop against the fake Anthropic API", () => {
 
   it("retries a stream cut mid-way, and the run goes on", async () => {
     const { result, fake } = await run([
-      { content: [{ type: "text", text: "Reading." }, { type: "tool_use", name: "Echo", input: { text: "hello" } }], cutAfterEvents: 5 },
+      {
+        content: [
+          { type: "text", text: "Reading." },
+          { type: "tool_use", name: "Echo", input: { text: "hello" } },
+        ],
+        cutAfterEvents: 5,
+      },
       { content: [{ type: "tool_use", name: "task_done", input: { summary: "done" } }] },
     ]);
     expect(result).toMatchObject({ reason: "task_done", turns: 1 });

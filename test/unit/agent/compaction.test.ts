@@ -47,7 +47,7 @@ describe("compaction", () => {
     const request = buildCompactionRequest({ model: "claude-haiku-4-5", head: history(20), maxBlockChars: 1_000, maxChars: 5_000 });
     const prompt = JSON.stringify(request.messages);
     expect(prompt).toContain("task");
-    expect(prompt).toContain("tool call Read {\\\"file_path\\\":\\\"f20\\\"}");
+    expect(prompt).toContain('tool call Read {\\"file_path\\":\\"f20\\"}');
     expect(prompt).not.toContain("f10");
     expect(prompt).toMatch(/characters \(\d+ lines\) omitted from the middle/);
     expect(prompt.length).toBeLessThan(8_000);

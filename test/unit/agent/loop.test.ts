@@ -3,17 +3,7 @@ import { CUT_OFF_REPLY_TEXT, CUT_OFF_TEXT, NUDGE_TEXT, runAgent, type AgentProgr
 import type { MessageRequest } from "../../../src/agent/model-client.js";
 import { STATE_BLOCK_TAG } from "../../../src/agent/prompt/render-state.js";
 import { TackleError } from "../../../src/errors/tackle-error.js";
-import {
-  BUDGETS,
-  lastUserBlocks,
-  reply,
-  scriptedModel,
-  testContext,
-  testRunner,
-  text,
-  toolUse,
-  type Script,
-} from "./helpers.js";
+import { BUDGETS, lastUserBlocks, reply, scriptedModel, testContext, testRunner, text, toolUse, type Script } from "./helpers.js";
 
 function setup(script: Script, overrides: Partial<RunAgentOptions> = {}) {
   const model = scriptedModel(script);
@@ -54,12 +44,7 @@ describe("runAgent", () => {
 
   it("runs every tool_use of a reply in one batch and answers them in order", async () => {
     const { options, model, tools } = setup([
-      reply([
-        text("Let me look."),
-        toolUse("Echo", { text: "one" }, "t1"),
-        toolUse("Nope", {}, "t2"),
-        toolUse("Echo", { text: "three" }, "t3"),
-      ]),
+      reply([text("Let me look."), toolUse("Echo", { text: "one" }, "t1"), toolUse("Nope", {}, "t2"), toolUse("Echo", { text: "three" }, "t3")]),
       reply([toolUse("task_done", { summary: "ok" })]),
     ]);
     const result = await runAgent(options);
@@ -80,10 +65,7 @@ describe("runAgent", () => {
   });
 
   it("nudges once after a reply without tool calls, and ends on the second", async () => {
-    const { options, model, events } = setup([
-      reply([text("I think the fix is X.")]),
-      reply([text("All done, the fix is X.")]),
-    ]);
+    const { options, model, events } = setup([reply([text("I think the fix is X.")]), reply([text("All done, the fix is X.")])]);
     const result = await runAgent(options);
     expect(result).toMatchObject({ reason: "no_tool_calls", turns: 2, summary: "All done, the fix is X." });
     expect(lastUserBlocks(model.requests[1] as MessageRequest)[0]).toMatchObject({ type: "text", text: NUDGE_TEXT });
@@ -111,13 +93,9 @@ describe("runAgent", () => {
 
   it("does not run a tool call cut off by max_tokens, and tells the model to retry smaller", async () => {
     const { options, model, tools } = setup([
-      reply(
-        [
-          toolUse("Echo", { text: "complete" }, "ok1"),
-          toolUse("Write", { file_path: "big.ts", content: "export const a = [1, 2," }, "cut1"),
-        ],
-        { stop_reason: "max_tokens" },
-      ),
+      reply([toolUse("Echo", { text: "complete" }, "ok1"), toolUse("Write", { file_path: "big.ts", content: "export const a = [1, 2," }, "cut1")], {
+        stop_reason: "max_tokens",
+      }),
       reply([toolUse("task_done", { summary: "s" })]),
     ]);
     await runAgent(options);
@@ -174,9 +152,7 @@ describe("runAgent", () => {
 
   it("cuts a model call still running at the deadline", async () => {
     const hang = (_request: MessageRequest, signal: AbortSignal) =>
-      new Promise<never>((_resolve, reject) =>
-        signal.addEventListener("abort", () => reject(new TackleError("aborted", "aborted"))),
-      );
+      new Promise<never>((_resolve, reject) => signal.addEventListener("abort", () => reject(new TackleError("aborted", "aborted"))));
     const { options } = setup([hang], { budgets: { ...BUDGETS, deadline: Date.now() + 50 } });
     const result = await runAgent(options);
     expect(result).toMatchObject({ reason: "deadline", turns: 1 });
@@ -184,9 +160,7 @@ describe("runAgent", () => {
 
   it("ends with aborted when the signal fires during a model call or between turns", async () => {
     const hang = (_request: MessageRequest, signal: AbortSignal) =>
-      new Promise<never>((_resolve, reject) =>
-        signal.addEventListener("abort", () => reject(new TackleError("aborted", "aborted"))),
-      );
+      new Promise<never>((_resolve, reject) => signal.addEventListener("abort", () => reject(new TackleError("aborted", "aborted"))));
     const first = setup([hang]);
     setTimeout(() => first.controller.abort(), 20);
     expect((await runAgent(first.options)).reason).toBe("aborted");
@@ -223,15 +197,7 @@ describe("runAgent", () => {
       reply([toolUse("task_done", { summary: "s" })]),
     ]);
     await runAgent(options);
-    expect(events.map((e) => e.type)).toEqual([
-      "turn_started",
-      "turn_finished",
-      "tool_calls",
-      "todos_changed",
-      "turn_started",
-      "turn_finished",
-      "tool_calls",
-    ]);
+    expect(events.map((e) => e.type)).toEqual(["turn_started", "turn_finished", "tool_calls", "todos_changed", "turn_started", "turn_finished", "tool_calls"]);
     const calls = events.find((e) => e.type === "tool_calls");
     expect(calls).toMatchObject({
       calls: [
@@ -316,15 +282,7 @@ describe("runAgent", () => {
       transcript: sink,
     });
     await runAgent(options);
-    expect(lines).toEqual([
-      "request 1 turn",
-      "response 1",
-      "tool_results 1",
-      "request 2 turn",
-      "response 2",
-      "tool_results 2",
-      "end task_done",
-    ]);
+    expect(lines).toEqual(["request 1 turn", "response 1", "tool_results 1", "request 2 turn", "response 2", "tool_results 2", "end task_done"]);
   });
 
   it("keeps running when the transcript cannot be written", async () => {

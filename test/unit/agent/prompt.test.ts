@@ -144,8 +144,8 @@ describe("assembleRequest", () => {
   });
 
   it("refuses a history that does not end with a user message", () => {
-    expect(() =>
-      assembleRequest({ model: "m", maxTokens: 1, system: "s", tools: [], history: [{ role: "assistant", content: "x" }], stateText: "" }),
-    ).toThrow(/user message/);
+    expect(() => assembleRequest({ model: "m", maxTokens: 1, system: "s", tools: [], history: [{ role: "assistant", content: "x" }], stateText: "" })).toThrow(
+      /user message/,
+    );
   });
 });

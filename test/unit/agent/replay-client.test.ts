@@ -65,9 +65,7 @@ describe("createReplayClient", () => {
     expect(() => createReplayClient(bad, { name: "t.jsonl" })).toThrow(/replay transcript t\.jsonl line 4: .*stop_reason/);
     expect(() => createReplayClient(["{not json"], { name: "t.jsonl" })).toThrow(/line 1: not JSON/);
     expect(() => createReplayClient([JSON.stringify({ type: "mystery" })], { name: "t.jsonl" })).toThrow(/line 1/);
-    expect(() =>
-      createReplayClient([JSON.stringify({ type: "meta", version: 99, jobId: "j", model: "m", startedAt: "x" })]),
-    ).toThrow(/line 1/);
+    expect(() => createReplayClient([JSON.stringify({ type: "meta", version: 99, jobId: "j", model: "m", startedAt: "x" })])).toThrow(/line 1/);
   });
 
   it("reads a file and replays its last run", async () => {
@@ -126,11 +124,26 @@ describe("createReplayClient", () => {
   it("replays a tool call recorded with invalid JSON input as the same marked call", async () => {
     const invalid = { error: "Expected ',' or '}' after property value in JSON at position 20", raw: '{"text": "say "hi""}' };
     const lines = [
-      JSON.stringify({ type: "response", message: { content: [{ type: "tool_use", id: "toolu_bad", name: "Echo", input: {}, invalid_input: invalid }], stop_reason: "tool_use" } }),
-      JSON.stringify({ type: "response", message: { content: [{ type: "tool_use", name: "task_done", input: { summary: "done" } }], stop_reason: "tool_use" } }),
+      JSON.stringify({
+        type: "response",
+        message: { content: [{ type: "tool_use", id: "toolu_bad", name: "Echo", input: {}, invalid_input: invalid }], stop_reason: "tool_use" },
+      }),
+      JSON.stringify({
+        type: "response",
+        message: { content: [{ type: "tool_use", name: "task_done", input: { summary: "done" } }], stop_reason: "tool_use" },
+      }),
     ];
     const tools = testRunner();
-    const result = await runAgent({ model: createReplayClient(lines), modelName: "claude-haiku-4-5", tools, ctx: testContext(), system: "s", initialMessage: "t", budgets: BUDGETS, signal });
+    const result = await runAgent({
+      model: createReplayClient(lines),
+      modelName: "claude-haiku-4-5",
+      tools,
+      ctx: testContext(),
+      system: "s",
+      initialMessage: "t",
+      budgets: BUDGETS,
+      signal,
+    });
     expect(result.reason).toBe("task_done");
     expect(tools.batches[0]).toEqual([{ id: "toolu_bad", name: "Echo", input: {}, invalidInput: invalid }]);
   });

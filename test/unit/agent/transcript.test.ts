@@ -36,17 +36,13 @@ async function lines(path: string): Promise<Array<Record<string, unknown>>> {
 
 describe("transcript", () => {
   it("lives at TACKLE_HOME/transcripts/<jobId>.jsonl, with unsafe characters replaced", () => {
-    expect(transcriptPath(transcriptDir("/home/t"), "octo/widgets#7-abc")).toBe(
-      "/home/t/transcripts/octo_widgets_7-abc.jsonl",
-    );
+    expect(transcriptPath(transcriptDir("/home/t"), "octo/widgets#7-abc")).toBe("/home/t/transcripts/octo_widgets_7-abc.jsonl");
   });
 
   it("starts with a meta line and only ever appends", async () => {
     const writer = await createTranscript({ dir: transcriptDir(home), jobId: "job-1", model: "claude-sonnet-4-5", clock: () => 0 });
     const first = await lines(writer.path);
-    expect(first).toEqual([
-      { type: "meta", version: 1, jobId: "job-1", model: "claude-sonnet-4-5", startedAt: "1970-01-01T00:00:00.000Z" },
-    ]);
+    expect(first).toEqual([{ type: "meta", version: 1, jobId: "job-1", model: "claude-sonnet-4-5", startedAt: "1970-01-01T00:00:00.000Z" }]);
 
     await writer.request(1, "turn", request([{ role: "user", content: "hi" }]));
     await writer.response(1, "turn", reply([toolUse("Echo", { text: "a" }, "t1")]));
@@ -133,8 +129,7 @@ describe("transcript", () => {
 
     const recordedLines = await lines(recorded.path);
     const replayedLines = await lines(replayed.path);
-    const strip = (ls: Array<Record<string, unknown>>) =>
-      ls.filter((l) => l.type !== "meta").map((l) => JSON.stringify({ ...l, endedAt: undefined }));
+    const strip = (ls: Array<Record<string, unknown>>) => ls.filter((l) => l.type !== "meta").map((l) => JSON.stringify({ ...l, endedAt: undefined }));
     expect(strip(replayedLines)).toEqual(strip(recordedLines));
   });
 });

@@ -34,9 +34,7 @@ describe("checkImports (run by every build over esbuild's metafile)", () => {
   });
 
   it("reports a cycle with its path", () => {
-    const problems = checkImports(
-      meta({ "src/agent/a.ts": ["src/agent/b.ts"], "src/agent/b.ts": ["src/agent/c.ts"], "src/agent/c.ts": ["src/agent/a.ts"] }),
-    );
+    const problems = checkImports(meta({ "src/agent/a.ts": ["src/agent/b.ts"], "src/agent/b.ts": ["src/agent/c.ts"], "src/agent/c.ts": ["src/agent/a.ts"] }));
     expect(problems).toEqual(["cycle: src/agent/a.ts -> src/agent/b.ts -> src/agent/c.ts -> src/agent/a.ts"]);
   });
 });

@@ -111,9 +111,7 @@ describe("loadEnv: server", () => {
     const { ANTHROPIC_API_KEY: _unused, ...withoutModelKey } = app;
     const env = loadEnv({ ...withoutModelKey, REDIS_URL: "redis://localhost:6379" }, { mode: "server" });
     expect(env.anthropicApiKey).toBeNull();
-    expect(() => loadEnv({ ...withoutModelKey, REDIS_URL: "redis://localhost:6379" }, { mode: "server", runsJobs: true })).toThrow(
-      /ANTHROPIC_API_KEY/,
-    );
+    expect(() => loadEnv({ ...withoutModelKey, REDIS_URL: "redis://localhost:6379" }, { mode: "server", runsJobs: true })).toThrow(/ANTHROPIC_API_KEY/);
   });
 
   it("builds GitHub Enterprise Server URLs", () => {

@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  DEFAULT_PROTECTED_PATHS,
-  defaultRepoConfig,
-  parseRepoConfig,
-  resolveModel,
-  type RepoConfig,
-} from "../../../src/config/index.js";
+import { DEFAULT_PROTECTED_PATHS, defaultRepoConfig, parseRepoConfig, resolveModel, type RepoConfig } from "../../../src/config/index.js";
 
 function problemsOf(yaml: string): string[] {
   const result = parseRepoConfig(yaml);

@@ -21,11 +21,9 @@ describe("mergeJobData", () => {
     expect(merged.deliveryId).toBe("delivery-alice");
     expect(merged.trigger.actor).toBe("alice");
     expect(merged.trigger.instructions).toBe(
-      [
-        "--- @alice (issue_comment) ---\nfix the test",
-        "--- @bob (issue_comment) ---\nalso the docs",
-        "--- @carol (issue_comment) ---\n(no instructions)",
-      ].join("\n\n"),
+      ["--- @alice (issue_comment) ---\nfix the test", "--- @bob (issue_comment) ---\nalso the docs", "--- @carol (issue_comment) ---\n(no instructions)"].join(
+        "\n\n",
+      ),
     );
     expect(merged.mergedTriggers).toEqual([
       { kind: "issue_comment", actor: "bob", commentId: 3, commentKind: "issue", deliveryId: "delivery-bob" },

@@ -44,7 +44,11 @@ describe("createLogger", () => {
   });
 
   it("masks the process's credentials by value, not the paths that point at them", () => {
-    const { logger, lines } = capture({ ANTHROPIC_API_KEY: "opaque-model-key-0123", WEBHOOK_SECRET: "webhook-secret-value", PRIVATE_KEY_PATH: "/etc/tackle/app.pem" });
+    const { logger, lines } = capture({
+      ANTHROPIC_API_KEY: "opaque-model-key-0123",
+      WEBHOOK_SECRET: "webhook-secret-value",
+      PRIVATE_KEY_PATH: "/etc/tackle/app.pem",
+    });
     logger.info("key opaque-model-key-0123, secret webhook-secret-value, key file /etc/tackle/app.pem");
     expect(JSON.parse(lines[0]!).msg).toBe("key [REDACTED], secret [REDACTED], key file /etc/tackle/app.pem");
   });
@@ -72,7 +76,10 @@ describe("one name per line", () => {
 
   it("a renamed child still masks its bindings and the process's credentials", () => {
     const { logger, lines } = captureLogs({ ANTHROPIC_API_KEY: "opaque-model-key-0123" });
-    logger.child({ name: "probot", remote: `https://x-access-token:${ghs}@github.com/o/r.git` }).child({ name: "github" }).info("key opaque-model-key-0123");
+    logger
+      .child({ name: "probot", remote: `https://x-access-token:${ghs}@github.com/o/r.git` })
+      .child({ name: "github" })
+      .info("key opaque-model-key-0123");
     expect(lines[0]).not.toContain(ghs);
     expect(lines[0]).not.toContain("opaque-model-key-0123");
     expect(topLevelKeys(lines[0]!).filter((key) => key === "name")).toHaveLength(1);

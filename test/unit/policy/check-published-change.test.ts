@@ -4,7 +4,15 @@ import { checkPublishedChange } from "../../../src/agent/policy/index.js";
 import { lineCount, parseNumstat } from "../../../src/workspace/git-port.js";
 import { parseRawDiff } from "../../../src/workspace/publish-repo.js";
 
-const file = (path: string, extra: Partial<ChangedPath> = {}): ChangedPath => ({ path, status: "M", oldMode: "100644", newMode: "100644", lines: 1, bytes: 10, ...extra });
+const file = (path: string, extra: Partial<ChangedPath> = {}): ChangedPath => ({
+  path,
+  status: "M",
+  oldMode: "100644",
+  newMode: "100644",
+  lines: 1,
+  bytes: 10,
+  ...extra,
+});
 const change = (files: ChangedPath[], commitFiles: ChangedPath[] = []): PublishedChange => ({
   from: "a".repeat(40),
   sha: "b".repeat(40),
@@ -27,9 +35,9 @@ describe("checkPublishedChange: the host's verdict on base..sha", () => {
     expect(reasonOf({}, change([file(".github/workflows/ci.yml")]))).toContain("protected path .github/workflows/ci.yml");
     expect(reasonOf({ protectedPaths: ["package.json"] }, change([], [file("package.json")]))).toContain("protected path package.json");
     // A rename out of a protected directory shows as its deletion.
-    expect(reasonOf({}, change([file(".github/workflows/ci.yml", { status: "D", newMode: "000000" }), file("ci.yml", { status: "A", oldMode: "000000" })]))).toContain(
-      ".github/workflows/ci.yml",
-    );
+    expect(
+      reasonOf({}, change([file(".github/workflows/ci.yml", { status: "D", newMode: "000000" }), file("ci.yml", { status: "A", oldMode: "000000" })])),
+    ).toContain(".github/workflows/ci.yml");
   });
 
   it("refuses submodules (gitlinks) added, changed or removed", () => {
@@ -58,7 +66,13 @@ describe("checkPublishedChange: the host's verdict on base..sha", () => {
 
 describe("what the host reads from its own repository", () => {
   it("parses diff-tree's raw output, modes and all", () => {
-    const raw = [":100644 100755 " + "1".repeat(40) + " " + "2".repeat(40) + " M", "run.sh", ":000000 120000 " + "0".repeat(40) + " " + "3".repeat(40) + " A", "link", ""].join("\0");
+    const raw = [
+      ":100644 100755 " + "1".repeat(40) + " " + "2".repeat(40) + " M",
+      "run.sh",
+      ":000000 120000 " + "0".repeat(40) + " " + "3".repeat(40) + " A",
+      "link",
+      "",
+    ].join("\0");
     expect(parseRawDiff(raw)).toEqual([
       { path: "run.sh", status: "M", oldMode: "100644", newMode: "100755", oldSha: "1".repeat(40), newSha: "2".repeat(40) },
       { path: "link", status: "A", oldMode: "000000", newMode: "120000", oldSha: "0".repeat(40), newSha: "3".repeat(40) },

@@ -80,7 +80,10 @@ describe("parseShell", () => {
 
   it("tells arithmetic expansion from command substitution, and inspects substitutions inside it", () => {
     expect(words("echo $((1 + 2)) $(( (3) * 4 ))")).toEqual([["echo", "0", "0"]]);
-    expect(words("echo $(( $(rm -rf /) + 1 ))")).toEqual([["echo", "0"], ["rm", "-rf", "/"]]);
+    expect(words("echo $(( $(rm -rf /) + 1 ))")).toEqual([
+      ["echo", "0"],
+      ["rm", "-rf", "/"],
+    ]);
     expect(words('echo "$(( `reboot` ))"')).toContainEqual(["reboot"]);
     // Parentheses that do not close as `))` make a substitution holding a subshell.
     expect(words("echo $((rm -rf /) )")).toContainEqual(["rm", "-rf", "/"]);

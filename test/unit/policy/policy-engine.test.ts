@@ -2,12 +2,7 @@ import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import {
-  createPolicyEngine,
-  denyingApprovalHandler,
-  type PolicyConfig,
-  type PolicyDecision,
-} from "../../../src/agent/policy/index.js";
+import { createPolicyEngine, denyingApprovalHandler, type PolicyConfig, type PolicyDecision } from "../../../src/agent/policy/index.js";
 import { coreTools, defineTool, type Tool } from "../../../src/agent/tools/index.js";
 import { createHarness, type Harness } from "../tools/helpers.js";
 
@@ -22,8 +17,7 @@ afterEach(async () => {
 const core = new Map(coreTools().map((tool) => [tool.name, tool]));
 const tool = (name: string): Tool => core.get(name) ?? (undefined as never);
 
-const check = (name: string, input: unknown, config: PolicyConfig = {}): Promise<PolicyDecision> =>
-  createPolicyEngine(config).check(tool(name), input, h.ctx);
+const check = (name: string, input: unknown, config: PolicyConfig = {}): Promise<PolicyDecision> => createPolicyEngine(config).check(tool(name), input, h.ctx);
 
 describe("protected paths", () => {
   it("denies Write and Edit to .github/workflows and .git by default", async () => {

@@ -62,9 +62,9 @@ describe("protected path patterns (picomatch)", () => {
   });
 
   it.each([
-    ["src/[abc", "is not a valid glob: Missing closing: \"]\""],
-    ["src/+(a|b", "is not a valid glob: Missing closing: \")\""],
-    ["{a,b", "is not a valid glob: Missing closing: \"}\""],
+    ["src/[abc", 'is not a valid glob: Missing closing: "]"'],
+    ["src/+(a|b", 'is not a valid glob: Missing closing: ")"'],
+    ["{a,b", 'is not a valid glob: Missing closing: "}"'],
     ["[z-a].txt", "is not a valid glob: Range out of order in character class"],
     ["[[:nodigit:]]", "is not a valid glob"],
     ["{a..5}", "{a..5} is not a range of whole numbers or of single letters"],

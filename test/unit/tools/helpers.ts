@@ -110,7 +110,10 @@ export function createFsPort(root: string): FsPort {
     relative: (absolute) => path.relative(root, absolute).split(path.sep).join("/") || ".",
     async writeFile(filePath, content) {
       const absolute = await this.resolve(filePath, "write");
-      const created = !(await stat(absolute).then(() => true, () => false));
+      const created = !(await stat(absolute).then(
+        () => true,
+        () => false,
+      ));
       await mkdir(path.dirname(absolute), { recursive: true });
       await writeFile(absolute, content, "utf8");
       return { path: absolute, created };
@@ -230,8 +233,7 @@ export function createGitPort(root: string, env: Record<string, string>): GitPor
       await git(["commit", "-q", "-m", message]);
       return (await text(["rev-parse", "HEAD"])).trim();
     },
-    listBranches: async () =>
-      (await text(["branch", "--format=%(refname:short)"])).split("\n").filter((line) => line !== ""),
+    listBranches: async () => (await text(["branch", "--format=%(refname:short)"])).split("\n").filter((line) => line !== ""),
     createBranch: async (name) => {
       await git(["branch", name]);
     },
@@ -331,12 +333,7 @@ export async function createHarness(options: { jobBranch?: boolean } = {}): Prom
 }
 
 /** Runs one call through a registry over the core tools (default policy, approvals denied). */
-export async function callTool(
-  ctx: ToolContext,
-  name: string,
-  input: unknown,
-  options: Partial<ToolRegistryOptions> = {},
-): Promise<ToolCallResult> {
+export async function callTool(ctx: ToolContext, name: string, input: unknown, options: Partial<ToolRegistryOptions> = {}): Promise<ToolCallResult> {
   const registry = createToolRegistry(coreTools(), {
     policy: createPolicyEngine(),
     approval: denyingApprovalHandler,

@@ -82,12 +82,7 @@ describe("createToolRegistry", () => {
       approval: denyingApprovalHandler,
     });
     await registry.runCalls(
-      calls(
-        ["SlowRead", { id: "r1", ms: 100 }],
-        ["SlowWrite", { id: "w1", ms: 100 }],
-        ["SlowWrite", { id: "w2", ms: 50 }],
-        ["SlowRead", { id: "r2", ms: 50 }],
-      ),
+      calls(["SlowRead", { id: "r1", ms: 100 }], ["SlowWrite", { id: "w1", ms: 100 }], ["SlowWrite", { id: "w2", ms: 50 }], ["SlowRead", { id: "r2", ms: 50 }]),
       h.ctx,
     );
     const byId = Object.fromEntries(spans.map((span) => [span.id, span]));
@@ -272,8 +267,23 @@ describe("createToolRegistry", () => {
     const registry = createToolRegistry(coreTools(), { policy: allowAll, approval: denyingApprovalHandler });
     const first = registry.definitions();
     expect(first.map((definition) => definition.name)).toEqual([
-      "Read", "Write", "Edit", "Glob", "Grep", "Bash", "TodoWrite", "NoteWrite", "GetIssue", "ReportToIssue",
-      "git_status", "git_diff", "git_log", "git_commit", "git_branch", "create_pull_request", "task_done",
+      "Read",
+      "Write",
+      "Edit",
+      "Glob",
+      "Grep",
+      "Bash",
+      "TodoWrite",
+      "NoteWrite",
+      "GetIssue",
+      "ReportToIssue",
+      "git_status",
+      "git_diff",
+      "git_log",
+      "git_commit",
+      "git_branch",
+      "create_pull_request",
+      "task_done",
     ]);
     for (const definition of first) {
       expect(definition.input_schema.type).toBe("object");
@@ -287,7 +297,9 @@ describe("createToolRegistry", () => {
     });
     // A caller that decorates its copy (e.g. cache_control) does not change the next one.
     (first[16] as unknown as Record<string, unknown>).cache_control = { type: "ephemeral" };
-    expect(JSON.stringify(registry.definitions())).toBe(JSON.stringify(createToolRegistry(coreTools(), { policy: allowAll, approval: denyingApprovalHandler }).definitions()));
+    expect(JSON.stringify(registry.definitions())).toBe(
+      JSON.stringify(createToolRegistry(coreTools(), { policy: allowAll, approval: denyingApprovalHandler }).definitions()),
+    );
   });
 
   it("describes every field of every core tool", () => {
@@ -306,7 +318,13 @@ describe("createToolRegistry", () => {
 
   it("refuses a tool that declares no effects, or names an input field it does not take", () => {
     const tool = (effects: unknown) =>
-      defineTool({ name: "Mystery", description: "?", inputSchema: z.object({ target: z.string().describe("t") }), effects: effects as ToolEffects, execute: async () => ({ content: "" }) });
+      defineTool({
+        name: "Mystery",
+        description: "?",
+        inputSchema: z.object({ target: z.string().describe("t") }),
+        effects: effects as ToolEffects,
+        execute: async () => ({ content: "" }),
+      });
     const register = (effects: unknown) => () => createToolRegistry([tool(effects)], { policy: allowAll, approval: denyingApprovalHandler });
     expect(register(undefined)).toThrow("tool Mystery declares no effects");
     expect(register({})).toThrow("tool Mystery declares no effects");

@@ -45,7 +45,7 @@ describe("Glob", () => {
     expect(git.content).toContain("No files match");
   });
 
-  it("treats path \".\" as the root", async () => {
+  it('treats path "." as the root', async () => {
     const result = await callTool(h.ctx, "Glob", { pattern: "src/*.js", path: "." });
     expect(result.content).toBe("src/c.js");
     const grep = await callTool(h.ctx, "Grep", { pattern: "gamma", path: "." });

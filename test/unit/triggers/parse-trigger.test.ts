@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { jobDataSchema } from "../../../src/jobs/job-data.js";
-import {
-  isCommandTrigger,
-  isTaskTrigger,
-  isTrigger,
-  isTriggerEnabled,
-  jobTriggerOf,
-  parseTrigger,
-  type ParseResult,
-} from "../../../src/triggers/index.js";
+import { isCommandTrigger, isTaskTrigger, isTrigger, isTriggerEnabled, jobTriggerOf, parseTrigger, type ParseResult } from "../../../src/triggers/index.js";
 import { defaultRepoConfig } from "../../../src/config/index.js";
 import {
   BOT_LOGIN,

@@ -53,11 +53,7 @@ const masked: Array<[string, string, string]> = [
     "MY_aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "MY_aws_secret_access_key = [REDACTED:aws-secret-key]",
   ],
-  [
-    "jwt",
-    "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-    "Bearer [REDACTED:jwt]",
-  ],
+  ["jwt", "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "Bearer [REDACTED:jwt]"],
   // Authorization headers and Basic credentials
   ["authorization token header", "Authorization: token abcdef0123456789", "Authorization: token [REDACTED]"],
   ["authorization basic header", `Authorization: Basic ${b64("alice:s3cret-pass")}`, "Authorization: Basic [REDACTED]"],
@@ -70,11 +66,7 @@ const masked: Array<[string, string, string]> = [
   ],
   ["x-access-token in base64 without its header", `value ${b64(`x-access-token:${alnum(40)}`)} end`, "value [REDACTED:basic-auth] end"],
   ["x-access-token with an opaque token", `x-access-token:v1.${alnum(40)}`, "x-access-token:[REDACTED]"],
-  [
-    "x-access-token in a clone URL",
-    `https://x-access-token:${ghs}@github.com/o/r.git`,
-    "https://x-access-token:[REDACTED:github-token]@github.com/o/r.git",
-  ],
+  ["x-access-token in a clone URL", `https://x-access-token:${ghs}@github.com/o/r.git`, "https://x-access-token:[REDACTED:github-token]@github.com/o/r.git"],
   ["URL password", "redis://:hunter2-but-longer@redis.internal:6379/0", "redis://:[REDACTED]@redis.internal:6379/0"],
   ["URL user and password", "https://bob:pa55word@example.com/repo.git", "https://bob:[REDACTED]@example.com/repo.git"],
 ];

@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  MAX_TRACKING_COMMENT_CHARS,
-  renderTrackingComment,
-  trackingMarker,
-  type JobStats,
-  type TrackingState,
-} from "../../../src/worker/tracking-comment.js";
+import { MAX_TRACKING_COMMENT_CHARS, renderTrackingComment, trackingMarker, type JobStats, type TrackingState } from "../../../src/worker/tracking-comment.js";
 
 const JOB = "octo-widgets-7-delivery-1";
 const MARKER = "<!-- tackle:tracking job=octo-widgets-7-delivery-1 -->";
@@ -13,7 +7,10 @@ const START = 1_000_000;
 const stats: JobStats = { durationMs: 125_400, turns: 9, inputTokens: 8_000, outputTokens: 2_345, cacheReadTokens: 40_000, costUsd: 0.4567 };
 const STATS_LINE = "<sub>2m 5s · 9 turns · 48.0k input / 2345 output tokens · $0.46</sub>";
 
-const final = (phase: Extract<TrackingState, { stats: JobStats }>["phase"], extra: Partial<Extract<TrackingState, { stats: JobStats }>> = {}): TrackingState => ({
+const final = (
+  phase: Extract<TrackingState, { stats: JobStats }>["phase"],
+  extra: Partial<Extract<TrackingState, { stats: JobStats }>> = {},
+): TrackingState => ({
   phase,
   reason: "the reason",
   stats,
@@ -27,15 +24,15 @@ describe("renderTrackingComment", () => {
 
   it("queued: first in line, and behind others", () => {
     expect(renderTrackingComment({ phase: "queued", position: 1 }, JOB)).toBe(`${MARKER}\n⏳ **Tackle** has queued this job; it starts shortly.`);
-    expect(renderTrackingComment({ phase: "queued", position: 3 }, JOB)).toBe(
-      `${MARKER}\n⏳ **Tackle** has queued this job: position 3 in the queue.`,
-    );
+    expect(renderTrackingComment({ phase: "queued", position: 3 }, JOB)).toBe(`${MARKER}\n⏳ **Tackle** has queued this job: position 3 in the queue.`);
   });
 
   it("working without todos: the step, the elapsed time and how to stop", () => {
     const state: TrackingState = { phase: "working", step: "preparing the workspace", todos: [], startedAt: START };
     expect(renderTrackingComment(state, JOB, START + 42_400)).toBe(
-      [MARKER, "🛠️ **Tackle is working on this** (42s so far)", "", "Current step: preparing the workspace", "", "_Comment `/tackle stop` to cancel._"].join("\n"),
+      [MARKER, "🛠️ **Tackle is working on this** (42s so far)", "", "Current step: preparing the workspace", "", "_Comment `/tackle stop` to cancel._"].join(
+        "\n",
+      ),
     );
   });
 
@@ -108,16 +105,7 @@ describe("renderTrackingComment", () => {
   it("failed: the reason and what was kept", () => {
     const state = final("failed", { reason: "the model API failed 5 times", kept: "branch tackle/issue-7 with 2 commits" });
     expect(renderTrackingComment(state, JOB)).toBe(
-      [
-        MARKER,
-        "**❌ Tackle failed**",
-        "",
-        "Reason: the model API failed 5 times",
-        "",
-        "Kept: branch tackle/issue-7 with 2 commits",
-        "",
-        STATS_LINE,
-      ].join("\n"),
+      [MARKER, "**❌ Tackle failed**", "", "Reason: the model API failed 5 times", "", "Kept: branch tackle/issue-7 with 2 commits", "", STATS_LINE].join("\n"),
     );
   });
 
@@ -137,9 +125,11 @@ describe("renderTrackingComment", () => {
 
   it("small numbers: seconds only, tokens in full, cents", () => {
     const small: JobStats = { durationMs: 4_400, turns: 1, inputTokens: 900, outputTokens: 12, cacheReadTokens: 0, costUsd: 0.004 };
-    expect(renderTrackingComment(final("done", { stats: small }), JOB).split("\n").at(-1)).toBe(
-      "<sub>4s · 1 turns · 900 input / 12 output tokens · $0.00</sub>",
-    );
+    expect(
+      renderTrackingComment(final("done", { stats: small }), JOB)
+        .split("\n")
+        .at(-1),
+    ).toBe("<sub>4s · 1 turns · 900 input / 12 output tokens · $0.00</sub>");
   });
 
   it("a very long summary stays under GitHub's 65,536 characters, keeping the marker and the stats", () => {

@@ -113,7 +113,15 @@ describe("bubblewrap plan", () => {
     expect(plan.args.slice(0, 4)).toEqual(["--mount", "--propagation", "private", "--"]);
     const setpriv = plan.args.indexOf("setpriv");
     expect(plan.args.slice(setpriv, setpriv + 9)).toEqual([
-      "setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
+      "setpriv",
+      "--reuid",
+      "65534",
+      "--regid",
+      "65534",
+      "--clear-groups",
+      "--inh-caps=-all",
+      "--bounding-set=-all",
+      "--no-new-privs",
     ]);
     const bwrapArgs = plan.args.slice(plan.args.indexOf("bwrap"));
     // Host paths reach bubblewrap only through the stage.
@@ -121,17 +129,32 @@ describe("bubblewrap plan", () => {
     expect(bwrapArgs.filter((arg) => arg.startsWith("/home/u/.tackle") && !arg.includes("/checkouts/j1") && !arg.includes("/mirrors/"))).toEqual([]);
     const staged = plan.args.slice(plan.args.indexOf("/tmp/.tackle-stage") + 1, plan.args.indexOf("setpriv") - 1);
     expect(staged).toEqual([
-      "d", "/home/u/.tackle/mirrors/h/o/r.git",
-      "d", "/home/u/.tackle/checkouts/j1",
-      "d", "/home/u/.tackle/checkouts/j1/.git",
-      "f", "/home/u/.tackle/checkouts/j1/.git/config",
+      "d",
+      "/home/u/.tackle/mirrors/h/o/r.git",
+      "d",
+      "/home/u/.tackle/checkouts/j1",
+      "d",
+      "/home/u/.tackle/checkouts/j1/.git",
+      "f",
+      "/home/u/.tackle/checkouts/j1/.git/config",
     ]);
   });
 
   it("drops root the same way in every mode: ids, groups, every capability set, no new privileges", () => {
     expect(dropPrivileges({ uid: 1000, gid: 100 }, ["bash", "-c", "true"])).toEqual([
-      "setpriv", "--reuid", "1000", "--regid", "100", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
-      "bash", "-c", "true",
+      "setpriv",
+      "--reuid",
+      "1000",
+      "--regid",
+      "100",
+      "--clear-groups",
+      "--inh-caps=-all",
+      "--bounding-set=-all",
+      "--no-new-privs",
+      "--",
+      "bash",
+      "-c",
+      "true",
     ]);
   });
 });
