@@ -89,7 +89,7 @@ export async function run(): Promise<void> {
     } finally {
       await workspace.dispose();
     }
-    if (!change || change.files.length !== 3) throw new Error(`the check saw ${change?.files.length ?? 0} files, expected 3`);
+    if (change?.files.length !== 3) throw new Error(`the check saw ${change?.files.length ?? 0} files, expected 3`);
     const [now, before, push] = [median(samples.now), median(samples.before), median(samples.push)];
     console.log(`repository: ${FILES} files; sandbox: ${mode}; median of ${RUNS} runs; each run a new commit changing 3 files\n`);
     printTable(

@@ -83,8 +83,7 @@ export function summaryOf(response: ModelMessage): string {
 
 /** The history after compaction: the task message plus the summary, then the kept turns. */
 export function compactedHistory(initialMessage: string, summary: string, tail: readonly ModelMessageParam[]): ModelMessageParam[] {
-  const note =
-    `<earlier_work_summary>\n${summary}\n</earlier_work_summary>\n` + "Earlier turns were summarised above to save context; the latest turns follow verbatim.";
+  const note = `<earlier_work_summary>\n${summary}\n</earlier_work_summary>\nEarlier turns were summarised above to save context; the latest turns follow verbatim.`;
   return [
     {
       role: "user",

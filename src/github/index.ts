@@ -1,4 +1,4 @@
-export { type GitHubClient, type RepoRef, type IssueInfo, type CommentInfo, type ReactionTarget } from "./github-client.js";
+export type { GitHubClient, RepoRef, IssueInfo, CommentInfo, ReactionTarget } from "./github-client.js";
 export { redactingGitHubClient } from "./redacting-github-client.js";
 export { createProbot, installationClients, tokenClient, type OctokitSettings } from "./octokit-factory.js";
 export { convertAppManifest, type RegisteredApp } from "./convert-app-manifest.js";

@@ -11,7 +11,7 @@ function section(trigger: Trigger): string {
 }
 
 /** Cuts the middle, never silently: the reader sees how much went missing. */
-function fit(text: string): string {
+function capInstructions(text: string): string {
   if (text.length <= MAX_INSTRUCTIONS) return text;
   const cut = text.length - MAX_INSTRUCTIONS + 80;
   const keep = Math.floor((text.length - cut) / 2);
@@ -30,7 +30,7 @@ export function mergeJobData(pending: JobData, next: JobData): JobData {
   const { instructions: _text, ...rest } = next.trigger;
   return {
     ...pending,
-    trigger: { ...pending.trigger, instructions: fit(`${head}\n\n${section(next.trigger)}`) },
+    trigger: { ...pending.trigger, instructions: capInstructions(`${head}\n\n${section(next.trigger)}`) },
     mergedTriggers: [...merged, { ...rest, deliveryId: next.deliveryId }],
     ...(pending.trackingCommentId === undefined && next.trackingCommentId !== undefined ? { trackingCommentId: next.trackingCommentId } : {}),
   };

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { createReplayClient } from "../agent/index.js";
+import { createReplayClient, type ModelClient } from "../agent/index.js";
 import { anthropicClientFor } from "./anthropic-client-for.js";
 import { loadEnv } from "../config/index.js";
 import { createLogger } from "../logging/logger.js";
@@ -14,7 +14,7 @@ export async function runLocalCommand(
   const env = loadEnv(processEnv, { mode: "local" });
   const logger = createLogger({ ...processEnv, LOG_LEVEL: processEnv.LOG_LEVEL ?? "warn" });
   const modelName = options.model ?? env.model;
-  let model;
+  let model: ModelClient;
   if (options.replay) {
     model = await createReplayClient(path.resolve(options.replay));
   } else {

@@ -146,7 +146,7 @@ function referencedLabels(text: string): Set<string> {
   for (const line of prose.split("\n")) {
     const definition = DEFINITION.exec(line);
     const body = definition === null ? line : line.slice(definition[0].length);
-    for (const match of body.matchAll(/\[([^\[\]\n]+)\]/g)) labels.add(normalizeLabel(match[1] as string));
+    for (const match of body.matchAll(/\[([^[\]\n]+)\]/g)) labels.add(normalizeLabel(match[1] as string));
   }
   return labels;
 }

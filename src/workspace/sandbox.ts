@@ -271,7 +271,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
         ? { kind: "root-drop", identity: rootIdentity, stageDir: await stageDir() }
         : { kind: "unprivileged", identity: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } };
       const root = await bindOf(options.root);
-      if (!root || root.kind !== "dir") throw new TackleError("workspace", `sandbox root ${options.root} is not a directory`);
+      if (root?.kind !== "dir") throw new TackleError("workspace", `sandbox root ${options.root} is not a directory`);
       return {
         launcher,
         writable: [root, ...(await bindsOf(options.extraWritable))],

@@ -114,7 +114,10 @@ export function computeUsage(request: Record<string, unknown>, cache: CacheState
 
   const prefixTokens: number[] = [];
   let running = 0;
-  for (const block of blocks) prefixTokens.push((running += block.tokens));
+  for (const block of blocks) {
+    running += block.tokens;
+    prefixTokens.push(running);
+  }
   const total = running;
   const breakpoints = blocks
     .map((block, index) => ({ index, ttlMs: block.cacheControl?.ttl === "1h" ? ONE_HOUR : FIVE_MINUTES, marked: Boolean(block.cacheControl) }))

@@ -19,7 +19,7 @@ import {
   type ReviewCommentRecord,
   type TokenRecord,
 } from "./fake-github-state.js";
-import { issueCommentJson, issueJson, nodeId, pullJson, repoJson, reviewCommentJson, userJson, type IssueShape } from "./github-json.js";
+import { issueCommentJson, issueJson, nodeId, pullJson, repoJson, reviewCommentJson, userJson, type IssueShape, type PullShape } from "./github-json.js";
 
 export function appJson(world: World) {
   const { app, links } = world;
@@ -162,7 +162,7 @@ export async function renderPull(world: World, issue: IssueRecord, withDetails: 
     else await fetchRef(world.git, base.gitDir, head.gitDir, headSha, pullRef);
   }
   const shape = issueShape(world, issue);
-  let details;
+  let details: PullShape["details"];
   if (withDetails) {
     const stats = headSha && baseSha ? await diffStats(world.git, base.gitDir, baseSha, headSha) : { commits: 0, additions: 0, deletions: 0, changedFiles: 0 };
     details = {

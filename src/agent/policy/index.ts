@@ -1,5 +1,5 @@
 export { createPolicyEngine, type PolicyEngine } from "./policy-engine.js";
-export { type PolicyConfig } from "./policy-config.js";
+export type { PolicyConfig } from "./policy-config.js";
 export { checkPublishedChange } from "./check-push-diff.js";
 export { denyingApprovalHandler, type ApprovalAnswer, type ApprovalHandler, type ApprovalQuestion } from "./approval.js";
 

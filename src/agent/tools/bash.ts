@@ -49,7 +49,7 @@ export const bashTool = defineTool({
     const notes: string[] = [];
     if (result.droppedBytes > 0) notes.push(`${result.droppedBytes} more bytes of output were dropped`);
     if (result.timedOut) {
-      notes.push(`timed out after ${timeoutMs} ms and was killed` + (timeoutMs < 1000 ? " (timeout is in milliseconds)" : ""));
+      notes.push(`timed out after ${timeoutMs} ms and was killed${timeoutMs < 1000 ? " (timeout is in milliseconds)" : ""}`);
     } else if (result.exitCode === null) notes.push("killed by a signal");
     else notes.push(`exit code ${result.exitCode}`);
 

@@ -104,7 +104,6 @@ describe("Dockerfile", () => {
       "org.opencontainers.image.description": pkg.description,
       "org.opencontainers.image.source": app.url,
       "org.opencontainers.image.licenses": pkg.license,
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own build argument, expanded by Docker
       "org.opencontainers.image.version": "${VERSION}",
     });
     // `--build-arg VERSION=…` at release; the default follows package.json.

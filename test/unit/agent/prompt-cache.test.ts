@@ -131,7 +131,7 @@ describe("prompt caching over a 30-turn session", () => {
     const { model } = await session();
     for (const request of model.requests) {
       const segs = segments(request);
-      const marks = segs.flatMap((s, i) => (s.marked ? [s.key.slice(0, s.key.indexOf("{"))] : []));
+      const marks = segs.flatMap((s) => (s.marked ? [s.key.slice(0, s.key.indexOf("{"))] : []));
       expect(marks.length).toBeLessThanOrEqual(4);
       expect(marks[0]).toBe("tool:");
       expect(marks[1]).toBe("system:");
@@ -152,7 +152,7 @@ describe("prompt caching over a 30-turn session", () => {
 
   it("never changes a request after sending it (the history is not mutated)", async () => {
     const { model } = await session();
-    model.raw.forEach((raw, i) => expect(raw).toEqual(model.requests[i]));
+    for (const [i, raw] of model.raw.entries()) expect(raw).toEqual(model.requests[i]);
   });
 
   it("reads at least 90% of input tokens from the cache", async () => {

@@ -66,13 +66,9 @@ describe("checkPublishedChange: the host's verdict on base..sha", () => {
 
 describe("what the host reads from its own repository", () => {
   it("parses diff-tree's raw output, modes and all", () => {
-    const raw = [
-      ":100644 100755 " + "1".repeat(40) + " " + "2".repeat(40) + " M",
-      "run.sh",
-      ":000000 120000 " + "0".repeat(40) + " " + "3".repeat(40) + " A",
-      "link",
-      "",
-    ].join("\0");
+    const raw = [`:100644 100755 ${"1".repeat(40)} ${"2".repeat(40)} M`, "run.sh", `:000000 120000 ${"0".repeat(40)} ${"3".repeat(40)} A`, "link", ""].join(
+      "\0",
+    );
     expect(parseRawDiff(raw)).toEqual([
       { path: "run.sh", status: "M", oldMode: "100644", newMode: "100755", oldSha: "1".repeat(40), newSha: "2".repeat(40) },
       { path: "link", status: "A", oldMode: "000000", newMode: "120000", oldSha: "0".repeat(40), newSha: "3".repeat(40) },

@@ -102,7 +102,7 @@ describe("blocked_commands", () => {
 
 describe("diff size", () => {
   it("denies a write that takes the diff over max_diff_lines", async () => {
-    await h.repo.write("a.txt", Array.from({ length: 8 }, (_, i) => `line ${i}`).join("\n") + "\n");
+    await h.repo.write("a.txt", `${Array.from({ length: 8 }, (_, i) => `line ${i}`).join("\n")}\n`);
     const config = { maxDiffLines: 10 };
     // 8 untracked lines so far; 2 more is fine, 3 more is not.
     expect((await check("Write", { file_path: "b.txt", content: "1\n2\n" }, config)).action).toBe("allow");
@@ -208,7 +208,7 @@ describe("diff size between writes", () => {
   const edit = (n: number) => ({ file_path: "a.txt", old_string: `line ${n}\n`, new_string: `LINE ${n}\n` });
 
   beforeEach(async () => {
-    await h.repo.write("a.txt", Array.from({ length: 20 }, (_, i) => `line ${i}`).join("\n") + "\n");
+    await h.repo.write("a.txt", `${Array.from({ length: 20 }, (_, i) => `line ${i}`).join("\n")}\n`);
     await h.repo.git("add", "-A");
     await h.repo.git("commit", "-q", "-m", "a");
     await h.repo.git("branch", "-f", "main");

@@ -26,7 +26,7 @@ describe("Read", () => {
   });
 
   it("reads a window with offset and limit and says how to read the rest", async () => {
-    await h.repo.write("long.txt", Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).join("\n") + "\n");
+    await h.repo.write("long.txt", `${Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).join("\n")}\n`);
     const result = await callTool(h.ctx, "Read", { file_path: "long.txt", offset: 10, limit: 5 });
     expect(result.content).toContain("    10\tline 10");
     expect(result.content).toContain("    14\tline 14");

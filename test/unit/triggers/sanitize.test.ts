@@ -176,13 +176,13 @@ describe("sanitizeUntrustedText", () => {
 
   it("stays linear on hostile input", () => {
     const hostile = [
-      "<a " + " ".repeat(60_000),
+      `<a ${" ".repeat(60_000)}`,
       "![".repeat(30_000),
       "](a (".repeat(12_000),
       "<div <div ".repeat(6_000),
-      '<a x="'.repeat(10_000) + ">",
-      "<a x=' <b y=\" ".repeat(5_000) + ">",
-      "<a b c d ".repeat(7_000) + '"',
+      `${'<a x="'.repeat(10_000)}>`,
+      `${"<a x=' <b y=\" ".repeat(5_000)}>`,
+      `${"<a b c d ".repeat(7_000)}"`,
       "&#1;".repeat(15_000),
       "[x]: y\n".repeat(8_000),
     ];

@@ -8,8 +8,14 @@ describe("sleep", () => {
     let removed = 0;
     const add = controller.signal.addEventListener.bind(controller.signal);
     const remove = controller.signal.removeEventListener.bind(controller.signal);
-    controller.signal.addEventListener = ((...args: Parameters<typeof add>) => ((added += 1), add(...args))) as typeof add;
-    controller.signal.removeEventListener = ((...args: Parameters<typeof remove>) => ((removed += 1), remove(...args))) as typeof remove;
+    controller.signal.addEventListener = ((...args: Parameters<typeof add>) => {
+      added += 1;
+      add(...args);
+    }) as typeof add;
+    controller.signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+      removed += 1;
+      remove(...args);
+    }) as typeof remove;
     const started = Date.now();
     for (let i = 0; i < 20; i += 1) await sleep(5, controller.signal);
     expect(Date.now() - started).toBeGreaterThanOrEqual(90);

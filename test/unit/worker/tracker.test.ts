@@ -24,7 +24,13 @@ function recordingSink() {
       writes.push({ at: Date.now(), body });
     },
   };
-  return { sink, writes, failNext: (n: number) => void (failures = n) };
+  return {
+    sink,
+    writes,
+    failNext: (n: number) => {
+      failures = n;
+    },
+  };
 }
 
 const stepOf = (body: string): string | undefined => /Current step: (.*)/.exec(body)?.[1];

@@ -21,7 +21,7 @@ describe("output collector", () => {
 
   it("handles chunks larger than the whole cap", () => {
     const collector = createOutputCollector(8);
-    collector.push(Buffer.from("a".repeat(1000) + "END!"));
+    collector.push(Buffer.from(`${"a".repeat(1000)}END!`));
     expect(collector.droppedBytes).toBe(1004 - 8);
     expect(collector.text()).toMatch(/^aaaa\n\[\.\.\. 996 bytes of output omitted \.\.\.\]\nEND!$/);
   });

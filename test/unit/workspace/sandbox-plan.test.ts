@@ -25,7 +25,7 @@ function input(overrides: Partial<BwrapPlanInput> = {}): BwrapPlanInput {
   };
 }
 
-function after(args: string[], flag: string, value: string): boolean {
+function hasFlag(args: string[], flag: string, value: string): boolean {
   return args.some((arg, i) => arg === flag && args[i + 1] === value);
 }
 
@@ -36,43 +36,43 @@ describe("bubblewrap plan", () => {
     for (const flag of ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--clearenv"]) {
       expect(plan.args).toContain(flag);
     }
-    expect(after(plan.args, "--cap-drop", "ALL")).toBe(true);
+    expect(hasFlag(plan.args, "--cap-drop", "ALL")).toBe(true);
     expect(plan.args).not.toContain("--share-net");
-    expect(after(plan.args, "--setenv", "PATH")).toBe(true);
+    expect(hasFlag(plan.args, "--setenv", "PATH")).toBe(true);
     expect(plan.args.slice(-4)).toEqual(["--", "bash", "-c", "true"]);
   });
 
   it("binds system dirs read-only, the checkout read-write and git's settings read-only on top", () => {
     const { args } = planBwrap(input());
-    expect(after(args, "--ro-bind", "/usr")).toBe(true);
-    expect(after(args, "--symlink", "usr/bin")).toBe(true);
-    expect(after(args, "--ro-bind", "/home/u/.tackle/mirrors/h/o/r.git")).toBe(true);
-    expect(after(args, "--bind", "/home/u/.tackle/checkouts/j1")).toBe(true);
+    expect(hasFlag(args, "--ro-bind", "/usr")).toBe(true);
+    expect(hasFlag(args, "--symlink", "usr/bin")).toBe(true);
+    expect(hasFlag(args, "--ro-bind", "/home/u/.tackle/mirrors/h/o/r.git")).toBe(true);
+    expect(hasFlag(args, "--bind", "/home/u/.tackle/checkouts/j1")).toBe(true);
     const rw = args.indexOf("/home/u/.tackle/checkouts/j1/.git");
     const ro = args.lastIndexOf("/home/u/.tackle/checkouts/j1/.git/config");
     expect(rw).toBeGreaterThan(0);
     expect(ro).toBeGreaterThan(rw);
     expect(args).not.toContain("/root");
     expect(args).not.toContain("/etc");
-    expect(after(args, "--proc", "/proc")).toBe(true);
+    expect(hasFlag(args, "--proc", "/proc")).toBe(true);
     // Read-only over the fresh /proc, so after it; no /sys at all.
     expect(args.indexOf("/proc/sys")).toBeGreaterThan(args.indexOf("--proc"));
-    expect(after(args, "--ro-bind", "/proc/sys")).toBe(true);
-    expect(after(args, "--ro-bind-try", "/proc/sysrq-trigger")).toBe(true);
+    expect(hasFlag(args, "--ro-bind", "/proc/sys")).toBe(true);
+    expect(hasFlag(args, "--ro-bind-try", "/proc/sysrq-trigger")).toBe(true);
     expect(args.filter((arg) => arg === "/sys" || arg.startsWith("/sys/"))).toEqual([]);
-    expect(after(args, "--tmpfs", "/tmp")).toBe(true);
-    expect(after(args, "--tmpfs", "/home/tackle")).toBe(true);
-    expect(after(args, "--remount-ro", "/")).toBe(true);
+    expect(hasFlag(args, "--tmpfs", "/tmp")).toBe(true);
+    expect(hasFlag(args, "--tmpfs", "/home/tackle")).toBe(true);
+    expect(hasFlag(args, "--remount-ro", "/")).toBe(true);
   });
 
   it("synthesises passwd, group and hosts, and a resolver only with network", () => {
     const offline = planBwrap(input());
     expect(offline.fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "info"]);
-    expect(after(offline.args, "--info-fd", "6")).toBe(true);
+    expect(hasFlag(offline.args, "--info-fd", "6")).toBe(true);
     const online = planBwrap(input({ network: "joined", holderPid: 4242 }));
     expect(online.fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "data", "info"]);
     expect(online.fds[3]).toEqual({ kind: "data", content: "nameserver 10.0.2.3\n" });
-    expect(after(online.args, "--info-fd", "7")).toBe(true);
+    expect(hasFlag(online.args, "--info-fd", "7")).toBe(true);
     // bubblewrap never configures the namespace itself: slirp4netns has, before it starts.
     expect(online.args).not.toContain("--block-fd");
   });
@@ -80,7 +80,7 @@ describe("bubblewrap plan", () => {
   it("shares the host network only when asked to, with the host's resolver", () => {
     const { args, fds } = planBwrap(input({ network: "host" }));
     expect(args).toContain("--share-net");
-    expect(after(args, "--ro-bind-try", "/etc/resolv.conf")).toBe(true);
+    expect(hasFlag(args, "--ro-bind-try", "/etc/resolv.conf")).toBe(true);
     expect(fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "info"]);
     expect(planBwrap(input()).args).not.toContain("--share-net");
   });
@@ -90,7 +90,7 @@ describe("bubblewrap plan", () => {
     expect(command).toBe("nsenter");
     expect(args.slice(0, 8)).toEqual(["--target", "4242", "--user", "--net", "--preserve-credentials", "--", "bwrap", "--unshare-all"]);
     expect(args).toContain("--share-net");
-    expect(after(args, "--uid", "1000")).toBe(true);
+    expect(hasFlag(args, "--uid", "1000")).toBe(true);
     expect(fds[0]).toEqual({ kind: "data", content: expect.stringContaining("tackle:x:1000:1000:") });
     expect(fds[3]).toEqual({ kind: "data", content: "nameserver 10.0.2.3\n" });
   });
@@ -125,7 +125,7 @@ describe("bubblewrap plan", () => {
     ]);
     const bwrapArgs = plan.args.slice(plan.args.indexOf("bwrap"));
     // Host paths reach bubblewrap only through the stage.
-    expect(after(bwrapArgs, "--bind", "/tmp/.tackle-stage/1")).toBe(true);
+    expect(hasFlag(bwrapArgs, "--bind", "/tmp/.tackle-stage/1")).toBe(true);
     expect(bwrapArgs.filter((arg) => arg.startsWith("/home/u/.tackle") && !arg.includes("/checkouts/j1") && !arg.includes("/mirrors/"))).toEqual([]);
     const staged = plan.args.slice(plan.args.indexOf("/tmp/.tackle-stage") + 1, plan.args.indexOf("setpriv") - 1);
     expect(staged).toEqual([
