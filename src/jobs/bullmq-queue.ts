@@ -10,6 +10,9 @@ import type { EnqueueOutcome, JobProcessor, Queue } from "./queue.js";
 import { backoffDelay, isRetryable, isShutdownReason, retryPolicy, shutdownReason, stopReason, type RetryPolicy } from "./retry-policy.js";
 import { connectRedis, redisUnavailable } from "./redis-connection.js";
 
+/** How long an idle worker waits for BullMQ to close before it disconnects anyway. */
+const IDLE_CLOSE_MS = 2_000;
+
 export interface BullmqQueueOptions {
   redisUrl: string;
   /** @defaultValue "tackle-jobs" */
@@ -320,14 +323,19 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
 
   const shutdown = async (drainMs: number): Promise<void> => {
     if (worker) {
-      const closed = worker.close();
-      if (!(await settledWithin(closed, drainMs))) {
+      // Idle, there is nothing to wait for: forced, BullMQ closes its blocking connection at once.
+      const closed = worker.close(runs.size === 0);
+      if (runs.size === 0) {
+        // Nothing running, nothing to drain: a close that hangs (Redis unreachable) is cut short.
+        const idleBound = Math.min(drainMs, IDLE_CLOSE_MS);
+        if (!(await settledWithin(closed, idleBound))) log.warn({ waitedMs: idleBound }, "the queue did not close (is Redis reachable?); disconnecting");
+      } else if (!(await settledWithin(closed, drainMs))) {
         log.warn({ running: runs.size }, "drain bound reached; aborting running jobs");
         for (const run of runs.values()) run.controller.abort(shutdownReason());
         if (!(await settledWithin(closed, abortGraceMs))) log.error("jobs still running after the abort grace; leaving them");
       }
     }
-    await settledWithin(bull.close(), 2_000);
+    if (!(await settledWithin(bull.close(), 2_000))) await settledWithin(bull.disconnect(), 1_000);
     for (const redis of [client, workerClient, subscriber]) redis?.disconnect();
   };
 

@@ -150,6 +150,13 @@ describe("tackle worker --port", () => {
     // Reconnects keep failing (one every ≤ 2 s); each connection warns once, not at every attempt.
     const labels = warnings.map((w) => w.msg.split(":")[0]);
     expect(new Set(labels).size).toBe(labels.length);
+
+    // Idle, it stops on SIGTERM without waiting for a Redis that never answers.
+    worker.child.kill("SIGTERM");
+    const exit = await Promise.race([worker.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 8_000))]);
+    if (exit === "still running") console.log(worker.output().split("\n").slice(-15).join("\n"));
+    expect(exit).not.toBe("still running");
+    expect(worker.child.exitCode).toBe(0);
   });
 
   it("without --port, a worker opens no port", async () => {
