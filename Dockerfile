@@ -33,6 +33,8 @@ LABEL org.opencontainers.image.title="tackle" \
       org.opencontainers.image.source="https://github.com/tackle-bot/tackle" \
       org.opencontainers.image.licenses="MIT" \
       org.opencontainers.image.version="${VERSION}"
+# ripgrep from apt is for the agent's own shell (rg on PATH inside the sandbox); the tools use the
+# binary @vscode/ripgrep ships in node_modules.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends git bubblewrap slirp4netns ripgrep ca-certificates tini \
  && rm -rf /var/lib/apt/lists/*
@@ -40,7 +42,9 @@ RUN apt-get update \
 RUN useradd --create-home --uid 10001 tackle && mkdir -p /data && chown tackle:tackle /data
 WORKDIR /app
 COPY --from=runtime-deps /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
+# The CLI and its chunks only: dist/action.js is the Action's, run from a checkout of the repository.
+COPY --from=build /app/dist/cli.js ./dist/cli.js
+COPY --from=build /app/dist/chunks ./dist/chunks
 # The licence travels with every copy of the software (MIT).
 COPY package.json app.yml LICENSE ./
 USER tackle

@@ -316,7 +316,11 @@ function readPrivateKey(env: EnvVars, readFile: (path: string) => string, mode: 
 }
 
 function normalizePem(raw: string): string | undefined {
-  let key = raw.trim().replace(/\\n/g, "\n");
+  // `docker run --env-file` keeps the quotes a .env file puts around a value: one pair is dropped.
+  let key = raw
+    .trim()
+    .replace(/^"([\s\S]*)"$/, "$1")
+    .replace(/\\n/g, "\n");
   if (!key.includes("-----BEGIN")) key = Buffer.from(key, "base64").toString("utf8").trim();
   return /^-----BEGIN [A-Z ]*PRIVATE KEY-----\n[\s\S]+\n-----END [A-Z ]*PRIVATE KEY-----$/.test(key) ? `${key}\n` : undefined;
 }

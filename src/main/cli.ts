@@ -19,7 +19,8 @@ const USAGE = `tackle ${VERSION} — an AI issue-worker for GitHub
 
 Usage:
   tackle server [--with-worker]     run the GitHub App (webhooks on $PORT at $WEBHOOK_PATH)
-  tackle worker [--concurrency N]   consume the BullMQ queue on $REDIS_URL and run jobs
+  tackle worker [--concurrency N] [--port N]
+                                    consume the BullMQ queue on $REDIS_URL and run jobs
   tackle run --local PATH (--task TEXT | --task-file FILE) [--replay FILE] [--model NAME]
                                     work on a local repository, leaving a branch and a patch file
   tackle receive --event NAME --payload FILE [--delivery-id ID]

@@ -79,7 +79,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<Check[]> {
           name: "GitHub App",
           ok: false,
           detail: "APP_ID, PRIVATE_KEY(_PATH) or WEBHOOK_SECRET missing (needed by `tackle server`)",
-          fix: "create the App from app.yml and export its credentials",
+          fix: "run `tackle setup` (it registers the App from app.yml and writes .env, which `tackle server` and `tackle worker` read; doctor does not), or export its credentials",
         },
   );
   // Every line is printed: whatever a tool or Redis echoed back, no credential of this process goes out.

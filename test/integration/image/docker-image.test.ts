@@ -82,7 +82,9 @@ describe("Dockerfile", () => {
     const runs = find(source, "RUN").map((r) => r.args);
     expect(runs).toEqual(["npm ci --omit=dev"]);
     // The bundle comes from the build stage; its node_modules (devDependencies: what the bundle holds) do not.
-    expect(copies).toContain("--from=build /app/dist ./dist");
+    // The CLI and its chunks, not the Action's bundle.
+    expect(copies).toEqual(expect.arrayContaining(["--from=build /app/dist/cli.js ./dist/cli.js", "--from=build /app/dist/chunks ./dist/chunks"]));
+    expect(copies.some((args) => args.includes("action.js"))).toBe(false);
     expect(copies.some((args) => args.startsWith("--from=build") && args.includes("node_modules"))).toBe(false);
   });
 

@@ -99,6 +99,11 @@ describe("loadEnv: server", () => {
     ]);
   });
 
+  it("accepts a key still quoted as `tackle setup` writes it to .env (docker run --env-file keeps the quotes)", () => {
+    const env = loadEnv({ ...app, PRIVATE_KEY: `"${app.PRIVATE_KEY}"` }, { mode: "server" });
+    expect(env.app.privateKey).toBe(`${PEM}\n`);
+  });
+
   it("accepts a base64 key and refuses one that is not PEM", () => {
     const env = loadEnv({ ...app, PRIVATE_KEY: Buffer.from(PEM).toString("base64") }, { mode: "server" });
     expect(env.app.privateKey).toBe(`${PEM}\n`);
