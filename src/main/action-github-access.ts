@@ -140,6 +140,34 @@ export async function checkPushAccess(gitUrl: string, token: string, signal?: Ab
   return undefined;
 }
 
+/**
+ * The user the token acts as, from `GET /user`: a personal access token's owner (whose comments are then
+ * Tackle's own). The workflow's GITHUB_TOKEN is an installation token, which GitHub answers 403 ("Resource
+ * not accessible by integration"): undefined then, as for any other failure, and the caller keeps
+ * `github-actions[bot]`. Asked without Octokit's retries: this is a check on the way, not the job.
+ */
+export async function learnTokenLogin(apiUrl: string, token: string, signal?: AbortSignal): Promise<string | undefined> {
+  try {
+    const response = await fetch(`${apiUrl.replace(/\/+$/, "")}/user`, {
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: "application/vnd.github+json",
+        "x-github-api-version": "2022-11-28",
+        "user-agent": "tackle-action",
+      },
+      signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(30_000)]) : AbortSignal.timeout(30_000),
+    });
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      return undefined;
+    }
+    const { login } = (await response.json()) as { login?: unknown };
+    return typeof login === "string" && login !== "" ? login : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const code = (text: string) => `\`${text}\``;
 
 /** The step's failure message: what went wrong, and what to change in the workflow. */

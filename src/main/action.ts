@@ -5,22 +5,27 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import * as core from "@actions/core";
-import { loadEnv, REPO_CONFIG_PATH, type TackleEnv } from "../config/index.js";
+import { loadEnv, type TackleEnv } from "../config/index.js";
 import { errorMessage, TackleError } from "../errors/index.js";
 import { tokenClient } from "../github/index.js";
 import type { JobData } from "../jobs/job-data.js";
 import { createLogger, type Logger } from "../logging/logger.js";
-import { admitTrigger, helpText, replyToTrigger, type CommandTrigger, type TaskAdmission } from "../triggers/index.js";
+import { admitTrigger, replyToTrigger, type TaskAdmission } from "../triggers/index.js";
 import { processJob, type JobOutcome, type ProcessJobDeps } from "../worker/process-job.js";
 import { createRepoCache, type SandboxMode } from "../workspace/index.js";
-import { checkPushAccess, describeAccessProblem, watchGitHubAccess, type WatchedGitHub } from "./action-github-access.js";
+import { actionCommandReply } from "./action-command-reply.js";
+import { checkPushAccess, describeAccessProblem, learnTokenLogin, watchGitHubAccess, type WatchedGitHub } from "./action-github-access.js";
 import { readActionInputs, type ActionInputs } from "./action-inputs.js";
 import { actionLogDestination } from "./action-log.js";
 import { fail, reportStep, type StepResult } from "./action-report.js";
+import { setUpActionRipgrep } from "./action-ripgrep-setup.js";
 import { chooseActionSandbox } from "./action-sandbox.js";
 import { anthropicClientFor } from "./anthropic-client-for.js";
 
-/** The user the workflow's GITHUB_TOKEN acts as: its own comments must never trigger a run. */
+/**
+ * The user the workflow's GITHUB_TOKEN acts as: its own comments must never trigger a run. A personal
+ * access token acts as its owner instead, learned at run time (see `tokenLogin` below).
+ */
 export const ACTION_BOT_LOGIN = "github-actions[bot]";
 
 type Vars = Readonly<Record<string, string | undefined>>;
@@ -62,6 +67,8 @@ async function runAction(vars: Vars, inputs: ActionInputs): Promise<StepResult> 
   const botName = vars.TACKLE_BOT_NAME?.trim().replace(/^@/, "") || "tackle";
   let env: TackleEnv<"action"> | undefined;
   let access: WatchedGitHub | undefined;
+  // Whom `github_token` acts as, when it is not github-actions[bot]: asked beside the config read.
+  let tokenLogin: Promise<string | undefined> = Promise.resolve(undefined);
   // Cancelling a workflow sends SIGINT, then SIGTERM; a token that turns out not to work stops the job too.
   const stop = new AbortController();
   const admission = await admitTrigger({
@@ -77,6 +84,7 @@ async function runAction(vars: Vars, inputs: ActionInputs): Promise<StepResult> 
     github: async () => {
       env = loadEnv(effectiveEnv(vars, inputs), { mode: "action", runsJobs: false });
       access = watchGitHubAccess(tokenClient({ token: env.githubToken!, apiUrl: env.githubApiUrl, logger }), () => stop.abort());
+      tokenLogin = learnTokenLogin(env.githubApiUrl, env.githubToken!);
       return access.github;
     },
   });
@@ -90,12 +98,19 @@ async function runAction(vars: Vars, inputs: ActionInputs): Promise<StepResult> 
       return misconfigured() ?? { kind: "quiet", line: `tackle: nothing to do: ${admission.reason}` };
     case "refused":
       return misconfigured() ?? { kind: "quiet", line: `tackle: refused: ${admission.reason}` };
-    case "command":
-      await replyToTrigger(admission.github, admission.trigger, commandReply(admission.trigger, admission.commandName), admission.log);
-      return misconfigured() ?? { kind: "quiet", line: `tackle: answered /${admission.commandName} ${admission.trigger.word}` };
-    case "task":
-      return misconfigured() ?? runTask(admission, { env: env!, access: access!, inputs, vars, logger, stop });
   }
+  // With a personal access token, what the Action posts comes back as that user's comments: the bot's own.
+  const tokenUser = await tokenLogin;
+  if (tokenUser !== undefined && tokenUser.toLowerCase() === admission.trigger.actor.login.toLowerCase()) {
+    const line = `tackle: nothing to do: the bot's own event (${tokenUser} is the user the \`github_token\` input acts as)`;
+    return misconfigured() ?? { kind: "quiet", line };
+  }
+  if (admission.status === "command") {
+    const reply = actionCommandReply(admission.trigger.command, admission.commandName);
+    await replyToTrigger(admission.github, admission.trigger, reply, admission.log);
+    return misconfigured() ?? { kind: "quiet", line: `tackle: answered /${admission.commandName} ${admission.trigger.word}` };
+  }
+  return misconfigured() ?? runTask(admission, { env: env!, access: access!, inputs, vars, logger, stop });
 }
 
 interface TaskContext {
@@ -144,6 +159,11 @@ async function runTask(admission: TaskAdmission, context: TaskContext): Promise<
     await replyToTrigger(github, trigger, sandbox.reply, admission.log);
     return { kind: "failed", message: sandbox.summary, issue, sandbox: sandbox.summary };
   }
+  // Without ripgrep the job still runs: Grep and Glob answer the model that it is missing.
+  await setUpActionRipgrep({
+    githubHosted: context.vars.RUNNER_ENVIRONMENT === "github-hosted",
+    log: { info: (line) => core.info(line), warning: (text) => core.warning(text) },
+  });
   const outcome = await core.group(`Tackle: working on ${issue}`, () => runInline(admission, { ...context, sandbox: sandbox.mode }));
   const problem = access.problem();
   if (problem && outcome.status !== "done" && outcome.status !== "no_changes") {
@@ -190,21 +210,5 @@ async function runInline(admission: TaskAdmission, context: TaskContext & { sand
   } finally {
     process.off("SIGINT", abort);
     process.off("SIGTERM", abort);
-  }
-}
-
-/** Commands that act on a running job mean nothing here: each run is its own workflow job. */
-function commandReply(trigger: CommandTrigger, botName: string): string {
-  switch (trigger.command) {
-    case "help":
-    case "unknown":
-      return helpText(botName);
-    case "stop":
-      return `\`/${botName} stop\` does nothing here: Tackle runs as a GitHub Action, inside the workflow run. Cancel that run from the Actions tab to stop it.`;
-    case "retry":
-      return `\`/${botName} retry\` does nothing here: Tackle runs as a GitHub Action. Re-run the workflow from the Actions tab, or mention @${botName} again with what to do.`;
-    case "approve":
-    case "deny":
-      return `\`/${botName} ${trigger.command}\` does nothing here: Tackle runs as a GitHub Action and cannot wait for an answer, so it denies risky steps on its own. Mention @${botName} again with clearer instructions, or change \`${REPO_CONFIG_PATH}\`.`;
   }
 }

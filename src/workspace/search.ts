@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { rgPath } from "@vscode/ripgrep";
 import type { SearchPort } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
@@ -66,9 +67,11 @@ export function createSearch(root: string): SearchPort {
         child.stderr.on("data", (chunk: Buffer) => {
           stderr = (stderr + chunk.toString("utf8")).slice(-4000);
         });
-        child.once("error", (error) => {
+        child.once("error", (error: NodeJS.ErrnoException) => {
           clearTimeout(timer);
           if (error.name === "AbortError") reject(new TackleError("aborted", "search cancelled"));
+          // ENOENT also means a missing cwd: only a missing binary gets the answer that ripgrep is not installed.
+          else if (error.code === "ENOENT" && !existsSync(rgPath)) reject(ripgrepMissing());
           else reject(new TackleError("workspace", `cannot run ripgrep: ${error.message}`));
         });
         child.once("close", (code) => {
@@ -84,4 +87,12 @@ export function createSearch(root: string): SearchPort {
       });
     },
   };
+}
+
+/** What the model reads when this machine has no ripgrep (an Action runner without it): what to do instead. */
+function ripgrepMissing(): TackleError {
+  return new TackleError(
+    "workspace",
+    `ripgrep is not installed on this machine (no ${rgPath}), so Grep and Glob cannot search here; use Bash instead (grep -rn, find, git ls-files, git grep).`,
+  );
 }

@@ -1,12 +1,14 @@
 // The committed Action bundle, run the way a runner runs `action.yml`: `node dist/action.js` from the
 // action's own checkout (no node_modules next to it), with only the Actions contract's environment.
 import { execFile } from "node:child_process";
-import { chmod, copyFile, readdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { access, chmod, copyFile, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { rgPath } from "@vscode/ripgrep";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { parseCommand } from "../../../src/triggers/index.js";
 import {
   issueCommentCreatedPayload,
   issuesLabeledPayload,
@@ -14,6 +16,7 @@ import {
   startFakeGitHub,
   type FakeAnthropic,
   type FakeGitHub,
+  type ScriptedTurn,
 } from "../../fakes/index.js";
 import { demoRepoFiles, fixTemperatureScript, OWNER, REPO, tempDirIn } from "./harness.js";
 
@@ -26,6 +29,9 @@ const NO_CONTENTS_WRITE = "ghs_actionTokenContentsRead000000000000";
 const NO_PULLS_WRITE = "ghs_actionTokenPullsRead0000000000000000";
 const REVOKED = "ghs_actionTokenNobodyKnows0000000000000";
 const ACTIONS_BOT = "github-actions[bot]";
+// A personal access token as `github_token`: it acts as its owner, a plain user, and GET /user says who.
+const PAT = "ghp_machineUserPersonalToken000000000000";
+const PAT_USER = "tackle-machine";
 const cleanups: Array<() => Promise<void>> = [];
 
 afterEach(async () => {
@@ -45,7 +51,7 @@ interface World {
   issueNumber: number;
 }
 
-async function startWorld(): Promise<World> {
+async function startWorld(script: ScriptedTurn[] = fixTemperatureScript()): Promise<World> {
   const gh = await startFakeGitHub({
     staticTokens: {
       // The workflow's GITHUB_TOKEN: acts as github-actions[bot], with the permissions the README's workflow grants.
@@ -54,14 +60,16 @@ async function startWorld(): Promise<World> {
       [NO_ISSUES_WRITE]: { login: ACTIONS_BOT, permissions: { contents: "write", issues: "read", pull_requests: "write", metadata: "read" } },
       [NO_CONTENTS_WRITE]: { login: ACTIONS_BOT, permissions: { contents: "read", issues: "write", pull_requests: "write", metadata: "read" } },
       [NO_PULLS_WRITE]: { login: ACTIONS_BOT, permissions: { contents: "write", issues: "write", pull_requests: "read", metadata: "read" } },
+      [PAT]: { login: PAT_USER, permissions: { contents: "write", issues: "write", pull_requests: "write", metadata: "read" } },
     },
   });
   cleanups.push(() => gh.close());
   await gh.addRepo({ owner: OWNER, name: REPO, files: await demoRepoFiles() });
   gh.setPermission(OWNER, REPO, "alice", "write");
   gh.setPermission(OWNER, REPO, "mallory", "read");
+  gh.setPermission(OWNER, REPO, PAT_USER, "write");
   const issue = gh.addIssue({ owner: OWNER, repo: REPO, title: "celsiusToFahrenheit(100) returns 203, not 212" });
-  const model = await startFakeAnthropic(fixTemperatureScript(), { minCacheableTokens: 0 });
+  const model = await startFakeAnthropic(script, { minCacheableTokens: 0 });
   cleanups.push(() => model.close());
   return { gh, model, issueNumber: issue.number };
 }
@@ -124,6 +132,51 @@ async function pathWithoutBwrap(): Promise<{ bin: string; sudoCalls(): Promise<s
   const sudoCalls = async () => (await readFile(record, "utf8").catch(() => "")).split("\n").filter(Boolean);
   return { bin, sudoCalls };
 }
+
+/**
+ * This machine's PATH without the directories that hold an `rg` (.ci/run puts @vscode/ripgrep's first),
+ * so that a test decides where ripgrep is. /usr/bin and /bin stay: the search's own PATH is those two.
+ */
+async function pathWithoutRipgrep(): Promise<string> {
+  const kept: string[] = [];
+  for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(path.delimiter)) {
+    const hasRg = await access(path.join(dir, "rg")).then(
+      () => true,
+      () => false,
+    );
+    if (!hasRg || dir === "/usr/bin" || dir === "/bin") kept.push(dir);
+  }
+  return kept.join(path.delimiter);
+}
+const systemHasRipgrep = existsSync("/usr/bin/rg") || existsSync("/bin/rg");
+
+/** A session that searches with Grep and Glob, then ends without changes. */
+const searchScript = (): ScriptedTurn[] => [
+  {
+    content: [
+      { type: "tool_use", name: "Grep", input: { pattern: String.raw`/ 5 \+ 23;`, output_mode: "content" } },
+      { type: "tool_use", name: "Glob", input: { pattern: "**/*.test.js" } },
+    ],
+    stop_reason: "tool_use",
+  },
+  { content: [{ type: "tool_use", name: "task_done", input: { summary: "Searched; nothing to change." } }], stop_reason: "tool_use" },
+];
+
+/** The tool results the model got back for its first turn's calls, in call order. */
+function firstToolResults(model: FakeAnthropic): Array<{ content: string; isError: boolean }> {
+  const messages = (model.requests[1]?.body.messages ?? []) as Array<{ content: unknown }>;
+  const blocks = messages.flatMap((m) => (Array.isArray(m.content) ? (m.content as Array<{ type: string; content?: unknown; is_error?: boolean }>) : []));
+  return blocks
+    .filter((b) => b.type === "tool_result")
+    .map((b) => ({ content: typeof b.content === "string" ? b.content : JSON.stringify(b.content), isError: b.is_error === true }));
+}
+
+/** The bodies of the comments the Action posted as `login`, leaving out the events' own comments. */
+const repliesBy = (world: World, login: string, eventBodies: string[]): string[] =>
+  world.gh
+    .comments(OWNER, REPO, world.issueNumber)
+    .filter((c) => c.user === login && !eventBodies.includes(c.body))
+    .map((c) => c.body);
 
 const readRunnerFile = (runner: string, name: string): Promise<string> => readFile(path.join(runner, name), "utf8").catch(() => "");
 
@@ -301,8 +354,19 @@ describe("GitHub Action (dist/action.js)", () => {
     const world = await startWorld();
     const stop = await runAction(world, commentEvent(world, "alice", "/tackle stop"));
     expect(stop.code).toBe(0);
+    // What GitHub answers GET /user for the workflow's own (installation) token.
+    world.gh.failNext({
+      status: 403,
+      match: { method: "GET", pathRegex: /\/user$/ },
+      body: {
+        message: "Resource not accessible by integration",
+        documentation_url: "https://docs.github.com/rest/users/users#get-the-authenticated-user",
+        status: "403",
+      },
+    });
     const help = await runAction(world, commentEvent(world, "alice", "/tackle help"));
     expect(help.code).toBe(0);
+    expect(world.gh.requests().filter((r) => r.method === "GET" && r.path.endsWith("/user") && r.status === 403)).toHaveLength(1);
     const own = await runAction(world, commentEvent(world, ACTIONS_BOT, "@tackle fix it"));
     expect(own.code).toBe(0);
     expect(own.stdout).toMatch(/^tackle: nothing to do: the bot's own event/);
@@ -315,6 +379,92 @@ describe("GitHub Action (dist/action.js)", () => {
     expect(replies[1]).toContain("**tackle commands**");
     expect(world.model.requests).toHaveLength(0);
   });
+
+  it("no reply of the Action invokes it: each mention and command in them is code, which the trigger parser skips", async () => {
+    const world = await startWorld();
+    const events = ["/tackle stop", "/tackle retry", "/tackle approve", "/tackle deny", "/tackle help", "/tackle frobnicate"];
+    for (const body of events) {
+      const result = await runAction(world, commentEvent(world, "alice", body));
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+    }
+    const replies = repliesBy(world, ACTIONS_BOT, events);
+    expect(replies).toHaveLength(events.length);
+    // The retry, approve and deny replies tell people to mention the bot again: as code.
+    expect(replies.filter((reply) => reply.includes("mention `@tackle` again") || reply.includes("Mention `@tackle` again"))).toHaveLength(3);
+    for (const reply of replies) expect(parseCommand(reply, "tackle"), reply).toEqual({ kind: "none" });
+    expect(world.model.requests).toHaveLength(0);
+  });
+
+  it("with a personal access token: the token's user's events are the bot's own; one line, nothing posted, nothing run; exit 0", async () => {
+    const world = await startWorld();
+    // A writer's command still works, and the reply is posted as the token's user.
+    const retry = await runAction(world, commentEvent(world, "alice", "/tackle retry"), { INPUT_GITHUB_TOKEN: PAT });
+    expect(retry.code, retry.stdout + retry.stderr).toBe(0);
+    const [reply] = repliesBy(world, PAT_USER, []);
+    expect(reply).toContain("Re-run the workflow");
+    expect(parseCommand(reply!, "tackle")).toEqual({ kind: "none" });
+
+    // A comment by the token's user that does mention the bot (the agent's ReportToIssue may write anything).
+    world.gh.clearLog();
+    const before = world.gh.comments(OWNER, REPO, world.issueNumber).length;
+    const own = await runAction(world, commentEvent(world, PAT_USER, "Done. @tackle fix the next one too"), { INPUT_GITHUB_TOKEN: PAT, LOG_LEVEL: "" });
+    expect(own.code, own.stdout + own.stderr).toBe(0);
+    const lines = own.stdout.trim().split("\n");
+    expect(lines, own.stdout).toHaveLength(1);
+    expect(lines[0]).toMatch(/^tackle: nothing to do: the bot's own event \(tackle-machine is the user the `github_token` input acts as\)$/);
+    expect(own.stderr).toBe("");
+    expect(world.gh.requests().filter((r) => r.method === "GET" && r.path.endsWith("/user"))).toHaveLength(1);
+    expect(world.gh.requests().filter((r) => r.method !== "GET")).toEqual([]);
+    expect(world.gh.comments(OWNER, REPO, world.issueNumber)).toHaveLength(before + 1);
+    expect(world.model.requests).toHaveLength(0);
+    expect(await readOutputs(own.runner)).toEqual({});
+  });
+
+  it("Grep and Glob work with an `rg` that is on the step's PATH but not in /usr/bin or /bin", async () => {
+    const world = await startWorld(searchScript());
+    const bin = await tempDir("tackle-rg-bin-");
+    await symlink(rgPath, path.join(bin, "rg"));
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle look around"), {
+      PATH: [bin, await pathWithoutRipgrep()].join(path.delimiter),
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const [grep, glob] = firstToolResults(world.model);
+    expect(grep, JSON.stringify(grep)).toMatchObject({ isError: false });
+    expect(grep!.content).toContain("src/temperature.js:3:  return (celsius * 9) / 5 + 23;");
+    expect(glob, JSON.stringify(glob)).toMatchObject({ isError: false });
+    expect(glob!.content).toContain("test/temperature.test.js");
+    expect(result.stdout).not.toMatch(/^::warning::.*ripgrep/m);
+  });
+
+  it.skipIf(systemHasRipgrep)(
+    "on a GitHub-hosted runner without ripgrep and without sudo: one ::warning::, and Grep answers that ripgrep is missing",
+    async () => {
+      const world = await startWorld(searchScript());
+      const bin = await tempDir("tackle-sudo-bin-");
+      const record = path.join(bin, "sudo-calls.txt");
+      await writeFile(path.join(bin, "sudo"), `#!/bin/sh\necho "$*" >> '${record}'\necho "sudo: a password is required" >&2\nexit 1\n`, { mode: 0o755 });
+      const result = await runAction(world, commentEvent(world, "alice", "@tackle look around"), {
+        PATH: [bin, await pathWithoutRipgrep()].join(path.delimiter),
+        RUNNER_ENVIRONMENT: "github-hosted",
+      });
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      // bubblewrap works here, so the only sudo call is the check before installing ripgrep; no apt-get without it.
+      expect((await readFile(record, "utf8")).split("\n").filter(Boolean)).toEqual(["-n true"]);
+      const warnings = result.stdout.split("\n").filter((line) => line.startsWith("::warning"));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(
+        /^::warning::ripgrep \(`rg`\) is not installed on this runner and could not be installed, so the agent's Grep and Glob tools/,
+      );
+      const [grep, glob] = firstToolResults(world.model);
+      for (const answer of [grep, glob]) {
+        expect(answer, JSON.stringify(answer)).toMatchObject({ isError: true });
+        expect(answer!.content).toMatch(
+          /^ripgrep is not installed on this machine \(no \/usr\/bin\/rg\), so Grep and Glob cannot search here; use Bash instead/,
+        );
+        expect(answer!.content).not.toContain("ENOENT");
+      }
+    },
+  );
   it("a workflow token GitHub rejects (401): the step fails with an ::error:: naming github_token; nothing posted, no model request", async () => {
     const world = await startWorld();
     const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { INPUT_GITHUB_TOKEN: REVOKED });

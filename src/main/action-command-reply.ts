@@ -1,0 +1,21 @@
+// The Action's answer to a command. Commands that act on a running job mean nothing here: each run is
+// its own workflow job. Every mention and command in these texts is a code span, which the trigger
+// parser skips (src/triggers/parse-command.ts): a reply posted with a personal access token comes back
+// as a comment by a user, and must not start a job of its own.
+import { REPO_CONFIG_PATH } from "../config/index.js";
+import { helpText, type CommandTrigger } from "../triggers/index.js";
+
+export function actionCommandReply(command: CommandTrigger["command"], botName: string): string {
+  switch (command) {
+    case "help":
+    case "unknown":
+      return helpText(botName);
+    case "stop":
+      return `\`/${botName} stop\` does nothing here: Tackle runs as a GitHub Action, inside the workflow run. Cancel that run from the Actions tab to stop it.`;
+    case "retry":
+      return `\`/${botName} retry\` does nothing here: Tackle runs as a GitHub Action. Re-run the workflow from the Actions tab, or mention \`@${botName}\` again with what to do.`;
+    case "approve":
+    case "deny":
+      return `\`/${botName} ${command}\` does nothing here: Tackle runs as a GitHub Action and cannot wait for an answer, so it denies risky steps on its own. Mention \`@${botName}\` again with clearer instructions, or change \`${REPO_CONFIG_PATH}\`.`;
+  }
+}

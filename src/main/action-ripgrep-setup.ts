@@ -1,0 +1,58 @@
+// Whether the agent's Grep and Glob tools can work in this step: they run ripgrep, which GitHub's
+// Ubuntu runner images do not have and the Action's checkout does not bring. On a GitHub-hosted
+// runner the Action installs Debian's `ripgrep` package, the way it sets up bubblewrap
+// (src/workspace/set-up-sandbox.ts); elsewhere, or when that fails, it says so once and the job goes
+// on: the tools then answer the model with an error saying ripgrep is missing (src/workspace/search.ts).
+import { execa } from "execa";
+import { isExecutableFile, rgPath } from "./action-ripgrep.js";
+
+const INSTALL = ["apt-get", "install", "-y", "ripgrep"];
+
+export interface SetUpActionRipgrepOptions {
+  /** RUNNER_ENVIRONMENT is `github-hosted`: sudo may work without a password, so ripgrep can be installed. */
+  githubHosted: boolean;
+  /** Log lines, and the one warning annotation when ripgrep is missing. */
+  log: { info(line: string): void; warning(text: string): void };
+  /** The binary the search will run. @defaultValue the bundle's (action-ripgrep.ts) */
+  ripgrep?: string;
+  /** Runs `sudo` with these arguments; true when it exited 0. @defaultValue `sudo` itself, with its failures logged */
+  sudo?: (argv: readonly string[]) => Promise<boolean>;
+}
+
+/** True when ripgrep is there (or now installed); false after the one warning that says it is not. */
+export async function setUpActionRipgrep(options: SetUpActionRipgrepOptions): Promise<boolean> {
+  const { log } = options;
+  const ripgrep = options.ripgrep ?? rgPath;
+  if (isExecutableFile(ripgrep)) return true;
+  // Missing means none was found, so `ripgrep` is /usr/bin/rg (action-ripgrep.ts): where the package puts it.
+  const installable = options.githubHosted;
+  if (installable) {
+    const sudo = options.sudo ?? ((argv) => runSudo(argv, log));
+    log.info("tackle: ripgrep (`rg`) is not on PATH; installing it on this GitHub-hosted runner for the Grep and Glob tools");
+    // Never a password prompt: without passwordless sudo nothing is attempted. Stale package lists get one refresh.
+    const installed = (await sudo(["true"])) && ((await sudo(INSTALL)) || ((await sudo(["apt-get", "update"])) && (await sudo(INSTALL))));
+    if (installed && isExecutableFile(ripgrep)) {
+      log.info(`tackle: ripgrep installed (${ripgrep})`);
+      return true;
+    }
+  }
+  log.warning(
+    `ripgrep (\`rg\`) is not installed on this runner${installable ? " and could not be installed" : ""}, so the agent's Grep and Glob tools ` +
+      "cannot search in this run (it can still search with Bash). Install ripgrep on the runner (`sudo apt-get install -y ripgrep`) or put `rg` on PATH.",
+  );
+  return false;
+}
+
+async function runSudo(argv: readonly string[], log: SetUpActionRipgrepOptions["log"]): Promise<boolean> {
+  const shown = `sudo -n ${argv.join(" ")}`;
+  log.info(`tackle: setting up ripgrep: ${shown}`);
+  const result = await execa("sudo", ["-n", ...argv], { reject: false, timeout: 300_000, stdin: "ignore" });
+  if (result.exitCode === 0) return true;
+  const why = String(result.stderr || result.stdout || result.shortMessage || "")
+    .trim()
+    .split("\n")
+    .slice(-2)
+    .join(" / ");
+  log.info(`tackle: ${shown} failed (${result.exitCode ?? "no exit code"}): ${why}`);
+  return false;
+}
