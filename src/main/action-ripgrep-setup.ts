@@ -3,7 +3,7 @@
 // runner the Action installs Debian's `ripgrep` package, the way it sets up bubblewrap
 // (src/workspace/set-up-sandbox.ts); elsewhere, or when that fails, it says so once and the job goes
 // on: the tools then answer the model with an error saying ripgrep is missing (src/workspace/search.ts).
-import { execa } from "execa";
+import { runSudo } from "../workspace/index.js";
 import { isExecutableFile, rgPath } from "./action-ripgrep.js";
 
 const INSTALL = ["apt-get", "install", "-y", "ripgrep"];
@@ -27,7 +27,7 @@ export async function setUpActionRipgrep(options: SetUpActionRipgrepOptions): Pr
   // Missing means none was found, so `ripgrep` is /usr/bin/rg (action-ripgrep.ts): where the package puts it.
   const installable = options.githubHosted;
   if (installable) {
-    const sudo = options.sudo ?? ((argv) => runSudo(argv, log));
+    const sudo = options.sudo ?? ((argv) => runSudo(argv, (line) => log.info(`tackle: setting up ripgrep: ${line}`)));
     log.info("tackle: ripgrep (`rg`) is not on PATH; installing it on this GitHub-hosted runner for the Grep and Glob tools");
     // Never a password prompt: without passwordless sudo nothing is attempted. Stale package lists get one refresh.
     const installed = (await sudo(["true"])) && ((await sudo(INSTALL)) || ((await sudo(["apt-get", "update"])) && (await sudo(INSTALL))));
@@ -40,19 +40,5 @@ export async function setUpActionRipgrep(options: SetUpActionRipgrepOptions): Pr
     `ripgrep (\`rg\`) is not installed on this runner${installable ? " and could not be installed" : ""}, so the agent's Grep and Glob tools ` +
       "cannot search in this run (it can still search with Bash). Install ripgrep on the runner (`sudo apt-get install -y ripgrep`) or put `rg` on PATH.",
   );
-  return false;
-}
-
-async function runSudo(argv: readonly string[], log: SetUpActionRipgrepOptions["log"]): Promise<boolean> {
-  const shown = `sudo -n ${argv.join(" ")}`;
-  log.info(`tackle: setting up ripgrep: ${shown}`);
-  const result = await execa("sudo", ["-n", ...argv], { reject: false, timeout: 300_000, stdin: "ignore" });
-  if (result.exitCode === 0) return true;
-  const why = String(result.stderr || result.stdout || result.shortMessage || "")
-    .trim()
-    .split("\n")
-    .slice(-2)
-    .join(" / ");
-  log.info(`tackle: ${shown} failed (${result.exitCode ?? "no exit code"}): ${why}`);
   return false;
 }

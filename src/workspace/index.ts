@@ -5,6 +5,7 @@ export { openLocalWorkspace } from "./local-workspace.js";
 export { DEFAULT_AUTHOR, type Workspace } from "./workspace.js";
 export { detectSandbox } from "./detect-sandbox.js";
 export { setUpSandbox } from "./set-up-sandbox.js";
+export { runSudo } from "./run-sudo.js";
 export { createSandboxExec, type Sandbox, type SandboxMode } from "./sandbox.js";
 export { createPathGuard, type GuardedFs } from "./path-guard.js";
 export { createSearch } from "./search.js";
