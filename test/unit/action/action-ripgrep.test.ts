@@ -47,7 +47,7 @@ describe("findRipgrep", () => {
     const searchPath = [relative, notExecutable, named, found, later].join(path.delimiter);
     expect(findRipgrep(searchPath, bundle)).toBe(path.join(found, "rg"));
     expect(findRipgrep([notExecutable, named].join(path.delimiter), bundle)).toBeUndefined();
-    expect(findRipgrep(undefined, bundle)).toBeUndefined();
+    expect(findRipgrep("", bundle)).toBeUndefined();
   });
 
   it("prefers @vscode/ripgrep's binary when it is installed beside the code", () => {
