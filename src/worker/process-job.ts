@@ -124,7 +124,6 @@ interface JobContext {
 /** What the job reads from GitHub before the agent starts, all started at once. */
 interface JobInputs {
   issue: Promise<IssueDetails>;
-  defaultBranch: Promise<string>;
   config: Promise<ReturnType<typeof parseRepoConfig>>;
   instructionFiles: Promise<Array<{ path: string; content: string }>>;
   target: Promise<Target>;
@@ -147,7 +146,7 @@ export async function processJob(
 ): Promise<JobOutcome> {
   const job = await openJob(data, deps, signal);
   const { log, redact, startedAt } = job;
-  log.info({ attempt: attempt.attempt, queuedMs: startedAt - Date.parse(data.enqueuedAt) }, "job started");
+  log.info({ attempt: attempt.attempt, queuedMs: Date.now() - Date.parse(data.enqueuedAt) }, "job started");
   let tracker: Tracker | undefined;
   // The command the comments advertise: the repo's own phrase once its config is read.
   const trackerFor = (commandName: string | null) =>
@@ -240,7 +239,6 @@ function readJobInputs(job: JobContext): JobInputs {
   const inputs: JobInputs = {
     target,
     issue: github.getIssue(repo, data.number),
-    defaultBranch,
     config: defaultBranch.then(async (branch) => parseRepoConfig(await github.getFile(repo, REPO_CONFIG_PATH, branch))),
     instructionFiles: defaultBranch.then((branch) => readInstructionFiles(github, repo, branch)),
   };
