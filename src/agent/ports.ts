@@ -39,6 +39,8 @@ export interface ExecOptions {
   env?: Record<string, string>;
   /** Allow outbound network (setup steps only). @defaultValue false */
   network?: boolean;
+  /** Written to the command's stdin, which is then closed (a skill tool's JSON input). @defaultValue no stdin */
+  input?: string;
 }
 
 export interface ExecResult {
@@ -196,4 +198,55 @@ export interface SessionState {
   done?: { summary: string; filesChanged: string[] };
   /** Set by create_pull_request. */
   pullRequest?: PullRequestResult;
+}
+
+/** A page WebFetch read, as the host fetched it. */
+export interface WebPage {
+  /** Where the content came from, after redirects. */
+  url: string;
+  status: number;
+  contentType: string;
+  /** The body as text: HTML converted to markdown, other text as it is; cut to the fetcher's cap. */
+  text: string;
+  /** Characters cut from the end (0: the whole page). */
+  truncatedChars: number;
+  /** Served from the fetcher's 15-minute cache. */
+  cached: boolean;
+}
+
+/**
+ * Fetches http(s) pages for the agent on the host, never from the sandbox, within the operator's and
+ * the repository's allow-list. Rejects with TackleError("fetch_refused") for a scheme or destination
+ * the rules refuse (the message says which rule), and TackleError("fetch_failed") for network errors,
+ * timeouts and oversized bodies.
+ */
+export interface WebPort {
+  fetch(url: string, signal: AbortSignal): Promise<WebPage>;
+}
+
+/** One memory's entry in the index: what the prompt shows at job start. */
+export interface MemorySummary {
+  name: string;
+  description: string;
+  /** Provenance: the job that wrote it, and who triggered that job. */
+  jobId: string;
+  actor: string;
+  /** ISO time of the last write. */
+  updatedAt: string;
+}
+
+export interface Memory extends MemorySummary {
+  content: string;
+}
+
+/**
+ * The repository's durable memory, bound to one repository and to this job's provenance. Writes are
+ * redacted before they are stored. Rejects with TackleError("invalid_input") for a bad name or an
+ * oversized content, and TackleError("memory_full") past the repository's limit.
+ */
+export interface MemoryPort {
+  index(): Promise<MemorySummary[]>;
+  read(name: string): Promise<Memory | null>;
+  /** Stores one memory (empty content deletes it). */
+  write(entry: { name: string; description: string; content: string }): Promise<"created" | "updated" | "deleted" | "absent">;
 }

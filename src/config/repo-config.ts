@@ -53,6 +53,13 @@ export interface RepoConfig {
   approval_timeout_minutes: number;
   /** Extra guidance for the agent, at most 8000 characters. @defaultValue none */
   instructions?: string | undefined;
+  /** WebFetch: host patterns that narrow the operator's TACKLE_FETCH_ALLOW (never widen it). @defaultValue the operator's list */
+  web_fetch: {
+    /** `host`, `*.host`, `*`, `ip:port`. An empty list turns WebFetch off for this repository. */
+    allow?: string[] | undefined;
+  };
+  /** Durable per-repository memory (MemoryRead / MemoryWrite). @defaultValue true */
+  memory: boolean;
 }
 
 const name = /^[A-Za-z0-9][A-Za-z0-9-]*$/;
@@ -68,6 +75,12 @@ const triggerSchema = z
     on_assign: z.boolean().default(true),
     on_label: z.boolean().default(true),
     on_comment: z.boolean().default(true),
+  })
+  .strict();
+
+const webFetchSchema = z
+  .object({
+    allow: z.array(z.string().trim().min(1).max(255)).max(100).optional(),
   })
   .strict();
 
@@ -102,6 +115,8 @@ const repoConfigSchema = z
     allowed_bots: stringList.max(50).default([]),
     approval_timeout_minutes: positiveInt(1440).default(30),
     instructions: z.string().max(8000).optional(),
+    web_fetch: webFetchSchema.prefault({}),
+    memory: z.boolean().default(true),
   })
   .strict();
 
@@ -136,11 +151,16 @@ const EXPECTED: Record<string, string> = {
   "allowed_bots[]": "a non-empty login",
   approval_timeout_minutes: "a positive integer",
   instructions: "text",
+  web_fetch: "a mapping with `allow`",
+  "web_fetch.allow": "a list of host patterns (`host`, `*.host`, `*`, `ip:port`)",
+  "web_fetch.allow[]": "a host pattern",
+  memory: "true or false",
 };
 
 const KNOWN_KEYS: Record<string, readonly string[]> = {
   "": Object.keys(repoConfigSchema.shape),
   trigger: Object.keys(triggerSchema.shape),
+  web_fetch: Object.keys(webFetchSchema.shape),
 };
 
 export type RepoConfigResult = { ok: true; config: RepoConfig; warnings: string[] } | { ok: false; problems: string[] };

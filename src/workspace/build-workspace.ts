@@ -97,6 +97,7 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
     startSha: options.startSha,
     ...ports,
     sandboxed: ports.exec.sandboxed,
+    extensionFiles: null,
 
     async push({ token, signal, verify }) {
       target.precheck?.();

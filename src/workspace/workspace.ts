@@ -22,6 +22,12 @@ export interface Workspace {
   git: GitPort;
   sandboxed: boolean;
   /**
+   * `.tackle/agents`, `.tackle/skills` and `.claude/skills` of the default branch's commit at job start
+   * (a local run: HEAD's commit), extracted by the host into `dir`, which it owns; bound read-only at
+   * the same path inside the sandbox, and readable with the file tools. null when the commit has none.
+   */
+  extensionFiles: { dir: string; commit: string } | null;
+  /**
    * Publishes the tip of `branch`: the host copies its commits into a repository only it writes,
    * computes the change there against the sha it recorded at prepare, asks `verify`, and only then
    * pushes that exact sha to origin's `branch` with a one-shot credential (a local run hands it
