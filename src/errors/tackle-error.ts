@@ -22,7 +22,11 @@ export type TackleErrorCode =
   | "aborted"
   | "payload_invalid"
   | "not_found"
-  | "queue_unavailable";
+  | "queue_unavailable"
+  /** A tool's input the host refuses (a bad memory name, oversized content): the message says how to fix it. */
+  | "invalid_input"
+  /** The repository's durable memory is at its limit of entries. */
+  | "memory_full";
 
 export class TackleError extends Error {
   readonly code: TackleErrorCode;
