@@ -26,7 +26,11 @@ export type TackleErrorCode =
   /** A tool's input the host refuses (a bad memory name, oversized content): the message says how to fix it. */
   | "invalid_input"
   /** The repository's durable memory is at its limit of entries. */
-  | "memory_full";
+  | "memory_full"
+  /** WebFetch: a scheme or destination the allow-lists or the address rules refuse (the message says which rule). */
+  | "fetch_refused"
+  /** WebFetch: a network error, a timeout, or a body that cannot be read as text. */
+  | "fetch_failed";
 
 export class TackleError extends Error {
   readonly code: TackleErrorCode;
