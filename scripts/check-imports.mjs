@@ -14,6 +14,8 @@ const LAYERS = {
   workspace: 3,
   agent: 3,
   github: 4,
+  // The host's own network client (WebFetch): like github, it talks to the outside for the layers above.
+  net: 4,
   config: 5,
   errors: 6,
   logging: 6,
