@@ -1,0 +1,48 @@
+import { isMap, parseDocument } from "yaml";
+
+export type FrontMatter =
+  /** `data` is the YAML mapping between the `---` lines ({} when empty); `body` is the rest, trimmed. */
+  | { kind: "ok"; data: Record<string, unknown>; body: string }
+  /** The text does not start with a `---` line. */
+  | { kind: "none"; body: string }
+  | { kind: "invalid"; problem: string };
+
+const OPENING = /^---[ \t]*\r?\n/;
+const CLOSING = /^(?:---|\.\.\.)[ \t]*\r?$/m;
+
+/**
+ * Splits a Markdown file's YAML front matter (between `---` lines at the very top, as Jekyll and
+ * Claude Code write it) from its body. Pure: problems come back as text naming the line.
+ */
+export function parseFrontMatter(text: string): FrontMatter {
+  const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  const opening = OPENING.exec(source);
+  if (!opening) return { kind: "none", body: source.trim() };
+  const rest = source.slice(opening[0].length);
+  const closing = CLOSING.exec(rest);
+  if (!closing) return { kind: "invalid", problem: "the front matter has no closing `---` line" };
+  const yamlText = rest.slice(0, closing.index);
+  const body = rest.slice(closing.index + closing[0].length).trim();
+
+  const doc = parseDocument(yamlText, { prettyErrors: true, uniqueKeys: true, logLevel: "error" });
+  const error = doc.errors[0];
+  if (error) {
+    // The front matter starts on the file's second line.
+    const line = error.linePos?.[0].line;
+    const where = line === undefined ? "" : ` (line ${line + 1})`;
+    return { kind: "invalid", problem: `the front matter is not valid YAML: ${firstLine(error.message)}${where}` };
+  }
+  if (doc.contents === null) return { kind: "ok", data: {}, body };
+  if (!isMap(doc.contents)) return { kind: "invalid", problem: "the front matter must be a mapping of keys to values" };
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (caught) {
+    return { kind: "invalid", problem: `the front matter is not valid YAML: ${caught instanceof Error ? caught.message : String(caught)}` };
+  }
+  return { kind: "ok", data: data as Record<string, unknown>, body };
+}
+
+function firstLine(message: string): string {
+  return (message.split("\n")[0] ?? message).replace(/ at line \d+, column \d+.*$/, "");
+}
