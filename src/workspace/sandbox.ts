@@ -243,6 +243,11 @@ function checkEnv(env: Readonly<Record<string, string>> | undefined): Record<str
   return out;
 }
 
+/** bubblewrap (and setpriv, unshare) hand fd 0 on to the command unchanged. */
+function stdinOf(spec: LaunchSpec): "pipe" | "ignore" {
+  return spec.input === undefined ? "ignore" : "pipe";
+}
+
 interface Launched {
   exitCode: number | null;
   timedOut: boolean;
@@ -318,7 +323,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
         cwd: options.root,
         env: spec.env,
         detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
+        stdio: [stdinOf(spec), "pipe", "pipe"],
       });
       return { child, helpers: [] };
     }
@@ -358,7 +363,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
         ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}),
         ...(holderPid !== undefined ? { holderPid } : {}),
       });
-      const stdio: StdioOptions = ["ignore", "pipe", "pipe", ...plan.fds.map(() => "pipe" as const)];
+      const stdio: StdioOptions = [stdinOf(spec), "pipe", "pipe", ...plan.fds.map(() => "pipe" as const)];
       // bubblewrap's own environment shows through /proc/1/environ inside: give it nothing.
       const [command = "nice", ...args] = niceArgv([plan.command, ...plan.args]);
       const child = spawn(command, args, { cwd: "/", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, detached: true, stdio });
@@ -430,6 +435,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
         totalBytes: () => output.totalBytes,
       };
       if (execOptions.signal) spec.signal = execOptions.signal;
+      if (execOptions.input !== undefined) spec.input = execOptions.input;
       const result = await launch(spec);
       logger?.debug({ exitCode: result.exitCode, timedOut: result.timedOut, bytes: output.totalBytes }, "sandbox command finished");
       let text = output.text();

@@ -9,6 +9,8 @@ export interface LaunchSpec {
   timeoutMs: number;
   signal?: AbortSignal;
   maxOutputBytes: number;
+  /** Written to stdin, which is then closed; without it stdin is not opened at all. */
+  input?: string;
   onStdout(chunk: Buffer): void;
   onStderr(chunk: Buffer): void;
   /** Total bytes seen so far, to stop a flood. */
@@ -66,6 +68,11 @@ export function supervise(child: ChildProcess, spec: LaunchSpec, killAfterBytes:
       stop();
     }
   };
+  if (spec.input !== undefined && child.stdin) {
+    // A command that exits without reading all of it closes the pipe: EPIPE is its choice, not an error.
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(spec.input);
+  }
   child.stdout?.on("data", onData(spec.onStdout));
   child.stderr?.on("data", onData(spec.onStderr));
   const timer = setTimeout(() => {
