@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { TackleError } from "../errors/index.js";
+import { parseFetchAllow } from "./parse-fetch-allow.js";
 import { describeValue } from "./problem-text.js";
 
 /**
@@ -65,6 +66,12 @@ export interface TackleEnv<M extends EnvMode = EnvMode> {
   logLevel: LogLevel;
   /** Action mode: `INPUT_GITHUB_TOKEN` or `GITHUB_TOKEN`; null elsewhere. */
   githubToken: string | null;
+  /**
+   * TACKLE_FETCH_ALLOW: WebFetch's host patterns (`host`, `*.host`, `*`, `ip:port`), canonical. `[]`
+   * when set and empty: WebFetch is off.
+   * @defaultValue null: unset, any public host (as `*`)
+   */
+  fetchAllow: string[] | null;
 }
 
 export interface LoadEnvOptions<M extends EnvMode> {
@@ -223,17 +230,20 @@ export function parseEnv<M extends EnvMode = "server">(env: EnvVars, options: Lo
   const problems = parsed.success ? [] : [...new Set(parsed.error.issues.map((issue) => describeIssue(issue, env)))];
   const has = (name: string) => (env[name] ?? "").trim() !== "";
   problems.push(...missingForMode(has, mode, options.runsJobs, options.verifiesWebhooks ?? true));
+  // Not in the schema: there an empty value means unset, and here it means "off".
+  const fetchAllow = parseFetchAllow(env.TACKLE_FETCH_ALLOW);
+  if (!fetchAllow.ok) problems.push(...fetchAllow.problems.map((problem) => `\`TACKLE_FETCH_ALLOW\`: ${problem}`));
   const wantsApp = mode === "server" || mode === "worker" || (mode !== "setup" && has("APP_ID"));
   const readFile = options.readFile ?? ((path: string) => readFileSync(path, "utf8"));
   const privateKey = wantsApp ? readPrivateKey(env, readFile, mode, problems) : undefined;
-  if (!parsed.success || problems.length > 0) return { ok: false, problems };
+  if (!parsed.success || !fetchAllow.ok || problems.length > 0) return { ok: false, problems };
 
   const { APP_ID: appId, WEBHOOK_SECRET: webhookSecret } = parsed.data;
   const app = appId !== undefined && privateKey !== undefined ? { appId, privateKey, webhookSecret: webhookSecret ?? null } : null;
-  return { ok: true, env: build(parsed.data, mode, app, options.homeDir ?? homedir()) };
+  return { ok: true, env: build(parsed.data, mode, app, options.homeDir ?? homedir(), fetchAllow.allow) };
 }
 
-function build<M extends EnvMode>(vars: ParsedVars, mode: M, app: AppCredentials | null, homeDir: string): TackleEnv<M> {
+function build<M extends EnvMode>(vars: ParsedVars, mode: M, app: AppCredentials | null, homeDir: string, fetchAllow: string[] | null): TackleEnv<M> {
   const ghe = vars.GHE_HOST === undefined ? null : { host: vars.GHE_HOST, protocol: vars.GHE_PROTOCOL ?? "https" };
   const runner = mode === "action" && ghe === null;
   const githubServerUrl = trimSlash(ghe !== null ? `${ghe.protocol}://${ghe.host}` : ((runner ? vars.GITHUB_SERVER_URL : undefined) ?? "https://github.com"));
@@ -266,6 +276,7 @@ function build<M extends EnvMode>(vars: ParsedVars, mode: M, app: AppCredentials
     botName: vars.TACKLE_BOT_NAME ?? null,
     logLevel: vars.LOG_LEVEL ?? "info",
     githubToken: mode === "action" ? (vars.INPUT_GITHUB_TOKEN ?? vars.GITHUB_TOKEN ?? null) : null,
+    fetchAllow,
   };
 }
 

@@ -3,3 +3,4 @@ export { resolveModel } from "./resolve-model.js";
 export { buildAppManifest, type AppManifest } from "./app-manifest.js";
 export { formatDotEnv, withDotEnv } from "./dot-env.js";
 export { DEFAULT_WEBHOOK_PATH, loadEnv, parseEnv, type EnvVars, type TackleEnv } from "./env.js";
+export { parseHostPattern, type HostPattern } from "./parse-fetch-allow.js";
