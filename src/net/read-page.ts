@@ -1,0 +1,110 @@
+import type { IncomingMessage } from "node:http";
+import { pipeline, type Readable } from "node:stream";
+import zlib from "node:zlib";
+import type { WebPage } from "../agent/ports.js";
+import { TackleError } from "../errors/index.js";
+import { htmlToMarkdown } from "./html-to-markdown.js";
+
+export interface PageLimits {
+  /** Body bytes read (after decompression); the rest is never read. */
+  maxBytes: number;
+  /** Characters of text kept. */
+  maxChars: number;
+}
+
+const HTML = new Set(["text/html", "application/xhtml+xml"]);
+
+/**
+ * Reads a final (non-redirect) response into a page: HTML as markdown, other text as it is, decoded
+ * with its declared charset (UTF-8 by default). Anything but text is refused before its body is read.
+ */
+export async function readPage(url: URL, response: IncomingMessage, limits: PageLimits): Promise<WebPage> {
+  const { mime, charset } = parseContentType(response.headers["content-type"]);
+  const html = HTML.has(mime);
+  if (!html && !isText(mime)) {
+    response.destroy();
+    throw new TackleError("fetch_failed", `${url.href} is ${mime === "" ? "of no declared type" : mime}, not text: WebFetch reads HTML, text, JSON and XML`);
+  }
+  const { bytes, cut } = await readBody(response, limits.maxBytes);
+  const decoded = decode(bytes, charset ?? (html ? sniffMetaCharset(bytes) : undefined));
+  const full = html ? htmlToMarkdown(decoded) : decoded;
+  const text = cutAt(full, limits.maxChars);
+  return {
+    url: url.href,
+    status: response.statusCode ?? 0,
+    contentType: mime,
+    text,
+    truncatedChars: full.length - text.length + unread(response, cut, limits),
+    cached: false,
+  };
+}
+
+function isText(mime: string): boolean {
+  return mime.startsWith("text/") || /^application\/(?:[\w.-]+\+)?(?:json|xml)$/.test(mime);
+}
+
+function parseContentType(header: string | undefined): { mime: string; charset: string | undefined } {
+  const [type = "", ...params] = (header ?? "").split(";");
+  const charset = params.map((param) => /^\s*charset\s*=\s*"?([^";\s]+)"?\s*$/i.exec(param)?.[1]).find((value) => value !== undefined);
+  return { mime: type.trim().toLowerCase(), charset };
+}
+
+/** Reads at most maxBytes; one byte more tells that the body went on, and then reading stops. */
+async function readBody(response: IncomingMessage, maxBytes: number): Promise<{ bytes: Buffer; cut: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of decompressed(response)) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) break;
+    }
+  } finally {
+    response.destroy();
+  }
+  const bytes = Buffer.concat(chunks);
+  return size > maxBytes ? { bytes: bytes.subarray(0, maxBytes), cut: true } : { bytes, cut: false };
+}
+
+function decompressed(response: IncomingMessage): Readable {
+  const encoding = (response.headers["content-encoding"] ?? "identity").trim().toLowerCase();
+  const ignore = () => {}; // an error also destroys the last stream, whose reader sees it
+  if (encoding === "identity" || encoding === "") return response;
+  if (encoding === "gzip" || encoding === "x-gzip") return pipeline(response, zlib.createGunzip(), ignore);
+  if (encoding === "deflate") return pipeline(response, zlib.createInflate(), ignore);
+  if (encoding === "br") return pipeline(response, zlib.createBrotliDecompress(), ignore);
+  response.destroy();
+  throw new TackleError("fetch_failed", `the server sent the body with content encoding ${JSON.stringify(encoding)}, which WebFetch cannot decode`);
+}
+
+function decode(bytes: Buffer, charset: string | undefined): string {
+  try {
+    return new TextDecoder(charset ?? "utf-8").decode(bytes);
+  } catch {
+    return new TextDecoder("utf-8").decode(bytes); // an unknown label: UTF-8, the web's default
+  }
+}
+
+/** `<meta charset=…>` or its http-equiv form, in the first 1024 bytes as HTML requires. */
+function sniffMetaCharset(bytes: Buffer): string | undefined {
+  const head = bytes.subarray(0, 1024).toString("latin1");
+  return /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head)?.[1];
+}
+
+/** Cuts before a surrogate pair rather than through it. */
+function cutAt(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const end = /[\uDC00-\uDFFF]/.test(text.charAt(maxChars)) ? maxChars - 1 : maxChars;
+  return text.slice(0, end);
+}
+
+/**
+ * A body cut at maxBytes still counts as truncated text: the bytes its Content-Length says were
+ * left unread stand for characters, and at least 1, so 0 always means "the whole page".
+ */
+function unread(response: IncomingMessage, cut: boolean, limits: PageLimits): number {
+  if (!cut) return 0;
+  const length = Number(response.headers["content-length"]);
+  const identity = response.headers["content-encoding"] === undefined;
+  return identity && Number.isFinite(length) && length > limits.maxBytes ? length - limits.maxBytes : 1;
+}
