@@ -73,9 +73,57 @@ function kindOf(info: { isCharacterDevice(): boolean; isBlockDevice(): boolean; 
   return null;
 }
 
-export function createPathGuard(rootPath: string, options: { owner?: SandboxIdentity | null } = {}): GuardedFs {
+export interface PathGuardOptions {
+  /** Owner of new files and directories (the sandbox user) when Tackle runs as root. */
+  owner?: SandboxIdentity | null;
+  /**
+   * Host directories outside the worktree the file tools may read, never write, by absolute path:
+   * the repository's skills and agents from the default branch. @defaultValue none
+   */
+  readOnlyDirs?: readonly string[];
+}
+
+/** A read-only directory as it may be named (`given`) and as it really is. */
+interface ReadOnlyDir {
+  given: string;
+  real: string;
+}
+
+export function createPathGuard(rootPath: string, options: PathGuardOptions = {}): GuardedFs {
   const root = realpathSync(rootPath);
   const owner = options.owner ?? null;
+  const readOnlyDirs: ReadOnlyDir[] = (options.readOnlyDirs ?? []).map((dir) => ({ given: path.resolve(dir), real: realpathSync(dir) }));
+
+  async function realOf(filePath: string, absolute: string, where: string): Promise<string> {
+    try {
+      return await realpathLoose(absolute);
+    } catch (error) {
+      if (errorCode(error) === "ELOOP") {
+        throw new TackleError("path_outside_worktree", `path '${filePath}' is a symlink loop; use a regular file inside ${where}`);
+      }
+      throw error;
+    }
+  }
+
+  /** An absolute path into a read-only directory: readable where it really is inside it, never writable. */
+  async function resolveReadOnly(filePath: string, absolute: string, dir: ReadOnlyDir, intent: "read" | "write"): Promise<string> {
+    if (intent === "write") {
+      throw new TackleError(
+        "path_outside_worktree",
+        `path '${filePath}' is in the repository's skills and agents (${dir.given}), which are read-only; change files inside the worktree ${root} instead`,
+      );
+    }
+    const real = await realOf(filePath, absolute, dir.given);
+    if (!isInside(dir.real, real)) throw outside(filePath, root, ` (it resolves to ${real})`);
+    const info = await lstat(real).catch(() => null);
+    const special = info ? kindOf(info) : null;
+    if (special) throw new TackleError("path_outside_worktree", `path '${filePath}' is ${special}, not a regular file`);
+    return real;
+  }
+
+  function readOnlyDirOf(absolute: string): ReadOnlyDir | undefined {
+    return readOnlyDirs.find((dir) => isInside(dir.given, absolute) || isInside(dir.real, absolute));
+  }
 
   async function resolve(filePath: string, intent: "read" | "write"): Promise<string> {
     if (typeof filePath !== "string" || filePath.trim() === "") {
@@ -83,19 +131,14 @@ export function createPathGuard(rootPath: string, options: { owner?: SandboxIden
     }
     if (filePath.includes("\0")) throw new TackleError("path_outside_worktree", "path contains a NUL byte");
     const absolute = path.resolve(root, filePath);
+    // Only by absolute path: a relative one always means the worktree.
+    const readOnly = path.isAbsolute(filePath) ? readOnlyDirOf(absolute) : undefined;
+    if (readOnly) return resolveReadOnly(filePath, absolute, readOnly, intent);
     const system = SYSTEM_PREFIXES.find((prefix) => absolute === prefix || absolute.startsWith(`${prefix}/`));
     if (system && !isInside(root, absolute)) {
       throw new TackleError("path_outside_worktree", `path '${filePath}' is a system path (${system}); only files inside the worktree ${root} can be used`);
     }
-    let real: string;
-    try {
-      real = await realpathLoose(absolute);
-    } catch (error) {
-      if (errorCode(error) === "ELOOP") {
-        throw new TackleError("path_outside_worktree", `path '${filePath}' is a symlink loop; use a regular file inside the worktree`);
-      }
-      throw error;
-    }
+    const real = await realOf(filePath, absolute, "the worktree");
     if (!isInside(root, real)) {
       const viaSymlink = isInside(root, absolute) ? ` (it is a symlink to ${real})` : "";
       throw outside(filePath, root, viaSymlink);
@@ -113,7 +156,10 @@ export function createPathGuard(rootPath: string, options: { owner?: SandboxIden
   }
 
   function relative(absolutePath: string): string {
-    const rel = path.relative(root, path.resolve(root, absolutePath));
+    const absolute = path.resolve(root, absolutePath);
+    // A file of a read-only directory is shown by its absolute path, the one that reads it again.
+    if (path.isAbsolute(absolutePath) && readOnlyDirOf(absolute)) return absolute;
+    const rel = path.relative(root, absolute);
     return rel === "" ? "." : rel.split(path.sep).join("/");
   }
 

@@ -75,6 +75,11 @@ export interface PortsInput {
   /** Who commands run as (and owner of new files) when Tackle runs as root, in every mode; null when it is not root. */
   owner: SandboxIdentity | null;
   extraReadOnly: string[];
+  /**
+   * Host directories both the sandbox (read-only, at the same path) and the file tools (read, never
+   * write, by absolute path) see: the repository's skills and agents. @defaultValue none
+   */
+  sharedReadOnly?: readonly string[];
   extraWritable: string[];
   readOnlyInside: string[];
   homeDir?: string;
@@ -86,7 +91,7 @@ export function assemblePorts(input: PortsInput): { fs: GuardedFs; exec: Sandbox
   const exec = createSandboxExec({
     root: input.root,
     mode: input.mode,
-    extraReadOnly: input.extraReadOnly,
+    extraReadOnly: [...input.extraReadOnly, ...(input.sharedReadOnly ?? [])],
     extraWritable: input.extraWritable,
     readOnlyInside: input.readOnlyInside,
     ...(input.owner ? { identity: input.owner } : {}),
@@ -95,7 +100,7 @@ export function assemblePorts(input: PortsInput): { fs: GuardedFs; exec: Sandbox
     ...(input.logger ? { logger: input.logger } : {}),
   });
   return {
-    fs: createPathGuard(input.root, { owner: input.owner }),
+    fs: createPathGuard(input.root, { owner: input.owner, readOnlyDirs: input.sharedReadOnly ?? [] }),
     exec,
     search: createSearch(input.root),
     git: createGitPort({ sandbox: exec, repo: { ...input.repo, workTree: input.root } }),
