@@ -11,3 +11,5 @@ export { createApprovals } from "./create-approvals.js";
 export { createEmbeddedApprovals } from "./embedded-approvals.js";
 export { createRedisApprovals } from "./redis-approvals.js";
 export { createAckClaims, createEmbeddedAckClaims, createRedisAckClaims, type AckClaims } from "./ack-claims.js";
+export { createMemoryStore } from "./create-memory-store.js";
+export type { MemoryStore } from "./memory-store.js";

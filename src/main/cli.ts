@@ -28,6 +28,8 @@ Usage:
   tackle setup [--port N] [--org ORG] [--name NAME] [--manifest FILE]
                                     register the GitHub App (manifest flow) and write .env
   tackle doctor                     check git, bubblewrap, ripgrep, Redis and keys
+  tackle memory list|show|delete --repo OWNER/NAME [--host HOST] [NAME]
+                                    read or prune a repository's durable memory
   tackle --version
 
 Run \`tackle <command> --help\` for a command's options and environment.`;
@@ -121,6 +123,22 @@ Environment:
 
 Checks git, bubblewrap, ripgrep, Redis (when REDIS_URL is set), the model key and the App's
 credentials, and says how to fix what is missing. Exit code 1 when a required check fails.`,
+  memory: `tackle memory list --repo OWNER/NAME [--host HOST]
+tackle memory show NAME --repo OWNER/NAME [--host HOST]
+tackle memory delete NAME --repo OWNER/NAME [--host HOST]
+
+Reads the durable memory jobs keep per repository (MemoryRead / MemoryWrite; see docs/memory.md)
+where they keep it: in Redis when REDIS_URL is set, in files under TACKLE_HOME otherwise. list prints
+each memory's name, description, last update, job and actor; show prints a memory's content; delete
+removes it. Control characters in what jobs wrote are printed escaped (\\u{1b}).
+Exit code 1 for an unknown memory name (or a store that cannot be read); 2 for bad arguments.
+
+Options:
+  --repo OWNER/NAME   the repository, such as octo/widgets
+  --host HOST         its GitHub server (default $GHE_HOST, else github.com)
+  --name NAME         the memory, instead of NAME after show or delete
+
+Environment: REDIS_URL, TACKLE_HOME (default ~/.tackle), GHE_HOST. No .env is read.`,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -233,6 +251,10 @@ async function main(argv: string[]): Promise<number> {
         ...(values.name ? { name: values.name } : {}),
         ...(values.manifest ? { manifestPath: values.manifest } : {}),
       });
+    }
+    case "memory": {
+      const { runMemoryCommand } = await import("./memory-command.js");
+      return runMemoryCommand(rest, process.env, { out: (text) => console.log(text), err: (text) => console.error(text) });
     }
     case "doctor": {
       const { runDoctor } = await import("./doctor.js");

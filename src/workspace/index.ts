@@ -9,3 +9,4 @@ export { runSudo } from "./run-sudo.js";
 export { createSandboxExec, type Sandbox, type SandboxMode } from "./sandbox.js";
 export { createPathGuard, type GuardedFs } from "./path-guard.js";
 export { createSearch } from "./search.js";
+export { formatRepoKey } from "./repo-key.js";

@@ -1,0 +1,43 @@
+import type { Memory, MemorySummary } from "../agent/ports.js";
+
+/**
+ * Durable memory of every repository, keyed by `host/owner/repo` (see formatRepoKey). What callers
+ * use: `createMemoryStore` checks every key, name and size before a backend sees it, and throws
+ * TackleError("invalid_input") or TackleError("memory_full") with a message that says what to do.
+ */
+export interface MemoryStore {
+  /** Every memory's name, description and provenance, sorted by name. */
+  list(repoKey: string): Promise<MemorySummary[]>;
+  get(repoKey: string, name: string): Promise<Memory | null>;
+  put(repoKey: string, memory: Memory): Promise<"created" | "updated">;
+  /** False when there was no such memory. */
+  delete(repoKey: string, name: string): Promise<boolean>;
+  /** Lets go of connections; the store is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+/**
+ * Where the memories are kept: Redis (createRedisMemoryBackend) or files under TACKLE_HOME
+ * (createFileMemoryBackend). Backends check nothing but the count, which only they can make atomic
+ * with the write: a store's checks live in one place, checkedMemoryStore.
+ */
+export interface MemoryBackend {
+  /** Unsorted. */
+  list(repoKey: string): Promise<MemorySummary[]>;
+  get(repoKey: string, name: string): Promise<Memory | null>;
+  /** "full" (and nothing written) when `memory.name` is new and the repository already holds `maxMemories`. */
+  put(repoKey: string, memory: Memory, maxMemories: number): Promise<"created" | "updated" | "full">;
+  delete(repoKey: string, name: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** The limits of one repository's memory. */
+export const MEMORY_LIMITS = {
+  /** Memories per repository: the index of all of them goes into every job's prompt. */
+  maxMemories: 100,
+  /** Bytes of content, UTF-8. */
+  maxContentBytes: 4096,
+  /** Characters of description: one line in the prompt's index, so short enough to scan. */
+  maxDescriptionChars: 200,
+  name: /^[a-z0-9-]{1,64}$/,
+} as const;
