@@ -3,11 +3,11 @@ import { errorMessage, isTackleError } from "../errors/tackle-error.js";
 import { buildCompactionRequest, compactedHistory, planCompaction, summaryOf } from "./compaction.js";
 import type { MessageRequest, ModelClient, ModelMessage, ModelMessageParam, TokenUsage } from "./model-client.js";
 import type { Todo } from "./ports.js";
-import { costOf } from "./pricing.js";
 import { assembleRequest } from "./prompt/assemble-request.js";
 import { renderState } from "./prompt/render-state.js";
+import { createSpend, type Spend } from "./spend.js";
 import type { ToolCall, ToolCallResult, ToolContext, ToolRunner } from "./tools/tool.js";
-import type { CallPurpose, TranscriptSink } from "./transcript.js";
+import { MAIN_AGENT, type CallPurpose, type TranscriptSink } from "./transcript.js";
 
 type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
 
@@ -18,7 +18,7 @@ export interface AgentBudgets {
   maxTurns: number;
   /** `max_tokens` of every turn. */
   maxOutputTokensPerTurn: number;
-  /** The run stops before a turn that would likely take the cost past this. */
+  /** The run stops before a turn that would likely take the job's cost (its `spend`) past this. */
   maxCostUsd: number;
   /** Epoch milliseconds, on `clock`. A model call in flight is cut when it passes. */
   deadline: number;
@@ -32,6 +32,7 @@ export interface AgentResult {
   summary?: string;
   /** Model turns run. */
   turns: number;
+  /** This run's own model usage and cost (the job's totals are in its `spend`). */
   usage: TokenUsage;
   costUsd: number;
   /** What went wrong, for model_error. */
@@ -77,6 +78,17 @@ export interface RunAgentOptions {
   compactAtRatio?: number;
   /** Turns kept verbatim by compaction. @defaultValue 3 */
   keepTurnsOnCompaction?: number;
+  /** Which conversation of the job this is (`main`, or a subagent's place: `main/2/1`). @defaultValue "main" */
+  agent?: string;
+  /** How deep it is: 0 for the job's agent, 1 for its subagents, … @defaultValue 0 */
+  depth?: number;
+  /** The job's meter, shared with its subagents: the cost budget is the job's. @defaultValue a meter of its own */
+  spend?: Spend;
+  /**
+   * A subagent's way to end: a reply without tool calls is its final answer (no reminder first).
+   * @defaultValue false
+   */
+  endOnText?: boolean;
 }
 
 export const NUDGE_TEXT =
@@ -111,6 +123,8 @@ class AgentRun {
   private turn = 0;
   private usage: TokenUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   private costUsd = 0;
+  private readonly spend: Spend;
+  private readonly agent: string;
   private lastTurnCostUsd = 0;
   private lastCallCost = 0;
   /** Estimated tokens the next request will carry; 0 until the first response. */
@@ -122,6 +136,8 @@ class AgentRun {
 
   constructor(private readonly options: RunAgentOptions) {
     this.clock = options.clock ?? Date.now;
+    this.spend = options.spend ?? createSpend();
+    this.agent = options.agent ?? MAIN_AGENT;
     this.history = [{ role: "user", content: [{ type: "text", text: options.initialMessage }] }];
   }
 
@@ -131,7 +147,8 @@ class AgentRun {
       if (signal.aborted) return this.end("aborted");
       if (this.clock() >= budgets.deadline) return this.end("deadline");
       if (this.turn >= budgets.maxTurns) return this.end("max_turns");
-      if (this.costUsd >= budgets.maxCostUsd || this.costUsd + this.lastTurnCostUsd > budgets.maxCostUsd) {
+      const spent = this.spend.costUsd;
+      if (spent >= budgets.maxCostUsd || spent + this.lastTurnCostUsd > budgets.maxCostUsd) {
         return this.end("max_cost");
       }
       if (this.contextTokens > (this.options.compactAtRatio ?? 0.8) * (this.options.contextWindowTokens ?? 200_000)) {
@@ -141,6 +158,7 @@ class AgentRun {
       }
 
       this.turn++;
+      if (this.agent !== MAIN_AGENT) this.spend.countSubagentTurn();
       this.emit({ type: "turn_started", turn: this.turn });
       const response = await this.callModel("turn", this.turnRequest());
       if ("ending" in response) return response.ending;
@@ -159,7 +177,7 @@ class AgentRun {
       this.contextTokens = promptTokens(response) + response.usage.output_tokens;
 
       if (calls.length === 0) {
-        if (this.nudged) return this.end("no_tool_calls");
+        if (this.nudged || this.options.endOnText === true) return this.end("no_tool_calls");
         this.nudged = true;
         this.emit({ type: "nudged", turn: this.turn });
         const nudge = response.stop_reason === "max_tokens" ? CUT_OFF_REPLY_TEXT : NUDGE_TEXT;
@@ -186,7 +204,7 @@ class AgentRun {
       stateText: renderState(ctx.state, {
         turn: this.turn,
         maxTurns: budgets.maxTurns,
-        costUsd: this.costUsd,
+        costUsd: this.spend.costUsd,
         maxCostUsd: budgets.maxCostUsd,
         msLeft: budgets.deadline - this.clock(),
       }),
@@ -217,7 +235,7 @@ class AgentRun {
 
     let response: ModelMessage;
     try {
-      response = await this.options.model.create(request, controller.signal);
+      response = await this.options.model.create(request, controller.signal, { agent: this.agent });
     } catch (error) {
       if (signal.aborted) return { ending: await this.end("aborted") };
       if (deadlineHit) return { ending: await this.end("deadline") };
@@ -229,7 +247,7 @@ class AgentRun {
       signal.removeEventListener("abort", onAbort);
     }
 
-    this.lastCallCost = costOf(this.options.modelName, response.usage);
+    this.lastCallCost = this.spend.add(this.options.modelName, response.usage);
     this.costUsd += this.lastCallCost;
     this.usage.input += response.usage.input_tokens;
     this.usage.output += response.usage.output_tokens;
@@ -248,7 +266,8 @@ class AgentRun {
     const todosBefore = JSON.stringify(ctx.state.todos);
 
     const runnable = calls.filter((call) => call.id !== cutOffId);
-    const ran = runnable.length > 0 ? await tools.runCalls(runnable, ctx) : [];
+    const turnCtx: ToolContext = { ...ctx, callPath: `${this.agent}/${this.turn}`, depth: this.options.depth ?? 0 };
+    const ran = runnable.length > 0 ? await tools.runCalls(runnable, turnCtx) : [];
     const byId = new Map(ran.map((result) => [result.tool_use_id, result]));
     const results = calls.map(
       (call): ToolCallResult =>
@@ -291,10 +310,11 @@ class AgentRun {
 
   async end(reason: AgentEndReason, failure: { error?: string; retryable?: boolean } = {}): Promise<AgentResult> {
     const done = this.options.ctx.state.done;
-    const summary = reason === "task_done" ? done?.summary : reason === "no_tool_calls" ? this.lastText : undefined;
+    const lastWords = reason === "no_tool_calls" || this.options.endOnText === true;
+    const summary = reason === "task_done" ? done?.summary : lastWords ? this.lastText : undefined;
     const result: AgentResult = {
       reason,
-      reasonText: describeEnding(reason, this.options.budgets, this.costUsd, this.turn, failure),
+      reasonText: describeEnding(reason, this.options.budgets, this.spend.costUsd, this.turn, failure),
       ...(summary !== undefined && { summary }),
       ...this.totals(),
       ...(failure.error !== undefined && { error: failure.error }),

@@ -31,7 +31,14 @@ export type ModelMessage = Omit<Anthropic.Messages.Message, "content"> & { conte
  */
 export interface ModelClient {
   readonly name: string;
-  create(request: MessageRequest, signal: AbortSignal): Promise<ModelMessage>;
+  /** `call.agent` says which conversation of the job asks (`main`, `main/2/1`): a replay serves each its own responses. */
+  create(request: MessageRequest, signal: AbortSignal, call?: ModelCall): Promise<ModelMessage>;
+}
+
+/** Which of the job's conversations a model call belongs to. */
+export interface ModelCall {
+  /** `main` for the job's agent; a subagent's or a tool's call is keyed by its place in the tree (`main/2/1`). */
+  agent: string;
 }
 
 /** Token counts summed over a run's model calls. */

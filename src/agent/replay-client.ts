@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { TackleError, errorMessage } from "../errors/tackle-error.js";
-import type { MessageRequest, ModelClient, ModelMessage } from "./model-client.js";
-import { TRANSCRIPT_VERSION } from "./transcript.js";
+import type { MessageRequest, ModelCall, ModelClient, ModelMessage } from "./model-client.js";
+import { MAIN_AGENT } from "./transcript.js";
 
 const stopReasonSchema = z.enum(["end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal", "model_context_window_exceeded"]);
 
@@ -22,13 +22,15 @@ const messageSchema = z.looseObject({
 });
 
 const turnSchema = z.number().int().nonnegative().optional();
+/** Version 1 transcripts have no `agent`: every line is the job's own agent's. */
+const agentSchema = z.string().min(1).optional();
 
 const lineSchema = z.discriminatedUnion("type", [
-  z.looseObject({ type: z.literal("meta"), version: z.literal(TRANSCRIPT_VERSION) }),
-  z.looseObject({ type: z.literal("request"), turn: turnSchema, body: z.looseObject({}) }),
-  z.looseObject({ type: z.literal("response"), turn: turnSchema, message: messageSchema }),
-  z.looseObject({ type: z.literal("tool_results"), turn: turnSchema, results: z.array(z.unknown()) }),
-  z.looseObject({ type: z.literal("end"), reason: z.string() }),
+  z.looseObject({ type: z.literal("meta"), version: z.union([z.literal(1), z.literal(2)]) }),
+  z.looseObject({ type: z.literal("request"), agent: agentSchema, turn: turnSchema, body: z.looseObject({}) }),
+  z.looseObject({ type: z.literal("response"), agent: agentSchema, turn: turnSchema, message: messageSchema }),
+  z.looseObject({ type: z.literal("tool_results"), agent: agentSchema, turn: turnSchema, results: z.array(z.unknown()) }),
+  z.looseObject({ type: z.literal("end"), agent: agentSchema, reason: z.string() }),
 ]);
 
 type RecordedMessage = z.infer<typeof messageSchema>;
@@ -39,36 +41,48 @@ export interface ReplayClient extends ModelClient {
 }
 
 /**
- * A ModelClient that serves a transcript's `response` lines in order, whatever it is asked.
- * `source` is a transcript path or its lines. A file holding several runs (a retried job appends a new
- * `meta` line) replays the last one. A hand-written transcript may hold only `response` lines with
- * `content` and `stop_reason`; ids, model and usage get defaults.
+ * A ModelClient that serves a transcript's `response` lines in order, whatever it is asked: each
+ * conversation of the job (its agent, every subagent, a tool's model call, keyed by `agent`) gets its
+ * own responses in their order, so a run whose subagents ran in parallel replays the same however
+ * their calls interleave. `source` is a transcript path or its lines. A file holding several runs (a
+ * retried job appends a new `meta` line) replays the last one. Version 1 lines (no `agent`) and a
+ * hand-written transcript of nothing but `response` lines with `content` and `stop_reason` are the
+ * job's own agent's; ids, model and usage get defaults.
  */
 export function createReplayClient(source: string | readonly string[], options: { name?: string } = {}): ReplayClient {
   const label = options.name ?? (typeof source === "string" ? source : "(inline transcript)");
   const lines = typeof source === "string" ? readLines(source) : source;
-  const responses = parseResponses(lines, label);
-  let served = 0;
+  const byAgent = parseResponses(lines, label);
+  const served = new Map<string, number>();
+  let total = 0;
+  for (const responses of byAgent.values()) total += responses.length;
+  let servedTotal = 0;
 
   return {
     name: "replay",
     get remaining() {
-      return responses.length - served;
+      return total - servedTotal;
     },
-    create(request: MessageRequest, signal: AbortSignal): Promise<ModelMessage> {
+    create(request: MessageRequest, signal: AbortSignal, call?: ModelCall): Promise<ModelMessage> {
       if (signal.aborted) return Promise.reject(new TackleError("aborted", "the model call was aborted"));
-      const recorded = responses[served];
+      const agent = call?.agent ?? MAIN_AGENT;
+      const responses = byAgent.get(agent) ?? [];
+      const index = served.get(agent) ?? 0;
+      const recorded = responses[index];
       if (recorded === undefined) {
+        const whose = agent === MAIN_AGENT ? "" : ` for ${agent}`;
         return Promise.reject(
           new TackleError(
             "replay_exhausted",
-            `replay transcript ${label} has ${responses.length} responses; the run asked for response ${responses.length + 1}`,
+            `replay transcript ${label} has ${responses.length} responses${whose}; the run asked for response ${responses.length + 1}${whose}`,
             { retryable: false },
           ),
         );
       }
-      served++;
-      return Promise.resolve(completeMessage(recorded, served, request.model));
+      served.set(agent, index + 1);
+      servedTotal++;
+      const ordinal = agent === MAIN_AGENT ? index + 1 : `${agent.replace(/\//g, "_")}_${index + 1}`;
+      return Promise.resolve(completeMessage(recorded, ordinal, request.model));
     },
   };
 }
@@ -81,8 +95,8 @@ function readLines(path: string): string[] {
   }
 }
 
-function parseResponses(lines: readonly string[], label: string): RecordedMessage[] {
-  let responses: RecordedMessage[] = [];
+function parseResponses(lines: readonly string[], label: string): Map<string, RecordedMessage[]> {
+  let responses = new Map<string, RecordedMessage[]>();
   lines.forEach((raw, index) => {
     if (raw.trim() === "") return;
     const lineNumber = index + 1;
@@ -94,9 +108,14 @@ function parseResponses(lines: readonly string[], label: string): RecordedMessag
     }
     const parsed = lineSchema.safeParse(json);
     if (!parsed.success) throw badLine(label, lineNumber, z.prettifyError(parsed.error).replace(/\n+/g, "; "));
-    if (parsed.data.type === "meta") responses = [];
-    // The raw line, not zod's output: zod moves unknown keys last, and replay keeps the recorded order.
-    if (parsed.data.type === "response") responses.push((json as { message: RecordedMessage }).message);
+    if (parsed.data.type === "meta") responses = new Map();
+    if (parsed.data.type === "response") {
+      const agent = parsed.data.agent ?? MAIN_AGENT;
+      const list = responses.get(agent) ?? [];
+      // The raw line, not zod's output: zod moves unknown keys last, and replay keeps the recorded order.
+      list.push((json as { message: RecordedMessage }).message);
+      responses.set(agent, list);
+    }
   });
   return responses;
 }
@@ -112,7 +131,7 @@ function badLine(label: string, lineNumber: number, problem: string): TackleErro
  * replayed run's transcript matches the recording), missing ones filled. Deep-copied so callers
  * cannot alter the recording.
  */
-function completeMessage(recorded: RecordedMessage, ordinal: number, requestedModel: string): ModelMessage {
+function completeMessage(recorded: RecordedMessage, ordinal: number | string, requestedModel: string): ModelMessage {
   const copy = structuredClone(recorded);
   const content = copy.content.map((block, index) => {
     if (block.type === "text") return withDefaults(block, { citations: null });

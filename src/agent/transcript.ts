@@ -5,10 +5,16 @@ import type { ToolCallResult } from "./tools/tool.js";
 import { redactDeep, redactKnownTokens } from "../util/redact.js";
 
 /** Bumped when a line's meaning changes; readers refuse versions they do not know. */
-export const TRANSCRIPT_VERSION = 1;
+export const TRANSCRIPT_VERSION = 2;
 
-/** Why the model was called: a turn of the agent, or the summary that compacts older turns. */
-export type CallPurpose = "turn" | "compaction";
+/** The key of the job's own agent; a subagent's is its Task call's place below it (`main/2/1`). */
+export const MAIN_AGENT = "main";
+
+/**
+ * Why the model was called: a turn of an agent, the summary that compacts older turns, or a tool's
+ * own call on the job's behalf (WebFetch answering its prompt over a page).
+ */
+export type CallPurpose = "turn" | "compaction" | "web_fetch";
 
 export interface TranscriptEnd {
   reason: string;
@@ -26,6 +32,11 @@ export interface TranscriptSink {
   response(turn: number, purpose: CallPurpose, message: ModelMessage): Promise<void>;
   toolResults(turn: number, results: readonly ToolCallResult[]): Promise<void>;
   end(end: TranscriptEnd): Promise<void>;
+  /**
+   * The sink of a conversation below this one (a subagent, a tool's model call), keyed by its place in
+   * the tree (`main/2/1`): its lines go in the same file, marked with that key. Absent: not recorded.
+   */
+  child?(agent: string): TranscriptSink;
 }
 
 export interface TranscriptWriter extends TranscriptSink {
@@ -34,6 +45,7 @@ export interface TranscriptWriter extends TranscriptSink {
   flush(): Promise<void>;
   /** Flushes; nothing else to release (every line is its own append). */
   close(): Promise<void>;
+  child(agent: string): TranscriptSink;
 }
 
 export interface CreateTranscriptOptions {
@@ -76,8 +88,6 @@ export async function createTranscript(options: CreateTranscriptOptions): Promis
     queue = written.catch(() => undefined);
     return written;
   };
-  const previous = new Map<CallPurpose, PreviousRequest>();
-
   await write({
     type: "meta",
     version: TRANSCRIPT_VERSION,
@@ -86,19 +96,21 @@ export async function createTranscript(options: CreateTranscriptOptions): Promis
     startedAt: new Date(clock()).toISOString(),
   });
 
-  return {
-    path,
-    flush: () => queue,
-    close: () => queue,
-    request: (turn, purpose, body) => {
-      const line = requestLine(turn, purpose, body, previous.get(purpose));
-      previous.set(purpose, { messages: body.messages.map(comparable), system: body.system, tools: body.tools });
-      return write(line);
-    },
-    response: (turn, purpose, message) => write({ type: "response", turn, purpose, message }),
-    toolResults: (turn, results) => write({ type: "tool_results", turn, results }),
-    end: (end) => write({ type: "end", ...end, endedAt: new Date(clock()).toISOString() }),
+  const sinkFor = (agent: string): TranscriptSink => {
+    const previous = new Map<CallPurpose, PreviousRequest>();
+    return {
+      request: (turn, purpose, body) => {
+        const line = requestLine(agent, turn, purpose, body, previous.get(purpose));
+        previous.set(purpose, { messages: body.messages.map(comparable), system: body.system, tools: body.tools });
+        return write(line);
+      },
+      response: (turn, purpose, message) => write({ type: "response", agent, turn, purpose, message }),
+      toolResults: (turn, results) => write({ type: "tool_results", agent, turn, results }),
+      end: (end) => write({ type: "end", agent, ...end, endedAt: new Date(clock()).toISOString() }),
+      child: (key) => sinkFor(key),
+    };
   };
+  return { path, flush: () => queue, close: () => queue, ...sinkFor(MAIN_AGENT), child: (key) => sinkFor(key) };
 }
 
 interface PreviousRequest {
@@ -113,7 +125,7 @@ interface PreviousRequest {
  * (`messages_from` is the index of the first one stored), and `system` / `tools` only when they
  * changed, so a long run's transcript grows linearly rather than quadratically.
  */
-function requestLine(turn: number, purpose: CallPurpose, body: MessageRequest, previous: PreviousRequest | undefined): Record<string, unknown> {
+function requestLine(agent: string, turn: number, purpose: CallPurpose, body: MessageRequest, previous: PreviousRequest | undefined): Record<string, unknown> {
   const { messages, system, tools, ...rest } = body;
   const current = messages.map(comparable);
   let from = 0;
@@ -126,7 +138,7 @@ function requestLine(turn: number, purpose: CallPurpose, body: MessageRequest, p
   if (system !== undefined && (previous === undefined || !sameJson(system, previous.system))) stored.system = system;
   if (tools !== undefined && (previous === undefined || !sameJson(tools, previous.tools))) stored.tools = tools;
   stored.messages = messages.slice(from);
-  return { type: "request", turn, purpose, messages_from: from, messages_count: messages.length, body: stored };
+  return { type: "request", agent, turn, purpose, messages_from: from, messages_count: messages.length, body: stored };
 }
 
 /**

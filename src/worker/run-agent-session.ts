@@ -1,22 +1,36 @@
 import { runAgent, buildSystemPrompt, buildTaskMessage, createTranscript, type AgentResult } from "../agent/index.js";
 import type { ModelClient } from "../agent/model-client.js";
-import type { IssuePort, PullsPort, SessionState } from "../agent/ports.js";
+import type { IssuePort, MemoryPort, MemorySummary, PullsPort, SessionState, WebPort } from "../agent/ports.js";
+import { renderMemoryIndex } from "../agent/prompt/render-memory-index.js";
+import { createSideCalls } from "../agent/side-calls.js";
+import { createSkillPort } from "../agent/skills.js";
+import { createSpend } from "../agent/spend.js";
+import { SUBAGENT_TOOL_NAMES, subagentTypes } from "../agent/subagent-types.js";
+import { createSubagents, type SubagentEvent } from "../agent/subagents.js";
 import {
   coreTools,
+  createApprovalGate,
   createPolicyEngine,
+  createSkillTool,
+  createTaskTool,
   createToolRegistry,
   denyingApprovalHandler,
+  memoryReadTool,
+  memoryWriteTool,
+  webFetchTool,
   type ApprovalHandler,
   type ApprovalQuestion,
+  type Tool,
 } from "../agent/tools/index.js";
-import type { ToolContext } from "../agent/tools/tool.js";
+import { isReadOnly, type ToolContext } from "../agent/tools/tool.js";
 import type { RepoConfig } from "../config/index.js";
+import { NO_REPO_EXTENSIONS, type RepoExtensions } from "../config/repo-extensions.js";
 import type { PolicyConfig } from "../agent/policy/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { Workspace } from "../workspace/index.js";
 import { renderSetupReport, runSetupSteps } from "./run-setup-steps.js";
 import type { Tracker } from "./tracker.js";
-import type { TrackingState } from "./tracking-comment.js";
+import type { SubagentStep, TrackingState } from "./tracking-comment.js";
 
 export interface SessionInput {
   jobId: string;
@@ -26,6 +40,8 @@ export interface SessionInput {
   config: RepoConfig;
   model: ModelClient;
   modelName: string;
+  /** Clients for other models (a repository's agent type may name one of the allowed models). @defaultValue always `model` */
+  modelFor?: (modelName: string) => ModelClient;
   repoFullName: string;
   task: {
     number?: number;
@@ -53,11 +69,24 @@ export interface SessionInput {
    * timeout_minutes clock stands still. @defaultValue denyingApprovalHandler (nobody can answer)
    */
   approval?: ApprovalHandler;
+  /** The repository's agents and skills, from its default branch. @defaultValue none */
+  extensions?: RepoExtensions;
+  /** The repository's memory; absent when it is off. */
+  memory?: MemoryPort;
+  /** WebFetch's fetcher; absent when WebFetch is off. */
+  web?: WebPort;
+  /** Logins in the thread without write access: memory writes then wait for a maintainer. @defaultValue [] */
+  untrustedAuthors?: readonly string[];
 }
 
 export interface SessionOutcome {
+  /** `usage` and `costUsd` are the whole job's: its agent's, its subagents' and its tools' model calls. */
   result: AgentResult;
   state: SessionState;
+  subagents: SubagentStep[];
+  subagentTurns: number;
+  /** One line per memory the job wrote or deleted. */
+  memoryWrites: string[];
 }
 
 /** The policy engine's settings from the repo config; the host's pre-push check uses the same. */
@@ -70,6 +99,20 @@ export function policyConfigOf(config: RepoConfig): PolicyConfig {
   };
 }
 
+/** The memory port, remembering what this job wrote for the tracking comment. */
+function recordingMemory(port: MemoryPort, writes: string[]): MemoryPort {
+  return {
+    index: () => port.index(),
+    read: (name) => port.read(name),
+    async write(entry) {
+      const outcome = await port.write(entry);
+      if (outcome === "created" || outcome === "updated") writes.push(`${outcome === "created" ? "saved" : "updated"} \`${entry.name}\`: ${entry.description}`);
+      if (outcome === "deleted") writes.push(`deleted \`${entry.name}\``);
+      return outcome;
+    },
+  };
+}
+
 /**
  * The part every mode shares: build the tools over the workspace's ports, run the agent loop, and
  * mirror its progress into the tracking comment.
@@ -77,17 +120,21 @@ export function policyConfigOf(config: RepoConfig): PolicyConfig {
 export async function runAgentSession(input: SessionInput): Promise<SessionOutcome> {
   const { workspace, config } = input;
   const state: SessionState = { todos: [], notes: [] };
-  const policyConfig = policyConfigOf(config);
+  const policyConfig = { ...policyConfigOf(config), untrustedAuthors: input.untrustedAuthors ?? [] };
   const unsandboxed = !workspace.sandboxed;
+  const extensions = input.extensions ?? NO_REPO_EXTENSIONS;
   let step = "reading the issue";
   /** Time spent waiting for a maintainer, which does not count against timeout_minutes. */
   let waitedMs = 0;
+  const subagentSteps = new Map<string, SubagentStep>();
+  const memoryWrites: string[] = [];
   const working = (current: string): TrackingState => ({
     phase: "working",
     step: current,
     todos: [...state.todos],
     startedAt: input.startedAt,
     unsandboxed,
+    ...(subagentSteps.size > 0 ? { subagents: [...subagentSteps.values()] } : {}),
   });
   const approval =
     input.approval === undefined
@@ -100,11 +147,62 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
             input.tracker.update(working(step));
           },
         });
-  const registry = createToolRegistry(coreTools(), {
-    policy: createPolicyEngine(policyConfig),
-    approval,
+  const policy = createPolicyEngine(policyConfig);
+  const gate = createApprovalGate(approval);
+  const registryOptions = { policy, approval, gate, redact: input.redact, logger: input.logger };
+  const clock = () => input.clock() - waitedMs;
+  const budgets = {
+    maxTurns: config.max_turns,
+    maxOutputTokensPerTurn: config.max_output_tokens,
+    maxCostUsd: config.max_cost_usd,
+    deadline: input.startedAt + config.timeout_minutes * 60_000,
+  };
+  const spend = createSpend();
+  const transcript = await createTranscript({
+    dir: input.transcriptDir,
+    jobId: input.jobId,
+    model: input.modelName,
     redact: input.redact,
+  });
+
+  const types = subagentTypes({ repo: input.repoFullName, branch: workspace.branch }, extensions.agents);
+  const core = coreTools();
+  const webFetch = input.web === undefined ? [] : [webFetchTool];
+  const byName = new Map<string, Tool>([...core, ...webFetch].map((tool) => [tool.name, tool]));
+  const subagentToolsFor = (names: readonly string[]) => names.filter((name) => SUBAGENT_TOOL_NAMES.includes(name) && byName.has(name));
+  const taskTool = createTaskTool(
+    types.map((type) => ({
+      name: type.name,
+      description: type.description,
+      // Task may start a writer; a tool this job does not offer counts as a writer too.
+      readOnly: type.tools.every((name) => name !== "Task" && isReadOnlyTool(byName.get(name))),
+    })),
+  );
+  byName.set(taskTool.name, taskTool);
+  const mainTools: Tool[] = [
+    ...core,
+    taskTool,
+    ...(extensions.skills.length > 0 ? [createSkillTool(extensions.skills)] : []),
+    ...webFetch,
+    ...(input.memory === undefined ? [] : [memoryReadTool, memoryWriteTool]),
+  ];
+  const registry = createToolRegistry(mainTools, registryOptions);
+  const modelFor = input.modelFor ?? (() => input.model);
+  const subagents = createSubagents({
+    types: types.map((type) => ({ ...type, tools: subagentToolsFor(type.tools) })),
+    tools: byName,
+    registry: (tools) => createToolRegistry(tools, registryOptions),
+    model: modelFor,
+    modelName: input.modelName,
+    spend,
+    budgets,
+    clock,
+    transcript,
     logger: input.logger,
+    onEvent: (event: SubagentEvent) => {
+      subagentSteps.set(event.path, { ...event });
+      input.tracker.update(working(step));
+    },
   });
   const ctx: ToolContext = {
     fs: workspace.fs,
@@ -118,13 +216,20 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     draftByDefault: config.draft_pr,
     signal: input.signal,
     logger: input.logger,
+    subagents,
+    sideCalls: createSideCalls({
+      model: input.model,
+      modelName: input.modelName,
+      spend,
+      maxCostUsd: budgets.maxCostUsd,
+      deadline: budgets.deadline,
+      clock,
+      transcript,
+    }),
+    ...(input.web === undefined ? {} : { web: input.web }),
+    ...(input.memory === undefined ? {} : { memory: recordingMemory(input.memory, memoryWrites) }),
+    ...(extensions.skills.length > 0 ? { skills: createSkillPort(extensions.skills, (tools) => registry.offer(tools)) } : {}),
   };
-  const transcript = await createTranscript({
-    dir: input.transcriptDir,
-    jobId: input.jobId,
-    model: input.modelName,
-    redact: input.redact,
-  });
   const system = buildSystemPrompt({
     repo: input.repoFullName,
     branch: workspace.branch,
@@ -149,7 +254,9 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       signal: input.signal,
       onStep: (command) => input.tracker.update({ phase: "working", step: `setup: ${command}`, todos: [], startedAt: input.startedAt, unsandboxed }),
     });
-    const initialMessage = taskMessage + input.redact(renderSetupReport(setup));
+    const memories = await readMemoryIndex(input.memory, input.logger);
+    const memoryIndex = input.redact(renderMemoryIndex(memories));
+    const initialMessage = taskMessage + (memoryIndex === "" ? "" : `\n\n${memoryIndex}`) + input.redact(renderSetupReport(setup));
     const result = await runAgent({
       model: input.model,
       modelName: input.modelName,
@@ -157,30 +264,41 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       ctx,
       system,
       initialMessage,
-      budgets: {
-        maxTurns: config.max_turns,
-        maxOutputTokensPerTurn: config.max_output_tokens,
-        maxCostUsd: config.max_cost_usd,
-        deadline: input.startedAt + config.timeout_minutes * 60_000,
-      },
+      budgets,
       transcript,
-      clock: () => input.clock() - waitedMs,
+      clock,
       signal: input.signal,
+      spend,
       onProgress: (event) => {
         if (event.type === "tool_calls") step = event.summary;
-        input.tracker.update({
-          phase: "working",
-          step,
-          todos: [...state.todos],
-          startedAt: input.startedAt,
-          unsandboxed,
-        });
+        input.tracker.update(working(step));
       },
     });
-    return { result, state };
+    return {
+      result: { ...result, usage: { ...spend.usage }, costUsd: spend.costUsd },
+      state,
+      subagents: [...subagentSteps.values()],
+      subagentTurns: spend.subagentTurns,
+      memoryWrites,
+    };
   } finally {
     await transcript.close();
   }
+}
+
+/** The memory index for the first message; a store that cannot be read leaves it out rather than failing the job. */
+async function readMemoryIndex(memory: MemoryPort | undefined, logger: Logger): Promise<MemorySummary[]> {
+  if (memory === undefined) return [];
+  try {
+    return await memory.index();
+  } catch (error) {
+    logger.warn({ err: error }, "could not read the repository's memory index");
+    return [];
+  }
+}
+
+function isReadOnlyTool(tool: Tool | undefined): boolean {
+  return tool !== undefined && isReadOnly(tool.effects);
 }
 
 /** Reports each wait for a maintainer: to the tracking comment, and its length to the deadline. */

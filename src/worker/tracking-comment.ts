@@ -6,7 +6,7 @@ export const MAX_TRACKING_COMMENT_CHARS = 65_000;
 
 export type TrackingState =
   | { phase: "queued"; position: number }
-  | { phase: "working"; step: string; todos: Todo[]; startedAt: number; unsandboxed?: boolean }
+  | { phase: "working"; step: string; todos: Todo[]; startedAt: number; unsandboxed?: boolean; subagents?: SubagentStep[] }
   | {
       phase: "done" | "no_changes" | "failed" | "cancelled" | "budget_exhausted";
       reason: string;
@@ -15,11 +15,32 @@ export type TrackingState =
       kept?: string;
       stats: JobStats;
       unsandboxed?: boolean;
+      subagents?: SubagentStep[];
+      /** What the job wrote to the repository's memory, e.g. "saved `build-steps`: how to build". */
+      memoryWrites?: string[];
     };
+
+/** One subagent of the job, as the comment shows it: nested under its parent by depth. */
+export interface SubagentStep {
+  /** Its place in the job's tree, e.g. `main/2/1`. */
+  path: string;
+  depth: number;
+  type: string;
+  description: string;
+  status: "running" | "done" | "failed";
+  turns: number;
+  costUsd: number;
+}
+
+/** Subagent lines shown at most; a job that starts more says how many were left out. */
+const MAX_SUBAGENT_LINES = 30;
 
 export interface JobStats {
   durationMs: number;
+  /** The job's own agent's turns. */
   turns: number;
+  /** Turns its subagents took. @defaultValue 0 */
+  subagentTurns?: number;
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;
@@ -47,6 +68,24 @@ function formatDuration(ms: number): string {
 
 function formatTokens(n: number): string {
   return n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+const SUBAGENT_ICONS: Record<SubagentStep["status"], string> = { running: "🔄", done: "✅", failed: "⚠️" };
+
+function renderSubagents(steps: readonly SubagentStep[] | undefined): string[] {
+  if (steps === undefined || steps.length === 0) return [];
+  const shown = steps.slice(0, MAX_SUBAGENT_LINES).map((step) => {
+    const indent = "  ".repeat(Math.max(0, step.depth - 1));
+    const cost = step.status === "running" ? "" : `, $${step.costUsd.toFixed(2)}`;
+    return `${indent}- ${SUBAGENT_ICONS[step.status]} \`${step.type}\`: ${oneLine(step.description)} (${step.turns} turn${step.turns === 1 ? "" : "s"}${cost})`;
+  });
+  const more = steps.length - shown.length;
+  return ["", "Subagents:", ...shown, ...(more > 0 ? [`- … and ${more} more`] : [])];
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
 }
 
 function renderTodos(todos: readonly Todo[]): string[] {
@@ -92,6 +131,7 @@ function renderBody(
   if (state.phase === "working") {
     lines.push(`🛠️ **Tackle is working on this** (${formatDuration(now - state.startedAt)} so far)`, "");
     lines.push(`Current step: ${state.step}`);
+    lines.push(...renderSubagents(state.subagents));
     if (state.todos.length > 0) lines.push("", ...renderTodos(state.todos));
     if (state.unsandboxed) lines.push("", "⚠️ This job runs without a sandbox (`TACKLE_SANDBOX=off`).");
     if (commandName) lines.push("", `_Comment \`/${commandName} stop\` to cancel._`);
@@ -102,9 +142,15 @@ function renderBody(
   if (state.summary) lines.push(state.summary.trim(), "");
   if (state.phase !== "done") lines.push(`Reason: ${state.reason}`, "");
   if (state.kept) lines.push(`Kept: ${state.kept}`, "");
+  const subagents = renderSubagents(state.subagents);
+  if (subagents.length > 0) lines.push(...subagents.slice(1), "");
+  if (state.memoryWrites !== undefined && state.memoryWrites.length > 0) {
+    lines.push("Memory written for later jobs:", ...state.memoryWrites.slice(0, MAX_SUBAGENT_LINES).map((write) => `- ${oneLine(write)}`), "");
+  }
   const s = state.stats;
+  const subagentTurns = s.subagentTurns ? ` (+${s.subagentTurns} in subagents)` : "";
   lines.push(
-    `<sub>${formatDuration(s.durationMs)} · ${s.turns} turns · ${formatTokens(s.inputTokens + s.cacheReadTokens)} input / ` +
+    `<sub>${formatDuration(s.durationMs)} · ${s.turns} turns${subagentTurns} · ${formatTokens(s.inputTokens + s.cacheReadTokens)} input / ` +
       `${formatTokens(s.outputTokens)} output tokens · $${s.costUsd.toFixed(2)}</sub>`,
   );
   if (state.unsandboxed) lines.push("", "⚠️ This job ran without a sandbox (`TACKLE_SANDBOX=off`).");

@@ -18,6 +18,8 @@ export interface PolicyConfig {
   maxDiffLines?: number | undefined;
   /** A write that takes the branch's diff above this many lines needs a maintainer's approval. @defaultValue no limit */
   requireApprovalAbove?: number | undefined;
+  /** Logins in the job's thread without write access: a memory write then needs approval. @defaultValue [] */
+  untrustedAuthors?: readonly string[] | undefined;
 }
 
 export interface ResolvedPolicyConfig {
@@ -25,6 +27,7 @@ export interface ResolvedPolicyConfig {
   blockedCommands: string[];
   maxDiffLines: number | undefined;
   requireApprovalAbove: number | undefined;
+  untrustedAuthors: readonly string[];
 }
 
 export { DEFAULT_PROTECTED_PATHS };
@@ -40,5 +43,6 @@ export function resolvePolicyConfig(config: PolicyConfig = {}): ResolvedPolicyCo
     blockedCommands: [...(config.blockedCommands ?? [])],
     maxDiffLines: config.maxDiffLines,
     requireApprovalAbove: config.requireApprovalAbove,
+    untrustedAuthors: [...(config.untrustedAuthors ?? [])],
   };
 }

@@ -52,6 +52,7 @@ export function createPolicyEngine(config: PolicyConfig = {}): PolicyEngine {
       if (typeof effects.git === "object") decisions.push(await checkCommit(protectedPaths, stringArrayField(input, effects.git.commit), ctx));
       if (effects.publishes) decisions.push(await checkPublish(rules, ctx));
       if (effects.reads && effects.reads.names !== true) decisions.push(await checkFileRead(stringField(input, effects.reads.path), ctx));
+      if (effects.memory === "write") decisions.push(checkMemoryWrite(resolved.untrustedAuthors));
       return decisions.find((decision) => decision.action === "deny") ?? decisions.find((decision) => decision.action === "ask") ?? ALLOW;
     },
   };
@@ -63,8 +64,26 @@ function changesUnseen(effects: ToolEffects): boolean {
     effects.runs !== undefined ||
     (effects.git !== undefined && effects.git !== "read") ||
     effects.publishes === true ||
+    effects.delegates === true ||
+    effects.runsSkillCommand === true ||
     (effects.writes !== undefined && effects.writes.preview === undefined)
   );
+}
+
+/**
+ * A memory outlives the job and steers later ones: when people without write access wrote in this
+ * thread, their text may be what asks for it (memory poisoning), so a maintainer decides.
+ */
+function checkMemoryWrite(untrustedAuthors: readonly string[]): PolicyDecision {
+  if (untrustedAuthors.length === 0) return ALLOW;
+  const who = untrustedAuthors
+    .slice(0, 5)
+    .map((login) => `@${login}`)
+    .join(", ");
+  return {
+    action: "ask",
+    reason: `a memory outlives this job, and the thread has authors without write access (${who}${untrustedAuthors.length > 5 ? ", …" : ""})`,
+  };
 }
 
 interface Rules {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { TackleError } from "../../errors/index.js";
+import type { ExecResult } from "../ports.js";
 import { defineTool, type PolicyDecision } from "./tool.js";
 
 /** @defaultValue ms a command may run when `timeout` is not given */
@@ -45,15 +46,19 @@ export const bashTool = defineTool({
     const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
     const result = await ctx.exec.run(input.command, { timeoutMs, signal: ctx.signal, maxOutputBytes: MAX_OUTPUT_BYTES });
     if (ctx.signal.aborted) throw new TackleError("aborted", "the command was stopped: the job was cancelled");
-
-    const notes: string[] = [];
-    if (result.droppedBytes > 0) notes.push(`${result.droppedBytes} more bytes of output were dropped`);
-    if (result.timedOut) {
-      notes.push(`timed out after ${timeoutMs} ms and was killed${timeoutMs < 1000 ? " (timeout is in milliseconds)" : ""}`);
-    } else if (result.exitCode === null) notes.push("killed by a signal");
-    else notes.push(`exit code ${result.exitCode}`);
-
-    const output = result.output === "" ? "(no output)" : result.output.replace(/\n$/, "");
-    return { content: `${output}\n[${notes.join("; ")}]` };
+    return { content: describeCommandResult(result, timeoutMs) };
   },
 });
+
+/** A command's output and how it ended, as a tool result says it. */
+export function describeCommandResult(result: ExecResult, timeoutMs: number): string {
+  const notes: string[] = [];
+  if (result.droppedBytes > 0) notes.push(`${result.droppedBytes} more bytes of output were dropped`);
+  if (result.timedOut) {
+    notes.push(`timed out after ${timeoutMs} ms and was killed${timeoutMs < 1000 ? " (timeout is in milliseconds)" : ""}`);
+  } else if (result.exitCode === null) notes.push("killed by a signal");
+  else notes.push(`exit code ${result.exitCode}`);
+
+  const output = result.output === "" ? "(no output)" : result.output.replace(/\n$/, "");
+  return `${output}\n[${notes.join("; ")}]`;
+}

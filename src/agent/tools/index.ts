@@ -43,6 +43,12 @@ export function coreTools(): Tool[] {
   ];
 }
 
+export { createSkillTool } from "./skill.js";
+export { createTaskTool } from "./task.js";
+export { memoryReadTool } from "./memory-read.js";
+export { memoryWriteTool } from "./memory-write.js";
+export { webFetchTool } from "./web-fetch.js";
+export { createApprovalGate } from "../policy/approval-gate.js";
 export { createToolRegistry, DEFAULT_MAX_RESULT_CHARS, type ToolRegistry, type ToolRegistryOptions } from "./registry.js";
 export { defineTool } from "./tool.js";
 export type { Tool, ToolCall, ToolContext, ToolEffects } from "./tool.js";

@@ -6,10 +6,11 @@ import { truncateMiddle } from "../../util/truncate-middle.js";
 import type { InvalidToolInput } from "../model-client.js";
 import type { FsPort } from "../ports.js";
 import type { ApprovalAnswer, ApprovalHandler } from "../policy/approval.js";
+import { createApprovalGate, type ApprovalGate } from "../policy/approval-gate.js";
 import type { PolicyEngine } from "../policy/policy-engine.js";
 import {
   assertDeclaresEffects,
-  isReadOnly,
+  isReadOnlyCall,
   type PolicyDecision,
   type Tool,
   type ToolCall,
@@ -22,6 +23,11 @@ import {
 export interface ToolRegistryOptions {
   policy: PolicyEngine;
   approval: ApprovalHandler;
+  /**
+   * The job's shared way to a maintainer (one question at a time, approvals remembered by key); a job's
+   * subagents pass their parent's. @defaultValue a gate of its own over `approval`
+   */
+  gate?: ApprovalGate;
   /**
    * The job's redactor (its secrets by value and the known token formats), applied to every result
    * before it is cut to size. @defaultValue redactKnownTokens
@@ -36,6 +42,11 @@ export interface ToolRegistryOptions {
 /** The runner the agent loop uses. */
 export interface ToolRegistry extends ToolRunner {
   readonly tools: readonly Tool[];
+  /**
+   * Offers more tools from now on (a skill's own tools once it is invoked), after those offered so far,
+   * so the definitions' order only grows at the end. Returns the names it added (already offered: none).
+   */
+  offer(tools: readonly Tool[]): string[];
 }
 
 export const DEFAULT_MAX_RESULT_CHARS = 30_000;
@@ -47,17 +58,25 @@ export const DEFAULT_MAX_RESULT_CHARS = 30_000;
  */
 export function createToolRegistry(tools: readonly Tool[], options: ToolRegistryOptions): ToolRegistry {
   const byName = new Map<string, Tool>();
+  const offered: Tool[] = [];
+  const definitions: ToolDefinition[] = [];
+  const signatures = new Map<string, string>();
+  const add = (tool: Tool): void => {
+    assertDeclaresEffects(tool);
+    const definition = toDefinition(tool);
+    byName.set(tool.name, tool);
+    offered.push(tool);
+    definitions.push(definition);
+    signatures.set(tool.name, inputSignature(definition.input_schema));
+  };
   for (const tool of tools) {
     if (byName.has(tool.name)) throw new Error(`duplicate tool name: ${tool.name}`);
-    assertDeclaresEffects(tool);
-    byName.set(tool.name, tool);
+    add(tool);
   }
-  const definitions = tools.map(toDefinition);
-  const signatures = new Map(definitions.map((definition) => [definition.name, inputSignature(definition.input_schema)]));
   const redact = options.redact ?? redactKnownTokens;
   const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
   const caches = new WeakMap<FsPort, Map<string, string>>();
-  const approvedKeys = new Set<string>();
+  const gate = options.gate ?? createApprovalGate(options.approval);
 
   const cacheFor = (ctx: ToolContext): Map<string, string> => {
     let cache = caches.get(ctx.fs);
@@ -70,7 +89,9 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
 
   const isParallel = (call: ToolCall): boolean => {
     const tool = byName.get(call.name);
-    return tool === undefined || isReadOnly(tool.effects);
+    if (tool === undefined || call.invalidInput !== undefined) return true;
+    const parsed = tool.inputSchema.safeParse(call.input ?? {});
+    return !parsed.success || isReadOnlyCall(tool, parsed.data);
   };
 
   const finish = (call: ToolCall, content: string, isError: boolean, tool?: Tool): ToolCallResult => {
@@ -101,7 +122,7 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
     const input: unknown = parsed.data;
     const cache = cacheFor(ctx);
     // Anything but a read may change what a cached read would return.
-    if (!isReadOnly(tool.effects)) cache.clear();
+    if (!isReadOnlyCall(tool, input)) cache.clear();
     const cacheKey = tool.cacheable === true ? `${tool.name}:${stableStringify(input)}` : undefined;
     const cached = cacheKey === undefined ? undefined : cache.get(cacheKey);
     if (cached !== undefined) return { tool_use_id: call.id, content: cached, is_error: false };
@@ -113,10 +134,10 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
       return finish(call, `The policy check for ${tool.name} failed, so the call was not run: ${errorMessage(error)}`, true, tool);
     }
     if (decision.action === "deny") return finish(call, `Denied: ${decision.reason}`, true, tool);
-    if (decision.action === "ask" && !(decision.approvalKey !== undefined && approvedKeys.has(decision.approvalKey))) {
+    if (decision.action === "ask") {
       let answer: ApprovalAnswer;
       try {
-        answer = await options.approval.request({ tool: tool.name, input, reason: decision.reason }, ctx.signal);
+        answer = await gate.ask({ tool: tool.name, input, reason: decision.reason }, decision.approvalKey, ctx.signal);
       } catch (error) {
         return finish(call, `${tool.name} needs approval (${decision.reason}), but asking failed: ${errorMessage(error)}`, true, tool);
       }
@@ -125,7 +146,6 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
         const message = answer.message ?? `${tool.name} needs a maintainer's approval (${decision.reason}) and was denied${by}; choose another approach.`;
         return finish(call, `Not approved: ${message}`, true, tool);
       }
-      if (decision.approvalKey !== undefined) approvedKeys.add(decision.approvalKey);
     }
 
     try {
@@ -152,10 +172,24 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
   }
 
   return {
-    tools,
+    get tools() {
+      return offered;
+    },
+    offer(more) {
+      const added: string[] = [];
+      for (const tool of more) {
+        if (byName.has(tool.name)) continue;
+        add(tool);
+        added.push(tool.name);
+      }
+      return added;
+    },
     // Built once: each call gets fresh top-level objects to decorate (cache_control); the shared schemas are frozen.
     definitions: () => definitions.map((definition) => ({ ...definition })),
-    async runCalls(calls, ctx) {
+    async runCalls(calls, turnCtx) {
+      const prefix = turnCtx.callPath;
+      const ctxFor = (index: number): ToolContext => (prefix === undefined ? turnCtx : { ...turnCtx, callPath: `${prefix}/${index + 1}` });
+      const ctx = turnCtx;
       const results: ToolCallResult[] = [];
       let next = 0;
       while (next < calls.length) {
@@ -168,7 +202,7 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
         if (isParallel(calls[next] as ToolCall)) {
           while (end < calls.length && isParallel(calls[end] as ToolCall)) end += 1;
         }
-        const batch = await Promise.all(calls.slice(next, end).map((call) => runLogged(call, ctx)));
+        const batch = await Promise.all(calls.slice(next, end).map((call, offset) => runLogged(call, ctxFor(next + offset))));
         results.push(...batch);
         next = end;
       }
@@ -178,7 +212,7 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
 }
 
 function toDefinition(tool: Tool): ToolDefinition {
-  const schema = z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>;
+  const schema = structuredClone(tool.jsonSchema) ?? (z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>);
   delete schema.$schema;
   if (schema.type !== "object") throw new Error(`tool ${tool.name}: the input schema must be an object`);
   const inputSchema = deepFreeze(stripSafeIntegerBounds(schema)) as ToolDefinition["input_schema"];

@@ -1,7 +1,10 @@
 import type { z } from "zod";
 import type { Logger } from "../../logging/logger.js";
 import type { InvalidToolInput } from "../model-client.js";
-import type { ExecPort, FsPort, GitPort, IssuePort, PullsPort, SearchPort, SessionState } from "../ports.js";
+import type { ExecPort, FsPort, GitPort, IssuePort, MemoryPort, PullsPort, SearchPort, SessionState, WebPort } from "../ports.js";
+import type { SideCalls } from "../side-calls.js";
+import type { SkillPort } from "../skills.js";
+import type { SubagentPort } from "../subagents.js";
 
 /** An input field of a tool that holds a worktree path (a string) or several (a string array). */
 export type PathField<Input> = Extract<keyof Input, string>;
@@ -39,8 +42,22 @@ export interface ToolEffects<Input = Record<string, unknown>> {
   publishes?: true;
   /** Reads this job's issue, or writes on it (a comment), through the issue port. */
   issue?: "read" | "write";
-  /** Changes only the session's own state (checklist, notes, the end of the run). */
+  /** Changes only the session's own state (checklist, notes, the end of the run, the tools on offer). */
   session?: true;
+  /** Fetches the URL in this field, on the host (never from the sandbox), within the job's allow-list: a read. */
+  fetches?: { url: PathField<Input> };
+  /** Reads the repository's durable memory, or writes it (which outlives the job, so it may need approval). */
+  memory?: "read" | "write";
+  /**
+   * Runs a subagent whose own tool calls go through the policy one by one. Whether a call only reads
+   * depends on the subagent's type: the tool's `readOnlyCall` says.
+   */
+  delegates?: true;
+  /**
+   * Runs a command the default branch's skill folder defines, in the sandbox, with the input as JSON on
+   * stdin: like `runs`, any file may change; the command itself is the repository's, not the model's.
+   */
+  runsSkillCommand?: true;
 }
 
 /** Whether a tool only reads: the registry runs such calls of one turn in parallel, and serves them from its cache. */
@@ -51,8 +68,17 @@ export function isReadOnly(effects: ToolEffects): boolean {
     (effects.git === undefined || effects.git === "read") &&
     effects.publishes === undefined &&
     effects.issue !== "write" &&
-    effects.session === undefined
+    effects.session === undefined &&
+    effects.memory !== "write" &&
+    effects.delegates === undefined &&
+    effects.runsSkillCommand === undefined
   );
+}
+
+/** Whether one parsed call only reads: its tool's own judgement for a delegating tool, else its effects. */
+export function isReadOnlyCall(tool: Tool, input: unknown): boolean {
+  if (tool.effects.delegates === true) return tool.readOnlyCall?.(input) ?? false;
+  return isReadOnly(tool.effects);
 }
 
 /**
@@ -66,7 +92,13 @@ export function assertDeclaresEffects(tool: Tool): void {
     throw new Error(`tool ${tool.name} declares no effects: say what it reads, writes, runs or publishes (docs/adding-a-tool.md)`);
   }
   const shape = (tool.inputSchema as { shape?: Record<string, unknown> }).shape ?? {};
-  const fields = [effects?.reads?.path, effects?.writes?.path, effects?.runs?.command, typeof effects?.git === "object" ? effects.git.commit : undefined];
+  const fields = [
+    effects?.reads?.path,
+    effects?.writes?.path,
+    effects?.runs?.command,
+    typeof effects?.git === "object" ? effects.git.commit : undefined,
+    effects?.fetches?.url,
+  ];
   for (const field of fields) {
     if (field !== undefined && !(field in shape))
       throw new Error(`tool ${tool.name}: its effects name the input field "${field}", which its schema does not have`);
@@ -101,6 +133,24 @@ export interface ToolContext {
   draftByDefault?: boolean;
   signal: AbortSignal;
   logger: Logger;
+  /** WebFetch's host fetcher; absent when WebFetch is off for this job. */
+  web?: WebPort;
+  /** The repository's durable memory; absent when it is off (and for subagents). */
+  memory?: MemoryPort;
+  /** Runs subagents (Task); absent where Task is not offered. */
+  subagents?: SubagentPort;
+  /** The repository's skills (Skill); absent when it has none. */
+  skills?: SkillPort;
+  /** Model calls a tool makes on the job's behalf (WebFetch's prompt), counted and recorded. */
+  sideCalls?: SideCalls;
+  /**
+   * Where the call sits in the job's tree of conversations, set by the registry for each call:
+   * `main/3/2` is the second tool call of the main agent's third turn. Subagents and side calls are
+   * recorded in the transcript under it.
+   */
+  callPath?: string;
+  /** How deep the calling agent is: 0 for the job's own agent, 1 for its subagents, … @defaultValue 0 */
+  depth?: number;
 }
 
 export interface ToolResult {
@@ -123,6 +173,16 @@ export interface Tool<Schema extends z.ZodType = z.ZodType> {
   cacheable?: boolean;
   /** Said after a result cut to size, e.g. "use Read with offset and limit to see the rest". */
   truncationHint?: string;
+  /**
+   * For a tool with `delegates`: whether this call (its parsed input) only reads, so it may run beside
+   * the other reads of its turn. @defaultValue false
+   */
+  readOnlyCall?(input: z.infer<Schema>): boolean;
+  /**
+   * The definition's input schema when it is not the zod schema's (a skill's tool, declared in JSON
+   * Schema by its SKILL.md); the zod schema then only checks that the input is an object.
+   */
+  jsonSchema?: { type: "object"; [key: string]: unknown };
   /** Tool-specific argument checks (range limits, own-policy); the policy engine runs first. */
   checkArgs?(input: z.infer<Schema>, ctx: ToolContext): PolicyDecision | Promise<PolicyDecision>;
   execute(input: z.infer<Schema>, ctx: ToolContext): Promise<ToolResult>;
@@ -162,5 +222,6 @@ export interface ToolDefinition {
  */
 export interface ToolRunner {
   definitions(): ToolDefinition[];
+  /** `ctx.callPath`, when set, is the turn's prefix (`main/3`): each call gets `<prefix>/<its 1-based index>`. */
   runCalls(calls: readonly ToolCall[], ctx: ToolContext): Promise<ToolCallResult[]>;
 }

@@ -42,7 +42,7 @@ describe("transcript", () => {
   it("starts with a meta line and only ever appends", async () => {
     const writer = await createTranscript({ dir: transcriptDir(home), jobId: "job-1", model: "claude-sonnet-4-5", clock: () => 0 });
     const first = await lines(writer.path);
-    expect(first).toEqual([{ type: "meta", version: 1, jobId: "job-1", model: "claude-sonnet-4-5", startedAt: "1970-01-01T00:00:00.000Z" }]);
+    expect(first).toEqual([{ type: "meta", version: 2, jobId: "job-1", model: "claude-sonnet-4-5", startedAt: "1970-01-01T00:00:00.000Z" }]);
 
     await writer.request(1, "turn", request([{ role: "user", content: "hi" }]));
     await writer.response(1, "turn", reply([toolUse("Echo", { text: "a" }, "t1")]));
