@@ -1,6 +1,7 @@
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { compilePathPattern } from "../util/compile-path-pattern.js";
+import { parseHostPattern } from "./parse-fetch-allow.js";
 import { closestKey, describeValue } from "./problem-text.js";
 
 /** Always protected, whatever the repo config says; a repo's `protected_paths` add to these. */
@@ -78,9 +79,21 @@ const triggerSchema = z
   })
   .strict();
 
+/** A WebFetch pattern that does not parse is named here, where the repository sees it, not when a fetcher is built. */
+const hostPattern = z
+  .string()
+  .trim()
+  .min(1)
+  .max(255)
+  .superRefine((pattern, ctx) => {
+    if (pattern === "") return; // min(1) says so already
+    const parsed = parseHostPattern(pattern);
+    if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.problem });
+  });
+
 const webFetchSchema = z
   .object({
-    allow: z.array(z.string().trim().min(1).max(255)).max(100).optional(),
+    allow: z.array(hostPattern).max(100).optional(),
   })
   .strict();
 

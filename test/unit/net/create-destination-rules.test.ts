@@ -41,9 +41,7 @@ describe("createDestinationRules: allow-lists", () => {
 
   it("an empty operator list turns WebFetch off, an empty repository list too", () => {
     expect(verdict(createDestinationRules([]), "https://example.com/")).toBe("WebFetch is off: the operator set TACKLE_FETCH_ALLOW to an empty list");
-    expect(verdict(createDestinationRules(null, []), "https://example.com/")).toBe(
-      "WebFetch is off for this repository: its web_fetch.allow is an empty list",
-    );
+    expect(verdict(createDestinationRules(null, []), "https://example.com/")).toBe("WebFetch is off for this repository: its web_fetch.allow is an empty list");
   });
 
   it("the repository's list narrows the operator's and never widens it", () => {

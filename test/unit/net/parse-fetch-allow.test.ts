@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseEnv } from "../../../src/config/index.js";
+import { parseEnv, parseRepoConfig } from "../../../src/config/index.js";
 import { parseFetchAllow, parseHostPattern } from "../../../src/config/parse-fetch-allow.js";
 
 describe("parseFetchAllow (TACKLE_FETCH_ALLOW)", () => {
@@ -65,5 +65,20 @@ describe("loadEnv: TACKLE_FETCH_ALLOW", () => {
       "`TACKLE_FETCH_ALLOW`: `example.com:8080` is not a host pattern: a port may only follow an IP address (`ip:port`); a host name stands for ports 80 and 443",
       "`TACKLE_FETCH_ALLOW`: `ftp://x` is not a host pattern: expected `host`, `*.host`, `*` or `ip:port`, without a scheme, user or path",
     ]);
+  });
+});
+
+describe("parseRepoConfig: web_fetch.allow", () => {
+  it("accepts host patterns and names each one that does not parse, with its line", () => {
+    expect(parseRepoConfig("web_fetch:\n  allow: [docs.example.com, '*.npmjs.org']\n")).toMatchObject({
+      ok: true,
+      config: { web_fetch: { allow: ["docs.example.com", "*.npmjs.org"] } },
+    });
+    expect(parseRepoConfig("web_fetch:\n  allow:\n    - docs.example.com\n    - docs.example.com:8080\n")).toEqual({
+      ok: false,
+      problems: [
+        "`web_fetch.allow[1]`: `docs.example.com:8080` is not a host pattern: a port may only follow an IP address (`ip:port`); a host name stands for ports 80 and 443 (line 4)",
+      ],
+    });
   });
 });
