@@ -14,7 +14,7 @@ export interface Destination {
 
 /** The operator's and the repository's allow-lists, applied to every hop of a fetch. */
 export interface DestinationRules {
-  /** Both lists in canonical text: what a cached page may be shared under. */
+  /** Both lists in canonical text (unset as `*`): what a cached page may be shared under. */
   readonly key: string;
   /** The scheme, credentials, host and port of a URL; throws fetch_refused naming the rule. */
   checkUrl(url: URL): Destination;
@@ -31,10 +31,12 @@ const STANDARD_PORTS = new Set([80, 443]);
  * narrow, never widen. Throws config_invalid for a pattern that does not parse.
  */
 export function createDestinationRules(operator: readonly string[] | null, repo?: readonly string[]): DestinationRules {
-  const operatorPatterns = parsePatterns(operator ?? ["*"], "TACKLE_FETCH_ALLOW");
-  const repoPatterns = repo === undefined ? null : parsePatterns(repo, "web_fetch.allow");
+  const operatorParsed = parsePatterns(operator ?? ["*"], "TACKLE_FETCH_ALLOW");
+  const repoParsed = repo === undefined ? null : parsePatterns(repo, "web_fetch.allow");
+  const operatorPatterns = operatorParsed.map((parsed) => parsed.pattern);
+  const repoPatterns = repoParsed?.map((parsed) => parsed.pattern) ?? null;
   const opened = new Set(operatorPatterns.flatMap((pattern) => (pattern.kind === "address" ? [`${pattern.address}:${pattern.port}`] : [])));
-  const key = JSON.stringify([operator, repo ?? null]);
+  const key = JSON.stringify([operatorParsed.map((parsed) => parsed.text), repoParsed?.map((parsed) => parsed.text) ?? null]);
 
   const checkUrl = (url: URL): Destination => {
     if (url.protocol !== "http:" && url.protocol !== "https:") {
@@ -65,11 +67,11 @@ export function createDestinationRules(operator: readonly string[] | null, repo?
   return { key, checkUrl, checkAddress };
 }
 
-function parsePatterns(texts: readonly string[], source: string): HostPattern[] {
+function parsePatterns(texts: readonly string[], source: string): { pattern: HostPattern; text: string }[] {
   return texts.map((text) => {
     const parsed = parseHostPattern(text);
     if (!parsed.ok) throw new TackleError("config_invalid", `${source}: ${parsed.problem}`);
-    return parsed.pattern;
+    return parsed;
   });
 }
 

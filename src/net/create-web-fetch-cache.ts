@@ -13,7 +13,7 @@ export interface WebFetchCacheOptions {
   maxEntries?: number;
 }
 
-export const WEB_FETCH_CACHE_TTL_MS = 15 * 60 * 1000;
+const WEB_FETCH_CACHE_TTL_MS = 15 * 60 * 1000;
 
 export function createWebFetchCache(options: WebFetchCacheOptions = {}): WebFetchCache {
   const ttlMs = options.ttlMs ?? WEB_FETCH_CACHE_TTL_MS;

@@ -26,7 +26,7 @@ export interface WebFetcherOptions {
 }
 
 /** Redirects followed; one more is refused. */
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
