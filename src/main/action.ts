@@ -8,7 +8,9 @@ import * as core from "@actions/core";
 import { loadEnv, type TackleEnv } from "../config/index.js";
 import { errorMessage, TackleError } from "../errors/index.js";
 import { tokenClient } from "../github/index.js";
+import { createMemoryStore } from "../jobs/index.js";
 import type { JobData } from "../jobs/job-data.js";
+import { createWebFetchCache } from "../net/index.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { admitTrigger, replyToTrigger, type TaskAdmission } from "../triggers/index.js";
 import { processJob, type JobOutcome, type ProcessJobDeps } from "../worker/process-job.js";
@@ -186,6 +188,9 @@ async function runInline(admission: TaskAdmission, context: TaskContext & { sand
     clock: Date.now,
     logger,
     // No approvals store: nothing can answer a question while the step runs, so risky steps are denied.
+    // Memory lasts this run (the runner's temp directory) unless REDIS_URL names a Redis that outlives it.
+    memory: { store: createMemoryStore({ redisUrl: env.redisUrl, home, logger }), host: new URL(env.githubServerUrl).host },
+    web: { allow: env.fetchAllow, cache: createWebFetchCache() },
     settings: {
       home,
       defaultModel: env.model,
@@ -210,5 +215,6 @@ async function runInline(admission: TaskAdmission, context: TaskContext & { sand
   } finally {
     process.off("SIGINT", abort);
     process.off("SIGTERM", abort);
+    await deps.memory?.store.close();
   }
 }

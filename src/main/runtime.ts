@@ -2,7 +2,8 @@ import type { Probot } from "probot";
 import { loadEnv, type TackleEnv } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import { createProbot, installationClients, type GitHubClient, type OctokitSettings } from "../github/index.js";
-import { createAckClaims, createApprovals } from "../jobs/index.js";
+import { createAckClaims, createApprovals, createMemoryStore } from "../jobs/index.js";
+import { createWebFetchCache } from "../net/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { ProcessJobDeps } from "../worker/process-job.js";
 import { createRepoCache, detectSandbox } from "../workspace/index.js";
@@ -86,6 +87,9 @@ export async function createJobRuntime(
     approvals: createApprovals({ redisUrl: env.redisUrl, logger }),
     // Shared with the webhook handler in this process and, through Redis, with every worker.
     claims: createAckClaims({ redisUrl: env.redisUrl, logger }),
+    // With Redis, every worker reads and writes one memory per repository.
+    memory: { store: createMemoryStore({ redisUrl: env.redisUrl, home: env.home, logger }), host: new URL(env.githubServerUrl).host },
+    web: { allow: env.fetchAllow, cache: createWebFetchCache() },
     settings: {
       commandName: identity.botName,
       home: env.home,

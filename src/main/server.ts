@@ -117,6 +117,7 @@ export async function createTackleApp(
     await queue.close(drainMs);
     await deps.approvals?.close();
     await deps.claims?.close();
+    await deps.memory?.store.close();
   };
   return {
     handler,

@@ -48,6 +48,7 @@ export async function startWorker(processEnv: NodeJS.ProcessEnv, options: Worker
   const closeStores = async (): Promise<void> => {
     await deps.approvals?.close();
     await deps.claims?.close();
+    await deps.memory?.store.close();
   };
   let health: HealthServer | undefined;
   if (port !== undefined) {

@@ -6,6 +6,13 @@ import { parseRepoConfig, REPO_CONFIG_PATH, resolveModel, type RepoConfig } from
 import { TackleError, errorMessage, isTackleError } from "../errors/index.js";
 import { redactingGitHubClient, type GitHubClient, type ReactionTarget, type RepoRef } from "../github/index.js";
 import type { Approvals } from "../jobs/approvals.js";
+import type { MemoryStore } from "../jobs/memory-store.js";
+import type { WebFetchCache } from "../net/create-web-fetch-cache.js";
+import { createWebFetcher } from "../net/index.js";
+import type { MemoryPort, WebPort } from "../agent/ports.js";
+import { formatRepoKey } from "../workspace/index.js";
+import { createMemoryPort } from "./memory-port.js";
+import { createTrustCheck } from "./issue-thread.js";
 import type { AckClaims } from "../jobs/ack-claims.js";
 import { issueBranchName, type JobData } from "../jobs/job-data.js";
 import type { Logger } from "../logging/logger.js";
@@ -56,6 +63,13 @@ export interface ProcessJobDeps {
    * @defaultValue none: the job looks for an earlier comment by its marker, else posts one (Action)
    */
   claims?: AckClaims;
+  /**
+   * The repositories' durable memory (Redis, or files under TACKLE_HOME) and the host part of its keys
+   * (`github.com`, or the GHE host). @defaultValue memory is off
+   */
+  memory?: { store: MemoryStore; host: string };
+  /** TACKLE_FETCH_ALLOW as loadEnv reads it (null: unset) and the process's page cache. @defaultValue WebFetch is off */
+  web?: { allow: readonly string[] | null; cache: WebFetchCache };
 }
 
 export type JobOutcomeStatus = TrackingState["phase"];
@@ -79,10 +93,11 @@ function emptyStats(durationMs: number): JobStats {
   return { durationMs, turns: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, costUsd: 0 };
 }
 
-function statsOf(result: AgentResult, durationMs: number): JobStats {
+function statsOf(result: AgentResult, durationMs: number, subagentTurns = 0): JobStats {
   return {
     durationMs,
     turns: result.turns,
+    ...(subagentTurns > 0 ? { subagentTurns } : {}),
     inputTokens: result.usage.input + result.usage.cacheWrite,
     outputTokens: result.usage.output,
     cacheReadTokens: result.usage.cacheRead,
@@ -334,7 +349,7 @@ async function runAndPublish(
     issueNumber: data.isPullRequest ? null : data.number,
     existingPull: target.existingPull,
   });
-  const { result, state } = await runAgentSession({
+  const { result, state, subagents, subagentTurns, memoryWrites } = await runAgentSession({
     jobId: data.jobId,
     workspace,
     issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config.allowed_bots }),
@@ -361,6 +376,7 @@ async function runAndPublish(
     startedAt,
     signal,
     logger: log,
+    ...sessionExtras(job, config, issue.author),
     ...(deps.approvals === undefined
       ? {}
       : {
@@ -382,9 +398,58 @@ async function runAndPublish(
     // The work so far is pushed (publishLeftovers); the next attempt continues on the same branch.
     throw new TackleError("model_api", result.error ?? "the model API failed", { retryable: true });
   }
-  const ending = finalState(result, state, pullUrl, deps.clock() - startedAt, workspace.sandboxed);
+  const final = finalState(result, state, pullUrl, deps.clock() - startedAt, workspace.sandboxed, subagentTurns);
+  const ending = {
+    ...final,
+    ...(subagents.length > 0 ? { subagents } : {}),
+    ...(memoryWrites.length > 0 ? { memoryWrites } : {}),
+  };
   // Work the host refused to publish is a failure, whatever the agent said: never "no changes needed".
   return refused && !pullUrl ? { ...ending, phase: "failed", reason: `nothing was published: ${refused}` } : ending;
+}
+
+/**
+ * The session's ports beyond the core: the repository's memory (unless its config turns it off) and
+ * WebFetch's fetcher (unless an allow-list turns it off), and who in the thread lacks write access.
+ */
+function sessionExtras(job: JobContext, config: RepoConfig, issueAuthor: string): { memory?: MemoryPort; web?: WebPort; untrustedAuthors: Promise<string[]> } {
+  const { deps, data, repo, redact } = job;
+  const extras: { memory?: MemoryPort; web?: WebPort; untrustedAuthors: Promise<string[]> } = {
+    untrustedAuthors: untrustedAuthors(job, config, issueAuthor),
+  };
+  if (deps.memory !== undefined && config.memory) {
+    extras.memory = createMemoryPort({
+      store: deps.memory.store,
+      repoKey: formatRepoKey({ host: deps.memory.host, owner: repo.owner, repo: repo.name }),
+      jobId: data.jobId,
+      actor: data.trigger.actor,
+      redact,
+      clock: deps.clock,
+    });
+  }
+  const web = deps.web;
+  if (web !== undefined && !webFetchOff(web.allow, config.web_fetch.allow)) {
+    extras.web = createWebFetcher({ allow: web.allow, repoAllow: config.web_fetch.allow, cache: web.cache });
+  }
+  return extras;
+}
+
+/** An allow-list set and empty, the operator's or the repository's, turns WebFetch off. */
+function webFetchOff(operator: readonly string[] | null, repository: readonly string[] | undefined): boolean {
+  return (operator !== null && operator.length === 0) || (repository !== undefined && repository.length === 0);
+}
+
+/** Authors in the job's thread (the issue's too) without write access: their text may steer what the agent keeps. */
+async function untrustedAuthors(job: JobContext, config: RepoConfig, issueAuthor: string): Promise<string[]> {
+  const { data, github, repo } = job;
+  const untrusted = new Set<string>();
+  for (const comment of data.thread?.comments ?? []) if (!comment.trusted) untrusted.add(comment.author);
+  for (const comment of data.thread?.reviewComments ?? []) if (!comment.trusted) untrusted.add(comment.author);
+  if (issueAuthor.toLowerCase() !== data.trigger.actor.toLowerCase()) {
+    const trusted = await createTrustCheck(github, repo, config.allowed_bots)(issueAuthor);
+    if (!trusted) untrusted.add(issueAuthor);
+  }
+  return [...untrusted].sort();
 }
 
 /** A job that threw: the tracking comment says how it ended; what the queue should retry is rethrown. */
@@ -565,8 +630,9 @@ function finalState(
   pullRequestUrl: string | null,
   durationMs: number,
   sandboxed: boolean,
+  subagentTurns: number,
 ): Exclude<TrackingState, { phase: "queued" | "working" }> {
-  const stats = statsOf(result, durationMs);
+  const stats = statsOf(result, durationMs, subagentTurns);
   const base = {
     reason: result.reasonText ?? result.reason,
     stats,

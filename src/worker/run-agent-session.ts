@@ -76,7 +76,7 @@ export interface SessionInput {
   /** WebFetch's fetcher; absent when WebFetch is off. */
   web?: WebPort;
   /** Logins in the thread without write access: memory writes then wait for a maintainer. @defaultValue [] */
-  untrustedAuthors?: readonly string[];
+  untrustedAuthors?: readonly string[] | Promise<readonly string[]>;
 }
 
 export interface SessionOutcome {

@@ -18,8 +18,11 @@ export interface PolicyConfig {
   maxDiffLines?: number | undefined;
   /** A write that takes the branch's diff above this many lines needs a maintainer's approval. @defaultValue no limit */
   requireApprovalAbove?: number | undefined;
-  /** Logins in the job's thread without write access: a memory write then needs approval. @defaultValue [] */
-  untrustedAuthors?: readonly string[] | undefined;
+  /**
+   * Logins in the job's thread without write access: a memory write then needs approval. A promise
+   * while the host still asks GitHub (answered by the time the agent writes a memory). @defaultValue []
+   */
+  untrustedAuthors?: readonly string[] | Promise<readonly string[]> | undefined;
 }
 
 export interface ResolvedPolicyConfig {
@@ -27,7 +30,7 @@ export interface ResolvedPolicyConfig {
   blockedCommands: string[];
   maxDiffLines: number | undefined;
   requireApprovalAbove: number | undefined;
-  untrustedAuthors: readonly string[];
+  untrustedAuthors: Promise<readonly string[]>;
 }
 
 export { DEFAULT_PROTECTED_PATHS };
@@ -43,6 +46,6 @@ export function resolvePolicyConfig(config: PolicyConfig = {}): ResolvedPolicyCo
     blockedCommands: [...(config.blockedCommands ?? [])],
     maxDiffLines: config.maxDiffLines,
     requireApprovalAbove: config.requireApprovalAbove,
-    untrustedAuthors: [...(config.untrustedAuthors ?? [])],
+    untrustedAuthors: Promise.resolve(config.untrustedAuthors ?? []),
   };
 }

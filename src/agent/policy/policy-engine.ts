@@ -52,7 +52,7 @@ export function createPolicyEngine(config: PolicyConfig = {}): PolicyEngine {
       if (typeof effects.git === "object") decisions.push(await checkCommit(protectedPaths, stringArrayField(input, effects.git.commit), ctx));
       if (effects.publishes) decisions.push(await checkPublish(rules, ctx));
       if (effects.reads && effects.reads.names !== true) decisions.push(await checkFileRead(stringField(input, effects.reads.path), ctx));
-      if (effects.memory === "write") decisions.push(checkMemoryWrite(resolved.untrustedAuthors));
+      if (effects.memory === "write") decisions.push(checkMemoryWrite(await resolved.untrustedAuthors));
       return decisions.find((decision) => decision.action === "deny") ?? decisions.find((decision) => decision.action === "ask") ?? ALLOW;
     },
   };

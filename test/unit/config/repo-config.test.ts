@@ -28,6 +28,8 @@ describe("defaultRepoConfig", () => {
       draft_pr: true,
       allowed_bots: [],
       approval_timeout_minutes: 30,
+      web_fetch: {},
+      memory: true,
     });
   });
 
@@ -69,6 +71,9 @@ allowed_bots: ["renovate[bot]"]
 approval_timeout_minutes: 60
 instructions: |
   Run npm test before committing.
+web_fetch:
+  allow: ["docs.python.org", "*.readthedocs.io"]
+memory: false
 `);
     expect(config).toEqual({
       trigger: { label: "ai-fix", phrase: "helper", on_assign: false, on_label: true, on_comment: true },
@@ -86,6 +91,8 @@ instructions: |
       allowed_bots: ["renovate[bot]"],
       approval_timeout_minutes: 60,
       instructions: "Run npm test before committing.\n",
+      web_fetch: { allow: ["docs.python.org", "*.readthedocs.io"] },
+      memory: false,
     });
   });
 
