@@ -148,3 +148,41 @@ describe("createReplayClient", () => {
     expect(tools.batches[0]).toEqual([{ id: "toolu_bad", name: "Echo", input: {}, invalidInput: invalid }]);
   });
 });
+
+describe("createReplayClient with a version 2 transcript", () => {
+  const line = (agent: string, text: string) =>
+    JSON.stringify({ type: "response", agent, turn: 1, message: { content: [{ type: "text", text }], stop_reason: "end_turn" } });
+
+  it("serves each conversation its own responses, whatever order they are asked in", async () => {
+    const lines = [
+      JSON.stringify({ type: "meta", version: 2 }),
+      line("main", "main 1"),
+      line("main/1/1", "sub A 1"),
+      line("main/1/2", "sub B 1"),
+      line("main/1/2", "sub B 2"),
+      line("main/1/1", "sub A 2"),
+      line("main", "main 2"),
+    ];
+    const client = createReplayClient(lines);
+    const text = async (agent: string) => {
+      const message = await client.create(request, signal, { agent });
+      return message.content[0]?.type === "text" ? message.content[0].text : "";
+    };
+    expect(await text("main/1/1")).toBe("sub A 1");
+    expect(await text("main/1/1")).toBe("sub A 2");
+    expect(await text("main")).toBe("main 1");
+    expect(await text("main/1/2")).toBe("sub B 1");
+    expect(await text("main")).toBe("main 2");
+    expect(await text("main/1/2")).toBe("sub B 2");
+    expect(client.remaining).toBe(0);
+    const error = await rejection(client.create(request, signal, { agent: "main/1/1" }));
+    expect(isTackleError(error, "replay_exhausted")).toBe(true);
+    expect(String((error as Error).message)).toMatch(/has 2 responses for main\/1\/1; the run asked for response 3 for main\/1\/1/);
+  });
+
+  it("reads a version 1 transcript's lines as the job's own agent's", async () => {
+    const client = createReplayClient([JSON.stringify({ type: "meta", version: 1 }), line("ignored", "x").replace(',"agent":"ignored"', "")]);
+    const message = await client.create(request, signal, { agent: "main" });
+    expect(message.content[0]).toMatchObject({ type: "text", text: "x" });
+  });
+});

@@ -256,3 +256,14 @@ describe("diff size between writes", () => {
     expect(diffStat).toHaveBeenCalledTimes(2);
   });
 });
+
+describe("memory writes", () => {
+  it("asks when the thread has authors without write access, and allows otherwise; reads never ask", async () => {
+    const { memoryReadTool, memoryWriteTool } = await import("../../../src/agent/tools/index.js");
+    const write = { name: "x", description: "d", content: "c" };
+    expect(await createPolicyEngine({}).check(memoryWriteTool, write, h.ctx)).toEqual({ action: "allow" });
+    const asked = await createPolicyEngine({ untrustedAuthors: Promise.resolve(["mallory", "eve"]) }).check(memoryWriteTool, write, h.ctx);
+    expect(asked).toMatchObject({ action: "ask", reason: expect.stringContaining("@mallory, @eve") });
+    expect(await createPolicyEngine({ untrustedAuthors: ["mallory"] }).check(memoryReadTool, {}, h.ctx)).toEqual({ action: "allow" });
+  });
+});

@@ -151,4 +151,28 @@ describe("renderTrackingComment", () => {
     expect(body.startsWith(MARKER)).toBe(true);
     expect(body.endsWith("_Comment `/tackle stop` to cancel._")).toBe(true);
   });
+
+  it("nests subagents by depth while working, and lists them and the memory writes at the end", () => {
+    const subagents = [
+      { path: "main/1/1", depth: 1, type: "explore", description: "find the\nparser", status: "done" as const, turns: 3, costUsd: 0.0123 },
+      { path: "main/2/1", depth: 1, type: "reviewer", description: "review", status: "running" as const, turns: 1, costUsd: 0 },
+      { path: "main/2/1/1/1", depth: 2, type: "explore", description: "find tests", status: "failed" as const, turns: 25, costUsd: 0.2 },
+    ];
+    const working = renderTrackingComment({ phase: "working", step: "Task review", todos: [], startedAt: START, subagents }, JOB, START);
+    expect(working).toContain(
+      [
+        "Subagents:",
+        "- ✅ `explore`: find the parser (3 turns, $0.01)",
+        "- 🔄 `reviewer`: review (1 turn)",
+        "  - ⚠️ `explore`: find tests (25 turns, $0.20)",
+      ].join("\n"),
+    );
+    const body = renderTrackingComment(
+      final("done", { subagents, memoryWrites: ["saved `test-cmd`: how to run the tests"], stats: { ...stats, subagentTurns: 29 } }),
+      JOB,
+    );
+    expect(body).toContain("Subagents:\n- ✅ `explore`");
+    expect(body).toContain("Memory written for later jobs:\n- saved `test-cmd`: how to run the tests");
+    expect(body).toMatch(/ turns \(\+29 in subagents\) · /);
+  });
 });
