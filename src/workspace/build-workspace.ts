@@ -2,6 +2,7 @@ import { chown, mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "../logging/logger.js";
 import type { CheckoutPaths } from "./checkout-paths.js";
+import type { ExtensionFiles } from "./extract-repo-extensions.js";
 import { chownTree, removeTree } from "./fs-util.js";
 import type { HostGit } from "./git-host.js";
 import { createCheckoutReader } from "./git-port.js";
@@ -42,6 +43,8 @@ export interface BuildWorkspaceOptions {
   author: CommitAuthor;
   logger?: Logger;
   publish: PublishTarget;
+  /** The repository's agents and skills, extracted into `paths.extensionsDir`. @defaultValue null (none) */
+  extensionFiles?: ExtensionFiles | null;
   /** Takes the finished checkout for a later job (true: it is not removed). @defaultValue the checkout is removed */
   recycle?: (root: string) => Promise<boolean>;
 }
@@ -53,6 +56,7 @@ export interface BuildWorkspaceOptions {
  */
 export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Workspace> {
   const { git, paths, branch, baseSha, owner, publish: target } = options;
+  const extensionFiles = options.extensionFiles ?? null;
   const root = paths.root;
   const gitDir = path.join(root, ".git");
   const repo = { gitDir, workTree: root };
@@ -76,6 +80,7 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
     mode: options.sandbox,
     owner,
     extraReadOnly: [...options.borrowed],
+    sharedReadOnly: extensionFiles ? [extensionFiles.dir] : [],
     // `.git` as its own mount point cannot be renamed or replaced from inside.
     extraWritable: [gitDir],
     readOnlyInside: protectedPaths,
@@ -97,7 +102,7 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
     startSha: options.startSha,
     ...ports,
     sandboxed: ports.exec.sandboxed,
-    extensionFiles: null,
+    extensionFiles,
 
     async push({ token, signal, verify }) {
       target.precheck?.();
@@ -135,6 +140,7 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
         if (!kept) await removeTree(root);
         await removeTree(paths.publishDir);
         await removeTree(paths.homeDir);
+        await removeTree(paths.extensionsDir);
         await removeTree(paths.metaPath);
       })();
       return disposed;

@@ -15,10 +15,21 @@ export interface CheckoutPaths {
   homeDir: string;
   /** The host's publish repository: outside the sandbox, the only repository of the job the host decides in. */
   publishDir: string;
+  /** The repository's agents and skills from the default branch, the host's; read-only in the sandbox. */
+  extensionsDir: string;
 }
 
+/** What each path beside the checkout adds to its name. */
+const SUFFIXES = [".json", ".home", ".publish", ".extensions"];
+
 export function checkoutPaths(root: string): CheckoutPaths {
-  return { root, metaPath: `${root}.json`, homeDir: `${root}.home`, publishDir: `${root}.publish` };
+  return { root, metaPath: `${root}.json`, homeDir: `${root}.home`, publishDir: `${root}.publish`, extensionsDir: `${root}.extensions` };
+}
+
+/** The checkout a directory entry belongs to: its name without the suffix of a path beside it. */
+export function checkoutNameOf(entry: string): string {
+  const suffix = SUFFIXES.find((candidate) => entry.endsWith(candidate));
+  return suffix === undefined ? entry : entry.slice(0, -suffix.length);
 }
 
 /**
@@ -36,6 +47,7 @@ export async function claimCheckout(
   await removeTree(paths.root);
   await removeTree(paths.homeDir);
   await removeTree(paths.publishDir);
+  await removeTree(paths.extensionsDir);
   await writeFile(paths.metaPath, JSON.stringify({ ...(await currentOwner()), ...fields }), { mode: 0o644 });
 }
 
@@ -43,5 +55,6 @@ export async function removeCheckout(paths: CheckoutPaths): Promise<void> {
   await removeTree(paths.root);
   await removeTree(paths.homeDir);
   await removeTree(paths.publishDir);
+  await removeTree(paths.extensionsDir);
   await removeTree(paths.metaPath);
 }

@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
-import { checkoutPaths, claimCheckout, removeCheckout, type CheckoutPaths } from "./checkout-paths.js";
+import { checkoutNameOf, checkoutPaths, claimCheckout, removeCheckout, type CheckoutPaths } from "./checkout-paths.js";
 import { clearModeBits, removeTree } from "./fs-util.js";
 import type { GitRepoLocation, HostGit } from "./git-host.js";
 import { isLocalPidAlive, isOwnerAlive, parseOwnerRecord, type OwnerRecord } from "./owner-record.js";
@@ -209,7 +209,7 @@ export function createCheckoutPool(options: CheckoutPoolOptions): CheckoutPool {
 
   async function list(): Promise<CheckoutEntry[]> {
     const entries = await readdir(checkoutsDir).catch(() => [] as string[]);
-    const names = new Set(entries.map((entry) => entry.replace(/\.(json|home|publish)$/, "")));
+    const names = new Set(entries.map(checkoutNameOf));
     const result: CheckoutEntry[] = [];
     for (const name of names) {
       const paths = checkoutPaths(path.join(checkoutsDir, name));

@@ -4,6 +4,7 @@ import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { buildWorkspace, type PublishTarget } from "./build-workspace.js";
 import { checkoutPaths, claimCheckout, removeCheckout, type CheckoutPaths } from "./checkout-paths.js";
+import { extractRepoExtensions } from "./extract-repo-extensions.js";
 import { exists } from "./fs-util.js";
 import { createHostGit, validateBranchName, type GitRepoLocation, type HostGit } from "./git-host.js";
 import { isOwnerAlive, parseOwnerRecord } from "./owner-record.js";
@@ -165,10 +166,20 @@ async function openPrivateRepo(
     await git.run({ args: ["branch", "--force", "--no-track", user.baseBranch, user.headSha], repo });
   }
 
+  // From HEAD's commit, as committed: never the user's working tree, which may hold anything.
+  const extensionFiles = await extractRepoExtensions({
+    git,
+    repo: { gitDir: user.commonDir },
+    commit: user.headSha,
+    dir: paths.extensionsDir,
+    ...(o.logger ? { logger: o.logger } : {}),
+  });
+
   return buildWorkspace({
     git,
     paths,
     branch,
+    extensionFiles,
     baseBranch: user.baseBranch,
     baseSha: user.headSha,
     startSha: user.headSha,

@@ -6,6 +6,7 @@ import { buildWorkspace, type PublishTarget } from "./build-workspace.js";
 import { createCacheCleanup, type RepoCacheStats } from "./cache-cleanup.js";
 import { removeCheckout } from "./checkout-paths.js";
 import { createCheckoutPool } from "./checkout-pool.js";
+import { extractRepoExtensions } from "./extract-repo-extensions.js";
 import { withLock } from "./file-lock.js";
 import { assertPushAllowed, createHostGit, parseRemoteUrl, validateBranchName, type HostGit, type RemoteInfo } from "./git-host.js";
 import { createMirrorStore, mirrorLock } from "./mirror-store.js";
@@ -23,6 +24,11 @@ export interface PrepareOptions {
   branch: string;
   /** @defaultValue the remote's HEAD */
   baseBranch?: string;
+  /**
+   * The repository's default branch, whose commit's agents and skills the job gets (never the
+   * checkout's). @defaultValue `baseBranch` when that is not given (the remote's HEAD), else the mirror's HEAD
+   */
+  defaultBranch?: string;
   /** "existing": continue `branch` when the remote has it; "base": a fresh branch from the base tip. */
   startFrom: "base" | "existing";
   signal?: AbortSignal;
@@ -118,10 +124,11 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
     const branch = await validateBranchName(git, o.branch);
     assertPushAllowed(branch, o.allowedPushBranches);
     if (o.baseBranch !== undefined) await validateBranchName(git, o.baseBranch);
+    if (o.defaultBranch !== undefined) await validateBranchName(git, o.defaultBranch);
     const checkout = await pool.claim(o.jobId, mirror);
     try {
       // Under the lock, so eviction and fetches see a consistent mirror.
-      const { start, warm, recycled } = await withLock(
+      const { start, warm, recycled, extensionFiles } = await withLock(
         mirrorLock(mirror),
         async () => {
           const token = typeof o.token === "function" ? await o.token() : o.token;
@@ -138,7 +145,19 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
           const continueExisting = o.startFrom === "existing" && remoteBranchSha !== null;
           // Only a sandboxed job's checkout is recycled: without the sandbox, its processes may outlive it.
           const recycled = await pool.fill(mirror, checkout.root, continueExisting ? remoteBranchSha : baseSha, o.sandbox === "bwrap");
-          return { start: { baseBranch, baseSha, remoteBranchSha, continueExisting }, warm, recycled };
+          const defaultSha = o.baseBranch === undefined && o.defaultBranch === undefined ? baseSha : await defaultBranchSha(mirror, o.defaultBranch);
+          const extensionFiles =
+            defaultSha === null
+              ? null
+              : await extractRepoExtensions({
+                  git,
+                  repo: { gitDir: mirror },
+                  commit: defaultSha,
+                  dir: checkout.extensionsDir,
+                  ...(logger ? { logger: logger.child({ jobId: o.jobId }) } : {}),
+                  ...(o.signal ? { signal: o.signal } : {}),
+                });
+          return { start: { baseBranch, baseSha, remoteBranchSha, continueExisting }, warm, recycled, extensionFiles };
         },
         o.signal ? { signal: o.signal } : {},
       );
@@ -157,6 +176,7 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
         author: o.author ?? DEFAULT_AUTHOR,
         ...(logger ? { logger: logger.child({ jobId: o.jobId }) } : {}),
         publish: pushTarget(git, { mirror, remote, branch, start, allowedPushBranches: o.allowedPushBranches }),
+        extensionFiles,
         ...(o.sandbox === "bwrap" ? { recycle: (root: string) => pool.park(root, mirror) } : {}),
       });
       logger
@@ -168,6 +188,19 @@ export function createRepoCache(options: RepoCacheOptions): RepoCache {
       await removeCheckout(checkout);
       throw error;
     }
+  }
+
+  /** The default branch's commit in the mirror (named, or the mirror's HEAD), or null with a warning when it has none. */
+  async function defaultBranchSha(mirror: string, named: string | undefined): Promise<string | null> {
+    const sha =
+      named !== undefined
+        ? await mirrors.branchSha(mirror, named)
+        : await git
+            .run({ args: ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], repo: { gitDir: mirror }, okExitCodes: [0, 1] })
+            .then((result) => (result.exitCode === 0 ? result.stdout.trim() : null));
+    if (sha === null)
+      logger?.warn({ mirror, defaultBranch: named ?? "HEAD" }, "the default branch is not in the mirror; the job gets no repository agents or skills");
+    return sha;
   }
 
   async function pruneStale(): Promise<void> {

@@ -1,16 +1,16 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkoutPaths, claimCheckout, type CheckoutPaths } from "../../../src/workspace/checkout-paths.js";
+import { checkoutNameOf, checkoutPaths, claimCheckout, removeCheckout, type CheckoutPaths } from "../../../src/workspace/checkout-paths.js";
 import { processStartTime } from "../../../src/workspace/owner-record.js";
 
 const HOUR = 3600_000;
 const inUse = (owner: { pid: number }) => new Error(`in use by ${owner.pid}`);
 
 function leaveBehind(paths: CheckoutPaths, owner: Record<string, unknown>): void {
-  for (const dir of [paths.root, paths.homeDir, paths.publishDir]) {
+  for (const dir of [paths.root, paths.homeDir, paths.publishDir, paths.extensionsDir]) {
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, "left"), "x");
   }
@@ -44,7 +44,7 @@ describe("claimCheckout (server jobs and local runs)", () => {
     for (const owner of [{ pid: 2 ** 22 + 3 }, { pid: process.ppid, createdAt: Date.now() - 2 * HOUR }]) {
       leaveBehind(paths, owner);
       await claimCheckout(paths, { jobId: "job-1", mirror: "/m" }, { staleAfterMs: HOUR, inUse });
-      for (const dir of [paths.root, paths.homeDir, paths.publishDir]) expect(existsSync(dir)).toBe(false);
+      for (const dir of [paths.root, paths.homeDir, paths.publishDir, paths.extensionsDir]) expect(existsSync(dir)).toBe(false);
       expect(JSON.parse(readFileSync(paths.metaPath, "utf8"))).toMatchObject({ pid: process.pid, hostname: hostname(), jobId: "job-1", mirror: "/m" });
     }
   });
@@ -54,5 +54,31 @@ describe("claimCheckout (server jobs and local runs)", () => {
     await claimCheckout(paths, { branch: "tackle/local-x" }, { staleAfterMs: HOUR, inUse });
     expect(existsSync(paths.root)).toBe(false);
     expect(JSON.parse(readFileSync(paths.metaPath, "utf8"))).toMatchObject({ pid: process.pid, branch: "tackle/local-x" });
+  });
+});
+
+describe("paths beside a checkout", () => {
+  it("are named after it, and each one leads back to it", () => {
+    const paths = checkoutPaths("/home/t/checkouts/job-1");
+    expect(paths).toEqual({
+      root: "/home/t/checkouts/job-1",
+      metaPath: "/home/t/checkouts/job-1.json",
+      homeDir: "/home/t/checkouts/job-1.home",
+      publishDir: "/home/t/checkouts/job-1.publish",
+      extensionsDir: "/home/t/checkouts/job-1.extensions",
+    });
+    for (const entry of ["job-1", "job-1.json", "job-1.home", "job-1.publish", "job-1.extensions"]) expect(checkoutNameOf(entry)).toBe("job-1");
+  });
+
+  it("are all removed with the checkout", async () => {
+    const base = mkdtempSync(path.join(tmpdir(), "tackle-remove-"));
+    try {
+      const paths = checkoutPaths(path.join(base, "job-2"));
+      leaveBehind(paths, { pid: process.pid });
+      await removeCheckout(paths);
+      expect(readdirSync(base)).toEqual([]);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });
