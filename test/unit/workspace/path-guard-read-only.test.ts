@@ -54,6 +54,12 @@ describe("path guard: read-only directories beside the worktree", () => {
     expect(result.content).toContain("     5\tRun the linter.");
   });
 
+  it("Glob lists a skill's folder by its absolute path, symlinks left out", async () => {
+    const result = await callTool(h.ctx, "Glob", { pattern: "**/*", path: path.dirname(skillFile) });
+    expect(result.is_error).toBe(false);
+    expect(result.content).toBe(skillFile);
+  });
+
   it("refuses every write into it, by the guard and by Write and Edit, and the file stays as it was", async () => {
     expect(await refusal(skillFile, "write")).toMatch(/is in the repository's skills and agents .*, which are read-only; change files inside the worktree/);
     expect(await refusal(path.join(ext, "new.txt"), "write")).toMatch(/read-only/);
