@@ -4,6 +4,10 @@
  * 5-minute TTL). The session is a plausible one: the real system prompt with an AGENTS.md, the 17 core
  * tool definitions, and real tool results from a generated repository (reads, searches, edits,
  * commands, todos). The baseline is the same session's tokens priced with no cache at all.
+ *
+ * The second session is the same job through runAgentSession (the job's whole tool list, Task
+ * included), where two of the 30 turns delegate: one to an `explore` subagent, one to a
+ * `general-purpose` one. Their requests count in the share, and are reported apart.
  */
 import path from "node:path";
 import { createAnthropicClient } from "../src/agent/anthropic-client.js";
@@ -12,6 +16,11 @@ import { costOf } from "../src/agent/pricing.js";
 import { buildSystemPrompt } from "../src/agent/prompt/build-system-prompt.js";
 import { buildTaskMessage } from "../src/agent/prompt/build-task-message.js";
 import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler } from "../src/agent/tools/index.js";
+import { defaultRepoConfig } from "../src/config/index.js";
+import { silentLogger } from "../src/logging/logger.js";
+import { createRedactor } from "../src/util/redact.js";
+import { runAgentSession } from "../src/worker/run-agent-session.js";
+import type { MessagesRequest } from "../test/fakes/fake-anthropic.js";
 import { startFakeAnthropic, type RecordedRequest, type ScriptedTurn } from "../test/fakes/index.js";
 import { commitAll, contextFor, generateRepo, openWorkspace, tempDir } from "./agent-helpers.js";
 import { printTable } from "./table.js";
@@ -145,7 +154,170 @@ function sum(requests: readonly RecordedRequest[]): Totals {
 const share = (t: Totals) => t.read / (t.input + t.write + t.read);
 const pct = (value: number) => `${(value * 100).toFixed(1)} %`;
 
+const EXPLORE_TASK = "Find every place that recomputes an invoice amount on retry";
+const FIX_TASK = "Apply the idempotency guard to module-10 and module-20";
+
+/** The subagents' own turns: what each would plausibly do with its task. */
+const SUBAGENT_TURNS: Record<string, ScriptedTurn[]> = {
+  [EXPLORE_TASK]: [
+    { content: [{ type: "tool_use", name: "Grep", input: { pattern: "amount", output_mode: "files_with_matches", head_limit: 20 } }] },
+    { content: [{ type: "tool_use", name: "Read", input: { file_path: "src/pkg0/module-0.ts" } }] },
+    { content: [{ type: "tool_use", name: "Grep", input: { pattern: "retry", output_mode: "content", head_limit: 20 } }] },
+    { content: [{ type: "tool_use", name: "Read", input: { file_path: "src/pkg0/module-3.ts" } }] },
+    { content: [{ type: "tool_use", name: "Glob", input: { pattern: "src/pkg0/*.ts" } }] },
+    {
+      content: [
+        {
+          type: "text",
+          text: "The amount is recomputed in handleOrder0Request (src/pkg0/module-0.ts) and handleOrder3Request (src/pkg0/module-3.ts); both trim the input before the step functions.",
+        },
+      ],
+    },
+  ],
+  [FIX_TASK]: [
+    { content: [{ type: "tool_use", name: "Read", input: { file_path: "src/pkg0/module-10.ts", limit: 30 } }] },
+    {
+      content: [
+        {
+          type: "tool_use",
+          name: "Edit",
+          input: {
+            file_path: "src/pkg0/module-10.ts",
+            old_string: "  const trimmed = input.trim();",
+            new_string: "  const trimmed = input.trim(); // idempotent",
+          },
+        },
+      ],
+    },
+    {
+      content: [
+        {
+          type: "tool_use",
+          name: "Edit",
+          input: {
+            file_path: "src/pkg0/module-20.ts",
+            old_string: "  const trimmed = input.trim();",
+            new_string: "  const trimmed = input.trim(); // idempotent",
+          },
+        },
+      ],
+    },
+    { content: [{ type: "tool_use", name: "git_diff", input: {} }] },
+    { content: [{ type: "text", text: "Added the guard to module-10 and module-20; the diff is two lines." }] },
+  ],
+};
+
+function firstText(request: MessagesRequest): string {
+  const first = (request.messages as Array<{ content: string | Array<{ text?: string }> }> | undefined)?.[0];
+  if (first === undefined) return "";
+  return typeof first.content === "string" ? first.content : first.content.map((block) => block.text ?? "").join("\n");
+}
+
+const turnOf = (request: MessagesRequest) => ((request.messages as Array<{ role: string }> | undefined) ?? []).filter((m) => m.role === "assistant").length;
+
+/** The main script with turns 4 and 13 delegating; each conversation answered by its own script. */
+function subagentRoute(): (request: MessagesRequest) => ScriptedTurn {
+  const main = script();
+  main[3] = {
+    content: [
+      { type: "text", text: "Let an explorer map it." },
+      { type: "tool_use", name: "Task", input: { description: "map the retry path", prompt: EXPLORE_TASK, subagent_type: "explore" } },
+    ],
+  };
+  main[12] = {
+    content: [
+      { type: "text", text: "Delegating the neighbours." },
+      { type: "tool_use", name: "Task", input: { description: "guard the neighbours", prompt: FIX_TASK } },
+    ],
+  };
+  return (request) => {
+    const task = Object.keys(SUBAGENT_TURNS).find((key) => firstText(request).includes(key));
+    const turns = task === undefined ? main : (SUBAGENT_TURNS[task] as ScriptedTurn[]);
+    const turn = turns[turnOf(request)];
+    if (turn === undefined) throw new Error(`no scripted turn ${turnOf(request) + 1} for ${task ?? "the main agent"}`);
+    return turn;
+  };
+}
+
+async function runWithSubagents(): Promise<void> {
+  const temp = tempDir("cache-sub");
+  const fake = await startFakeAnthropic(subagentRoute(), { minCacheableTokens: 1_024 });
+  try {
+    const repo = path.join(temp.dir, "repo");
+    const home = path.join(temp.dir, "home");
+    generateRepo(repo, 300);
+    await commitAll(repo, home);
+    const workspace = await openWorkspace(repo, home, "tackle/bench-cache-sub");
+    try {
+      const ctx = contextFor(workspace, new AbortController().signal, { number: 42, title: "Invoice amount doubled after a retry", body: ISSUE_BODY });
+      const { result } = await runAgentSession({
+        jobId: "bench-cache-sub",
+        workspace,
+        issue: ctx.issue,
+        pulls: ctx.pulls,
+        config: { ...defaultRepoConfig(), max_turns: TURNS, max_cost_usd: 100 },
+        model: createAnthropicClient({ apiKey: fake.apiKey, baseURL: fake.url, maxRetries: 0 }),
+        modelName: MODEL,
+        repoFullName: "octo/billing",
+        task: { number: 42, title: "Invoice amount doubled after a retry", body: ISSUE_BODY, kind: "issue_assigned", actor: "maintainer" },
+        instructionFiles: [{ path: "AGENTS.md", content: AGENTS_MD }],
+        tracker: { update: () => undefined, flush: async () => undefined },
+        transcriptDir: path.join(home, "transcripts"),
+        redact: createRedactor([]),
+        clock: Date.now,
+        startedAt: Date.now(),
+        signal: new AbortController().signal,
+        logger: silentLogger,
+      });
+      if (result.reason !== "task_done" || result.turns !== TURNS) {
+        throw new Error(`the session with subagents ended with ${result.reason} after ${result.turns} turns: ${result.error ?? result.reasonText}`);
+      }
+    } finally {
+      await workspace.dispose();
+    }
+    const requests = fake.requests.filter((r) => r.status === 200);
+    const kind = (request: RecordedRequest) => {
+      const text = firstText(request.body);
+      return text.includes(EXPLORE_TASK) ? "explore" : text.includes(FIX_TASK) ? "general-purpose" : "main";
+    };
+    const row = (label: string, list: RecordedRequest[]) => {
+      const t = sum(list);
+      return [label, list.length, t.input, t.write, t.read, pct(share(t))];
+    };
+    const explore = requests.filter((r) => kind(r) === "explore");
+    const general = requests.filter((r) => kind(r) === "general-purpose");
+    console.log();
+    printTable(
+      ["session with two subagents", "requests", "uncached input", "cache write", "cache read", "cache-read share of input"],
+      [
+        row(
+          "job's agent",
+          requests.filter((r) => kind(r) === "main"),
+        ),
+        row("explore subagent", explore),
+        row("  its first request", explore.slice(0, 1)),
+        row("general-purpose subagent", general),
+        row("  its first request", general.slice(0, 1)),
+        row("all", requests),
+      ],
+    );
+    const reached = share(sum(requests));
+    console.log(
+      `\nEach subagent type has one byte-stable prefix (its tools, then its system prompt); its first request writes it (and its conversation so far) to the cache, its later requests read it back.` +
+        `\ngoal ≥ ${GOAL_SHARE * 100} % with two subagents: ${reached >= GOAL_SHARE ? "met" : "not met"} (${pct(reached)})`,
+    );
+  } finally {
+    await fake.close();
+    temp.remove();
+  }
+}
+
 export async function run(): Promise<void> {
+  await runSingle();
+  await runWithSubagents();
+}
+
+async function runSingle(): Promise<void> {
   const temp = tempDir("cache");
   const fake = await startFakeAnthropic(script(), { minCacheableTokens: 1_024 });
   try {
