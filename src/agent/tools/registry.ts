@@ -10,6 +10,7 @@ import { createApprovalGate, type ApprovalGate } from "../policy/approval-gate.j
 import type { PolicyEngine } from "../policy/policy-engine.js";
 import {
   assertDeclaresEffects,
+  isReadOnly,
   isReadOnlyCall,
   type PolicyDecision,
   type Tool,
@@ -90,6 +91,8 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
   const isParallel = (call: ToolCall): boolean => {
     const tool = byName.get(call.name);
     if (tool === undefined || call.invalidInput !== undefined) return true;
+    // Only a delegating tool's judgement depends on the input.
+    if (tool.effects.delegates !== true) return isReadOnly(tool.effects);
     const parsed = tool.inputSchema.safeParse(call.input ?? {});
     return !parsed.success || isReadOnlyCall(tool, parsed.data);
   };
