@@ -42,6 +42,7 @@ export async function runLocalCommand(
     logger,
     print: (line) => console.log(line),
     signal: controller.signal,
+    fetchAllow: env.fetchAllow,
   });
   console.log(`\nbranch: ${result.branch} (${result.commits} commit${result.commits === 1 ? "" : "s"})`);
   if (result.patchPath) console.log(`patch: ${result.patchPath}`);

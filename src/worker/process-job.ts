@@ -8,9 +8,12 @@ import { redactingGitHubClient, type GitHubClient, type ReactionTarget, type Rep
 import type { Approvals } from "../jobs/approvals.js";
 import type { MemoryStore } from "../jobs/memory-store.js";
 import type { WebFetchCache } from "../net/create-web-fetch-cache.js";
-import { createWebFetcher } from "../net/index.js";
+import { createWebFetcher, isWebFetchOff } from "../net/index.js";
 import type { MemoryPort, WebPort } from "../agent/ports.js";
 import { formatRepoKey } from "../workspace/index.js";
+import { SUBAGENT_TOOL_NAMES } from "../agent/subagent-types.js";
+import type { AgentDefinition } from "../config/repo-extensions.js";
+import { loadRepoExtensions } from "./load-repo-extensions.js";
 import { createMemoryPort } from "./memory-port.js";
 import { createTrustCheck } from "./issue-thread.js";
 import type { AckClaims } from "../jobs/ack-claims.js";
@@ -121,6 +124,26 @@ function configProblemComment(problems: string[], commandName: string): string {
   ].join("\n");
 }
 
+/** Problems with the repository's agent and skill files, reported like the config's. */
+function extensionProblemComment(problems: string[], commandName: string): string {
+  return [
+    "**Tackle could not use the repository's agents or skills** (`.tackle/agents/`, `.tackle/skills/`, `.claude/skills/` on the default branch), so this job did not run:",
+    "",
+    ...problems.map((p) => `- ${p}`),
+    "",
+    `Fix the files and comment \`/${commandName} retry\`.`,
+  ].join("\n");
+}
+
+/** A repository's agent may name a model only within the operator's allowed models: the operator pays. */
+function disallowedAgentModels(agents: readonly AgentDefinition[], settings: WorkerSettings): string[] {
+  return agents.flatMap((agent) => {
+    if (agent.model === undefined) return [];
+    const choice = resolveModel(agent.model, { model: settings.defaultModel, allowedModels: settings.allowedModels });
+    return choice.ok ? [] : [`${agent.path}: \`model\`: ${choice.problem}`];
+  });
+}
+
 /** What every phase of one job works with, built once when the job starts. */
 interface JobContext {
   data: JobData;
@@ -138,6 +161,7 @@ interface JobContext {
 
 /** What the job reads from GitHub before the agent starts, all started at once. */
 interface JobInputs {
+  defaultBranch: Promise<string>;
   issue: Promise<IssueDetails>;
   config: Promise<ReturnType<typeof parseRepoConfig>>;
   instructionFiles: Promise<Array<{ path: string; content: string }>>;
@@ -182,7 +206,7 @@ export async function processJob(
     workspaceStart = inputs.target.then(async (target) => {
       if (!target.ok) return null;
       const preparing = deps.clock();
-      const workspace = await prepareWorkspace(job, target, stopWorkspace.signal);
+      const workspace = await prepareWorkspace(job, target, await inputs.defaultBranch, stopWorkspace.signal);
       // Where the time to the first model turn goes: the wait for the target, then the workspace step.
       log.info({ sinceStartMs: preparing - startedAt, workspaceMs: deps.clock() - preparing }, "workspace ready");
       return workspace;
@@ -252,6 +276,7 @@ function readJobInputs(job: JobContext): JobInputs {
   // The target is asked first and beside the repository read: the workspace waits for it alone.
   const target = resolveTarget(github, repo, data, defaultBranch);
   const inputs: JobInputs = {
+    defaultBranch,
     target,
     issue: github.getIssue(repo, data.number),
     config: defaultBranch.then(async (branch) => parseRepoConfig(await github.getFile(repo, REPO_CONFIG_PATH, branch))),
@@ -306,7 +331,7 @@ async function admitJob(job: JobContext, inputs: JobInputs): Promise<Admission> 
   return { ok: true, issue, config, modelName: modelChoice.model, commandName, instructionFiles: await inputs.instructionFiles, target };
 }
 
-function prepareWorkspace(job: JobContext, target: Extract<Target, { ok: true }>, signal: AbortSignal): Promise<Workspace> {
+function prepareWorkspace(job: JobContext, target: Extract<Target, { ok: true }>, defaultBranch: string, signal: AbortSignal): Promise<Workspace> {
   const { deps, repo, github, data } = job;
   return deps.workspaces.prepare({
     jobId: data.jobId,
@@ -315,6 +340,8 @@ function prepareWorkspace(job: JobContext, target: Extract<Target, { ok: true }>
     token: () => github.gitToken(),
     branch: target.branch,
     baseBranch: target.baseBranch,
+    // Agents and skills come from the default branch's commit, whatever branch the job works on.
+    defaultBranch,
     startFrom: target.startFrom,
     // A PR's own head may be pushed (new commits, never forced); otherwise only tackle/… branches.
     ...(target.existingPull ? { allowedPushBranches: [target.branch] } : {}),
@@ -341,6 +368,17 @@ async function runAndPublish(
 ): Promise<FinalState> {
   const { deps, data, repo, github, log, redact, startedAt, signal } = job;
   const { config, issue, modelName, target } = admitted;
+  const extensions = await loadRepoExtensions(workspace.extensionFiles, SUBAGENT_TOOL_NAMES);
+  if (extensions.warnings.length > 0) log.warn({ warnings: extensions.warnings }, "some repository agents or skills were skipped");
+  const problems = [...extensions.problems, ...disallowedAgentModels(extensions.agents, deps.settings)];
+  if (problems.length > 0) {
+    await github.createComment(repo, data.number, extensionProblemComment(problems, admitted.commandName ?? "tackle"));
+    return {
+      phase: "failed",
+      reason: `invalid agent or skill files on the default branch: ${problems.length} problem(s), listed in the comment below`,
+      stats: emptyStats(deps.clock() - startedAt),
+    };
+  }
   const pulls = githubPullsPort({
     github,
     repo,
@@ -357,6 +395,8 @@ async function runAndPublish(
     config,
     model: deps.model(modelName),
     modelName,
+    modelFor: deps.model,
+    extensions,
     repoFullName: `${repo.owner}/${repo.name}`,
     task: {
       // What the model reads of the thread is what it was at trigger time, stripped of hidden text.
@@ -428,15 +468,10 @@ function sessionExtras(job: JobContext, config: RepoConfig, issueAuthor: string)
     });
   }
   const web = deps.web;
-  if (web !== undefined && !webFetchOff(web.allow, config.web_fetch.allow)) {
+  if (web !== undefined && !isWebFetchOff(web.allow, config.web_fetch.allow)) {
     extras.web = createWebFetcher({ allow: web.allow, repoAllow: config.web_fetch.allow, cache: web.cache });
   }
   return extras;
-}
-
-/** An allow-list set and empty, the operator's or the repository's, turns WebFetch off. */
-function webFetchOff(operator: readonly string[] | null, repository: readonly string[] | undefined): boolean {
-  return (operator !== null && operator.length === 0) || (repository !== undefined && repository.length === 0);
 }
 
 /** Authors in the job's thread (the issue's too) without write access: their text may steer what the agent keeps. */

@@ -14,6 +14,9 @@ import { openLocalWorkspace } from "../workspace/index.js";
 import { INSTRUCTION_FILES } from "./process-job.js";
 import { policyConfigOf, runAgentSession } from "./run-agent-session.js";
 import { createTracker } from "./tracker.js";
+import { SUBAGENT_TOOL_NAMES } from "../agent/subagent-types.js";
+import { createWebFetcher, isWebFetchOff } from "../net/index.js";
+import { loadRepoExtensions } from "./load-repo-extensions.js";
 
 const run = promisify(execFile);
 
@@ -30,6 +33,8 @@ export interface LocalRunOptions {
   /** Where progress and ReportToIssue text go (the terminal). */
   print: (line: string) => void;
   signal: AbortSignal;
+  /** TACKLE_FETCH_ALLOW as loadEnv reads it (null: unset, any public host). @defaultValue WebFetch is off */
+  fetchAllow?: readonly string[] | null;
 }
 
 export interface LocalRunResult {
@@ -142,6 +147,15 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
 
   options.print(`tackle: working in ${repoPath} on branch ${branch}${workspace.sandboxed ? "" : " (no sandbox)"}`);
   try {
+    // HEAD's agents and skills (its committed files, not the working tree), as a server job takes the default branch's.
+    const extensions = await loadRepoExtensions(workspace.extensionFiles, SUBAGENT_TOOL_NAMES);
+    for (const warning of extensions.warnings) options.print(`tackle: warning: ${warning}`);
+    if (extensions.problems.length > 0) {
+      return { ok: false, branch, patchPath: null, reason: `invalid agent or skill files at HEAD: ${extensions.problems.join("; ")}`, commits: 0 };
+    }
+    const allow = options.fetchAllow;
+    const repoAllow = parsed.config.web_fetch.allow;
+    const webOff = allow === undefined || isWebFetchOff(allow, repoAllow);
     const { result, state } = await runAgentSession({
       jobId: `local-${slug}`,
       workspace,
@@ -160,6 +174,8 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
       startedAt,
       signal: options.signal,
       logger: options.logger,
+      extensions,
+      ...(webOff ? {} : { web: createWebFetcher({ allow: allow ?? null, repoAllow }) }),
     });
     if ((await workspace.git.status()).length > 0) {
       await workspace.git.commit("WIP: changes left uncommitted by the agent");

@@ -1,17 +1,9 @@
 import { z } from "zod";
+import { skillToolName } from "../../config/parse-skill-definition.js";
 import type { SkillToolDefinition } from "../../config/repo-extensions.js";
 import { TackleError } from "../../errors/index.js";
 import { BASH_DEFAULT_TIMEOUT_MS, describeCommandResult } from "./bash.js";
 import { defineTool, type Tool } from "./tool.js";
-
-/** The API's tool-name pattern allows letters, digits, `_` and `-`, at most 64 characters. */
-const MAX_NAME_CHARS = 64;
-
-/** `skill__<skill>__<tool>`, made to fit the API's name pattern. */
-export function skillToolName(skill: string, tool: string): string {
-  const clean = (text: string) => text.replace(/[^A-Za-z0-9_-]/g, "_");
-  return `skill__${clean(skill)}__${clean(tool)}`.slice(0, MAX_NAME_CHARS);
-}
 
 /**
  * A tool a skill declares: the repository's command (from the default branch's commit, read-only)
