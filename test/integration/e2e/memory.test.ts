@@ -5,7 +5,6 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryStore } from "../../../src/jobs/index.js";
 import { silentLogger } from "../../../src/logging/logger.js";
@@ -13,13 +12,11 @@ import { runMemoryCommand } from "../../../src/main/memory-command.js";
 import { formatRepoKey } from "../../../src/workspace/index.js";
 import type { RecordedRequest, ScriptedBlock, ScriptedModel, ScriptedTurn } from "../../fakes/index.js";
 import { startOwnRedis } from "../queue/redis-server.js";
+import { CLI } from "./cli-process.js";
 import { OWNER, REPO, startHarness, tempDirIn, type Harness } from "./harness.js";
 import { firstUserText, turnIndex } from "./script-helpers.js";
 import { assign, botComments, comment, editScript, setRepoConfig } from "./trigger-helpers.js";
 
-// `tackle worker` from source (as `tsx src/main/cli.ts`), so the test needs no build of dist/.
-const CLI_SOURCE = path.resolve("src/main/cli.ts");
-const TSX_LOADER = pathToFileURL(path.resolve("node_modules/tsx/dist/loader.mjs")).href;
 const QUESTION_MARKER = "<!-- tackle:approval job=";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -40,9 +37,12 @@ interface WorkerProcess {
   stop(): Promise<number | null>;
 }
 
-/** A `tackle worker` process with its own TACKLE_HOME (another machine, as far as files go). */
+/**
+ * A `tackle worker` process (the built bin: dist/cli.js, or TACKLE_TEST_CLI) with its own TACKLE_HOME:
+ * another machine, as far as files go.
+ */
 async function startWorker(env: Record<string, string>, home: string): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, CLI_SOURCE, "worker"], {
+  const child = spawn(process.execPath, [CLI, "worker"], {
     cwd: home,
     env: { ...env, HOME: home, TACKLE_HOME: home, LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -153,22 +153,26 @@ describe("durable memory, end to end", () => {
       }),
     });
 
-    const workerA = await startWorker(h.env, await tempDirIn(cleanups, "tackle-memory-a-"));
+    const homeA = await tempDirIn(cleanups, "tackle-memory-a-");
+    const workerA = await startWorker(h.env, homeA);
     const first = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "Write down how to test" });
+    const firstJob = `${OWNER}-${REPO}-${first.number}-memory-1`;
     expect((await assign(h, first.number, { deliveryId: "memory-1" })).status).toBe(200);
-    await waitFor(() => finished(h, first.number), "the first job to finish");
-    // Worker A is gone before the second job exists, so only B can run it.
-    expect(await workerA.stop()).toBe(0);
-
+    await waitFor(() => workerA.output().includes(firstJob), "worker A to take the first job");
+    // B starts while A holds the first job (so it cannot take it), and gets the second job alone:
+    // A has exited before that job exists.
     const homeB = await tempDirIn(cleanups, "tackle-memory-b-");
-    const workerB = await startWorker(h.env, homeB);
+    const startingB = startWorker(h.env, homeB);
+    await waitFor(() => finished(h, first.number), "the first job to finish");
+    expect(await workerA.stop()).toBe(0);
+    const workerB = await startingB;
     expect(workerB.pid).not.toBe(workerA.pid);
+
     const second = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "Use what you know" });
+    const secondJob = `${OWNER}-${REPO}-${second.number}-memory-2`;
     expect((await assign(h, second.number, { deliveryId: "memory-2" })).status).toBe(200);
     await waitFor(() => finished(h, second.number), "the second job to finish");
 
-    const firstJob = `${OWNER}-${REPO}-${first.number}-memory-1`;
-    const secondJob = `${OWNER}-${REPO}-${second.number}-memory-2`;
     expect(workerA.output()).toContain(firstJob);
     expect(workerA.output()).not.toContain(secondJob);
     expect(workerB.output()).toContain(secondJob);
@@ -197,7 +201,7 @@ describe("durable memory, end to end", () => {
     expect(trackingComment(h, second.number)).not.toContain("Memory written");
 
     // The memory lives in Redis, not in either worker's TACKLE_HOME.
-    expect(existsSync(path.join(homeB, "memory"))).toBe(false);
+    for (const home of [homeA, homeB]) expect(existsSync(path.join(home, "memory"))).toBe(false);
     const shown = await memoryCli({ ...h.env, REDIS_URL: redis.url }, "show", written.name);
     expect(shown).toEqual({ code: 0, out: `${written.content}\n`, err: "" });
     const listed = await memoryCli({ ...h.env, REDIS_URL: redis.url }, "list");
