@@ -1,3 +1,4 @@
+import { TackleError } from "../errors/index.js";
 import type { MemoryPort } from "../agent/ports.js";
 import type { MemoryStore } from "../jobs/memory-store.js";
 
@@ -23,6 +24,10 @@ export function createMemoryPort(options: MemoryPortOptions): MemoryPort {
     index: () => store.list(repoKey),
     read: (name) => store.get(repoKey, name),
     async write(entry) {
+      // A name is shown everywhere (index, comment, CLI) and cannot hold a redaction marker: refuse one that masks.
+      if (options.redact(entry.name) !== entry.name) {
+        throw new TackleError("invalid_input", "the memory's name looks like a secret; choose a descriptive name");
+      }
       if (entry.content.trim() === "") return (await store.delete(repoKey, entry.name)) ? "deleted" : "absent";
       return store.put(repoKey, {
         name: entry.name,

@@ -99,14 +99,15 @@ export function policyConfigOf(config: RepoConfig): PolicyConfig {
   };
 }
 
-/** The memory port, remembering what this job wrote for the tracking comment. */
-function recordingMemory(port: MemoryPort, writes: string[]): MemoryPort {
+/** The memory port, remembering what this job wrote for the tracking comment (redacted, as it was stored). */
+function recordingMemory(port: MemoryPort, writes: string[], redact: (text: string) => string): MemoryPort {
   return {
     index: () => port.index(),
     read: (name) => port.read(name),
     async write(entry) {
       const outcome = await port.write(entry);
-      if (outcome === "created" || outcome === "updated") writes.push(`${outcome === "created" ? "saved" : "updated"} \`${entry.name}\`: ${entry.description}`);
+      if (outcome === "created" || outcome === "updated")
+        writes.push(`${outcome === "created" ? "saved" : "updated"} \`${entry.name}\`: ${redact(entry.description)}`);
       if (outcome === "deleted") writes.push(`deleted \`${entry.name}\``);
       return outcome;
     },
@@ -227,7 +228,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       transcript,
     }),
     ...(input.web === undefined ? {} : { web: input.web }),
-    ...(input.memory === undefined ? {} : { memory: recordingMemory(input.memory, memoryWrites) }),
+    ...(input.memory === undefined ? {} : { memory: recordingMemory(input.memory, memoryWrites, input.redact) }),
     ...(extensions.skills.length > 0 ? { skills: createSkillPort(extensions.skills, (tools) => registry.offer(tools)) } : {}),
   };
   const system = buildSystemPrompt({

@@ -55,6 +55,16 @@ describe("createMemoryPort", () => {
     });
   });
 
+  it("refuses a name the job's redactor would mask, storing nothing", async () => {
+    const secretName = "abc123deadbeef";
+    const home = await mkdtemp(path.join(tmpdir(), "tackle-memory-port-"));
+    homes.push(home);
+    const store = createMemoryStore({ home, logger: silentLogger });
+    const port = createMemoryPort({ store, repoKey: REPO, jobId: "j", actor: "a", redact: createRedactor([secretName]), clock: () => T0 });
+    await expect(port.write({ name: secretName, description: "d", content: "c" })).rejects.toMatchObject({ code: "invalid_input" });
+    expect(await port.index()).toEqual([]);
+  });
+
   it("updates with the later job's provenance, and lists the index by name without contents", async () => {
     const first = await setUp();
     await first.port.write({ name: "tests", description: "how to test", content: "npm test" });
