@@ -17,9 +17,9 @@ export const memoryReadTool = defineTool({
     if (input.name === undefined) {
       const index = await ctx.memory.index();
       if (index.length === 0) return { content: "The repository has no memories yet." };
-      return {
-        content: index.map((memory) => `- ${memory.name}: ${memory.description} (job ${memory.jobId}, @${memory.actor}, ${memory.updatedAt})`).join("\n"),
-      };
+      const lines = index.map((memory) => `- ${memory.name}: ${memory.description} (job ${memory.jobId}, @${memory.actor}, ${memory.updatedAt})`);
+      // Descriptions are earlier jobs' words: data, fenced like the index in the first message.
+      return { content: fenceUntrusted("repository_memory", lines.join("\n"), { trust: "earlier-jobs" }) };
     }
     const memory = await ctx.memory.read(input.name);
     if (memory === null) return { content: `No memory named "${input.name}". Call MemoryRead without a name for the index.`, isError: true };
