@@ -147,8 +147,10 @@ class AgentRun {
       if (signal.aborted) return this.end("aborted");
       if (this.clock() >= budgets.deadline) return this.end("deadline");
       if (this.turn >= budgets.maxTurns) return this.end("max_turns");
-      const spent = this.spend.costUsd;
-      if (spent >= budgets.maxCostUsd || spent + this.lastTurnCostUsd > budgets.maxCostUsd) {
+      // Calls in flight in other conversations of the job (parallel subagents) count as spent.
+      const spent = this.spend.costUsd + this.spend.reserved;
+      const estimate = this.turnEstimate();
+      if (spent >= budgets.maxCostUsd || spent + estimate > budgets.maxCostUsd) {
         return this.end("max_cost");
       }
       if (this.contextTokens > (this.options.compactAtRatio ?? 0.8) * (this.options.contextWindowTokens ?? 200_000)) {
@@ -160,7 +162,8 @@ class AgentRun {
       this.turn++;
       if (this.agent !== MAIN_AGENT) this.spend.countSubagentTurn();
       this.emit({ type: "turn_started", turn: this.turn });
-      const response = await this.callModel("turn", this.turnRequest());
+      const release = this.spend.reserve(estimate);
+      const response = await this.callModel("turn", this.turnRequest()).finally(release);
       if ("ending" in response) return response.ending;
       this.lastTurnCostUsd = this.lastCallCost;
       this.history.push({ role: "assistant", content: assistantContent(response) });
@@ -191,6 +194,11 @@ class AgentRun {
       this.contextTokens += Math.ceil(results.reduce((sum, r) => sum + r.content.length, 0) / 4);
       if (ctx.state.done !== undefined) return this.end("task_done");
     }
+  }
+
+  /** What the next turn will likely cost: this conversation's last turn, or the job's mean response before it has one. */
+  private turnEstimate(): number {
+    return this.lastTurnCostUsd > 0 ? this.lastTurnCostUsd : this.spend.meanCostUsd;
   }
 
   private turnRequest(): MessageRequest {

@@ -27,7 +27,8 @@ export interface SideCallsOptions {
 export function createSideCalls(options: SideCallsOptions): SideCalls {
   return {
     async complete(input, signal) {
-      if (options.spend.costUsd >= options.maxCostUsd) {
+      const estimate = options.spend.meanCostUsd;
+      if (options.spend.costUsd + options.spend.reserved + estimate > options.maxCostUsd) {
         throw new TackleError("budget_exhausted", `the job's cost budget of $${options.maxCostUsd.toFixed(2)} is spent`);
       }
       const msLeft = options.deadline - options.clock();
@@ -41,7 +42,8 @@ export function createSideCalls(options: SideCallsOptions): SideCalls {
       const sink = options.transcript?.child?.(input.path);
       await sink?.request(1, input.purpose, request).catch(() => undefined);
       const cut = AbortSignal.any([signal, AbortSignal.timeout(Math.min(msLeft, 2 ** 31 - 1))]);
-      const response: ModelMessage = await options.model.create(request, cut, { agent: input.path });
+      const release = options.spend.reserve(estimate);
+      const response: ModelMessage = await options.model.create(request, cut, { agent: input.path }).finally(release);
       options.spend.add(options.modelName, response.usage);
       await sink?.response(1, input.purpose, response).catch(() => undefined);
       return response.content

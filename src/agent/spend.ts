@@ -10,8 +10,14 @@ export interface Spend {
   readonly costUsd: number;
   /** Model turns of subagents (the job's own agent counts its turns itself). */
   readonly subagentTurns: number;
+  /** What the calls in flight are expected to cost: their conversations' budget checks count it as spent. */
+  readonly reserved: number;
+  /** The mean cost of a response so far (0 before the first). */
+  readonly meanCostUsd: number;
   /** Counts one response's usage, priced for `model`; returns its cost. */
   add(model: string, usage: UsageLike): number;
+  /** Holds `amount` for a call in flight; the returned function releases it (once the call is counted). */
+  reserve(amount: number): () => void;
   countSubagentTurn(): void;
 }
 
@@ -19,6 +25,8 @@ export function createSpend(): Spend {
   const usage: TokenUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   let costUsd = 0;
   let subagentTurns = 0;
+  let reserved = 0;
+  let responses = 0;
   return {
     usage,
     get costUsd() {
@@ -27,9 +35,25 @@ export function createSpend(): Spend {
     get subagentTurns() {
       return subagentTurns;
     },
+    get reserved() {
+      return reserved;
+    },
+    get meanCostUsd() {
+      return responses === 0 ? 0 : costUsd / responses;
+    },
+    reserve(amount) {
+      reserved += amount;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        reserved -= amount;
+      };
+    },
     add(model, response) {
       const cost = costOf(model, response);
       costUsd += cost;
+      responses++;
       usage.input += response.input_tokens;
       usage.output += response.output_tokens;
       usage.cacheRead += response.cache_read_input_tokens ?? 0;

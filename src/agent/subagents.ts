@@ -13,6 +13,11 @@ export const MAX_SUBAGENT_DEPTH = 3;
 export const SUBAGENT_RESULT_CHARS = 20_000;
 /** Turns a subagent may take when neither its type nor the call says. */
 export const DEFAULT_SUBAGENT_TURNS = 25;
+/**
+ * Read-only subagents of a job running at once; more wait their turn. Each checks the job's budget
+ * before its turns, so this also bounds how far parallel first turns can overshoot it.
+ */
+export const MAX_PARALLEL_SUBAGENTS = 4;
 
 /** A kind of subagent the Task tool offers: built in, or from the repository's `.tackle/agents/`. */
 export interface SubagentType {
@@ -69,10 +74,16 @@ export interface SubagentsOptions {
   transcript?: TranscriptSink;
   logger: Logger;
   onEvent?: (event: SubagentEvent) => void;
+  /**
+   * Whether a type only reads (its calls run in parallel, bounded by MAX_PARALLEL_SUBAGENTS). Such a type
+   * has no Task tool, so a running one never waits for a slot a child needs. @defaultValue none
+   */
+  isReadOnly?: (type: string) => boolean;
 }
 
 export function createSubagents(options: SubagentsOptions): SubagentPort {
   const byName = new Map(options.types.map((type) => [type.name, type]));
+  const slots = createSlots(MAX_PARALLEL_SUBAGENTS);
   const port: SubagentPort = {
     types: options.types,
     async run(request, ctx) {
@@ -102,6 +113,7 @@ export function createSubagents(options: SubagentsOptions): SubagentPort {
       delete child.skills;
       delete child.callPath;
       const sink = options.transcript?.child?.(path);
+      const release = options.isReadOnly?.(type.name) === true ? await slots.take(ctx.signal) : () => undefined;
       const result = await runAgent({
         model: options.model(modelName),
         modelName,
@@ -120,7 +132,7 @@ export function createSubagents(options: SubagentsOptions): SubagentPort {
         onProgress: (progress: AgentProgressEvent) => {
           if (progress.type === "turn_finished") event("running", progress.turn, progress.costUsd);
         },
-      });
+      }).finally(release);
       const failed = result.reason !== "no_tool_calls";
       event(failed ? "failed" : "done", result.turns, result.costUsd);
       options.logger.info({ subagent: path, type: type.name, reason: result.reason, turns: result.turns, costUsd: result.costUsd }, "subagent finished");
@@ -128,6 +140,47 @@ export function createSubagents(options: SubagentsOptions): SubagentPort {
     },
   };
   return port;
+}
+
+/** A counting semaphore; a waiter whose signal fires goes on at once (its run then ends as aborted). */
+function createSlots(size: number): { take(signal: AbortSignal): Promise<() => void> } {
+  let free = size;
+  const waiting: Array<() => void> = [];
+  const give = (): void => {
+    const next = waiting.shift();
+    if (next === undefined) free++;
+    else next();
+  };
+  return {
+    take(signal) {
+      if (free > 0) {
+        free--;
+        return Promise.resolve(once(give));
+      }
+      return new Promise((resolve) => {
+        const granted = () => {
+          signal.removeEventListener("abort", aborted);
+          resolve(once(give));
+        };
+        const aborted = () => {
+          const index = waiting.indexOf(granted);
+          if (index !== -1) waiting.splice(index, 1);
+          resolve(() => undefined);
+        };
+        waiting.push(granted);
+        signal.addEventListener("abort", aborted, { once: true });
+      });
+    },
+  };
+}
+
+function once(action: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    action();
+  };
 }
 
 function taskMessage(request: SubagentRequest): string {

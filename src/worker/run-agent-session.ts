@@ -171,14 +171,14 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   const webFetch = input.web === undefined ? [] : [webFetchTool];
   const byName = new Map<string, Tool>([...core, ...webFetch].map((tool) => [tool.name, tool]));
   const subagentToolsFor = (names: readonly string[]) => names.filter((name) => SUBAGENT_TOOL_NAMES.includes(name) && byName.has(name));
-  const taskTool = createTaskTool(
-    types.map((type) => ({
-      name: type.name,
-      description: type.description,
-      // Task may start a writer; a tool this job does not offer counts as a writer too.
-      readOnly: type.tools.every((name) => name !== "Task" && isReadOnlyTool(byName.get(name))),
-    })),
-  );
+  const taskTypes = types.map((type) => ({
+    name: type.name,
+    description: type.description,
+    // Task may start a writer; a tool this job does not offer counts as a writer too.
+    readOnly: type.tools.every((name) => name !== "Task" && isReadOnlyTool(byName.get(name))),
+  }));
+  const readOnlyTypes = new Set(taskTypes.filter((type) => type.readOnly).map((type) => type.name));
+  const taskTool = createTaskTool(taskTypes);
   byName.set(taskTool.name, taskTool);
   const mainTools: Tool[] = [
     ...core,
@@ -200,6 +200,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     clock,
     transcript,
     logger: input.logger,
+    isReadOnly: (type) => readOnlyTypes.has(type),
     onEvent: (event: SubagentEvent) => {
       subagentSteps.set(event.path, { ...event });
       input.tracker.update(working(step));
