@@ -121,7 +121,10 @@ function recordingMemory(port: MemoryPort, writes: string[], redact: (text: stri
 export async function runAgentSession(input: SessionInput): Promise<SessionOutcome> {
   const { workspace, config } = input;
   const state: SessionState = { todos: [], notes: [] };
-  const policyConfig = { ...policyConfigOf(config), untrustedAuthors: input.untrustedAuthors ?? [] };
+  // Outsiders' text the agent was shown during the job (GetIssue on a live thread, web pages), beside the thread's.
+  const seen = new Set<string>();
+  const untrustedSources = async (): Promise<string[]> => [...new Set([...(await (input.untrustedAuthors ?? [])).map((login) => `@${login}`), ...seen])];
+  const policyConfig = { ...policyConfigOf(config), untrustedSources };
   const unsandboxed = !workspace.sandboxed;
   const extensions = input.extensions ?? NO_REPO_EXTENSIONS;
   let step = "reading the issue";
@@ -211,7 +214,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     exec: workspace.exec,
     search: workspace.search,
     git: workspace.git,
-    issue: input.issue,
+    issue: watchingIssue(input.issue, seen),
     pulls: input.pulls,
     state,
     baseBranch: workspace.baseBranch,
@@ -228,7 +231,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       clock,
       transcript,
     }),
-    ...(input.web === undefined ? {} : { web: input.web }),
+    ...(input.web === undefined ? {} : { web: watchingWeb(input.web, seen) }),
     ...(input.memory === undefined ? {} : { memory: recordingMemory(input.memory, memoryWrites, input.redact) }),
     ...(extensions.skills.length > 0 ? { skills: createSkillPort(extensions.skills, (tools) => registry.offer(tools)) } : {}),
   };
@@ -286,6 +289,30 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   } finally {
     await transcript.close();
   }
+}
+
+/** The issue port, noting the authors without write access whose words it showed the agent. */
+function watchingIssue(port: IssuePort, seen: Set<string>): IssuePort {
+  return {
+    report: (body, signal) => port.report(body, signal),
+    async get(signal) {
+      const snapshot = await port.get(signal);
+      for (const comment of snapshot.comments) if (!comment.trusted) seen.add(`@${comment.author}`);
+      for (const comment of snapshot.reviewComments ?? []) if (comment.trusted === false) seen.add(`@${comment.author}`);
+      return snapshot;
+    },
+  };
+}
+
+/** The web port, noting each page it returned: a page is an outsider's text too. */
+function watchingWeb(port: WebPort, seen: Set<string>): WebPort {
+  return {
+    async fetch(url, signal) {
+      const page = await port.fetch(url, signal);
+      seen.add(page.url);
+      return page;
+    },
+  };
 }
 
 /** The memory index for the first message; a store that cannot be read leaves it out rather than failing the job. */

@@ -19,10 +19,11 @@ export interface PolicyConfig {
   /** A write that takes the branch's diff above this many lines needs a maintainer's approval. @defaultValue no limit */
   requireApprovalAbove?: number | undefined;
   /**
-   * Logins in the job's thread without write access: a memory write then needs approval. A promise
-   * while the host still asks GitHub (answered by the time the agent writes a memory). @defaultValue []
+   * Where text from outside the maintainers has reached the job so far: `@login` for an author
+   * without write access, or a URL WebFetch read. Asked at each memory write (a memory outlives the
+   * job, so such text may be steering it): any source makes the write wait for approval. @defaultValue none
    */
-  untrustedAuthors?: readonly string[] | Promise<readonly string[]> | undefined;
+  untrustedSources?: (() => Promise<readonly string[]>) | undefined;
 }
 
 export interface ResolvedPolicyConfig {
@@ -30,7 +31,7 @@ export interface ResolvedPolicyConfig {
   blockedCommands: string[];
   maxDiffLines: number | undefined;
   requireApprovalAbove: number | undefined;
-  untrustedAuthors: Promise<readonly string[]>;
+  untrustedSources: () => Promise<readonly string[]>;
 }
 
 export { DEFAULT_PROTECTED_PATHS };
@@ -46,6 +47,6 @@ export function resolvePolicyConfig(config: PolicyConfig = {}): ResolvedPolicyCo
     blockedCommands: [...(config.blockedCommands ?? [])],
     maxDiffLines: config.maxDiffLines,
     requireApprovalAbove: config.requireApprovalAbove,
-    untrustedAuthors: Promise.resolve(config.untrustedAuthors ?? []),
+    untrustedSources: config.untrustedSources ?? (async () => []),
   };
 }

@@ -52,7 +52,7 @@ export function createPolicyEngine(config: PolicyConfig = {}): PolicyEngine {
       if (typeof effects.git === "object") decisions.push(await checkCommit(protectedPaths, stringArrayField(input, effects.git.commit), ctx));
       if (effects.publishes) decisions.push(await checkPublish(rules, ctx));
       if (effects.reads && effects.reads.names !== true) decisions.push(await checkFileRead(stringField(input, effects.reads.path), ctx));
-      if (effects.memory === "write") decisions.push(checkMemoryWrite(await resolved.untrustedAuthors));
+      if (effects.memory === "write") decisions.push(checkMemoryWrite(await resolved.untrustedSources()));
       return decisions.find((decision) => decision.action === "deny") ?? decisions.find((decision) => decision.action === "ask") ?? ALLOW;
     },
   };
@@ -71,18 +71,16 @@ function changesUnseen(effects: ToolEffects): boolean {
 }
 
 /**
- * A memory outlives the job and steers later ones: when people without write access wrote in this
- * thread, their text may be what asks for it (memory poisoning), so a maintainer decides.
+ * A memory outlives the job and steers later ones: when text from people without write access, or
+ * from the web, reached this job, it may be what asks for the write (memory poisoning), so a
+ * maintainer decides.
  */
-function checkMemoryWrite(untrustedAuthors: readonly string[]): PolicyDecision {
-  if (untrustedAuthors.length === 0) return ALLOW;
-  const who = untrustedAuthors
-    .slice(0, 5)
-    .map((login) => `@${login}`)
-    .join(", ");
+function checkMemoryWrite(sources: readonly string[]): PolicyDecision {
+  if (sources.length === 0) return ALLOW;
+  const named = sources.slice(0, 5).join(", ");
   return {
     action: "ask",
-    reason: `a memory outlives this job, and the thread has authors without write access (${who}${untrustedAuthors.length > 5 ? ", …" : ""})`,
+    reason: `a memory outlives this job, and text from outside the maintainers reached it (${named}${sources.length > 5 ? ", …" : ""})`,
   };
 }
 

@@ -262,8 +262,13 @@ describe("memory writes", () => {
     const { memoryReadTool, memoryWriteTool } = await import("../../../src/agent/tools/index.js");
     const write = { name: "x", description: "d", content: "c" };
     expect(await createPolicyEngine({}).check(memoryWriteTool, write, h.ctx)).toEqual({ action: "allow" });
-    const asked = await createPolicyEngine({ untrustedAuthors: Promise.resolve(["mallory", "eve"]) }).check(memoryWriteTool, write, h.ctx);
-    expect(asked).toMatchObject({ action: "ask", reason: expect.stringContaining("@mallory, @eve") });
-    expect(await createPolicyEngine({ untrustedAuthors: ["mallory"] }).check(memoryReadTool, {}, h.ctx)).toEqual({ action: "allow" });
+    const sources: string[] = [];
+    const engine = createPolicyEngine({ untrustedSources: async () => sources });
+    expect(await engine.check(memoryWriteTool, write, h.ctx)).toEqual({ action: "allow" });
+    // Asked at each write: a source that arrives later in the job counts from then on.
+    sources.push("@mallory", "https://example.com/page");
+    const asked = await engine.check(memoryWriteTool, write, h.ctx);
+    expect(asked).toMatchObject({ action: "ask", reason: expect.stringContaining("@mallory, https://example.com/page") });
+    expect(await engine.check(memoryReadTool, {}, h.ctx)).toEqual({ action: "allow" });
   });
 });
