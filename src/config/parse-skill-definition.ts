@@ -128,11 +128,43 @@ function objectSchema(value: unknown, problem: (text: string) => void): SkillToo
     problem(`the input is a JSON object: \`type\` must be "object" (got ${describeValue(schema.type)})`);
     return undefined;
   }
-  if (schema.properties !== undefined && (schema.properties === null || typeof schema.properties !== "object" || Array.isArray(schema.properties))) {
-    problem(`\`properties\` must be a mapping of property names to schemas (got ${describeValue(schema.properties)})`);
+  const wrong = schemaProblem(schema, "");
+  if (wrong !== undefined) {
+    problem(wrong);
     return undefined;
   }
   return { ...schema, type: "object" };
+}
+
+const JSON_TYPES = new Set(["object", "array", "string", "number", "integer", "boolean", "null"]);
+const isMapping = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * The first mistake in a schema's common keywords (`type`, `properties`, `required`, `items`, `enum`),
+ * found here rather than as the model API's refusal of every later request once the skill is invoked.
+ */
+function schemaProblem(schema: Record<string, unknown>, at: string): string | undefined {
+  const where = at === "" ? "" : ` at \`${at}\``;
+  const types = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type];
+  const badType = types.find((type) => typeof type !== "string" || !JSON_TYPES.has(type));
+  if (badType !== undefined) return `\`type\`${where} must be one of ${[...JSON_TYPES].join(", ")} (got ${describeValue(badType)})`;
+  if (schema.properties !== undefined) {
+    if (!isMapping(schema.properties)) return `\`properties\`${where} must be a mapping of property names to schemas (got ${describeValue(schema.properties)})`;
+    for (const [name, property] of Object.entries(schema.properties)) {
+      if (!isMapping(property)) return `property \`${name}\`${where} must be a schema mapping (got ${describeValue(property)})`;
+      const inner = schemaProblem(property, at === "" ? name : `${at}.${name}`);
+      if (inner !== undefined) return inner;
+    }
+  }
+  if (schema.required !== undefined && (!Array.isArray(schema.required) || schema.required.some((name) => typeof name !== "string"))) {
+    return `\`required\`${where} must be a list of property names (got ${describeValue(schema.required)})`;
+  }
+  if (schema.enum !== undefined && !Array.isArray(schema.enum)) return `\`enum\`${where} must be a list (got ${describeValue(schema.enum)})`;
+  if (schema.items !== undefined) {
+    if (!isMapping(schema.items)) return `\`items\`${where} must be a schema mapping (got ${describeValue(schema.items)})`;
+    return schemaProblem(schema.items, `${at === "" ? "" : `${at}.`}items`);
+  }
+  return undefined;
 }
 
 /** A file of the skill's folder, named relative to it; its absolute path in the extracted tree. */

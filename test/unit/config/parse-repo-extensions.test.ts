@@ -297,6 +297,14 @@ describe("parseRepoExtensions: skills", () => {
       "  - name: ok",
       "    description: Twice.",
       "    command: run.sh",
+      "  - name: typo",
+      "    description: A misspelt type deep inside.",
+      "    input_schema: {type: object, properties: {tags: {type: array, items: {type: strng}}}}",
+      "    command: run.sh",
+      "  - name: required",
+      "    description: required as a string.",
+      "    input_schema: {type: object, properties: {x: {type: string}}, required: x}",
+      "    command: run.sh",
     ].join("\n");
     const files = {
       ".tackle/skills/bad/SKILL.md": skill(front),
@@ -318,6 +326,8 @@ describe("parseRepoExtensions: skills", () => {
       `${file}: \`tools[7].inputSchema\`: unknown key (did you mean \`input_schema\`?)`,
       `${file}: \`tools[8]\`: expected a mapping with name, description, input_schema and command (got "just a string")`,
       `${file}: \`tools[10].name\`: "ok" is declared twice`,
+      `${file}: \`tools[11].input_schema\`: \`type\` at \`tags.items\` must be one of object, array, string, number, integer, boolean, null (got "strng")`,
+      `${file}: \`tools[12].input_schema\`: \`required\` must be a list of property names (got "x")`,
     ]);
   });
 
