@@ -270,4 +270,58 @@ Open the pull request yourself.
     expect(tracking[0]!.body).toContain("invalid agent or skill files on the default branch: 1 problem(s)");
     expect(h.gh.pulls(OWNER, REPO)).toHaveLength(0);
   });
+
+  it("an agent file naming a model outside TACKLE_ALLOWED_MODELS fails the job with a comment naming the file and the model", async () => {
+    const pricey = `---
+name: pricey
+description: Thinks hard.
+tools: Read
+model: claude-opus-4-1
+---
+Think.
+`;
+    const h = await harnessWith(delegatingModel, { ".tackle/agents/pricey.md": pricey });
+    const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: TITLE });
+
+    await assign(h, issue.number);
+    await h.app.queue.idle();
+
+    expect(h.model.requests).toHaveLength(0);
+    const problems = botComments(h, issue.number).filter((c) => !c.body.includes("tackle:tracking"));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]!.body).toMatch(/^- \.tackle\/agents\/pricey\.md: `model`: .*claude-opus-4-1/m);
+    expect(trackingComments(h, issue.number)[0]!.body).toContain("❌ Tackle failed");
+  });
+
+  it("a repository agent's allowed model is the one its requests name", async () => {
+    const pricey = `---
+name: pricey
+description: Thinks hard.
+tools: Read
+model: claude-opus-4-1
+---
+Think.
+`;
+    const script: ScriptedModel = (request) => {
+      const sub = JSON.stringify(request.messages?.[0] ?? "").includes("Your task, from the agent");
+      const turn = (request.messages ?? []).filter((m) => (m as { role: string }).role === "assistant").length;
+      if (sub) return { content: [{ type: "text", text: "Thought." }], stop_reason: "end_turn" };
+      if (turn === 0) return act(call("Task", { description: "think", prompt: "Think about it.", subagent_type: "pricey" }));
+      return act(call("task_done", { summary: "Thought about it." }));
+    };
+    const h = await startHarness({ script, extraEnv: { TACKLE_ALLOWED_MODELS: "claude-sonnet-4-6,claude-opus-4-1" } });
+    cleanups.push(() => h.close());
+    await h.gh.commitFiles(OWNER, REPO, "main", { ".tackle/agents/pricey.md": pricey }, { message: "Repository agents" });
+    const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: TITLE });
+
+    await assign(h, issue.number);
+    await h.app.queue.idle();
+
+    const models = h.model.requests.map((r) => [JSON.stringify(r.body.messages?.[0] ?? "").includes("Your task, from the agent"), r.body.model]);
+    expect(models).toEqual([
+      [false, "claude-sonnet-4-6"],
+      [true, "claude-opus-4-1"],
+      [false, "claude-sonnet-4-6"],
+    ]);
+  });
 });
