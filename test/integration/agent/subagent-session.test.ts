@@ -138,7 +138,7 @@ describe("subagents in a session", () => {
 
     // The parent got each subagent's final answer, in its calls' order.
     const secondMain = fake.requests.find((request) => !taskOf(request.body).includes("Your task, from the agent") && turnOf(request.body) === 2);
-    const results = ((secondMain?.body.messages as Message[]).at(-1)?.content as Array<Record<string, unknown>>).filter(
+    const results = ((secondMain!.body.messages as Message[]).at(-1)!.content as Array<Record<string, unknown>>).filter(
       (block) => block.type === "tool_result",
     );
     expect(results.map((block) => String(block.content))).toEqual([
@@ -148,7 +148,7 @@ describe("subagents in a session", () => {
     // Subagents never get the issue, publishing or ending tools, and explore gets no writers.
     const exploreTools = fake.requests.find((request) => taskOf(request.body).includes("toFahrenheit defined"))?.body.tools as Array<{ name: string }>;
     expect(exploreTools.map((tool) => tool.name)).toEqual(["Read", "Glob", "Grep", "git_status", "git_diff", "git_log"]);
-    const generalTools = (fake.requests.find((request) => taskOf(request.body).includes("Fix the offset"))?.body.tools as Array<{ name: string }>).map(
+    const generalTools = (fake.requests.find((request) => taskOf(request.body).includes("Fix the offset"))!.body.tools as Array<{ name: string }>).map(
       (tool) => tool.name,
     );
     expect(generalTools).toContain("Task");
