@@ -1,4 +1,5 @@
 import type { Todo } from "../agent/ports.js";
+import type { SubagentEvent } from "../agent/subagents.js";
 import { truncateMiddle } from "../util/truncate-middle.js";
 
 /** GitHub refuses a comment body over 65,536 characters; an edit that fails leaves the comment stale. */
@@ -21,16 +22,7 @@ export type TrackingState =
     };
 
 /** One subagent of the job, as the comment shows it: nested under its parent by depth. */
-export interface SubagentStep {
-  /** Its place in the job's tree, e.g. `main/2/1`. */
-  path: string;
-  depth: number;
-  type: string;
-  description: string;
-  status: "running" | "done" | "failed";
-  turns: number;
-  costUsd: number;
-}
+export type SubagentStep = SubagentEvent;
 
 /** Subagent lines shown at most; a job that starts more says how many were left out. */
 const MAX_SUBAGENT_LINES = 30;

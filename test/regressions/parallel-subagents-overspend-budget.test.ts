@@ -8,15 +8,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createAnthropicClient } from "../../src/agent/anthropic-client.js";
 import { MAX_PARALLEL_SUBAGENTS } from "../../src/agent/subagents.js";
 import { defaultRepoConfig } from "../../src/config/index.js";
-import { silentLogger } from "../../src/logging/logger.js";
-import { createRedactor } from "../../src/util/redact.js";
 import { runAgentSession } from "../../src/worker/run-agent-session.js";
 import { openLocalWorkspace, type Workspace } from "../../src/workspace/index.js";
 import type { MessagesRequest } from "../fakes/fake-anthropic.js";
 import { startFakeAnthropic, type FakeAnthropic, type ScriptedTurn } from "../fakes/index.js";
-import { MODEL, makeRepo, sandboxMode } from "../integration/agent/helpers.js";
+import { makeRepo, sandboxMode, sessionInput } from "../integration/agent/helpers.js";
 import { removeDir, tempDir } from "../integration/workspace/helpers.js";
-import { createFakeIssuePort, createFakePullsPort } from "../unit/tools/helpers.js";
 
 const FAN_OUT = 20;
 /** 1,000,000 input tokens of claude-sonnet-4-6 at $3/M: $1 a turn (the max_tokens reserve is small beside it). */
@@ -62,25 +59,13 @@ describe("the job's cost budget with parallel subagents", () => {
     const workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-fanout", home, sandbox: sandboxMode });
     workspaces.push(workspace);
     const maxCostUsd = 2;
-    const outcome = await runAgentSession({
-      jobId: "job-fanout",
-      workspace,
-      issue: createFakeIssuePort(),
-      pulls: createFakePullsPort(),
-      config: { ...defaultRepoConfig(), max_cost_usd: maxCostUsd },
-      model: createAnthropicClient({ apiKey: fake.apiKey, baseURL: fake.url, maxRetries: 0 }),
-      modelName: MODEL,
-      repoFullName: "octo/widgets",
-      task: { title: "fan out", body: "Look everywhere.", kind: "local", actor: "dev" },
-      instructionFiles: [],
-      tracker: { update: () => undefined, flush: async () => undefined },
-      transcriptDir: path.join(home, "transcripts"),
-      redact: createRedactor([]),
-      clock: Date.now,
-      startedAt: Date.now(),
-      signal: new AbortController().signal,
-      logger: silentLogger,
-    });
+    const model = createAnthropicClient({ apiKey: fake.apiKey, baseURL: fake.url, maxRetries: 0 });
+    const outcome = await runAgentSession(
+      sessionInput(workspace, model, home, {
+        config: { ...defaultRepoConfig(), max_cost_usd: maxCostUsd },
+        task: { title: "fan out", body: "Look everywhere.", kind: "local", actor: "dev" },
+      }),
+    );
     // One $1 turn per slot may overshoot a budget checked before each turn; twenty may not.
     expect(outcome.result.costUsd).toBeLessThanOrEqual(maxCostUsd + MAX_PARALLEL_SUBAGENTS * 1.01);
     const subagentCalls = fake.requests.filter((request) => JSON.stringify(request.body.messages?.[0] ?? "").includes("Your task, from the agent"));

@@ -11,7 +11,10 @@ import { runAgent, type AgentBudgets, type AgentProgressEvent, type AgentResult,
 import { buildSystemPrompt } from "../../../src/agent/prompt/build-system-prompt.js";
 import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler, type ToolRegistry } from "../../../src/agent/tools/index.js";
 import type { ToolContext } from "../../../src/agent/tools/tool.js";
+import { defaultRepoConfig } from "../../../src/config/index.js";
 import { silentLogger } from "../../../src/logging/logger.js";
+import type { ModelClient } from "../../../src/agent/model-client.js";
+import type { SessionInput } from "../../../src/worker/run-agent-session.js";
 import { createRedactor } from "../../../src/util/redact.js";
 import { detectSandbox, openLocalWorkspace, type SandboxMode, type Workspace } from "../../../src/workspace/index.js";
 import { startFakeAnthropic, type FakeAnthropic, type RecordedRequest, type ScriptedModel } from "../../fakes/index.js";
@@ -192,4 +195,31 @@ export function toolUseIdsOf(fake: FakeAnthropic, requestIndex: number): string[
   const assistant = messages.at(-2);
   if (assistant?.role !== "assistant" || typeof assistant.content === "string") throw new Error("no assistant reply before the last message");
   return assistant.content.flatMap((block) => (block.type === "tool_use" ? [String(block.id)] : []));
+}
+
+/**
+ * runAgentSession's input for a local task over `workspace`: fake issue and pulls ports, the default
+ * repo config, a silent tracker, the transcript under `home`. `overrides` win.
+ */
+export function sessionInput(workspace: Workspace, model: ModelClient, home: string, overrides: Partial<SessionInput> = {}): SessionInput {
+  return {
+    jobId: "job-session",
+    workspace,
+    issue: createFakeIssuePort(),
+    pulls: createFakePullsPort(),
+    config: defaultRepoConfig(),
+    model,
+    modelName: MODEL,
+    repoFullName: "octo/widgets",
+    task: { title: "toFahrenheit is off", body: "It adds 23 instead of 32.", kind: "local", actor: "dev" },
+    instructionFiles: [],
+    tracker: { update: () => undefined, flush: async () => undefined },
+    transcriptDir: path.join(home, "transcripts"),
+    redact: createRedactor([]),
+    clock: Date.now,
+    startedAt: Date.now(),
+    signal: new AbortController().signal,
+    logger: silentLogger,
+    ...overrides,
+  };
 }

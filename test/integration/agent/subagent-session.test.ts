@@ -11,17 +11,13 @@ import { createAnthropicClient } from "../../../src/agent/anthropic-client.js";
 import type { ModelClient } from "../../../src/agent/model-client.js";
 import { costOf } from "../../../src/agent/pricing.js";
 import { createReplayClient } from "../../../src/agent/replay-client.js";
-import { defaultRepoConfig } from "../../../src/config/index.js";
-import { silentLogger } from "../../../src/logging/logger.js";
-import { createRedactor } from "../../../src/util/redact.js";
 import { runAgentSession, type SessionOutcome } from "../../../src/worker/run-agent-session.js";
 import type { TrackingState } from "../../../src/worker/tracking-comment.js";
 import { openLocalWorkspace, type Workspace } from "../../../src/workspace/index.js";
 import type { MessagesRequest } from "../../fakes/fake-anthropic.js";
 import { startFakeAnthropic, type FakeAnthropic, type ScriptedTurn } from "../../fakes/index.js";
-import { createFakeIssuePort, createFakePullsPort } from "../../unit/tools/helpers.js";
 import { removeDir, tempDir } from "../workspace/helpers.js";
-import { MODEL, makeRepo, sandboxMode } from "./helpers.js";
+import { MODEL, makeRepo, sandboxMode, sessionInput } from "./helpers.js";
 
 type Message = { role: string; content: string | Array<Record<string, unknown>> };
 
@@ -95,25 +91,12 @@ describe("subagents in a session", () => {
     const workspace = await openLocalWorkspace({ repoPath: repo, branch: `tackle/local-${name}`, home, sandbox: sandboxMode });
     workspaces.push(workspace);
     const states: TrackingState[] = [];
-    const outcome = await runAgentSession({
-      jobId: `job-${name}`,
-      workspace,
-      issue: createFakeIssuePort(),
-      pulls: createFakePullsPort(),
-      config: defaultRepoConfig(),
-      model,
-      modelName: MODEL,
-      repoFullName: "octo/widgets",
-      task: { title: "toFahrenheit is off", body: "It adds 23 instead of 32.", kind: "local", actor: "dev" },
-      instructionFiles: [],
-      tracker: { update: (state) => states.push(structuredClone(state)), flush: async (state) => void states.push(structuredClone(state)) },
-      transcriptDir: path.join(home, "transcripts"),
-      redact: createRedactor([]),
-      clock: Date.now,
-      startedAt: Date.now(),
-      signal: new AbortController().signal,
-      logger: silentLogger,
-    });
+    const outcome = await runAgentSession(
+      sessionInput(workspace, model, home, {
+        jobId: `job-${name}`,
+        tracker: { update: (state) => states.push(structuredClone(state)), flush: async (state) => void states.push(structuredClone(state)) },
+      }),
+    );
     return { outcome, workspace, transcript: path.join(home, "transcripts", `job-${name}.jsonl`), states };
   }
 
