@@ -208,6 +208,7 @@ class AgentRun {
       maxTokens: budgets.maxOutputTokensPerTurn,
       system: this.options.system,
       tools: this.options.tools.definitions(),
+      ...(this.options.tools.stableCount === undefined ? {} : { stableTools: this.options.tools.stableCount }),
       history: this.history,
       stateText: renderState(ctx.state, {
         turn: this.turn,

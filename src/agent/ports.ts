@@ -250,3 +250,25 @@ export interface MemoryPort {
   /** Stores one memory (empty content deletes it). */
   write(entry: { name: string; description: string; content: string }): Promise<"created" | "updated" | "deleted" | "absent">;
 }
+
+/** A tool an MCP server offers, as discovered. */
+export interface McpToolInfo {
+  /** The server's name in the repo config. */
+  server: string;
+  /** The tool's name on its server. */
+  name: string;
+  description: string;
+  /** Its JSON Schema (an object schema). */
+  inputSchema: { type: "object"; [key: string]: unknown };
+  /** The repo config marks its server `trusted`: its calls need no approval. */
+  trusted: boolean;
+}
+
+/** The repository's MCP servers, reached by the host. Servers are connected on first use, once. */
+export interface McpPort {
+  /** Every server's tools; a server that cannot be reached is listed in `failures` and left out. */
+  discover(signal: AbortSignal): Promise<{ tools: McpToolInfo[]; failures: Array<{ server: string; error: string }> }>;
+  /** Calls one tool; the result's text blocks joined, and whether the server said it failed. Rejects with TackleError("mcp_failed"). */
+  call(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<{ content: string; isError: boolean }>;
+  close(): Promise<void>;
+}

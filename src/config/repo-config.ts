@@ -61,7 +61,18 @@ export interface RepoConfig {
   };
   /** Durable per-repository memory (MemoryRead / MemoryWrite). @defaultValue true */
   memory: boolean;
+  /**
+   * MCP servers by name: `{ url, headers? }` (streamable HTTP, reached by the host under WebFetch's
+   * allow-lists) or `{ command: [argv…], env? }` (stdio); `trusted: true` skips the approval of each
+   * tool's first call. Values are literal except `${TACKLE_SECRET_*}`, from the operator's environment.
+   * @defaultValue {}
+   */
+  mcp_servers: Record<string, McpServerConfig>;
 }
+
+export type McpServerConfig =
+  | { url: string; headers?: Record<string, string> | undefined; trusted: boolean }
+  | { command: string[]; env?: Record<string, string> | undefined; trusted: boolean };
 
 const name = /^[A-Za-z0-9][A-Za-z0-9-]*$/;
 
@@ -97,6 +108,26 @@ const webFetchSchema = z
   })
   .strict();
 
+const mcpServerSchema = z.union(
+  [
+    z
+      .object({
+        url: z.url({ protocol: /^https?$/ }),
+        headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/), z.string().max(4_000)).optional(),
+        trusted: z.boolean().default(false),
+      })
+      .strict(),
+    z
+      .object({
+        command: z.array(z.string().min(1)).min(1).max(100),
+        env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,100}$/), z.string().max(4_000)).optional(),
+        trusted: z.boolean().default(false),
+      })
+      .strict(),
+  ],
+  { error: "expected `{url: http(s)://…, headers?, trusted?}` or `{command: [argv…], env?, trusted?}`" },
+);
+
 const positiveInt = (max?: number) => (max === undefined ? z.number().int().positive() : z.number().int().positive().max(max));
 const stringList = z.array(z.string().trim().min(1));
 
@@ -130,6 +161,10 @@ const repoConfigSchema = z
     instructions: z.string().max(8000).optional(),
     web_fetch: webFetchSchema.prefault({}),
     memory: z.boolean().default(true),
+    mcp_servers: z
+      .record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "a server name is 1 to 32 lowercase letters, digits and dashes"), mcpServerSchema)
+      .refine((servers) => Object.keys(servers).length <= 20, { message: "at most 20 servers" })
+      .default({}),
   })
   .strict();
 
@@ -168,6 +203,7 @@ const EXPECTED: Record<string, string> = {
   "web_fetch.allow": "a list of host patterns (`host`, `*.host`, `*`, `ip:port`)",
   "web_fetch.allow[]": "a host pattern",
   memory: "true or false",
+  mcp_servers: "a mapping of server names (lowercase letters, digits and dashes) to `{url, headers?, trusted?}` or `{command: [argv…], env?, trusted?}`",
 };
 
 const KNOWN_KEYS: Record<string, readonly string[]> = {

@@ -27,6 +27,8 @@ export type TackleErrorCode =
   | "invalid_input"
   /** The repository's durable memory is at its limit of entries. */
   | "memory_full"
+  /** An MCP server could not be reached, or failed a call. */
+  | "mcp_failed"
   /** WebFetch: a scheme or destination the allow-lists or the address rules refuse (the message says which rule). */
   | "fetch_refused"
   /** WebFetch: a network error, a timeout, or a body that cannot be read as text. */

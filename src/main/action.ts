@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import * as core from "@actions/core";
 import { loadEnv, type TackleEnv } from "../config/index.js";
+import { operatorMcpSecrets } from "../config/substitute-mcp-secrets.js";
 import { errorMessage, TackleError } from "../errors/index.js";
 import { tokenClient } from "../github/index.js";
 import { createMemoryStore } from "../jobs/index.js";
@@ -199,7 +200,8 @@ async function runInline(admission: TaskAdmission, context: TaskContext & { sand
       sandbox: context.sandbox,
       gitUrl: env.gitUrl,
       gitHost: new URL(env.githubServerUrl).host.replace(":", "_"),
-      secrets: [env.anthropicApiKey, env.githubToken].filter((s): s is string => Boolean(s)),
+      secrets: [env.anthropicApiKey, env.githubToken, ...Object.values(operatorMcpSecrets(vars))].filter((s): s is string => Boolean(s)),
+      mcpSecrets: operatorMcpSecrets(vars),
       // Inline in a workflow there are no commands: cancel the workflow run instead.
       commandName: null,
     },

@@ -1,5 +1,6 @@
 import type { Probot } from "probot";
 import { loadEnv, type TackleEnv } from "../config/index.js";
+import { operatorMcpSecrets } from "../config/substitute-mcp-secrets.js";
 import { TackleError } from "../errors/index.js";
 import { createProbot, installationClients, type GitHubClient, type OctokitSettings } from "../github/index.js";
 import { createAckClaims, createApprovals, createMemoryStore } from "../jobs/index.js";
@@ -72,7 +73,8 @@ export async function createJobRuntime(
   const forInstallation = installationClients(probot, { appId: String(app.appId), privateKey: app.privateKey });
   const repoCache = createRepoCache({ home: env.home, logger });
   await repoCache.pruneStale();
-  const secrets = [env.anthropicApiKey, app.webhookSecret, app.privateKey].filter((s): s is string => Boolean(s));
+  const mcpSecrets = operatorMcpSecrets(processEnv);
+  const secrets = [env.anthropicApiKey, app.webhookSecret, app.privateKey, ...Object.values(mcpSecrets)].filter((s): s is string => Boolean(s));
   const deps: ProcessJobDeps = {
     github: async (data) => {
       if (data.installationId === undefined) throw new TackleError("payload_invalid", "the job has no installation id");
@@ -100,6 +102,7 @@ export async function createJobRuntime(
       // The cache key segment: the host, with a port written as host_port.
       gitHost: new URL(env.githubServerUrl).host.replace(":", "_"),
       secrets,
+      mcpSecrets,
     },
   };
   return { env, probot, forInstallation, deps, identity };

@@ -8,8 +8,10 @@ import { redactingGitHubClient, type GitHubClient, type ReactionTarget, type Rep
 import type { Approvals } from "../jobs/approvals.js";
 import type { MemoryStore } from "../jobs/memory-store.js";
 import type { WebFetchCache } from "../net/create-web-fetch-cache.js";
-import { createWebFetcher, isWebFetchOff } from "../net/index.js";
-import type { MemoryPort, WebPort } from "../agent/ports.js";
+import { createDestinationRules, createGuardedFetch, createMcpPort, createWebFetcher, isWebFetchOff, type McpServerSpec } from "../net/index.js";
+import { substituteMcpSecrets } from "../config/substitute-mcp-secrets.js";
+import type { McpServerConfig } from "../config/repo-config.js";
+import type { McpPort, MemoryPort, WebPort } from "../agent/ports.js";
 import { formatRepoKey } from "../workspace/index.js";
 import { SUBAGENT_TOOL_NAMES } from "../agent/subagent-types.js";
 import type { AgentDefinition } from "../config/repo-extensions.js";
@@ -46,6 +48,8 @@ export interface WorkerSettings {
   approvalTimeoutMs?: number;
   /** The `/name stop` hint in the tracking comment; null where commands do not exist (the Action). @defaultValue "tackle" */
   commandName?: string | null;
+  /** The operator's TACKLE_SECRET_* variables, which a repository's MCP `env` and `headers` may name. @defaultValue {} */
+  mcpSecrets?: Record<string, string>;
 }
 
 /** The ports processJob runs on; never a Probot context, so the server, worker and Action share it. */
@@ -452,9 +456,13 @@ async function runAndPublish(
  * The session's ports beyond the core: the repository's memory (unless its config turns it off) and
  * WebFetch's fetcher (unless an allow-list turns it off), and who in the thread lacks write access.
  */
-function sessionExtras(job: JobContext, config: RepoConfig, issueAuthor: string): { memory?: MemoryPort; web?: WebPort; untrustedAuthors: Promise<string[]> } {
+function sessionExtras(
+  job: JobContext,
+  config: RepoConfig,
+  issueAuthor: string,
+): { memory?: MemoryPort; web?: WebPort; mcp?: McpPort; untrustedAuthors: Promise<string[]> } {
   const { deps, data, repo, redact } = job;
-  const extras: { memory?: MemoryPort; web?: WebPort; untrustedAuthors: Promise<string[]> } = {
+  const extras: { memory?: MemoryPort; web?: WebPort; mcp?: McpPort; untrustedAuthors: Promise<string[]> } = {
     untrustedAuthors: untrustedAuthors(job, config, issueAuthor),
   };
   if (deps.memory !== undefined && config.memory) {
@@ -471,7 +479,28 @@ function sessionExtras(job: JobContext, config: RepoConfig, issueAuthor: string)
   if (web !== undefined && !isWebFetchOff(web.allow, config.web_fetch.allow)) {
     extras.web = createWebFetcher({ allow: web.allow, repoAllow: config.web_fetch.allow, cache: web.cache });
   }
+  const servers = Object.entries(config.mcp_servers);
+  if (servers.length > 0) {
+    // HTTP servers are reached under WebFetch's rules; with WebFetch off (an empty list), none is reachable.
+    const rules = createDestinationRules(web?.allow ?? [], config.web_fetch.allow);
+    extras.mcp = createMcpPort({ servers: mcpServerSpecs(servers, deps.settings.mcpSecrets ?? {}), fetch: createGuardedFetch(rules) });
+  }
   return extras;
+}
+
+/**
+ * The repo config's MCP servers with `${TACKLE_SECRET_*}` filled in. A server naming a secret the
+ * operator did not set gets no value for it, and says so when it is reached.
+ */
+function mcpServerSpecs(servers: Array<[string, McpServerConfig]>, secrets: Record<string, string>): McpServerSpec[] {
+  return servers.map(([name, server]) => {
+    if ("url" in server) {
+      const headers = substituteMcpSecrets(server.headers, secrets);
+      return { name, kind: "http", url: server.url, headers: headers.values, trusted: server.trusted, missing: headers.missing };
+    }
+    const env = substituteMcpSecrets(server.env, secrets);
+    return { name, kind: "stdio", command: server.command, env: env.values, trusted: server.trusted, missing: env.missing };
+  });
 }
 
 /** Authors in the job's thread (the issue's too) without write access: their text may steer what the agent keeps. */

@@ -1,6 +1,7 @@
 import { runAgent, buildSystemPrompt, buildTaskMessage, createTranscript, type AgentResult } from "../agent/index.js";
 import type { ModelClient } from "../agent/model-client.js";
-import type { IssuePort, MemoryPort, MemorySummary, PullsPort, SessionState, WebPort } from "../agent/ports.js";
+import { createMcpGateway } from "../agent/mcp/mcp-gateway.js";
+import type { IssuePort, McpPort, MemoryPort, MemorySummary, PullsPort, SessionState, WebPort } from "../agent/ports.js";
 import { renderMemoryIndex } from "../agent/prompt/render-memory-index.js";
 import { createSideCalls } from "../agent/side-calls.js";
 import { createSkillPort } from "../agent/skills.js";
@@ -15,6 +16,8 @@ import {
   createTaskTool,
   createToolRegistry,
   denyingApprovalHandler,
+  callMcpToolTool,
+  loadMcpToolsTool,
   memoryReadTool,
   memoryWriteTool,
   webFetchTool,
@@ -75,6 +78,8 @@ export interface SessionInput {
   memory?: MemoryPort;
   /** WebFetch's fetcher; absent when WebFetch is off. */
   web?: WebPort;
+  /** The repository's MCP servers (closed when the session ends); absent when it has none. */
+  mcp?: McpPort;
   /** Logins in the thread without write access: memory writes then wait for a maintainer. @defaultValue [] */
   untrustedAuthors?: readonly string[] | Promise<readonly string[]>;
 }
@@ -189,8 +194,12 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     ...(extensions.skills.length > 0 ? [createSkillTool(extensions.skills)] : []),
     ...webFetch,
     ...(input.memory === undefined ? [] : [memoryReadTool, memoryWriteTool]),
+    ...(input.mcp === undefined ? [] : [loadMcpToolsTool, callMcpToolTool]),
   ];
   const registry = createToolRegistry(mainTools, registryOptions);
+  const mcp = input.mcp === undefined ? undefined : createMcpGateway(input.mcp, (tools) => registry.setGroup("mcp", tools));
+  // Servers are connected off the critical path: the first LoadMcpTools finds them ready.
+  void mcp?.discover(input.signal).catch(() => undefined);
   const modelFor = input.modelFor ?? (() => input.model);
   const subagents = createSubagents({
     types: types.map((type) => ({ ...type, tools: subagentToolsFor(type.tools) })),
@@ -234,6 +243,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     ...(input.web === undefined ? {} : { web: watchingWeb(input.web, seen) }),
     ...(input.memory === undefined ? {} : { memory: recordingMemory(input.memory, memoryWrites, input.redact) }),
     ...(extensions.skills.length > 0 ? { skills: createSkillPort(extensions.skills, (tools) => registry.offer(tools)) } : {}),
+    ...(mcp === undefined ? {} : { mcp }),
   };
   const system = buildSystemPrompt({
     repo: input.repoFullName,
@@ -288,6 +298,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     };
   } finally {
     await transcript.close();
+    await input.mcp?.close().catch((error: unknown) => input.logger.warn({ err: error }, "could not close the MCP servers"));
   }
 }
 

@@ -10,6 +10,11 @@ export interface AssembleRequestInput {
   maxTokens: number;
   system: string;
   tools: readonly ToolDefinition[];
+  /**
+   * Tools at the head of the list that never change in a run; the tools breakpoint sits on the last of
+   * them, so a change in the tools after them (an MCP activation) keeps that prefix cached. @defaultValue all
+   */
+  stableTools?: number;
   /** The conversation so far, ending with a user message. Never modified. */
   history: readonly MessageParam[];
   /** The moving-state block, appended to the newest user message only. */
@@ -55,7 +60,8 @@ export function assembleRequest(input: AssembleRequestInput): MessageRequest {
     messages,
   };
   if (input.tools.length > 0) {
-    request.tools = input.tools.map((tool, index) => (index === input.tools.length - 1 ? { ...tool, cache_control: EPHEMERAL } : { ...tool }));
+    const marked = Math.min(input.stableTools ?? input.tools.length, input.tools.length) - 1;
+    request.tools = input.tools.map((tool, index) => (index === marked ? { ...tool, cache_control: EPHEMERAL } : { ...tool }));
   }
   return request;
 }

@@ -48,6 +48,8 @@ export { createTaskTool } from "./task.js";
 export { memoryReadTool } from "./memory-read.js";
 export { memoryWriteTool } from "./memory-write.js";
 export { webFetchTool } from "./web-fetch.js";
+export { loadMcpToolsTool } from "./load-mcp-tools.js";
+export { callMcpToolTool } from "./call-mcp-tool.js";
 export { createApprovalGate } from "../policy/approval-gate.js";
 export { createToolRegistry, DEFAULT_MAX_RESULT_CHARS, type ToolRegistry, type ToolRegistryOptions } from "./registry.js";
 export { defineTool } from "./tool.js";

@@ -48,6 +48,13 @@ export interface ToolRegistry extends ToolRunner {
    * so the definitions' order only grows at the end. Returns the names it added (already offered: none).
    */
   offer(tools: readonly Tool[]): string[];
+  /**
+   * Sets a group of tools offered after the others, in the given order, replacing the group's earlier
+   * tools (the MCP gateway's activated tools, in slot order). Groups keep the order they were first set in.
+   */
+  setGroup(group: string, tools: readonly Tool[]): void;
+  /** How many tools come before the groups and offered tools: the prefix that never changes. */
+  readonly stableCount: number;
 }
 
 export const DEFAULT_MAX_RESULT_CHARS = 30_000;
@@ -60,20 +67,30 @@ export const DEFAULT_MAX_RESULT_CHARS = 30_000;
 export function createToolRegistry(tools: readonly Tool[], options: ToolRegistryOptions): ToolRegistry {
   const byName = new Map<string, Tool>();
   const offered: Tool[] = [];
-  const definitions: ToolDefinition[] = [];
+  let definitions: ToolDefinition[] = [];
   const signatures = new Map<string, string>();
+  const definitionOf = new Map<string, ToolDefinition>();
+  const groups = new Map<string, Tool[]>();
   const add = (tool: Tool): void => {
     assertDeclaresEffects(tool);
     const definition = toDefinition(tool);
     byName.set(tool.name, tool);
     offered.push(tool);
     definitions.push(definition);
+    definitionOf.set(tool.name, definition);
     signatures.set(tool.name, inputSignature(definition.input_schema));
   };
   for (const tool of tools) {
     if (byName.has(tool.name)) throw new Error(`duplicate tool name: ${tool.name}`);
     add(tool);
   }
+  const stableCount = offered.length;
+  const groupNames = (): Set<string> => new Set([...groups.values()].flat().map((tool) => tool.name));
+  const rebuild = (): void => {
+    const inGroups = groupNames();
+    const rest = offered.filter((tool) => !inGroups.has(tool.name));
+    definitions = [...rest, ...[...groups.values()].flat()].map((tool) => definitionOf.get(tool.name) as ToolDefinition);
+  };
   const redact = options.redact ?? redactKnownTokens;
   const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
   const caches = new WeakMap<FsPort, Map<string, string>>();
@@ -185,8 +202,25 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
         add(tool);
         added.push(tool.name);
       }
+      rebuild();
       return added;
     },
+    setGroup(group, groupTools) {
+      const before = groups.get(group) ?? [];
+      for (const tool of before) {
+        if (groupTools.some((next) => next.name === tool.name)) continue;
+        byName.delete(tool.name);
+        offered.splice(offered.indexOf(tool), 1);
+      }
+      for (const tool of groupTools) {
+        if (byName.get(tool.name) === tool) continue;
+        if (byName.has(tool.name)) throw new Error(`duplicate tool name: ${tool.name}`);
+        add(tool);
+      }
+      groups.set(group, [...groupTools]);
+      rebuild();
+    },
+    stableCount,
     // Built once: each call gets fresh top-level objects to decorate (cache_control); the shared schemas are frozen.
     definitions: () => definitions.map((definition) => ({ ...definition })),
     async runCalls(calls, turnCtx) {

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Logger } from "../../logging/logger.js";
 import type { InvalidToolInput } from "../model-client.js";
 import type { ExecPort, FsPort, GitPort, IssuePort, MemoryPort, PullsPort, SearchPort, SessionState, WebPort } from "../ports.js";
+import type { McpGateway } from "../mcp/mcp-gateway.js";
 import type { SideCalls } from "../side-calls.js";
 import type { SkillPort } from "../skills.js";
 import type { SubagentPort } from "../subagents.js";
@@ -54,6 +55,12 @@ export interface ToolEffects<Input = Record<string, unknown>> {
    */
   delegates?: true;
   /**
+   * Calls a tool of one of the repository's MCP servers, which the host reaches: whatever it does is
+   * outside the sandbox's view. The tool's `checkArgs` asks once per MCP tool per job unless its server
+   * is `trusted` in the repo config.
+   */
+  callsMcp?: true;
+  /**
    * Runs a command the default branch's skill folder defines, in the sandbox, with the input as JSON on
    * stdin: like `runs`, any file may change; the command itself is the repository's, not the model's.
    */
@@ -71,7 +78,8 @@ export function isReadOnly(effects: ToolEffects): boolean {
     effects.session === undefined &&
     effects.memory !== "write" &&
     effects.delegates === undefined &&
-    effects.runsSkillCommand === undefined
+    effects.runsSkillCommand === undefined &&
+    effects.callsMcp === undefined
   );
 }
 
@@ -141,6 +149,8 @@ export interface ToolContext {
   subagents?: SubagentPort;
   /** The repository's skills (Skill); absent when it has none. */
   skills?: SkillPort;
+  /** The repository's MCP servers behind the gateway; absent when it has none (and for subagents). */
+  mcp?: McpGateway;
   /** Model calls a tool makes on the job's behalf (WebFetch's prompt), counted and recorded. */
   sideCalls?: SideCalls;
   /**
@@ -222,6 +232,8 @@ export interface ToolDefinition {
  */
 export interface ToolRunner {
   definitions(): ToolDefinition[];
+  /** How many of the definitions never change in a run: the request's tools breakpoint sits on the last of them. @defaultValue all */
+  readonly stableCount?: number;
   /** `ctx.callPath`, when set, is the turn's prefix (`main/3`): each call gets `<prefix>/<its 1-based index>`. */
   runCalls(calls: readonly ToolCall[], ctx: ToolContext): Promise<ToolCallResult[]>;
 }

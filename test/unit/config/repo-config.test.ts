@@ -30,6 +30,7 @@ describe("defaultRepoConfig", () => {
       approval_timeout_minutes: 30,
       web_fetch: {},
       memory: true,
+      mcp_servers: {},
     });
   });
 
@@ -93,6 +94,7 @@ memory: false
       instructions: "Run npm test before committing.\n",
       web_fetch: { allow: ["docs.python.org", "*.readthedocs.io"] },
       memory: false,
+      mcp_servers: {},
     });
   });
 

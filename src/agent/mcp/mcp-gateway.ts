@@ -1,0 +1,99 @@
+import type { McpPort, McpToolInfo } from "../ports.js";
+import { fenceUntrusted } from "../prompt/fence-untrusted.js";
+import type { PolicyDecision, Tool, ToolResult } from "../tools/tool.js";
+import { createActivatedMcpTool } from "./activated-mcp-tool.js";
+
+/** Activated MCP tools offered as first-class tools at once; an 11th evicts the least recently used. */
+export const MCP_SLOTS = 10;
+
+/** `<server>__<tool>`, the name LoadMcpTools lists and CallMcpTool takes. */
+export function qualifiedName(tool: Pick<McpToolInfo, "server" | "name">): string {
+  return `${tool.server}__${tool.name}`;
+}
+
+/** The API's name pattern: letters, digits, `_` and `-`, at most 64. */
+export function activatedName(tool: Pick<McpToolInfo, "server" | "name">): string {
+  return `mcp__${qualifiedName(tool)}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
+}
+
+export interface ActivationChange {
+  activated: Array<{ name: string; slot: number }>;
+  evicted: string[];
+  deactivated: string[];
+  unknown: string[];
+}
+
+/**
+ * The MCP gateway of one job: what the servers offer, which tools hold the 10 slots, and the calls.
+ * Activated tools are offered in slot order (never by recency), so the tool list changes only when a
+ * slot does, and one turn's changes reach the next request together.
+ */
+export interface McpGateway {
+  discover(signal: AbortSignal): Promise<{ tools: McpToolInfo[]; failures: Array<{ server: string; error: string }> }>;
+  /** Whether the tool holds a slot. */
+  isActive(qualified: string): boolean;
+  change(request: { activate: readonly string[]; deactivate: readonly string[] }, signal: AbortSignal): Promise<ActivationChange>;
+  /** Calls a discovered tool (activated or not); its result fenced as the server's data. */
+  call(qualified: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult>;
+  /** Ask once per MCP tool per job, unless its server is trusted. */
+  decide(qualified: string): Promise<PolicyDecision>;
+}
+
+export function createMcpGateway(port: McpPort, offer: (tools: Tool[]) => void): McpGateway {
+  const slots: Array<{ tool: McpToolInfo; used: number } | undefined> = Array.from({ length: MCP_SLOTS }, () => undefined);
+  let tick = 0;
+  const lookup = async (qualified: string, signal: AbortSignal): Promise<McpToolInfo | undefined> =>
+    (await port.discover(signal)).tools.find((tool) => qualifiedName(tool) === qualified);
+  const publish = () => offer(slots.flatMap((slot) => (slot === undefined ? [] : [createActivatedMcpTool(slot.tool, gateway)])));
+  const slotOf = (qualified: string) => slots.findIndex((slot) => slot !== undefined && qualifiedName(slot.tool) === qualified);
+
+  const gateway: McpGateway = {
+    discover: (signal) => port.discover(signal),
+    isActive: (qualified) => slotOf(qualified) !== -1,
+    async change(request, signal) {
+      const change: ActivationChange = { activated: [], evicted: [], deactivated: [], unknown: [] };
+      for (const name of request.deactivate) {
+        const index = slotOf(name);
+        if (index === -1) continue;
+        slots[index] = undefined;
+        change.deactivated.push(name);
+      }
+      for (const name of request.activate) {
+        const tool = await lookup(name, signal);
+        if (tool === undefined) {
+          change.unknown.push(name);
+          continue;
+        }
+        const existing = slotOf(name);
+        if (existing !== -1) {
+          slots[existing]!.used = ++tick;
+          continue;
+        }
+        let index = slots.indexOf(undefined);
+        if (index === -1) {
+          index = slots.reduce((oldest, slot, i) => (slot!.used < slots[oldest]!.used ? i : oldest), 0);
+          change.evicted.push(qualifiedName(slots[index]!.tool));
+        }
+        slots[index] = { tool, used: ++tick };
+        change.activated.push({ name, slot: index + 1 });
+      }
+      if (change.activated.length > 0 || change.deactivated.length > 0) publish();
+      return change;
+    },
+    async call(qualified, args, signal) {
+      const tool = await lookup(qualified, signal);
+      if (tool === undefined) return { content: `No MCP tool "${qualified}". Call LoadMcpTools to list them.`, isError: true };
+      const index = slotOf(qualified);
+      if (index !== -1) slots[index]!.used = ++tick;
+      const result = await port.call(tool.server, tool.name, args, signal);
+      const fenced = fenceUntrusted("mcp_result", result.content === "" ? "(no content)" : result.content, { server: tool.server, tool: tool.name });
+      return { content: fenced, ...(result.isError ? { isError: true } : {}) };
+    },
+    async decide(qualified) {
+      const tool = await lookup(qualified, new AbortController().signal);
+      if (tool === undefined || tool.trusted) return { action: "allow" };
+      return { action: "ask", reason: `it calls ${qualified} on the repository's MCP server "${tool.server}"`, approvalKey: `mcp:${qualified}` };
+    },
+  };
+  return gateway;
+}
