@@ -206,14 +206,11 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
       return added;
     },
     setGroup(group, groupTools) {
-      const before = groups.get(group) ?? [];
-      for (const tool of before) {
-        if (groupTools.some((next) => next.name === tool.name)) continue;
+      for (const tool of groups.get(group) ?? []) {
         byName.delete(tool.name);
         offered.splice(offered.indexOf(tool), 1);
       }
       for (const tool of groupTools) {
-        if (byName.get(tool.name) === tool) continue;
         if (byName.has(tool.name)) throw new Error(`duplicate tool name: ${tool.name}`);
         add(tool);
       }

@@ -169,3 +169,26 @@ describe("the approval gate", () => {
     expect(manual.pending).toHaveLength(1);
   });
 });
+
+describe("tool groups", () => {
+  it("replaces a group's tools, keeping them after the others in the given order, also when a tool is set again as a new object", async () => {
+    const make = (name: string) =>
+      defineTool({
+        name,
+        description: name,
+        inputSchema: z.object({ text: z.string().describe("text") }),
+        effects: { callsMcp: true },
+        execute: async () => ({ content: name }),
+      });
+    const registry = createToolRegistry([make("Core")], { policy: allowAll, approval: denyingApprovalHandler });
+    expect(registry.stableCount).toBe(1);
+    registry.setGroup("mcp", [make("mcp__a")]);
+    registry.setGroup("mcp", [make("mcp__b"), make("mcp__a")]);
+    expect(registry.definitions().map((definition) => definition.name)).toEqual(["Core", "mcp__b", "mcp__a"]);
+    registry.setGroup("mcp", [make("mcp__b")]);
+    expect(registry.definitions().map((definition) => definition.name)).toEqual(["Core", "mcp__b"]);
+    const [gone] = await registry.runCalls(calls(["mcp__a", { text: "x" }]), h.ctx);
+    expect(gone?.is_error).toBe(true);
+    expect(gone?.content).toMatch(/^Unknown tool "mcp__a"/);
+  });
+});
