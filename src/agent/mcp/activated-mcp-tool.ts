@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { McpToolInfo } from "../ports.js";
 import { defineTool, type Tool } from "../tools/tool.js";
-import { activatedName, type McpGateway, qualifiedName } from "./mcp-gateway.js";
+import type { McpGateway } from "./mcp-gateway.js";
+import { activatedName, qualifiedName } from "./mcp-tool-names.js";
 
 /** An activated MCP tool, offered to the model as `mcp__<server>__<tool>` with the server's own schema. */
 export function createActivatedMcpTool(info: McpToolInfo, gateway: McpGateway): Tool {

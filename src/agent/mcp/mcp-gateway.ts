@@ -2,19 +2,10 @@ import type { McpPort, McpToolInfo } from "../ports.js";
 import { fenceUntrusted } from "../prompt/fence-untrusted.js";
 import type { PolicyDecision, Tool, ToolResult } from "../tools/tool.js";
 import { createActivatedMcpTool } from "./activated-mcp-tool.js";
+import { qualifiedName } from "./mcp-tool-names.js";
 
 /** Activated MCP tools offered as first-class tools at once; an 11th evicts the least recently used. */
 export const MCP_SLOTS = 10;
-
-/** `<server>__<tool>`, the name LoadMcpTools lists and CallMcpTool takes. */
-export function qualifiedName(tool: Pick<McpToolInfo, "server" | "name">): string {
-  return `${tool.server}__${tool.name}`;
-}
-
-/** The API's name pattern: letters, digits, `_` and `-`, at most 64. */
-export function activatedName(tool: Pick<McpToolInfo, "server" | "name">): string {
-  return `mcp__${qualifiedName(tool)}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
-}
 
 export interface ActivationChange {
   activated: Array<{ name: string; slot: number }>;

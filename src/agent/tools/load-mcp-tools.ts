@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { qualifiedName } from "../mcp/mcp-gateway.js";
+import { qualifiedName } from "../mcp/mcp-tool-names.js";
 import { defineTool } from "./tool.js";
 
 /** Tools listed in one answer; a query narrows a longer list. */

@@ -1,0 +1,11 @@
+import type { McpToolInfo } from "../ports.js";
+
+/** `<server>__<tool>`, the name LoadMcpTools lists and CallMcpTool takes. */
+export function qualifiedName(tool: Pick<McpToolInfo, "server" | "name">): string {
+  return `${tool.server}__${tool.name}`;
+}
+
+/** `mcp__<server>__<tool>` in the API's name pattern: letters, digits, `_` and `-`, at most 64. */
+export function activatedName(tool: Pick<McpToolInfo, "server" | "name">): string {
+  return `mcp__${qualifiedName(tool)}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
+}
