@@ -387,7 +387,7 @@ async function runAndPublish(
     issueNumber: data.isPullRequest ? null : data.number,
     existingPull: target.existingPull,
   });
-  const { result, state, subagents, subagentTurns, memoryWrites } = await runAgentSession({
+  const { result, state, subagents, subagentTurns, memoryWrites, hookDenials } = await runAgentSession({
     jobId: data.jobId,
     workspace,
     issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config.allowed_bots }),
@@ -443,6 +443,7 @@ async function runAndPublish(
     ...final,
     ...(subagents.length > 0 ? { subagents } : {}),
     ...(memoryWrites.length > 0 ? { memoryWrites } : {}),
+    ...(hookDenials.length > 0 ? { hookDenials } : {}),
   };
   // Work the host refused to publish is a failure, whatever the agent said: never "no changes needed".
   return refused && !pullUrl ? { ...ending, phase: "failed", reason: `nothing was published: ${refused}` } : ending;

@@ -50,6 +50,7 @@ export { memoryWriteTool } from "./memory-write.js";
 export { webFetchTool } from "./web-fetch.js";
 export { createApprovalGate } from "../policy/approval-gate.js";
 export { createToolRegistry, DEFAULT_MAX_RESULT_CHARS, type ToolRegistry, type ToolRegistryOptions } from "./registry.js";
+export { createToolHooks } from "./tool-hooks.js";
 export { defineTool } from "./tool.js";
 export type { Tool, ToolCall, ToolContext, ToolEffects } from "./tool.js";
 

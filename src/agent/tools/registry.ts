@@ -20,6 +20,7 @@ import {
   type ToolDefinition,
   type ToolRunner,
 } from "./tool.js";
+import type { PreToolUseOutcome, ToolHooks } from "./tool-hooks.js";
 
 export interface ToolRegistryOptions {
   policy: PolicyEngine;
@@ -38,6 +39,8 @@ export interface ToolRegistryOptions {
   maxResultChars?: number;
   /** @defaultValue the context's logger */
   logger?: Logger;
+  /** The repository's PreToolUse / PostToolUse hooks; a job's subagents pass their parent's. @defaultValue none */
+  hooks?: ToolHooks;
 }
 
 /** The runner the agent loop uses. */
@@ -126,7 +129,9 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
     const cache = cacheFor(ctx);
     // Anything but a read may change what a cached read would return.
     if (!isReadOnlyCall(tool, input)) cache.clear();
-    const cacheKey = tool.cacheable === true ? `${tool.name}:${stableStringify(input)}` : undefined;
+    // A hooked tool's every call goes through its hooks; a cached answer would skip them.
+    const hooked = options.hooks?.applies(tool.name) === true;
+    const cacheKey = tool.cacheable === true && !hooked ? `${tool.name}:${stableStringify(input)}` : undefined;
     const cached = cacheKey === undefined ? undefined : cache.get(cacheKey);
     if (cached !== undefined) return { tool_use_id: call.id, content: cached, is_error: false };
 
@@ -137,6 +142,17 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
       return finish(call, `The policy check for ${tool.name} failed, so the call was not run: ${errorMessage(error)}`, true, tool);
     }
     if (decision.action === "deny") return finish(call, `Denied: ${decision.reason}`, true, tool);
+    const hookNotes: string[] = [];
+    if (hooked && options.hooks !== undefined) {
+      let pre: PreToolUseOutcome;
+      try {
+        pre = await options.hooks.preToolUse(tool.name, input, ctx);
+      } catch (error) {
+        return finish(call, `${tool.name} was stopped: ${ctx.signal.aborted ? "the job was cancelled" : errorMessage(error)}`, true, tool);
+      }
+      if (pre.denied !== undefined) return finish(call, `Denied by a PreToolUse hook: ${pre.denied}`, true, tool);
+      hookNotes.push(...pre.notes);
+    }
     if (decision.action === "ask") {
       let answer: ApprovalAnswer;
       try {
@@ -151,16 +167,24 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
       }
     }
 
+    let final: ToolCallResult;
     try {
       const result = await tool.execute(input, ctx);
-      const final = finish(call, result.content, result.isError === true, tool);
+      final = finish(call, result.content, result.isError === true, tool);
       if (cacheKey !== undefined && !final.is_error) cache.set(cacheKey, final.content);
-      return final;
     } catch (error) {
       if (ctx.signal.aborted) return finish(call, `${tool.name} was stopped: the job was cancelled.`, true, tool);
       const message = isTackleError(error) ? error.message : `tool ${tool.name} failed: ${errorMessage(error)}`;
-      return finish(call, message, true, tool);
+      final = finish(call, message, true, tool);
     }
+    if (!hooked || options.hooks === undefined) return final;
+    try {
+      hookNotes.push(...(await options.hooks.postToolUse(tool.name, input, final.content, ctx)));
+    } catch (error) {
+      if (ctx.signal.aborted) return finish(call, `${tool.name} was stopped: the job was cancelled.`, true, tool);
+      hookNotes.push(`[PostToolUse hooks failed: ${errorMessage(error)}]`);
+    }
+    return hookNotes.length === 0 ? final : finish(call, [final.content, ...hookNotes].join("\n"), final.is_error, tool);
   }
 
   async function runLogged(call: ToolCall, ctx: ToolContext): Promise<ToolCallResult> {
