@@ -316,6 +316,7 @@ async function admitJob(job: JobContext, inputs: JobInputs): Promise<Admission> 
     };
   }
   const config = parsed.config;
+  if (parsed.warnings.length > 0) job.log.warn({ warnings: parsed.warnings }, `${REPO_CONFIG_PATH} has settings that may not do what was meant`);
   const commandName = fallbackName === null ? null : (config.trigger.phrase ?? fallbackName);
   const modelChoice = resolveModel(config.model, { model: deps.settings.defaultModel, allowedModels: deps.settings.allowedModels });
   if (!modelChoice.ok) {
