@@ -20,7 +20,7 @@ import {
   type ToolDefinition,
   type ToolRunner,
 } from "./tool.js";
-import type { PreToolUseOutcome, ToolHooks } from "./tool-hooks.js";
+import type { ToolHooks } from "./tool-hooks.js";
 
 export interface ToolRegistryOptions {
   policy: PolicyEngine;
@@ -142,17 +142,9 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
       return finish(call, `The policy check for ${tool.name} failed, so the call was not run: ${errorMessage(error)}`, true, tool);
     }
     if (decision.action === "deny") return finish(call, `Denied: ${decision.reason}`, true, tool);
-    const hookNotes: string[] = [];
-    if (hooked && options.hooks !== undefined) {
-      let pre: PreToolUseOutcome;
-      try {
-        pre = await options.hooks.preToolUse(tool.name, input, ctx);
-      } catch (error) {
-        return finish(call, `${tool.name} was stopped: ${ctx.signal.aborted ? "the job was cancelled" : errorMessage(error)}`, true, tool);
-      }
-      if (pre.denied !== undefined) return finish(call, `Denied by a PreToolUse hook: ${pre.denied}`, true, tool);
-      hookNotes.push(...pre.notes);
-    }
+    const hooks = hooked ? options.hooks : undefined;
+    const before = hooks === undefined ? [] : await beforeCall(hooks, call, tool, input, ctx);
+    if (!Array.isArray(before)) return before;
     if (decision.action === "ask") {
       let answer: ApprovalAnswer;
       try {
@@ -167,24 +159,51 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
       }
     }
 
-    let final: ToolCallResult;
+    const final = await execute(call, tool, input, ctx);
+    if (cacheKey !== undefined && !final.is_error) cache.set(cacheKey, final.content);
+    return hooks === undefined || ctx.signal.aborted ? final : await afterCall(hooks, call, tool, input, final, before, ctx);
+  }
+
+  async function execute(call: ToolCall, tool: Tool, input: unknown, ctx: ToolContext): Promise<ToolCallResult> {
     try {
       const result = await tool.execute(input, ctx);
-      final = finish(call, result.content, result.isError === true, tool);
-      if (cacheKey !== undefined && !final.is_error) cache.set(cacheKey, final.content);
+      return finish(call, result.content, result.isError === true, tool);
     } catch (error) {
       if (ctx.signal.aborted) return finish(call, `${tool.name} was stopped: the job was cancelled.`, true, tool);
       const message = isTackleError(error) ? error.message : `tool ${tool.name} failed: ${errorMessage(error)}`;
-      final = finish(call, message, true, tool);
+      return finish(call, message, true, tool);
     }
-    if (!hooked || options.hooks === undefined) return final;
+  }
+
+  /** PreToolUse: the call's result when a hook denies it (or the job stops), else notes on hooks that failed. */
+  async function beforeCall(hooks: ToolHooks, call: ToolCall, tool: Tool, input: unknown, ctx: ToolContext): Promise<ToolCallResult | string[]> {
     try {
-      hookNotes.push(...(await options.hooks.postToolUse(tool.name, input, final.content, ctx)));
+      const pre = await hooks.preToolUse(tool.name, input, ctx);
+      return pre.denied === undefined ? pre.notes : finish(call, `Denied by a PreToolUse hook: ${pre.denied}`, true, tool);
+    } catch (error) {
+      return finish(call, `${tool.name} was not run: ${ctx.signal.aborted ? "the job was cancelled" : errorMessage(error)}`, true, tool);
+    }
+  }
+
+  /** PostToolUse: the result, with what blocking hooks said and notes on hooks that failed after it. */
+  async function afterCall(
+    hooks: ToolHooks,
+    call: ToolCall,
+    tool: Tool,
+    input: unknown,
+    final: ToolCallResult,
+    notes: readonly string[],
+    ctx: ToolContext,
+  ): Promise<ToolCallResult> {
+    let added: string[];
+    try {
+      added = await hooks.postToolUse(tool.name, input, final.content, ctx);
     } catch (error) {
       if (ctx.signal.aborted) return finish(call, `${tool.name} was stopped: the job was cancelled.`, true, tool);
-      hookNotes.push(`[PostToolUse hooks failed: ${errorMessage(error)}]`);
+      added = [`[PostToolUse hooks failed: ${errorMessage(error)}]`];
     }
-    return hookNotes.length === 0 ? final : finish(call, [final.content, ...hookNotes].join("\n"), final.is_error, tool);
+    const extra = [...notes, ...added];
+    return extra.length === 0 ? final : finish(call, [final.content, ...extra].join("\n"), final.is_error, tool);
   }
 
   async function runLogged(call: ToolCall, ctx: ToolContext): Promise<ToolCallResult> {
