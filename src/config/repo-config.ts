@@ -1,6 +1,7 @@
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { compilePathPattern } from "../util/compile-path-pattern.js";
+import { compileHookMatcher } from "./compile-hook-matcher.js";
 import { parseHostPattern } from "./parse-fetch-allow.js";
 import { closestKey, describeValue } from "./problem-text.js";
 
@@ -68,6 +69,21 @@ export interface RepoConfig {
    * @defaultValue {}
    */
   mcp_servers: Record<string, McpServerConfig>;
+  /** Commands run in the sandbox around tool calls, Claude Code's way. @defaultValue no hooks */
+  hooks: {
+    /** Run after the policy allows a call and before approval; exit 2 denies it. @defaultValue [] */
+    PreToolUse: HookConfig[];
+    /** Run after the call; exit 2 appends stderr to its result. @defaultValue [] */
+    PostToolUse: HookConfig[];
+  };
+}
+
+/** One hook of `hooks.PreToolUse` or `hooks.PostToolUse`. */
+export interface HookConfig {
+  /** A regular expression over the whole tool name; empty matches every tool. @defaultValue "" */
+  matcher: string;
+  /** Run with `bash -c` in the sandbox from the worktree root, the call's JSON on stdin. */
+  command: string;
 }
 
 export type McpServerConfig =
@@ -127,6 +143,25 @@ const mcpServerSchema = z.union(
   ],
   { error: "expected `{url: http(s)://…, headers?, trusted?}` or `{command: [argv…], env?, trusted?}`" },
 );
+const hookSchema = z
+  .object({
+    matcher: z
+      .string()
+      .default("")
+      .superRefine((matcher, ctx) => {
+        const compiled = compileHookMatcher(matcher);
+        if (!compiled.ok) ctx.addIssue({ code: "custom", message: compiled.problem });
+      }),
+    command: z.string().trim().min(1).max(4000),
+  })
+  .strict();
+
+const hooksSchema = z
+  .object({
+    PreToolUse: z.array(hookSchema).max(20).default([]),
+    PostToolUse: z.array(hookSchema).max(20).default([]),
+  })
+  .strict();
 
 const positiveInt = (max?: number) => (max === undefined ? z.number().int().positive() : z.number().int().positive().max(max));
 const stringList = z.array(z.string().trim().min(1));
@@ -165,6 +200,7 @@ const repoConfigSchema = z
       .record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "a server name is 1 to 32 lowercase letters, digits and dashes"), mcpServerSchema)
       .refine((servers) => Object.keys(servers).length <= 20, { message: "at most 20 servers" })
       .default({}),
+    hooks: hooksSchema.prefault({}),
   })
   .strict();
 
@@ -204,12 +240,22 @@ const EXPECTED: Record<string, string> = {
   "web_fetch.allow[]": "a host pattern",
   memory: "true or false",
   mcp_servers: "a mapping of server names (lowercase letters, digits and dashes) to `{url, headers?, trusted?}` or `{command: [argv…], env?, trusted?}`",
+  hooks: "a mapping with `PreToolUse` and `PostToolUse`",
+  "hooks.PreToolUse": "a list of `{matcher, command}`",
+  "hooks.PostToolUse": "a list of `{matcher, command}`",
+  "hooks.PreToolUse[]": "a mapping with `matcher` and `command`",
+  "hooks.PostToolUse[]": "a mapping with `matcher` and `command`",
+  "hooks.PreToolUse[].matcher": "a regular expression over tool names",
+  "hooks.PostToolUse[].matcher": "a regular expression over tool names",
+  "hooks.PreToolUse[].command": "a non-empty shell command",
+  "hooks.PostToolUse[].command": "a non-empty shell command",
 };
 
 const KNOWN_KEYS: Record<string, readonly string[]> = {
   "": Object.keys(repoConfigSchema.shape),
   trigger: Object.keys(triggerSchema.shape),
   web_fetch: Object.keys(webFetchSchema.shape),
+  hooks: Object.keys(hooksSchema.shape),
 };
 
 export type RepoConfigResult = { ok: true; config: RepoConfig; warnings: string[] } | { ok: false; problems: string[] };
@@ -245,7 +291,7 @@ export function parseRepoConfig(yamlText: string | null): RepoConfigResult {
     const problems = parsed.error.issues.flatMap((issue) => describeIssue(issue, data, doc, lines));
     return { ok: false, problems: inLineOrder(problems) };
   }
-  warnings.push(...redundantProtectedPaths(parsed.data.protected_paths));
+  warnings.push(...redundantProtectedPaths(parsed.data.protected_paths), ...checkoutHookScripts(parsed.data.hooks));
   return { ok: true, config: withDefaultProtectedPaths(parsed.data), warnings };
 }
 
@@ -258,6 +304,22 @@ function redundantProtectedPaths(paths: readonly string[]): string[] {
   return paths
     .filter((path) => DEFAULT_PROTECTED_PATHS.includes(path))
     .map((path) => `\`protected_paths\`: \`${path}\` is always protected; listing it changes nothing`);
+}
+
+/**
+ * A hook naming `.tackle/hooks/…` by its checkout path runs the copy the agent can rewrite; the default
+ * branch's read-only copy is at `$TACKLE_HOOKS_DIR`.
+ */
+function checkoutHookScripts(hooks: RepoConfig["hooks"]): string[] {
+  return (["PreToolUse", "PostToolUse"] as const).flatMap((event) =>
+    hooks[event]
+      .map((hook, index) => ({ hook, index }))
+      .filter(({ hook }) => hook.command.includes(".tackle/hooks"))
+      .map(
+        ({ index }) =>
+          `\`hooks.${event}[${index}].command\`: names a script by its path in the checkout, which the agent can rewrite; use "$TACKLE_HOOKS_DIR/…", the default branch's read-only copy`,
+      ),
+  );
 }
 
 /** Problems in the order of the file, so a reader can walk down it; those without a line go last. */
@@ -324,8 +386,11 @@ function valueAt(data: unknown, path: readonly (string | number)[]): unknown {
 function lineOf(doc: Document, lines: LineCounter, path: readonly (string | number)[], key?: string): string {
   let offset: number | undefined;
   if (key === undefined) {
-    const node: unknown = path.length === 0 ? doc.contents : doc.getIn(path, true);
-    offset = rangeStart(node);
+    // A required key that is missing has no node: name the line of the nearest entry that holds it.
+    for (let depth = path.length; offset === undefined && depth >= 0; depth -= 1) {
+      const node: unknown = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
+      offset = rangeStart(node);
+    }
   } else {
     const parent: unknown = path.length === 0 ? doc.contents : doc.getIn(path, true);
     if (isMap(parent)) {

@@ -4,8 +4,11 @@ export const AGENTS_DIR = ".tackle/agents";
 /** Skill roots in precedence order: on a name clash the first one's skill wins. */
 export const SKILL_ROOTS: readonly string[] = [".tackle/skills", ".claude/skills"];
 
+/** Scripts the repository's hooks run, as `$TACKLE_HOOKS_DIR/<name>`: the default branch's copy, never the checkout's. */
+export const HOOKS_DIR = ".tackle/hooks";
+
 /** The trees the host extracts from the default branch's commit, in precedence order. */
-export const REPO_EXTENSION_PATHS: readonly string[] = [AGENTS_DIR, ...SKILL_ROOTS];
+export const REPO_EXTENSION_PATHS: readonly string[] = [AGENTS_DIR, ...SKILL_ROOTS, HOOKS_DIR];
 
 /** An agent definition: a `.md` file at the top of {@link AGENTS_DIR}. */
 export function isAgentFilePath(repoPath: string): boolean {

@@ -320,6 +320,7 @@ async function admitJob(job: JobContext, inputs: JobInputs): Promise<Admission> 
     };
   }
   const config = parsed.config;
+  if (parsed.warnings.length > 0) job.log.warn({ warnings: parsed.warnings }, `${REPO_CONFIG_PATH} has settings that may not do what was meant`);
   const commandName = fallbackName === null ? null : (config.trigger.phrase ?? fallbackName);
   const modelChoice = resolveModel(config.model, { model: deps.settings.defaultModel, allowedModels: deps.settings.allowedModels });
   if (!modelChoice.ok) {
@@ -391,7 +392,7 @@ async function runAndPublish(
     issueNumber: data.isPullRequest ? null : data.number,
     existingPull: target.existingPull,
   });
-  const { result, state, subagents, subagentTurns, memoryWrites } = await runAgentSession({
+  const { result, state, subagents, subagentTurns, memoryWrites, hookDenials } = await runAgentSession({
     jobId: data.jobId,
     workspace,
     issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config.allowed_bots }),
@@ -447,6 +448,7 @@ async function runAndPublish(
     ...final,
     ...(subagents.length > 0 ? { subagents } : {}),
     ...(memoryWrites.length > 0 ? { memoryWrites } : {}),
+    ...(hookDenials.length > 0 ? { hookDenials } : {}),
   };
   // Work the host refused to publish is a failure, whatever the agent said: never "no changes needed".
   return refused && !pullUrl ? { ...ending, phase: "failed", reason: `nothing was published: ${refused}` } : ending;

@@ -14,6 +14,7 @@ import {
   createPolicyEngine,
   createSkillTool,
   createTaskTool,
+  createToolHooks,
   createToolRegistry,
   denyingApprovalHandler,
   callMcpToolTool,
@@ -26,7 +27,9 @@ import {
   type Tool,
 } from "../agent/tools/index.js";
 import { isReadOnly, type ToolContext } from "../agent/tools/tool.js";
+import path from "node:path";
 import type { RepoConfig } from "../config/index.js";
+import { HOOKS_DIR } from "../config/repo-extension-paths.js";
 import { NO_REPO_EXTENSIONS, type RepoExtensions } from "../config/repo-extensions.js";
 import type { PolicyConfig } from "../agent/policy/index.js";
 import type { Logger } from "../logging/logger.js";
@@ -92,6 +95,8 @@ export interface SessionOutcome {
   subagentTurns: number;
   /** One line per memory the job wrote or deleted. */
   memoryWrites: string[];
+  /** The tool name of each call a PreToolUse hook denied, in order. */
+  hookDenials: string[];
 }
 
 /** The policy engine's settings from the repo config; the host's pre-push check uses the same. */
@@ -158,7 +163,13 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
         });
   const policy = createPolicyEngine(policyConfig);
   const gate = createApprovalGate(approval);
-  const registryOptions = { policy, approval, gate, redact: input.redact, logger: input.logger };
+  const hookDenials: string[] = [];
+  const hooks = createToolHooks({
+    ...config.hooks,
+    ...(workspace.extensionFiles === null ? {} : { hooksDir: path.join(workspace.extensionFiles.dir, HOOKS_DIR) }),
+    onDenied: (toolName) => hookDenials.push(toolName),
+  });
+  const registryOptions = { policy, approval, gate, hooks, redact: input.redact, logger: input.logger };
   const clock = () => input.clock() - waitedMs;
   const budgets = {
     maxTurns: config.max_turns,
@@ -295,6 +306,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       subagents: [...subagentSteps.values()],
       subagentTurns: spend.subagentTurns,
       memoryWrites,
+      hookDenials,
     };
   } finally {
     await transcript.close();

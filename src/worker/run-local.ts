@@ -84,6 +84,7 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
   if (!parsed.ok) {
     throw new TackleError("config_invalid", `invalid ${REPO_CONFIG_PATH}:\n${parsed.problems.map((p) => `  - ${p}`).join("\n")}`);
   }
+  for (const warning of parsed.warnings) options.print(`tackle: warning: ${REPO_CONFIG_PATH}: ${warning}`);
   const instructionFiles: Array<{ path: string; content: string }> = [];
   for (const file of INSTRUCTION_FILES) {
     const content = await readAtHead(repoPath, file);
@@ -156,7 +157,7 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
     const allow = options.fetchAllow;
     const repoAllow = parsed.config.web_fetch.allow;
     const webOff = allow === undefined || isWebFetchOff(allow, repoAllow);
-    const { result, state } = await runAgentSession({
+    const { result, state, hookDenials } = await runAgentSession({
       jobId: `local-${slug}`,
       workspace,
       issue,
@@ -195,6 +196,7 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
       await writeFile(patchPath, await workspace.formatPatch());
     }
     if (state.done?.summary) options.print(`\nSummary: ${redact(state.done.summary)}`);
+    if (hookDenials.length > 0) options.print(`Hooks denied ${hookDenials.length} tool call(s): ${[...new Set(hookDenials)].join(", ")}`);
     const ok = result.reason === "task_done";
     return { ok, branch, patchPath, reason: result.reasonText ?? result.reason, commits };
   } finally {

@@ -19,6 +19,8 @@ export type TrackingState =
       subagents?: SubagentStep[];
       /** What the job wrote to the repository's memory, e.g. "saved `build-steps`: how to build". */
       memoryWrites?: string[];
+      /** The tool name of each call a repository hook denied. */
+      hookDenials?: string[];
     };
 
 /** One subagent of the job, as the comment shows it: nested under its parent by depth. */
@@ -37,6 +39,15 @@ export interface JobStats {
   outputTokens: number;
   cacheReadTokens: number;
   costUsd: number;
+}
+
+/** "Hooks denied 3 tool calls: Bash ×2, Edit." */
+function renderHookDenials(denials: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const name of denials) counts.set(name, (counts.get(name) ?? 0) + 1);
+  const shown = [...counts].slice(0, 10).map(([name, count]) => `\`${oneLine(name)}\`${count > 1 ? ` ×${count}` : ""}`);
+  const more = counts.size > 10 ? `, and ${counts.size - 10} more tools` : "";
+  return `Hooks denied ${denials.length} tool call${denials.length === 1 ? "" : "s"}: ${shown.join(", ")}${more}.`;
 }
 
 /** Marks the comment as this job's, so a rerun of the job (after a crash or retry) edits the same one. */
@@ -139,6 +150,7 @@ function renderBody(
   if (state.memoryWrites !== undefined && state.memoryWrites.length > 0) {
     lines.push("Memory written for later jobs:", ...state.memoryWrites.slice(0, MAX_SUBAGENT_LINES).map((write) => `- ${oneLine(write)}`), "");
   }
+  if (state.hookDenials !== undefined && state.hookDenials.length > 0) lines.push(renderHookDenials(state.hookDenials), "");
   const s = state.stats;
   const subagentTurns = s.subagentTurns ? ` (+${s.subagentTurns} in subagents)` : "";
   lines.push(

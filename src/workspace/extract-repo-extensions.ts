@@ -46,7 +46,7 @@ const LS_TREE_LINE = /^(\d{6}) (\w+) ([0-9a-f]+) +(\d+|-)\t(.*)$/s;
 const REGULAR = new Set(["100644", "100755"]);
 
 /**
- * Copies `.tackle/agents`, `.tackle/skills` and `.claude/skills` of `commit` into `dir`, from git's
+ * Copies `.tackle/agents`, `.tackle/skills`, `.claude/skills` and `.tackle/hooks` of `commit` into `dir`, from git's
  * objects (ls-tree + cat-file; nothing is checked out, no working tree is read). Only regular files
  * and their executable bit are kept: symlinks and submodules are dropped, and so are names git
  * should never have stored (`..`, `.git`, control characters), so nothing in `dir` points outside
@@ -77,7 +77,7 @@ export async function extractRepoExtensions(options: ExtractRepoExtensionsOption
 
 function droppedSummary(count: number, limits: ExtensionLimits): string {
   return (
-    `left ${count} entr${count === 1 ? "y" : "ies"} of the repository's agents and skills out: symlinks, submodules and unsafe names ` +
+    `left ${count} entr${count === 1 ? "y" : "ies"} of the repository's agents, skills and hooks out: symlinks, submodules and unsafe names ` +
     `are never extracted, and at most ${limits.maxFiles} files of ${limits.maxBytes} bytes in all are`
   );
 }
@@ -104,7 +104,7 @@ function refusal(entry: TreeEntry): string | null {
   return null;
 }
 
-/** Regular files in precedence order (`.tackle/agents`, `.tackle/skills`, `.claude/skills`), within the limits. */
+/** Regular files in precedence order (`.tackle/agents`, `.tackle/skills`, `.claude/skills`, `.tackle/hooks`), within the limits. */
 function selectEntries(entries: TreeEntry[], limits: ExtensionLimits): { kept: TreeEntry[]; dropped: Array<{ path: string; reason: string }> } {
   const rank = (entry: TreeEntry) => REPO_EXTENSION_PATHS.findIndex((root) => entry.path.startsWith(`${root}/`));
   const dropped: Array<{ path: string; reason: string }> = [];

@@ -52,6 +52,7 @@ export { loadMcpToolsTool } from "./load-mcp-tools.js";
 export { callMcpToolTool } from "./call-mcp-tool.js";
 export { createApprovalGate } from "../policy/approval-gate.js";
 export { createToolRegistry, DEFAULT_MAX_RESULT_CHARS, type ToolRegistry, type ToolRegistryOptions } from "./registry.js";
+export { createToolHooks } from "./tool-hooks.js";
 export { defineTool } from "./tool.js";
 export type { Tool, ToolCall, ToolContext, ToolEffects } from "./tool.js";
 

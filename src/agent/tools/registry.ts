@@ -20,6 +20,7 @@ import {
   type ToolDefinition,
   type ToolRunner,
 } from "./tool.js";
+import type { ToolHooks } from "./tool-hooks.js";
 
 export interface ToolRegistryOptions {
   policy: PolicyEngine;
@@ -38,6 +39,8 @@ export interface ToolRegistryOptions {
   maxResultChars?: number;
   /** @defaultValue the context's logger */
   logger?: Logger;
+  /** The repository's PreToolUse / PostToolUse hooks; a job's subagents pass their parent's. @defaultValue none */
+  hooks?: ToolHooks;
 }
 
 /** The runner the agent loop uses. */
@@ -143,7 +146,9 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
     const cache = cacheFor(ctx);
     // Anything but a read may change what a cached read would return.
     if (!isReadOnlyCall(tool, input)) cache.clear();
-    const cacheKey = tool.cacheable === true ? `${tool.name}:${stableStringify(input)}` : undefined;
+    // A hooked tool's every call goes through its hooks; a cached answer would skip them.
+    const hooked = options.hooks?.applies(tool.name) === true;
+    const cacheKey = tool.cacheable === true && !hooked ? `${tool.name}:${stableStringify(input)}` : undefined;
     const cached = cacheKey === undefined ? undefined : cache.get(cacheKey);
     if (cached !== undefined) return { tool_use_id: call.id, content: cached, is_error: false };
 
@@ -154,6 +159,9 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
       return finish(call, `The policy check for ${tool.name} failed, so the call was not run: ${errorMessage(error)}`, true, tool);
     }
     if (decision.action === "deny") return finish(call, `Denied: ${decision.reason}`, true, tool);
+    const hooks = hooked ? options.hooks : undefined;
+    const before = hooks === undefined ? [] : await beforeCall(hooks, call, tool, input, ctx);
+    if (!Array.isArray(before)) return before;
     if (decision.action === "ask") {
       let answer: ApprovalAnswer;
       try {
@@ -168,16 +176,51 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
       }
     }
 
+    const final = await execute(call, tool, input, ctx);
+    if (cacheKey !== undefined && !final.is_error) cache.set(cacheKey, final.content);
+    return hooks === undefined || ctx.signal.aborted ? final : await afterCall(hooks, call, tool, input, final, before, ctx);
+  }
+
+  async function execute(call: ToolCall, tool: Tool, input: unknown, ctx: ToolContext): Promise<ToolCallResult> {
     try {
       const result = await tool.execute(input, ctx);
-      const final = finish(call, result.content, result.isError === true, tool);
-      if (cacheKey !== undefined && !final.is_error) cache.set(cacheKey, final.content);
-      return final;
+      return finish(call, result.content, result.isError === true, tool);
     } catch (error) {
       if (ctx.signal.aborted) return finish(call, `${tool.name} was stopped: the job was cancelled.`, true, tool);
       const message = isTackleError(error) ? error.message : `tool ${tool.name} failed: ${errorMessage(error)}`;
       return finish(call, message, true, tool);
     }
+  }
+
+  /** PreToolUse: the call's result when a hook denies it (or the job stops), else notes on hooks that failed. */
+  async function beforeCall(hooks: ToolHooks, call: ToolCall, tool: Tool, input: unknown, ctx: ToolContext): Promise<ToolCallResult | string[]> {
+    try {
+      const pre = await hooks.preToolUse(tool.name, input, ctx);
+      return pre.denied === undefined ? pre.notes : finish(call, `Denied by a PreToolUse hook: ${pre.denied}`, true, tool);
+    } catch (error) {
+      return finish(call, `${tool.name} was not run: ${ctx.signal.aborted ? "the job was cancelled" : errorMessage(error)}`, true, tool);
+    }
+  }
+
+  /** PostToolUse: the result, with what blocking hooks said and notes on hooks that failed after it. */
+  async function afterCall(
+    hooks: ToolHooks,
+    call: ToolCall,
+    tool: Tool,
+    input: unknown,
+    final: ToolCallResult,
+    notes: readonly string[],
+    ctx: ToolContext,
+  ): Promise<ToolCallResult> {
+    let added: string[];
+    try {
+      added = await hooks.postToolUse(tool.name, input, final.content, ctx);
+    } catch (error) {
+      if (ctx.signal.aborted) return finish(call, `${tool.name} was stopped: the job was cancelled.`, true, tool);
+      added = [`[PostToolUse hooks failed: ${errorMessage(error)}]`];
+    }
+    const extra = [...notes, ...added];
+    return extra.length === 0 ? final : finish(call, [final.content, ...extra].join("\n"), final.is_error, tool);
   }
 
   async function runLogged(call: ToolCall, ctx: ToolContext): Promise<ToolCallResult> {

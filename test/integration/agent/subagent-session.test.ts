@@ -4,13 +4,14 @@
  * The fake routes each request by its conversation (the subagent's task text) and its turn (the
  * assistant messages so far), as a real model's replies depend only on what it is sent.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAnthropicClient } from "../../../src/agent/anthropic-client.js";
 import type { ModelClient } from "../../../src/agent/model-client.js";
 import { costOf } from "../../../src/agent/pricing.js";
 import { createReplayClient } from "../../../src/agent/replay-client.js";
+import { defaultRepoConfig } from "../../../src/config/index.js";
 import { runAgentSession, type SessionOutcome } from "../../../src/worker/run-agent-session.js";
 import type { TrackingState } from "../../../src/worker/tracking-comment.js";
 import { openLocalWorkspace, type Workspace } from "../../../src/workspace/index.js";
@@ -185,5 +186,38 @@ describe("subagents in a session", () => {
         .sort();
     expect(toolResults(replay.transcript)).toEqual(toolResults(live.transcript));
     expect(replay.outcome.result.costUsd).toBeCloseTo(live.outcome.result.costUsd, 10);
+  });
+
+  it("runs the repository's hooks on a subagent's calls too, and counts their denials", async () => {
+    base = tempDir("subagent-hooks");
+    const repo = await makeRepo(base);
+    const routeHooked = (request: MessagesRequest): ScriptedTurn => {
+      const turn = turnOf(request);
+      if (taskOf(request).includes("Run the test suite"))
+        return turn === 1 ? { content: [call("Bash", { command: "echo ran > ran.txt" })] } : say("The shell was refused.");
+      if (turn === 1) return { content: [call("Task", { description: "run the tests", prompt: "Run the test suite.", subagent_type: "shell" })] };
+      return { content: [call("task_done", { summary: "Tried." })] };
+    };
+    const fake = await startFakeAnthropic((request) => routeHooked(request), { minCacheableTokens: 0 });
+    fakes.push(fake);
+    const home = path.join(base, "hooked");
+    const workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-hooked", home, sandbox: sandboxMode });
+    workspaces.push(workspace);
+    const hooks = { PreToolUse: [{ matcher: "Bash", command: "echo 'no shell for subagents' >&2; exit 2" }], PostToolUse: [] };
+    const outcome = await runAgentSession(
+      sessionInput(workspace, createAnthropicClient({ apiKey: fake.apiKey, baseURL: fake.url, maxRetries: 0 }), home, {
+        jobId: "job-hooked",
+        config: { ...defaultRepoConfig(), hooks },
+      }),
+    );
+
+    expect(outcome.result.reason).toBe("task_done");
+    const subagentSecond = fake.requests.find((request) => taskOf(request.body).includes("Run the test suite") && turnOf(request.body) === 2);
+    const results = ((subagentSecond!.body.messages as Message[]).at(-1)!.content as Array<Record<string, unknown>>).filter(
+      (block) => block.type === "tool_result",
+    );
+    expect(results).toEqual([expect.objectContaining({ content: "Denied by a PreToolUse hook: no shell for subagents", is_error: true })]);
+    expect(existsSync(path.join(workspace.root, "ran.txt"))).toBe(false);
+    expect(outcome.hookDenials).toEqual(["Bash"]);
   });
 });

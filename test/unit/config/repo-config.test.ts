@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { compileHookMatcher } from "../../../src/config/compile-hook-matcher.js";
 import { DEFAULT_PROTECTED_PATHS, defaultRepoConfig, parseRepoConfig, resolveModel, type RepoConfig } from "../../../src/config/index.js";
 
 function problemsOf(yaml: string): string[] {
@@ -31,6 +32,7 @@ describe("defaultRepoConfig", () => {
       web_fetch: {},
       memory: true,
       mcp_servers: {},
+      hooks: { PreToolUse: [], PostToolUse: [] },
     });
   });
 
@@ -95,6 +97,7 @@ memory: false
       web_fetch: { allow: ["docs.python.org", "*.readthedocs.io"] },
       memory: false,
       mcp_servers: {},
+      hooks: { PreToolUse: [], PostToolUse: [] },
     });
   });
 
@@ -194,6 +197,70 @@ memory: false
       "`protected_paths[4]`: `docs/` ends with `/`; write `docs/**` to protect a directory and everything in it (line 6)",
       "`protected_paths[5]`: `env{a..5}` is not a valid glob: {a..5} is not a range of whole numbers or of single letters (line 7)",
     ]);
+  });
+});
+
+describe("parseRepoConfig: hooks", () => {
+  it("reads PreToolUse and PostToolUse lists, an absent matcher meaning every tool", () => {
+    const config = configOf(
+      [
+        "hooks:",
+        "  PreToolUse:",
+        "    - matcher: Bash",
+        "      command: '\"$TACKLE_HOOKS_DIR/deny-rm.sh\"'",
+        "  PostToolUse:",
+        "    - command: echo done",
+      ].join("\n"),
+    );
+    expect(config.hooks).toEqual({
+      PreToolUse: [{ matcher: "Bash", command: '"$TACKLE_HOOKS_DIR/deny-rm.sh"' }],
+      PostToolUse: [{ matcher: "", command: "echo done" }],
+    });
+  });
+
+  it("names each bad entry with its line: a matcher that is not a regular expression, a missing command, an unknown event", () => {
+    const problems = problemsOf(
+      [
+        "hooks:", // 1
+        "  PreToolUse:", // 2
+        "    - matcher: Edit|Write", // 3
+        "      command: ./lint.sh", // 4
+        "    - matcher: 'mcp__(.*'", // 5
+        "      command: ./check.sh", // 6
+        "  PostToolUse:", // 7
+        "    - matcher: Bash", // 8
+        "  Stop:", // 9
+        "    - command: x", // 10
+      ].join("\n"),
+    );
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toMatch(/^`hooks.PreToolUse\[1\].matcher`: not a regular expression: .* \(line 5\)$/);
+    expect(problems[1]).toBe("`hooks.PostToolUse[0].command`: expected a non-empty shell command, got nothing (line 8)");
+    expect(problems[2]).toBe("`hooks.Stop`: unknown key (line 9)");
+  });
+
+  it("warns when a hook runs a script from the checkout rather than the default branch's copy", () => {
+    const result = parseRepoConfig(["hooks:", "  PreToolUse:", "    - matcher: Bash", "      command: .tackle/hooks/deny-rm.sh"].join("\n"));
+    expect(result.ok && result.warnings).toEqual([
+      '`hooks.PreToolUse[0].command`: names a script by its path in the checkout, which the agent can rewrite; use "$TACKLE_HOOKS_DIR/…", the default branch\'s read-only copy',
+    ]);
+  });
+});
+
+describe("compileHookMatcher", () => {
+  it("matches the whole tool name, an empty matcher every name", () => {
+    const regex = (matcher: string) => {
+      const compiled = compileHookMatcher(matcher);
+      if (!compiled.ok) throw new Error(compiled.problem);
+      return compiled.regex;
+    };
+    expect(regex("Edit|Write").test("Edit")).toBe(true);
+    expect(regex("Edit|Write").test("Write")).toBe(true);
+    expect(regex("Edit|Write").test("NotEdit")).toBe(false);
+    expect(regex("Edit|Write").test("Writer")).toBe(false);
+    expect(regex("mcp__.*").test("mcp__github__search")).toBe(true);
+    expect(regex("").test("Bash")).toBe(true);
+    expect(compileHookMatcher("(").ok).toBe(false);
   });
 });
 

@@ -135,7 +135,7 @@ export function createExecPort(root: string, env: Record<string, string>): ExecP
         all: true,
         detached: true,
         reject: false,
-        stdin: "ignore",
+        ...(options.input === undefined ? { stdin: "ignore" as const } : { input: options.input }),
       });
       const chunks: Buffer[] = [];
       let kept = 0;

@@ -175,4 +175,11 @@ describe("renderTrackingComment", () => {
     expect(body).toContain("Memory written for later jobs:\n- saved `test-cmd`: how to run the tests");
     expect(body).toMatch(/ turns \(\+29 in subagents\) · /);
   });
+
+  it("counts the calls repository hooks denied, by tool", () => {
+    const body = renderTrackingComment(final("done", { hookDenials: ["Bash", "Edit", "Bash"] }), JOB);
+    expect(body).toContain("Hooks denied 3 tool calls: `Bash` ×2, `Edit`.");
+    expect(renderTrackingComment(final("done", { hookDenials: ["Bash"] }), JOB)).toContain("Hooks denied 1 tool call: `Bash`.");
+    expect(renderTrackingComment(final("done", {}), JOB)).not.toContain("Hooks denied");
+  });
 });

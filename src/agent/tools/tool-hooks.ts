@@ -1,0 +1,145 @@
+import { compileHookMatcher } from "../../config/compile-hook-matcher.js";
+import type { HookConfig } from "../../config/repo-config.js";
+import { errorMessage } from "../../errors/index.js";
+import type { ExecResult } from "../ports.js";
+import type { ToolContext } from "./tool.js";
+
+/** How long one hook may run. */
+export const HOOK_TIMEOUT_MS = 60_000;
+/** stderr kept from one hook; a reason longer than this is cut by the exec port. */
+const HOOK_OUTPUT_BYTES = 64 * 1024;
+/** Claude Code's exit code for "block this call" (PreToolUse) or "tell the model" (PostToolUse). */
+const BLOCKING_EXIT = 2;
+
+/**
+ * The exec port gives stdout and stderr interleaved; a hook's reason is its stderr alone. The hook's
+ * own command comes in through the environment, so no quoting of the repository's text can break
+ * this wrapper: stderr is sent to where stdout went, stdout is dropped, and bash's exit status is the hook's.
+ */
+const WRAPPER = 'bash -c "$TACKLE_HOOK_COMMAND" 2>&1 >/dev/null';
+
+export interface ToolHooksConfig {
+  PreToolUse: readonly HookConfig[];
+  PostToolUse: readonly HookConfig[];
+  /**
+   * The default branch's `.tackle/hooks`, extracted by the host and bound read-only; hooks find their
+   * scripts there through `$TACKLE_HOOKS_DIR`, never through the checkout the agent can rewrite.
+   * @defaultValue unset (the repository's default branch has no `.tackle/hooks`)
+   */
+  hooksDir?: string;
+  /** Told the tool's name each time a PreToolUse hook denies a call (the tracking comment counts them). */
+  onDenied?: (toolName: string) => void;
+}
+
+/** What the PreToolUse hooks decided: a denial's reason, and notes on hooks that failed. */
+export interface PreToolUseOutcome {
+  denied?: string;
+  notes: string[];
+}
+
+/** The repository's hooks around each tool call, as the tool registry runs them. */
+export interface ToolHooks {
+  /** Whether a hook applies to this tool: its calls then bypass the result cache, so every call is seen. */
+  applies(toolName: string): boolean;
+  preToolUse(toolName: string, input: unknown, ctx: ToolContext): Promise<PreToolUseOutcome>;
+  /** Text to append to the result: blocking hooks' stderr and notes on hooks that failed. */
+  postToolUse(toolName: string, input: unknown, response: string, ctx: ToolContext): Promise<string[]>;
+}
+
+interface CompiledHook {
+  regex: RegExp;
+  command: string;
+}
+
+/** Hooks from the repo config; a matcher that does not compile was a config problem, so none is left here. */
+export function createToolHooks(config: ToolHooksConfig): ToolHooks {
+  const pre = compileAll(config.PreToolUse);
+  const post = compileAll(config.PostToolUse);
+  const matching = (hooks: readonly CompiledHook[], toolName: string) => hooks.filter((hook) => hook.regex.test(toolName));
+  const env = config.hooksDir === undefined ? {} : { TACKLE_HOOKS_DIR: config.hooksDir };
+
+  return {
+    applies: (toolName) => matching(pre, toolName).length > 0 || matching(post, toolName).length > 0,
+
+    async preToolUse(toolName, input, ctx) {
+      const notes: string[] = [];
+      // In order; the first denial ends it, so a later hook never sees a call that will not run.
+      for (const hook of matching(pre, toolName)) {
+        const payload = { hook_event_name: "PreToolUse", tool_name: toolName, tool_input: input };
+        const ran = await runHook(hook, payload, env, ctx);
+        if (ran.exitCode === BLOCKING_EXIT) {
+          config.onDenied?.(toolName);
+          ctx.logger.info({ tool: toolName, hook: hook.command }, "a PreToolUse hook denied the call");
+          return { denied: ran.stderr === "" ? "(the hook gave no reason)" : ran.stderr, notes };
+        }
+        const note = failureNote("PreToolUse", hook, ran, ctx);
+        if (note !== undefined) notes.push(note);
+      }
+      return { notes };
+    },
+
+    async postToolUse(toolName, input, response, ctx) {
+      const added: string[] = [];
+      for (const hook of matching(post, toolName)) {
+        const payload = { hook_event_name: "PostToolUse", tool_name: toolName, tool_input: input, tool_response: response };
+        const ran = await runHook(hook, payload, env, ctx);
+        if (ran.exitCode === BLOCKING_EXIT) {
+          added.push(`[PostToolUse hook] ${ran.stderr === "" ? "(the hook gave no reason)" : ran.stderr}`);
+          continue;
+        }
+        const note = failureNote("PostToolUse", hook, ran, ctx);
+        if (note !== undefined) added.push(note);
+      }
+      return added;
+    },
+  };
+}
+
+function compileAll(hooks: readonly HookConfig[]): CompiledHook[] {
+  return hooks.map((hook) => {
+    const compiled = compileHookMatcher(hook.matcher);
+    if (!compiled.ok) throw new Error(`hook matcher ${JSON.stringify(hook.matcher)}: ${compiled.problem}`);
+    return { regex: compiled.regex, command: hook.command };
+  });
+}
+
+interface HookRun {
+  /** null: killed (timeout, signal) or not started. */
+  exitCode: number | null;
+  stderr: string;
+  /** Why it did not run to an exit, when it did not. */
+  failure?: string;
+}
+
+async function runHook(hook: CompiledHook, payload: object, env: Record<string, string>, ctx: ToolContext): Promise<HookRun> {
+  let result: ExecResult;
+  try {
+    result = await ctx.exec.run(WRAPPER, {
+      timeoutMs: HOOK_TIMEOUT_MS,
+      signal: ctx.signal,
+      input: JSON.stringify(payload),
+      maxOutputBytes: HOOK_OUTPUT_BYTES,
+      env: { ...env, TACKLE_HOOK_COMMAND: hook.command },
+    });
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    return { exitCode: null, stderr: "", failure: `could not run: ${errorMessage(error)}` };
+  }
+  const stderr = result.output.trim();
+  if (result.timedOut) return { exitCode: null, stderr, failure: `timed out after ${HOOK_TIMEOUT_MS / 1000} s` };
+  if (result.exitCode === null) return { exitCode: null, stderr, failure: "was killed" };
+  return { exitCode: result.exitCode, stderr };
+}
+
+/** A hook that failed other than by exit 2 does not decide anything; the model and the log are told. */
+function failureNote(event: string, hook: CompiledHook, ran: HookRun, ctx: ToolContext): string | undefined {
+  if (ran.exitCode === 0) return undefined;
+  const how = ran.failure ?? `exited ${ran.exitCode}`;
+  ctx.logger.warn({ hook: hook.command, event, exitCode: ran.exitCode, stderr: ran.stderr.slice(0, 2000) }, `a ${event} hook ${how}`);
+  return `[${event} hook \`${oneLine(hook.command)}\` ${how}${ran.stderr === "" ? "" : `: ${ran.stderr}`}]`;
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
