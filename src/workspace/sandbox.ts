@@ -446,7 +446,10 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     const { state } = supervision;
     active.add(supervision);
     // Started while the job was being disposed: it must not outlive it.
-    if (disposed) supervision.stop();
+    if (disposed) {
+      state.aborted = true;
+      supervision.stop();
+    }
     try {
       const { code, signal } = await supervision.closed;
       if (state.aborted) throw new TackleError("aborted", "command cancelled");
@@ -461,6 +464,8 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
   async function dispose(): Promise<boolean> {
     disposed = true;
     const stopping = [...active].map((supervision) => {
+      // The job is over: its commands end as cancelled, whatever they would have printed.
+      supervision.state.aborted = true;
       supervision.stop();
       return supervision.closed.catch(() => undefined);
     });
