@@ -35,7 +35,7 @@ export { isRoot } from "./sandbox-network.js";
  *   bubblewrap itself is started with an empty environment, since the sandbox's pid 1 is bubblewrap
  *   and its /proc/1/environ is readable from inside.
  * - Files: /usr (and the /bin, /lib symlinks) read-only; a short list of /etc files, with passwd, group
- *   and hosts synthesised; fresh /proc, /dev, /tmp, /var/tmp; the job's checkout read-write at its own
+ *   and hosts synthesised; fresh /proc, /dev, /var/tmp, and /tmp (the job's with `tmpDir`); the job's checkout read-write at its own
  *   path; its .git/config, .git/hooks and objects/info/alternates read-only on top; the repository
  *   mirror read-only (its objects resolve through alternates but cannot be written). Nothing else of
  *   the host: not /root, not the operator's HOME, not TACKLE_HOME's other jobs, not key files.
@@ -141,7 +141,7 @@ export interface ArgvResult {
 
 export interface Sandbox extends ExecPort {
   readonly mode: SandboxMode;
-  /** Commands started and not yet finished; a checkout is only recycled when none is. */
+  /** Commands started and not yet finished. */
   readonly running: number;
   /**
    * Kills every command still running and the job's network namespace, and waits for them. Resolves
