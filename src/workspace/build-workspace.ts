@@ -64,12 +64,14 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
   const hooksDir = path.join(gitDir, "hooks");
   await mkdir(hooksDir, { recursive: true });
   await mkdir(paths.homeDir, { recursive: true, mode: 0o700 });
+  await mkdir(paths.tmpDir, { recursive: true, mode: 0o700 });
   const protectedPaths = [path.join(gitDir, "config"), hooksDir, path.join(gitDir, "objects", "info", "alternates")];
   if (owner) {
     await chownTree(root, owner);
     // Plain chown is enough below: the home and hooks directories were just made, empty (the claim
     // cleared the home; the template has no hooks).
     await chown(paths.homeDir, owner.uid, owner.gid);
+    await chown(paths.tmpDir, owner.uid, owner.gid);
     // Git's own settings stay root's: read-only inside the sandbox, and not the agent's even outside it.
     for (const p of protectedPaths) await chown(p, 0, 0);
   }
@@ -85,6 +87,7 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
     extraWritable: [gitDir],
     readOnlyInside: protectedPaths,
     homeDir: paths.homeDir,
+    tmpDir: paths.tmpDir,
     author: options.author,
     ...(options.logger ? { logger: options.logger } : {}),
   });
@@ -135,11 +138,14 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
     dispose() {
       disposed ??= (async () => {
         const recycle = options.recycle;
-        // Recycled only when no command of this job can still be running in it.
-        const kept = recycle !== undefined && ports.exec.running === 0 && (await recycle(root).catch(() => false));
+        // Everything of the job is killed first; its checkout is recycled only when no process of the
+        // job is left that could still write to it.
+        const quiet = await ports.exec.dispose();
+        const kept = recycle !== undefined && quiet && (await recycle(root).catch(() => false));
         if (!kept) await removeTree(root);
         await removeTree(paths.publishDir);
         await removeTree(paths.homeDir);
+        await removeTree(paths.tmpDir);
         await removeTree(paths.extensionsDir);
         await removeTree(paths.metaPath);
       })();

@@ -13,6 +13,8 @@ export interface CheckoutPaths {
   metaPath: string;
   /** The sandbox's HOME. */
   homeDir: string;
+  /** The sandbox's /tmp, one for all the job's commands. */
+  tmpDir: string;
   /** The host's publish repository: outside the sandbox, the only repository of the job the host decides in. */
   publishDir: string;
   /** The repository's agents and skills from the default branch, the host's; read-only in the sandbox. */
@@ -20,10 +22,17 @@ export interface CheckoutPaths {
 }
 
 /** What each path beside the checkout adds to its name. */
-const SUFFIXES = [".json", ".home", ".publish", ".extensions"];
+const SUFFIXES = [".json", ".home", ".tmp", ".publish", ".extensions"];
 
 export function checkoutPaths(root: string): CheckoutPaths {
-  return { root, metaPath: `${root}.json`, homeDir: `${root}.home`, publishDir: `${root}.publish`, extensionsDir: `${root}.extensions` };
+  return {
+    root,
+    metaPath: `${root}.json`,
+    homeDir: `${root}.home`,
+    tmpDir: `${root}.tmp`,
+    publishDir: `${root}.publish`,
+    extensionsDir: `${root}.extensions`,
+  };
 }
 
 /** The checkout a directory entry belongs to: its name without the suffix of a path beside it. */
@@ -46,6 +55,7 @@ export async function claimCheckout(
   if (owner && !isCurrentProcess(owner) && (await isOwnerAlive(owner, options.staleAfterMs))) throw options.inUse(owner);
   await removeTree(paths.root);
   await removeTree(paths.homeDir);
+  await removeTree(paths.tmpDir);
   await removeTree(paths.publishDir);
   await removeTree(paths.extensionsDir);
   await writeFile(paths.metaPath, JSON.stringify({ ...(await currentOwner()), ...fields }), { mode: 0o644 });
@@ -54,6 +64,7 @@ export async function claimCheckout(
 export async function removeCheckout(paths: CheckoutPaths): Promise<void> {
   await removeTree(paths.root);
   await removeTree(paths.homeDir);
+  await removeTree(paths.tmpDir);
   await removeTree(paths.publishDir);
   await removeTree(paths.extensionsDir);
   await removeTree(paths.metaPath);

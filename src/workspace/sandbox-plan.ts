@@ -34,15 +34,19 @@ export interface BwrapPlanInput {
   /** Re-bound read-only on top of the writable binds (`.git/config`, `.git/hooks`). */
   readOnlyInside: readonly Bind[];
   homeDir?: string;
+  /** Bound at /tmp, shared by the job's commands; a fresh tmpfs per command when absent. */
+  tmpDir?: string;
   env: Readonly<Record<string, string>>;
   /**
-   * "none": loopback only. "joined": the network namespace of `holderPid`, which slirp4netns already
-   * serves with restricted routes. "host": the host's network namespace (an explicit operator opt-in).
+   * "none": a loopback of the command's own. "loopback": the job's loopback-only namespace of
+   * `holderPid`, shared by its commands. "joined": the network namespace of `holderPid`, which
+   * slirp4netns already serves with restricted routes. "host": the host's network namespace (an
+   * explicit operator opt-in).
    */
-  network: "none" | "joined" | "host";
+  network: "none" | "loopback" | "joined" | "host";
   /**
-   * With "joined": the process owning the namespace to enter (`unshare --net` as root; with
-   * `--user --map-root-user` otherwise, when its user namespace is entered too).
+   * With "loopback" and "joined": the process owning the namespace to enter (as root, a network
+   * namespace only; otherwise with a user namespace of its own, which is entered too).
    */
   holderPid?: number;
   tmpBytes: number;
@@ -192,12 +196,13 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   };
 
   const args: string[] = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
-  if (input.network === "host" || input.network === "joined") args.push("--share-net");
+  const entersHolder = input.network === "joined" || input.network === "loopback";
+  if (input.network === "host" || entersHolder) args.push("--share-net");
   args.push("--hostname", "tackle", "--clearenv");
   for (const [key, value] of Object.entries(input.env)) args.push("--setenv", key, value);
   const { identity } = launcher;
-  // Inside the (unprivileged) holder's user namespace Tackle is uid 0; the sandbox gets its real uid back.
-  const entersHolderUserns = input.network === "joined" && launcher.kind === "unprivileged";
+  // Inside the (unprivileged) holder's user namespace Tackle may be uid 0; the sandbox gets its real uid back.
+  const entersHolderUserns = entersHolder && launcher.kind === "unprivileged";
   if (entersHolderUserns) args.push("--uid", String(identity.uid), "--gid", String(identity.gid));
 
   for (const dir of input.layout.system) {
@@ -220,7 +225,9 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   // /sys is not mounted at all.
   args.push("--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger");
   args.push("--dev", "/dev");
-  args.push("--size", String(input.tmpBytes), "--tmpfs", "/tmp", "--size", String(input.tmpBytes), "--tmpfs", "/var/tmp");
+  if (input.tmpDir !== undefined) args.push("--bind", source({ src: input.tmpDir, dest: "/tmp", kind: "dir" }), "/tmp");
+  else args.push("--size", String(input.tmpBytes), "--tmpfs", "/tmp");
+  args.push("--size", String(input.tmpBytes), "--tmpfs", "/var/tmp");
   if (input.homeDir !== undefined) args.push("--bind", source({ src: input.homeDir, dest: SANDBOX_HOME, kind: "dir" }), SANDBOX_HOME);
   else args.push("--tmpfs", SANDBOX_HOME);
 
@@ -254,8 +261,8 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
       ...dropPrivileges(launcher.identity, argv),
     ];
   }
-  if (input.network === "joined") {
-    if (input.holderPid === undefined) throw new Error("network 'joined' needs the holder's pid");
+  if (entersHolder) {
+    if (input.holderPid === undefined) throw new Error(`network '${input.network}' needs the holder's pid`);
     // Unprivileged, the holder's user namespace is entered too: --preserve-credentials, since it maps
     // Tackle's uid to 0 and denies setgroups. As root, only the network namespace.
     const namespaces = entersHolderUserns ? ["--user", "--net", "--preserve-credentials"] : ["--net"];

@@ -9,7 +9,8 @@ import type { Logger } from "../logging/logger.js";
 import { createOutputCollector } from "./output-collector.js";
 import { niceArgv } from "./git-host.js";
 import { isRoot, openNetwork, readChildPid, slirpAvailable } from "./sandbox-network.js";
-import { supervise, type LaunchSpec } from "./supervise.js";
+import { processesInNetns, startJobNamespace, type JobNamespace } from "./start-job-namespace.js";
+import { supervise, type LaunchSpec, type Supervision } from "./supervise.js";
 import {
   DEFAULT_IDENTITY,
   dropPrivileges,
@@ -34,7 +35,7 @@ export { isRoot } from "./sandbox-network.js";
  *   bubblewrap itself is started with an empty environment, since the sandbox's pid 1 is bubblewrap
  *   and its /proc/1/environ is readable from inside.
  * - Files: /usr (and the /bin, /lib symlinks) read-only; a short list of /etc files, with passwd, group
- *   and hosts synthesised; fresh /proc, /dev, /tmp, /var/tmp; the job's checkout read-write at its own
+ *   and hosts synthesised; fresh /proc, /dev, /var/tmp, and /tmp (the job's with `tmpDir`); the job's checkout read-write at its own
  *   path; its .git/config, .git/hooks and objects/info/alternates read-only on top; the repository
  *   mirror read-only (its objects resolve through alternates but cannot be written). Nothing else of
  *   the host: not /root, not the operator's HOME, not TACKLE_HOME's other jobs, not key files.
@@ -57,7 +58,9 @@ export { isRoot } from "./sandbox-network.js";
  *   RLIMIT_DATA, RLIMIT_FSIZE, no core dumps, size-limited tmpfs. bubblewrap's outer process exits
  *   before its pid 1 is reaped, so the host needs an init that reaps orphans (tini in the image).
  * - Network: none (loopback only) unless `network: true`: then bubblewrap enters a network namespace
- *   that slirp4netns already serves, with its routes restricted (see sandbox-network.ts).
+ *   that slirp4netns already serves, with its routes restricted (see sandbox-network.ts). With
+ *   `jobNamespace`, the loopback is the job's, one namespace every command without `network: true`
+ *   enters (start-job-namespace.ts); with `tmpDir`, /tmp is the job's too.
  */
 
 /**
@@ -100,6 +103,17 @@ export interface SandboxOptions {
   /** Persistent HOME, bound at /home/tackle; a fresh tmpfs per command when absent. */
   homeDir?: string;
   /**
+   * The job's /tmp, bound there in every command (TMPDIR in mode "off"); a fresh tmpfs per command
+   * when absent.
+   */
+  tmpDir?: string;
+  /**
+   * Whether commands without `network: true` share one loopback-only network namespace, started at
+   * the first command and ended by `dispose` (mode "bwrap"). Otherwise each command has its own.
+   * @defaultValue false
+   */
+  jobNamespace?: boolean;
+  /**
    * Who commands run as when Tackle itself runs as root, in either mode; never root.
    * Ignored when Tackle is not root (commands run as Tackle's own uid).
    * @defaultValue { uid: 65534, gid: 65534 }
@@ -127,8 +141,13 @@ export interface ArgvResult {
 
 export interface Sandbox extends ExecPort {
   readonly mode: SandboxMode;
-  /** Commands started and not yet finished; a checkout is only recycled when none is. */
+  /** Commands started and not yet finished. */
   readonly running: number;
+  /**
+   * Kills every command still running and the job's network namespace, and waits for them. Resolves
+   * with whether no process of the job is left (in mode "off", only that no command is running).
+   */
+  dispose(): Promise<boolean>;
   /** Runs an argv (no shell) in the same box, stdout and stderr apart; the git port uses it. */
   runArgv(argv: readonly string[], options: ArgvOptions): Promise<ArgvResult>;
   /** The same, stdout as bytes (a pack the host then indexes). */
@@ -287,8 +306,24 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     return prepared;
   }
 
+  let namespace: Promise<JobNamespace> | undefined;
+  let disposed = false;
+
+  /** The job's namespace, started on first use and again should its holder have died. */
+  async function jobNamespace(): Promise<JobNamespace> {
+    if (disposed) throw new TackleError("aborted", "the job's workspace is disposed");
+    const current = await namespace?.catch(() => undefined);
+    if (disposed) throw new TackleError("aborted", "the job's workspace is disposed");
+    if (current?.alive()) return current;
+    namespace = startJobNamespace();
+    // A failed start is tried again by the next command.
+    namespace.catch(() => (namespace = undefined));
+    return namespace;
+  }
+
   function innerEnv(extra: Record<string, string> | undefined): Record<string, string> {
     const home = options.mode === "bwrap" ? SANDBOX_HOME : (options.homeDir ?? tmpdir());
+    const tmp = options.mode === "bwrap" ? "/tmp" : (options.tmpDir ?? "/tmp");
     return {
       PATH: SANDBOX_PATH,
       HOME: home,
@@ -296,7 +331,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
       LOGNAME: "tackle",
       LANG: "C.UTF-8",
       TERM: "dumb",
-      TMPDIR: "/tmp",
+      TMPDIR: tmp,
       PAGER: "cat",
       GIT_PAGER: "cat",
       GIT_TERMINAL_PROMPT: "0",
@@ -314,6 +349,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
           ...(options.extraWritable ?? []),
           ...(options.extraReadOnly ?? []),
           ...(options.homeDir !== undefined ? [options.homeDir] : []),
+          ...(options.tmpDir !== undefined ? [options.tmpDir] : []),
         ];
         offChecked ??= assertReachable(paths, rootIdentity);
         await offChecked;
@@ -344,6 +380,9 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
           "a restricted network for sandboxed setup steps needs slirp4netns, ip, nsenter and unshare (and, without root, a usable /dev/net/tun); or let the operator allow host networking",
         );
       }
+    } else if (options.jobNamespace) {
+      holderPid = (await jobNamespace()).pid;
+      network = "loopback";
     }
     const input = {
       launcher: setup.launcher,
@@ -361,6 +400,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
       const plan = planBwrap({
         ...input,
         ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}),
+        ...(options.tmpDir !== undefined ? { tmpDir: options.tmpDir } : {}),
         ...(holderPid !== undefined ? { holderPid } : {}),
       });
       const stdio: StdioOptions = [stdinOf(spec), "pipe", "pipe", ...plan.fds.map(() => "pipe" as const)];
@@ -382,6 +422,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
   }
 
   let running = 0;
+  const active = new Set<Supervision>();
 
   async function launch(spec: LaunchSpec): Promise<Launched> {
     running += 1;
@@ -403,14 +444,38 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     const supervision = supervise(child, spec, killAfter, what, () => sandboxPid);
     for (const helper of helpers) supervision.alsoKill(helper);
     const { state } = supervision;
+    active.add(supervision);
+    // Started while the job was being disposed: it must not outlive it.
+    if (disposed) {
+      state.aborted = true;
+      supervision.stop();
+    }
     try {
       const { code, signal } = await supervision.closed;
       if (state.aborted) throw new TackleError("aborted", "command cancelled");
       const exitCode = state.timedOut || state.killedForOutput || signal !== null ? null : code;
       return { exitCode, timedOut: state.timedOut, killedForOutput: state.killedForOutput };
     } finally {
+      active.delete(supervision);
       supervision.dispose();
     }
+  }
+
+  async function dispose(): Promise<boolean> {
+    disposed = true;
+    const stopping = [...active].map((supervision) => {
+      // The job is over: its commands end as cancelled, whatever they would have printed.
+      supervision.state.aborted = true;
+      supervision.stop();
+      return supervision.closed.catch(() => undefined);
+    });
+    await Promise.all(stopping);
+    const held = await namespace?.catch(() => undefined);
+    await held?.stop();
+    if (!held) return running === 0;
+    // The kernel tears a pid namespace down asynchronously: give the last processes a moment.
+    for (let i = 0; i < 50 && processesInNetns(held.netns).length > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    return running === 0 && processesInNetns(held.netns).length === 0;
   }
 
   const sandbox: Sandbox = {
@@ -419,6 +484,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     get running() {
       return running;
     },
+    dispose,
 
     async run(command: string, execOptions: ExecOptions): Promise<ExecResult> {
       const started = Date.now();

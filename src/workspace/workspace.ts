@@ -83,6 +83,8 @@ export interface PortsInput {
   extraWritable: string[];
   readOnlyInside: string[];
   homeDir?: string;
+  /** The job's /tmp, shared by its commands. */
+  tmpDir?: string;
   author: CommitAuthor;
   logger?: Logger;
 }
@@ -97,6 +99,9 @@ export function assemblePorts(input: PortsInput): { fs: GuardedFs; exec: Sandbox
     ...(input.owner ? { identity: input.owner } : {}),
     env: authorEnv(input.author),
     ...(input.homeDir !== undefined ? { homeDir: input.homeDir } : {}),
+    ...(input.tmpDir !== undefined ? { tmpDir: input.tmpDir } : {}),
+    // One loopback for the whole job: a server one command starts is there for the next.
+    jobNamespace: true,
     ...(input.logger ? { logger: input.logger } : {}),
   });
   return {

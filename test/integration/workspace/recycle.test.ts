@@ -8,9 +8,15 @@ import path from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRepoCache, detectSandbox, type PrepareOptions, type RepoCache, type Workspace } from "../../../src/workspace/index.js";
-import { git, isRoot, makeRemote, removeDir, tempDir } from "./helpers.js";
+import { isTackleError } from "../../../src/errors/index.js";
+import { git, isRoot, makeRemote, processesMatching, removeDir, tempDir } from "./helpers.js";
 
 const support = await detectSandbox();
+/** Processes whose command line is exactly `sleep <seconds>`. */
+function sleeping(seconds: string): number {
+  return processesMatching(`sleep ${seconds}`).filter((line) => line.endsWith(`: sleep ${seconds}`)).length;
+}
+
 const MARK = `left-behind-${Math.random().toString(36).slice(2, 10)}`;
 
 describe("recycled checkouts", () => {
@@ -164,22 +170,26 @@ describe("recycled checkouts", () => {
     expect(await hostGit(continued, ["status", "--porcelain", "--ignored"])).toBe("");
   });
 
-  it("does not park a checkout while one of its commands still runs, nor an unsandboxed one", async () => {
+  it("kills a command still running at dispose and parks the checkout only once nothing of the job is left; never an unsandboxed one", async () => {
     for (const workspace of open.splice(0)) await workspace.dispose();
     const pool = path.join(home, "recycled");
     for (const entry of readdirSync(pool)) removeDir(path.join(pool, entry));
 
     const busy = await prepare("job-busy");
     const seconds = `1000.${Math.floor(Math.random() * 1e6)}`;
-    const running = busy.exec.run(`sleep ${seconds}`, { timeoutMs: 3_000 });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const running = busy.exec.run(`sleep ${seconds} & setsid sleep ${seconds} & wait`, { timeoutMs: 120_000 }).catch((error: unknown) => error);
+    while (sleeping(seconds) < 2) await new Promise((resolve) => setTimeout(resolve, 50));
     await busy.dispose();
+    // Ended by dispose, not by its own two-minute timeout: the command comes back cancelled.
+    const ended = await running;
+    expect(isTackleError(ended) ? ended.code : ended).toBe("aborted");
+    expect(sleeping(seconds)).toBe(0);
     expect(existsSync(busy.root)).toBe(false);
-    expect(parked()).toEqual([]);
-    await running;
+    expect(parked()).toHaveLength(1);
 
+    const before = parked();
     const unsandboxed = await prepare("job-off", { sandbox: "off" });
     await unsandboxed.dispose();
-    expect(parked()).toEqual([]);
+    expect(parked()).toEqual(before);
   });
 });

@@ -95,6 +95,22 @@ describe("bubblewrap plan", () => {
     expect(fds[3]).toEqual({ kind: "data", content: "nameserver 10.0.2.3\n" });
   });
 
+  it("in the job's loopback namespace: enters the holder's namespaces, with no resolver, and binds the job's /tmp", () => {
+    const { command, args, fds } = planBwrap(input({ network: "loopback", holderPid: 4242, tmpDir: "/home/u/.tackle/checkouts/j1.tmp" }));
+    expect(command).toBe("nsenter");
+    expect(args.slice(0, 7)).toEqual(["--target", "4242", "--user", "--net", "--preserve-credentials", "--", "bwrap"]);
+    expect(args).toContain("--share-net");
+    expect(hasFlag(args, "--uid", "1000")).toBe(true);
+    // Nothing to resolve names with: the namespace has a loopback and nothing else.
+    expect(fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "info"]);
+    expect(args).not.toContain("/etc/resolv.conf");
+    expect(hasFlag(args, "--bind", "/home/u/.tackle/checkouts/j1.tmp")).toBe(true);
+    expect(args[args.indexOf("/home/u/.tackle/checkouts/j1.tmp") + 1]).toBe("/tmp");
+    expect(hasFlag(args, "--tmpfs", "/tmp")).toBe(false);
+    expect(hasFlag(args, "--tmpfs", "/var/tmp")).toBe(true);
+    expect(() => planBwrap(input({ network: "loopback" }))).toThrow(/needs the holder's pid/);
+  });
+
   it("as root with a network: enters only the holder's network namespace, then stages and drops as usual", () => {
     const drop = planBwrap(
       input({ network: "joined", holderPid: 4242, launcher: { kind: "root-drop", identity: { uid: 65534, gid: 65534 }, stageDir: "/tmp/.tackle-stage" } }),
