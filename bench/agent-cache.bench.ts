@@ -20,7 +20,9 @@ import { defaultRepoConfig } from "../src/config/index.js";
 import { silentLogger } from "../src/logging/logger.js";
 import { createRedactor } from "../src/util/redact.js";
 import { createDestinationRules, createGuardedFetch, createMcpPort } from "../src/net/index.js";
-import { runAgentSession } from "../src/worker/run-agent-session.js";
+import { runAgentSession, type SessionInput } from "../src/worker/run-agent-session.js";
+import type { ModelClient } from "../src/agent/model-client.js";
+import type { Workspace } from "../src/workspace/index.js";
 import { startFakeMcpServer } from "../test/fakes/fake-mcp-server.js";
 import type { MessagesRequest } from "../test/fakes/fake-anthropic.js";
 import { startFakeAnthropic, type RecordedRequest, type ScriptedTurn } from "../test/fakes/index.js";
@@ -156,6 +158,31 @@ function sum(requests: readonly RecordedRequest[]): Totals {
 const share = (t: Totals) => t.read / (t.input + t.write + t.read);
 const pct = (value: number) => `${(value * 100).toFixed(1)} %`;
 
+/** The bench job's session input over `workspace`: its issue, config, AGENTS.md and a silent tracker. */
+function benchSession(workspace: Workspace, model: ModelClient, home: string, jobId: string, extra: Partial<SessionInput> = {}): SessionInput {
+  const ctx = contextFor(workspace, new AbortController().signal, { number: 42, title: "Invoice amount doubled after a retry", body: ISSUE_BODY });
+  return {
+    jobId,
+    workspace,
+    issue: ctx.issue,
+    pulls: ctx.pulls,
+    config: { ...defaultRepoConfig(), max_turns: TURNS, max_cost_usd: 100 },
+    model,
+    modelName: MODEL,
+    repoFullName: "octo/billing",
+    task: { number: 42, title: "Invoice amount doubled after a retry", body: ISSUE_BODY, kind: "issue_assigned", actor: "maintainer" },
+    instructionFiles: [{ path: "AGENTS.md", content: AGENTS_MD }],
+    tracker: { update: () => undefined, flush: async () => undefined },
+    transcriptDir: path.join(home, "transcripts"),
+    redact: createRedactor([]),
+    clock: Date.now,
+    startedAt: Date.now(),
+    signal: new AbortController().signal,
+    logger: silentLogger,
+    ...extra,
+  };
+}
+
 const EXPLORE_TASK = "Find every place that recomputes an invoice amount on retry";
 const FIX_TASK = "Apply the idempotency guard to module-10 and module-20";
 
@@ -251,26 +278,8 @@ async function runWithSubagents(): Promise<void> {
     await commitAll(repo, home);
     const workspace = await openWorkspace(repo, home, "tackle/bench-cache-sub");
     try {
-      const ctx = contextFor(workspace, new AbortController().signal, { number: 42, title: "Invoice amount doubled after a retry", body: ISSUE_BODY });
-      const { result } = await runAgentSession({
-        jobId: "bench-cache-sub",
-        workspace,
-        issue: ctx.issue,
-        pulls: ctx.pulls,
-        config: { ...defaultRepoConfig(), max_turns: TURNS, max_cost_usd: 100 },
-        model: createAnthropicClient({ apiKey: fake.apiKey, baseURL: fake.url, maxRetries: 0 }),
-        modelName: MODEL,
-        repoFullName: "octo/billing",
-        task: { number: 42, title: "Invoice amount doubled after a retry", body: ISSUE_BODY, kind: "issue_assigned", actor: "maintainer" },
-        instructionFiles: [{ path: "AGENTS.md", content: AGENTS_MD }],
-        tracker: { update: () => undefined, flush: async () => undefined },
-        transcriptDir: path.join(home, "transcripts"),
-        redact: createRedactor([]),
-        clock: Date.now,
-        startedAt: Date.now(),
-        signal: new AbortController().signal,
-        logger: silentLogger,
-      });
+      const model = createAnthropicClient({ apiKey: fake.apiKey, baseURL: fake.url, maxRetries: 0 });
+      const { result } = await runAgentSession(benchSession(workspace, model, home, "bench-cache-sub"));
       if (result.reason !== "task_done" || result.turns !== TURNS) {
         throw new Error(`the session with subagents ended with ${result.reason} after ${result.turns} turns: ${result.error ?? result.reasonText}`);
       }
@@ -369,30 +378,15 @@ async function runWithActivations(): Promise<void> {
     await commitAll(repo, home);
     const workspace = await openWorkspace(repo, home, "tackle/bench-cache-mcp");
     try {
-      const ctx = contextFor(workspace, new AbortController().signal, { number: 42, title: "Invoice amount doubled after a retry", body: ISSUE_BODY });
-      const { result } = await runAgentSession({
-        jobId: "bench-cache-mcp",
-        workspace,
-        issue: ctx.issue,
-        pulls: ctx.pulls,
-        config: { ...defaultRepoConfig(), max_turns: TURNS, max_cost_usd: 100 },
-        model: createAnthropicClient({ apiKey: fake.apiKey, baseURL: fake.url, maxRetries: 0 }),
-        modelName: MODEL,
-        repoFullName: "octo/billing",
-        task: { number: 42, title: "Invoice amount doubled after a retry", body: ISSUE_BODY, kind: "issue_assigned", actor: "maintainer" },
-        instructionFiles: [{ path: "AGENTS.md", content: AGENTS_MD }],
-        tracker: { update: () => undefined, flush: async () => undefined },
-        transcriptDir: path.join(home, "transcripts"),
-        redact: createRedactor([]),
-        clock: Date.now,
-        startedAt: Date.now(),
-        signal: new AbortController().signal,
-        logger: silentLogger,
-        mcp: createMcpPort({
-          servers: [{ name: "docs", kind: "http", url: server.url, headers: {}, trusted: true }],
-          fetch: createGuardedFetch(createDestinationRules([server.address])),
+      const model = createAnthropicClient({ apiKey: fake.apiKey, baseURL: fake.url, maxRetries: 0 });
+      const { result } = await runAgentSession(
+        benchSession(workspace, model, home, "bench-cache-mcp", {
+          mcp: createMcpPort({
+            servers: [{ name: "docs", kind: "http", url: server.url, headers: {}, trusted: true }],
+            fetch: createGuardedFetch(createDestinationRules([server.address])),
+          }),
         }),
-      });
+      );
       if (result.reason !== "task_done" || result.turns !== TURNS) {
         throw new Error(`the session with activations ended with ${result.reason} after ${result.turns} turns: ${result.error ?? result.reasonText}`);
       }

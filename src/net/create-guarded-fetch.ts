@@ -1,6 +1,6 @@
 import http from "node:http";
 import https from "node:https";
-import { isIP, type LookupFunction } from "node:net";
+import { pinnedLookup } from "./pinned-lookup.js";
 import { Readable } from "node:stream";
 import { TackleError } from "../errors/index.js";
 import type { DestinationRules } from "./create-destination-rules.js";
@@ -27,11 +27,7 @@ export function createGuardedFetch(rules: DestinationRules, resolve: (host: stri
 }
 
 function send(url: URL, address: string, init: RequestInit): Promise<Response> {
-  const family = isIP(address);
-  const lookup: LookupFunction = (_hostname, options, callback) => {
-    if (options.all === true) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
+  const lookup = pinnedLookup(address);
   const secure = url.protocol === "https:";
   const client = secure ? https : http;
   const headers = Object.fromEntries(new Headers(init.headers ?? {}).entries());

@@ -1,6 +1,6 @@
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import { isIP, type LookupFunction } from "node:net";
+import { pinnedLookup } from "./pinned-lookup.js";
 
 /** Agents of their own: no keep-alive (a reused socket could outlive its address check) and no environment proxy. */
 export interface FetchAgents {
@@ -24,11 +24,7 @@ const HEADERS = {
  * while the Host header and TLS server name stay the URL's. Resolves once the headers arrive.
  */
 export function openResponse(url: URL, address: string, agents: FetchAgents, signal: AbortSignal): Promise<IncomingMessage> {
-  const family = isIP(address);
-  const lookup: LookupFunction = (_hostname, options, callback) => {
-    if (options.all === true) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
+  const lookup = pinnedLookup(address);
   const secure = url.protocol === "https:";
   const client = secure ? https : http;
   return new Promise((resolve, reject) => {
