@@ -154,8 +154,10 @@ for (const unprivileged of [false, true]) {
         const wrote = await a.run("echo written by command one > /tmp/x", { timeoutMs: 20000 });
         // Command one listens; command two, started meanwhile, connects.
         const server = a.run(${JSON.stringify(`echo listening; ${LISTEN}; echo served`)}, { timeoutMs: 60000 });
-        while (!existsSync(${portFile})) await new Promise((r) => setTimeout(r, 20));
-        const port = readFileSync(${portFile}, "utf8");
+        // The file exists a moment before its content is written: wait for the port itself.
+        const portOf = () => (existsSync(${portFile}) ? readFileSync(${portFile}, "utf8").trim() : "");
+        while (portOf() === "") await new Promise((r) => setTimeout(r, 20));
+        const port = portOf();
         const fromB = await b.run(${JSON.stringify(connect("PORT"))}.replace("PORT", port) + "; cat /tmp/x || echo NO-X", { timeoutMs: 20000 });
         const fromA = await a.run("cat /tmp/x; " + ${JSON.stringify(connect('Number(require("fs").readFileSync("/tmp/port", "utf8"))'))}, { timeoutMs: 20000 });
         const served = await server;
