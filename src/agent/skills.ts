@@ -5,7 +5,6 @@ import type { Tool, ToolResult } from "./tools/tool.js";
 
 /** The repository's skills (from the default branch's commit), as the Skill tool uses them. */
 export interface SkillPort {
-  readonly skills: readonly SkillDefinition[];
   /** The skill's instructions with `args` and its files; offers its own tools from the next turn on. */
   invoke(name: string, args: string | undefined): ToolResult;
 }
@@ -14,7 +13,6 @@ export interface SkillPort {
 export function createSkillPort(skills: readonly SkillDefinition[], offer: (tools: Tool[]) => string[]): SkillPort {
   const byName = new Map(skills.map((skill) => [skill.name, skill]));
   return {
-    skills,
     invoke(name, args) {
       const skill = byName.get(name);
       if (skill === undefined) {

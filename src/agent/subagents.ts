@@ -54,7 +54,6 @@ export interface SubagentEvent {
 
 /** Runs subagents for the Task tool: each its own conversation, over the job's workspace, policy, budgets and signal. */
 export interface SubagentPort {
-  readonly types: readonly SubagentType[];
   run(request: SubagentRequest, ctx: ToolContext): Promise<ToolResult>;
 }
 
@@ -85,7 +84,6 @@ export function createSubagents(options: SubagentsOptions): SubagentPort {
   const byName = new Map(options.types.map((type) => [type.name, type]));
   const slots = createSlots(MAX_PARALLEL_SUBAGENTS);
   const port: SubagentPort = {
-    types: options.types,
     async run(request, ctx) {
       const type = byName.get(request.type);
       if (type === undefined) {

@@ -11,7 +11,6 @@ import type { WebFetchCache } from "../net/create-web-fetch-cache.js";
 import { createDestinationRules, createGuardedFetch, createMcpPort, createWebFetcher, isWebFetchOff, type McpServerSpec } from "../net/index.js";
 import { substituteMcpSecrets } from "../config/substitute-mcp-secrets.js";
 import type { McpServerConfig } from "../config/repo-config.js";
-import type { McpPort, MemoryPort, WebPort } from "../agent/ports.js";
 import { formatRepoKey } from "../workspace/index.js";
 import { SUBAGENT_TOOL_NAMES } from "../agent/subagent-types.js";
 import type { AgentDefinition } from "../config/repo-extensions.js";
@@ -27,7 +26,7 @@ import { sleep } from "../util/sleep.js";
 import type { PrepareOptions, Workspace } from "../workspace/index.js";
 import { githubIssuePort, githubPullsPort, ensureFixesLine } from "./github-ports.js";
 import { createGitHubApprovalHandler } from "./approval-handler.js";
-import { policyConfigOf, runAgentSession } from "./run-agent-session.js";
+import { policyConfigOf, runAgentSession, type SessionInput } from "./run-agent-session.js";
 import { createTracker, type Tracker, type TrackingSink } from "./tracker.js";
 import { trackingMarker, type JobStats, type TrackingState } from "./tracking-comment.js";
 
@@ -454,17 +453,15 @@ async function runAndPublish(
   return refused && !pullUrl ? { ...ending, phase: "failed", reason: `nothing was published: ${refused}` } : ending;
 }
 
+type SessionExtras = Pick<SessionInput, "memory" | "web" | "mcp" | "untrustedAuthors">;
+
 /**
  * The session's ports beyond the core: the repository's memory (unless its config turns it off) and
  * WebFetch's fetcher (unless an allow-list turns it off), and who in the thread lacks write access.
  */
-function sessionExtras(
-  job: JobContext,
-  config: RepoConfig,
-  issueAuthor: string,
-): { memory?: MemoryPort; web?: WebPort; mcp?: McpPort; untrustedAuthors: Promise<string[]> } {
+function sessionExtras(job: JobContext, config: RepoConfig, issueAuthor: string): SessionExtras {
   const { deps, data, repo, redact } = job;
-  const extras: { memory?: MemoryPort; web?: WebPort; mcp?: McpPort; untrustedAuthors: Promise<string[]> } = {
+  const extras: SessionExtras = {
     untrustedAuthors: untrustedAuthors(job, config, issueAuthor),
   };
   if (deps.memory !== undefined && config.memory) {

@@ -2,31 +2,22 @@ import { runAgent, buildSystemPrompt, buildTaskMessage, createTranscript, type A
 import type { ModelClient } from "../agent/model-client.js";
 import { createMcpGateway } from "../agent/mcp/mcp-gateway.js";
 import type { IssuePort, McpPort, MemoryPort, MemorySummary, PullsPort, SessionState, WebPort } from "../agent/ports.js";
+import { buildJobTools } from "../agent/build-job-tools.js";
 import { renderMemoryIndex } from "../agent/prompt/render-memory-index.js";
 import { createSideCalls } from "../agent/side-calls.js";
 import { createSkillPort } from "../agent/skills.js";
 import { createSpend } from "../agent/spend.js";
-import { SUBAGENT_TOOL_NAMES, subagentTypes } from "../agent/subagent-types.js";
 import { createSubagents, type SubagentEvent } from "../agent/subagents.js";
 import {
-  coreTools,
   createApprovalGate,
   createPolicyEngine,
-  createSkillTool,
-  createTaskTool,
   createToolHooks,
   createToolRegistry,
   denyingApprovalHandler,
-  callMcpToolTool,
-  loadMcpToolsTool,
-  memoryReadTool,
-  memoryWriteTool,
-  webFetchTool,
   type ApprovalHandler,
   type ApprovalQuestion,
-  type Tool,
 } from "../agent/tools/index.js";
-import { isReadOnly, type ToolContext } from "../agent/tools/tool.js";
+import type { ToolContext } from "../agent/tools/tool.js";
 import path from "node:path";
 import type { RepoConfig } from "../config/index.js";
 import { HOOKS_DIR } from "../config/repo-extension-paths.js";
@@ -185,36 +176,22 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     redact: input.redact,
   });
 
-  const types = subagentTypes({ repo: input.repoFullName, branch: workspace.branch }, extensions.agents);
-  const core = coreTools();
-  const webFetch = input.web === undefined ? [] : [webFetchTool];
-  const byName = new Map<string, Tool>([...core, ...webFetch].map((tool) => [tool.name, tool]));
-  const subagentToolsFor = (names: readonly string[]) => names.filter((name) => SUBAGENT_TOOL_NAMES.includes(name) && byName.has(name));
-  const taskTypes = types.map((type) => ({
-    name: type.name,
-    description: type.description,
-    // Task may start a writer; a tool this job does not offer counts as a writer too.
-    readOnly: type.tools.every((name) => name !== "Task" && isReadOnlyTool(byName.get(name))),
-  }));
-  const readOnlyTypes = new Set(taskTypes.filter((type) => type.readOnly).map((type) => type.name));
-  const taskTool = createTaskTool(taskTypes);
-  byName.set(taskTool.name, taskTool);
-  const mainTools: Tool[] = [
-    ...core,
-    taskTool,
-    ...(extensions.skills.length > 0 ? [createSkillTool(extensions.skills)] : []),
-    ...webFetch,
-    ...(input.memory === undefined ? [] : [memoryReadTool, memoryWriteTool]),
-    ...(input.mcp === undefined ? [] : [loadMcpToolsTool, callMcpToolTool]),
-  ];
-  const registry = createToolRegistry(mainTools, registryOptions);
+  const tools = buildJobTools({
+    repo: input.repoFullName,
+    branch: workspace.branch,
+    extensions,
+    web: input.web !== undefined,
+    memory: input.memory !== undefined,
+    mcp: input.mcp !== undefined,
+  });
+  const registry = createToolRegistry(tools.main, registryOptions);
   const mcp = input.mcp === undefined ? undefined : createMcpGateway(input.mcp, (tools) => registry.setGroup("mcp", tools));
   // Servers are connected off the critical path: the first LoadMcpTools finds them ready.
   void mcp?.discover(input.signal).catch(() => undefined);
   const modelFor = input.modelFor ?? (() => input.model);
   const subagents = createSubagents({
-    types: types.map((type) => ({ ...type, tools: subagentToolsFor(type.tools) })),
-    tools: byName,
+    types: tools.types,
+    tools: tools.subagentTools,
     registry: (tools) => createToolRegistry(tools, registryOptions),
     model: modelFor,
     modelName: input.modelName,
@@ -223,7 +200,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     clock,
     transcript,
     logger: input.logger,
-    isReadOnly: (type) => readOnlyTypes.has(type),
+    isReadOnly: tools.isReadOnly,
     onEvent: (event: SubagentEvent) => {
       subagentSteps.set(event.path, { ...event });
       input.tracker.update(working(step));
@@ -347,10 +324,6 @@ async function readMemoryIndex(memory: MemoryPort | undefined, logger: Logger): 
     logger.warn({ err: error }, "could not read the repository's memory index");
     return [];
   }
-}
-
-function isReadOnlyTool(tool: Tool | undefined): boolean {
-  return tool !== undefined && isReadOnly(tool.effects);
 }
 
 /** Reports each wait for a maintainer: to the tracking comment, and its length to the deadline. */

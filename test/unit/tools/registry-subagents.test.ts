@@ -46,7 +46,6 @@ function taskWithSpans(spans: Span[]): { ctx: (base: ToolContext) => ToolContext
       ...base,
       callPath: "main/4",
       subagents: {
-        types: [],
         async run(request, ctx) {
           const start = performance.now();
           await new Promise((resolve) => setTimeout(resolve, 150));
