@@ -132,6 +132,12 @@ describe("subagents in a session", () => {
     // Subagents never get the issue, publishing or ending tools, and explore gets no writers.
     const exploreTools = fake.requests.find((request) => taskOf(request.body).includes("toFahrenheit defined"))?.body.tools as Array<{ name: string }>;
     expect(exploreTools.map((tool) => tool.name)).toEqual(["Read", "Glob", "Grep", "git_status", "git_diff", "git_log"]);
+    // Each type keeps one byte-stable prefix: every explore request, in both conversations and at both depths, sends the same tools and system.
+    const explorePrefixes = fake.requests
+      .filter((request) => /toFahrenheit defined|formatDegrees used|Which test covers/.test(taskOf(request.body)))
+      .map((request) => JSON.stringify([request.body.tools, request.body.system]).replace(/,"cache_control":\{"type":"ephemeral"\}/g, ""));
+    expect(explorePrefixes).toHaveLength(6);
+    expect(new Set(explorePrefixes).size).toBe(1);
     const generalTools = (fake.requests.find((request) => taskOf(request.body).includes("Fix the offset"))!.body.tools as Array<{ name: string }>).map(
       (tool) => tool.name,
     );

@@ -149,3 +149,11 @@ describe("assembleRequest", () => {
     );
   });
 });
+
+describe("subagent types", () => {
+  it("the built-in names are the ones a repository's agent file may not take", async () => {
+    const { subagentTypes } = await import("../../../src/agent/subagent-types.js");
+    const { BUILT_IN_SUBAGENT_TYPES } = await import("../../../src/config/parse-agent-definition.js");
+    expect(subagentTypes({ repo: "o/r", branch: "b" }, []).map((type) => type.name)).toEqual([...BUILT_IN_SUBAGENT_TYPES]);
+  });
+});
