@@ -17,10 +17,9 @@ import { buildSystemPrompt } from "../src/agent/prompt/build-system-prompt.js";
 import { buildTaskMessage } from "../src/agent/prompt/build-task-message.js";
 import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler } from "../src/agent/tools/index.js";
 import { defaultRepoConfig } from "../src/config/index.js";
-import { silentLogger } from "../src/logging/logger.js";
-import { createRedactor } from "../src/util/redact.js";
 import { createDestinationRules, createGuardedFetch, createMcpPort } from "../src/net/index.js";
 import { runAgentSession, type SessionInput } from "../src/worker/run-agent-session.js";
+import { sessionInput } from "../test/integration/agent/helpers.js";
 import type { ModelClient } from "../src/agent/model-client.js";
 import type { Workspace } from "../src/workspace/index.js";
 import { startFakeMcpServer } from "../test/fakes/fake-mcp-server.js";
@@ -161,26 +160,16 @@ const pct = (value: number) => `${(value * 100).toFixed(1)} %`;
 /** The bench job's session input over `workspace`: its issue, config, AGENTS.md and a silent tracker. */
 function benchSession(workspace: Workspace, model: ModelClient, home: string, jobId: string, extra: Partial<SessionInput> = {}): SessionInput {
   const ctx = contextFor(workspace, new AbortController().signal, { number: 42, title: "Invoice amount doubled after a retry", body: ISSUE_BODY });
-  return {
+  return sessionInput(workspace, model, home, {
     jobId,
-    workspace,
     issue: ctx.issue,
     pulls: ctx.pulls,
     config: { ...defaultRepoConfig(), max_turns: TURNS, max_cost_usd: 100 },
-    model,
-    modelName: MODEL,
     repoFullName: "octo/billing",
     task: { number: 42, title: "Invoice amount doubled after a retry", body: ISSUE_BODY, kind: "issue_assigned", actor: "maintainer" },
     instructionFiles: [{ path: "AGENTS.md", content: AGENTS_MD }],
-    tracker: { update: () => undefined, flush: async () => undefined },
-    transcriptDir: path.join(home, "transcripts"),
-    redact: createRedactor([]),
-    clock: Date.now,
-    startedAt: Date.now(),
-    signal: new AbortController().signal,
-    logger: silentLogger,
     ...extra,
-  };
+  });
 }
 
 const EXPLORE_TASK = "Find every place that recomputes an invoice amount on retry";

@@ -8,11 +8,9 @@
 import type { MessageRequest, ModelClient, ModelMessage } from "../src/agent/model-client.js";
 import type { McpPort, MemoryPort, WebPort } from "../src/agent/ports.js";
 import { coreTools } from "../src/agent/tools/index.js";
-import { defaultRepoConfig } from "../src/config/index.js";
 import type { RepoExtensions } from "../src/config/repo-extensions.js";
-import { silentLogger } from "../src/logging/logger.js";
-import { createRedactor } from "../src/util/redact.js";
 import { runAgentSession } from "../src/worker/run-agent-session.js";
+import { sessionInput } from "../test/integration/agent/helpers.js";
 import { countInputTokens, countTokens } from "../test/fakes/compute-usage.js";
 import path from "node:path";
 import { commitAll, contextFor, generateRepo, openWorkspace, tempDir } from "./agent-helpers.js";
@@ -137,26 +135,17 @@ export async function run(): Promise<void> {
       try {
         const model = firstRequestModel();
         const ctx = contextFor(workspace, new AbortController().signal, ISSUE);
-        await runAgentSession({
-          jobId: `bench-first-${label.length}`,
-          workspace,
-          issue: ctx.issue,
-          pulls: ctx.pulls,
-          config: defaultRepoConfig(),
-          model,
-          modelName: "claude-sonnet-4-6",
-          repoFullName: "octo/billing",
-          task: { ...ISSUE, kind: "issue_assigned", actor: "maintainer" },
-          instructionFiles: [],
-          tracker: { update: () => undefined, flush: async () => undefined },
-          transcriptDir: path.join(home, "transcripts"),
-          redact: createRedactor([]),
-          clock: Date.now,
-          startedAt: Date.now(),
-          signal: new AbortController().signal,
-          logger: silentLogger,
-          ...extras,
-        });
+        await runAgentSession(
+          sessionInput(workspace, model, home, {
+            jobId: `bench-first-${label.length}`,
+            issue: ctx.issue,
+            pulls: ctx.pulls,
+            modelName: "claude-sonnet-4-6",
+            repoFullName: "octo/billing",
+            task: { ...ISSUE, kind: "issue_assigned", actor: "maintainer" },
+            ...extras,
+          }),
+        );
         const request = model.first as unknown as { system: unknown; messages: unknown; tools: Array<{ name: string }> };
         return { label, request, tokens: countInputTokens(request as unknown as Record<string, unknown>) };
       } finally {
