@@ -109,6 +109,16 @@ function toolResultText(request: MessagesRequest): string {
   return typeof content === "string" ? content : ((content ?? []) as Array<{ text?: string }>).map((part) => part.text ?? "").join("\n");
 }
 
+/** A repository agent that names claude-opus-4-1, allowed or not by TACKLE_ALLOWED_MODELS. */
+const PRICEY = `---
+name: pricey
+description: Thinks hard.
+tools: Read
+model: claude-opus-4-1
+---
+Think.
+`;
+
 const trackingComments = (h: Harness, issueNumber: number) => botComments(h, issueNumber).filter((c) => c.body.includes("tackle:tracking"));
 
 async function harnessWith(script: ScriptedModel, files: Record<string, string>): Promise<Harness> {
@@ -272,15 +282,7 @@ Open the pull request yourself.
   });
 
   it("an agent file naming a model outside TACKLE_ALLOWED_MODELS fails the job with a comment naming the file and the model", async () => {
-    const pricey = `---
-name: pricey
-description: Thinks hard.
-tools: Read
-model: claude-opus-4-1
----
-Think.
-`;
-    const h = await harnessWith(delegatingModel, { ".tackle/agents/pricey.md": pricey });
+    const h = await harnessWith(delegatingModel, { ".tackle/agents/pricey.md": PRICEY });
     const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: TITLE });
 
     await assign(h, issue.number);
@@ -294,14 +296,6 @@ Think.
   });
 
   it("a repository agent's allowed model is the one its requests name", async () => {
-    const pricey = `---
-name: pricey
-description: Thinks hard.
-tools: Read
-model: claude-opus-4-1
----
-Think.
-`;
     const script: ScriptedModel = (request) => {
       const sub = JSON.stringify(request.messages?.[0] ?? "").includes("Your task, from the agent");
       const turn = (request.messages ?? []).filter((m) => (m as { role: string }).role === "assistant").length;
@@ -311,7 +305,7 @@ Think.
     };
     const h = await startHarness({ script, extraEnv: { TACKLE_ALLOWED_MODELS: "claude-sonnet-4-6,claude-opus-4-1" } });
     cleanups.push(() => h.close());
-    await h.gh.commitFiles(OWNER, REPO, "main", { ".tackle/agents/pricey.md": pricey }, { message: "Repository agents" });
+    await h.gh.commitFiles(OWNER, REPO, "main", { ".tackle/agents/pricey.md": PRICEY }, { message: "Repository agents" });
     const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: TITLE });
 
     await assign(h, issue.number);
