@@ -58,6 +58,38 @@ export interface ExecResult {
 export interface ExecPort {
   readonly sandboxed: boolean;
   run(command: string, options: ExecOptions): Promise<ExecResult>;
+  /**
+   * Starts a long-running process (a background job, a Monitor, a stdio MCP server) in the same
+   * sandbox, with the same limits and the job's network namespace and /tmp; it runs until it ends,
+   * is stopped, or the job's workspace is disposed. Absent where processes cannot outlive a call.
+   */
+  start?(argv: readonly string[], options: StartOptions): Promise<StartedProcess>;
+  /**
+   * Runs `task` (a host file tool's check and open) with every process of the job that could race it
+   * paused: what the path guard checked is what the host then opens. Runs it directly when nothing
+   * of the job runs beside it.
+   */
+  pausing?<T>(task: () => Promise<T>): Promise<T>;
+}
+
+export interface StartOptions {
+  /** Extra environment for this process only (never secrets). */
+  env?: Record<string, string>;
+  /** Keep stdin open as a pipe the caller writes (an MCP server's requests). @defaultValue no stdin */
+  stdin?: boolean;
+  /** Deliver stderr apart; otherwise it is merged into stdout. @defaultValue false */
+  separateStderr?: boolean;
+  onStdout(chunk: Buffer): void;
+  onStderr?(chunk: Buffer): void;
+}
+
+export interface StartedProcess {
+  /** The process's stdin, when `stdin` was asked for. */
+  readonly stdin: NodeJS.WritableStream | undefined;
+  /** Settles once it has ended and its output is drained; `exitCode` is null when a signal ended it. */
+  readonly exited: Promise<{ exitCode: number | null; killed: boolean }>;
+  /** Kills it, with everything it started; resolves once it is gone. */
+  stop(): Promise<void>;
 }
 
 /** Runs ripgrep on the host, read-only, over the worktree (Grep and Glob). */

@@ -3,9 +3,10 @@ import { chmod, lstat, mkdir, mkdtemp, realpath, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
-import type { ExecOptions, ExecPort, ExecResult } from "../agent/ports.js";
+import type { ExecOptions, ExecPort, ExecResult, StartedProcess, StartOptions } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
+import { freezeProcesses, processTree } from "./freeze-processes.js";
 import { createOutputCollector } from "./output-collector.js";
 import { niceArgv } from "./git-host.js";
 import { isRoot, openNetwork, readChildPid, slirpAvailable } from "./sandbox-network.js";
@@ -264,7 +265,16 @@ function checkEnv(env: Readonly<Record<string, string>> | undefined): Record<str
 
 /** bubblewrap (and setpriv, unshare) hand fd 0 on to the command unchanged. */
 function stdinOf(spec: LaunchSpec): "pipe" | "ignore" {
-  return spec.input === undefined ? "ignore" : "pipe";
+  return spec.input === undefined && spec.keepStdin !== true ? "ignore" : "pipe";
+}
+
+/** Host file tools in flight, with the job's processes stopped until the last of them ends. */
+interface Pause {
+  holders: number;
+  /** Resolves with the function that continues what was stopped. */
+  frozen: Promise<() => void>;
+  released: Promise<void>;
+  release(): void;
 }
 
 interface Launched {
@@ -422,19 +432,28 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
   }
 
   let running = 0;
-  const active = new Set<Supervision>();
+  /** Every process of the job that is running, with the outer process it was spawned as. */
+  const active = new Map<Supervision, ChildProcess>();
+  let pause: Pause | undefined;
 
   async function launch(spec: LaunchSpec): Promise<Launched> {
     running += 1;
     try {
-      return await launchCounted(spec);
+      const supervision = await startSupervised(spec);
+      try {
+        return await settle(supervision);
+      } finally {
+        supervision.dispose();
+      }
     } finally {
       running -= 1;
     }
   }
 
-  async function launchCounted(spec: LaunchSpec): Promise<Launched> {
+  async function startSupervised(spec: LaunchSpec): Promise<Supervision> {
     if (spec.signal?.aborted) throw new TackleError("aborted", "command cancelled before it started");
+    // Nothing starts while a host file tool has the job paused: it would run unpaused beside it.
+    while (pause) await pause.released;
     const { child, info, helpers } = await spawnBox(spec);
     const killAfter = limits.killAfterOutputBytes ?? Math.max(256 * 1024 ** 2, 64 * spec.maxOutputBytes);
     let sandboxPid: number | undefined;
@@ -443,33 +462,113 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     const what = options.mode === "bwrap" ? "bubblewrap" : rootIdentity ? "setpriv (util-linux)" : "bash";
     const supervision = supervise(child, spec, killAfter, what, () => sandboxPid);
     for (const helper of helpers) supervision.alsoKill(helper);
-    const { state } = supervision;
-    active.add(supervision);
+    active.set(supervision, child);
+    void supervision.closed.catch(() => undefined).finally(() => active.delete(supervision));
     // Started while the job was being disposed: it must not outlive it.
     if (disposed) {
-      state.aborted = true;
+      supervision.state.aborted = true;
       supervision.stop();
     }
-    try {
-      const { code, signal } = await supervision.closed;
-      if (state.aborted) throw new TackleError("aborted", "command cancelled");
-      const exitCode = state.timedOut || state.killedForOutput || signal !== null ? null : code;
-      return { exitCode, timedOut: state.timedOut, killedForOutput: state.killedForOutput };
-    } finally {
-      active.delete(supervision);
-      supervision.dispose();
+    return supervision;
+  }
+
+  async function settle(supervision: Supervision): Promise<Launched> {
+    const { state } = supervision;
+    const { code, signal } = await supervision.closed;
+    if (state.aborted) throw new TackleError("aborted", "command cancelled");
+    const exitCode = state.timedOut || state.killedForOutput || signal !== null ? null : code;
+    return { exitCode, timedOut: state.timedOut, killedForOutput: state.killedForOutput };
+  }
+
+  /** The job's processes now: every running command and everything below it. */
+  function jobProcesses(): number[] {
+    const roots = [...active.values()].filter((child) => child.exitCode === null && child.signalCode === null).flatMap((child) => child.pid ?? []);
+    return roots.length === 0 ? [] : processTree(roots);
+  }
+
+  async function pausing<T>(task: () => Promise<T>): Promise<T> {
+    if (pause === undefined && active.size === 0) return task();
+    if (pause === undefined) {
+      let release = (): void => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      pause = { holders: 0, frozen: freezeProcesses(jobProcesses), released, release };
     }
+    const current = pause;
+    current.holders += 1;
+    try {
+      await current.frozen;
+      return await task();
+    } finally {
+      current.holders -= 1;
+      if (current.holders === 0) {
+        pause = undefined;
+        const thaw = await current.frozen.catch(() => undefined);
+        thaw?.();
+        current.release();
+      }
+    }
+  }
+
+  async function start(argv: readonly string[], startOptions: StartOptions): Promise<StartedProcess> {
+    if (argv.length === 0) throw new TackleError("workspace", "nothing to start: the command is empty");
+    const collected = { bytes: 0 };
+    const count = (sink: (chunk: Buffer) => void) => (chunk: Buffer) => {
+      collected.bytes += chunk.length;
+      sink(chunk);
+    };
+    const onStderr = startOptions.onStderr;
+    const spec: LaunchSpec = {
+      innerArgv: ["bash", "-c", limitPrefix(limits, startOptions.separateStderr !== true), "tackle", ...argv],
+      env: innerEnv(startOptions.env),
+      network: false,
+      // It lives until it ends, is stopped, or the job is disposed.
+      timeoutMs: 2 ** 31 - 1,
+      maxOutputBytes: DEFAULT_MAX_OUTPUT,
+      onStdout: count(startOptions.onStdout),
+      onStderr: count(onStderr ?? startOptions.onStdout),
+      totalBytes: () => collected.bytes,
+      ...(startOptions.stdin === true ? { keepStdin: true } : {}),
+    };
+    running += 1;
+    let supervision: Supervision;
+    try {
+      supervision = await startSupervised(spec);
+    } catch (error) {
+      running -= 1;
+      throw error;
+    }
+    const exited = supervision.closed
+      .then(({ code, signal }) => {
+        const killed = supervision.state.aborted || supervision.state.killedForOutput || signal !== null;
+        return { exitCode: killed ? null : code, killed };
+      })
+      .finally(() => {
+        running -= 1;
+        supervision.dispose();
+      });
+    exited.catch(() => undefined);
+    return {
+      stdin: supervision.stdin,
+      exited,
+      async stop() {
+        supervision.state.aborted = true;
+        supervision.stop();
+        await exited.catch(() => undefined);
+      },
+    };
   }
 
   async function dispose(): Promise<boolean> {
     disposed = true;
-    const stopping = [...active].map((supervision) => {
+    const stopping = [...active.keys()].map((supervision) => {
       // The job is over: its commands end as cancelled, whatever they would have printed.
       supervision.state.aborted = true;
       supervision.stop();
       return supervision.closed.catch(() => undefined);
     });
     await Promise.all(stopping);
+    // Let what waits on each ending (a background process's count) run first.
+    await new Promise((resolve) => setImmediate(resolve));
     const held = await namespace?.catch(() => undefined);
     await held?.stop();
     if (!held) return running === 0;
@@ -485,6 +584,8 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
       return running;
     },
     dispose,
+    start,
+    pausing,
 
     async run(command: string, execOptions: ExecOptions): Promise<ExecResult> {
       const started = Date.now();

@@ -9,8 +9,10 @@ export interface LaunchSpec {
   timeoutMs: number;
   signal?: AbortSignal;
   maxOutputBytes: number;
-  /** Written to stdin, which is then closed; without it stdin is not opened at all. */
+  /** Written to stdin, which is then closed; without it (or `keepStdin`) stdin is not opened at all. */
   input?: string;
+  /** Leave stdin open for the caller to write (a stdio MCP server). */
+  keepStdin?: boolean;
   onStdout(chunk: Buffer): void;
   onStderr(chunk: Buffer): void;
   /** Total bytes seen so far, to stop a flood. */
@@ -34,6 +36,8 @@ export interface Supervision {
   stop(): void;
   alsoKill(process: ChildProcess): void;
   dispose(): void;
+  /** The process's stdin, with `keepStdin`. */
+  stdin: NodeJS.WritableStream | undefined;
 }
 
 /**
@@ -68,6 +72,8 @@ export function supervise(child: ChildProcess, spec: LaunchSpec, killAfterBytes:
       stop();
     }
   };
+  // A process that ends without reading what was written closes the pipe: EPIPE is not Tackle's error.
+  child.stdin?.on("error", () => undefined);
   if (spec.input !== undefined && child.stdin) {
     // A command that exits without reading all of it closes the pipe: EPIPE is its choice, not an error.
     child.stdin.on("error", () => undefined);
@@ -108,6 +114,7 @@ export function supervise(child: ChildProcess, spec: LaunchSpec, killAfterBytes:
     closed,
     stop,
     alsoKill: (helper) => helpers.push(helper),
+    stdin: spec.keepStdin === true ? (child.stdin ?? undefined) : undefined,
     dispose: () => {
       clearTimeout(timer);
       spec.signal?.removeEventListener("abort", onAbort);

@@ -124,9 +124,18 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
   };
 
   async function decide(tool: Tool, input: unknown, ctx: ToolContext): Promise<PolicyDecision> {
-    const policy = await options.policy.check(tool, input, ctx);
+    const policy = await onHostFiles(tool, ctx, () => options.policy.check(tool, input, ctx));
     if (policy.action !== "allow") return policy;
     return tool.checkArgs ? await tool.checkArgs(input, ctx) : policy;
+  }
+
+  /**
+   * A tool that opens worktree files on the host checks a path and then opens it: the job's processes
+   * (background jobs, Monitors, MCP servers) are paused meanwhile, so none can swap a symlink in between.
+   */
+  function onHostFiles<T>(tool: Tool, ctx: ToolContext, task: () => Promise<T>): Promise<T> {
+    const touchesFiles = tool.effects.reads !== undefined || tool.effects.writes !== undefined;
+    return touchesFiles && ctx.exec.pausing ? ctx.exec.pausing(task) : task();
   }
 
   async function runOne(call: ToolCall, ctx: ToolContext): Promise<ToolCallResult> {
@@ -183,7 +192,7 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
 
   async function execute(call: ToolCall, tool: Tool, input: unknown, ctx: ToolContext): Promise<ToolCallResult> {
     try {
-      const result = await tool.execute(input, ctx);
+      const result = await onHostFiles(tool, ctx, () => tool.execute(input, ctx));
       return finish(call, result.content, result.isError === true, tool);
     } catch (error) {
       if (ctx.signal.aborted) return finish(call, `${tool.name} was stopped: the job was cancelled.`, true, tool);
