@@ -85,6 +85,11 @@ export interface RunAgentOptions {
   /** The job's meter, shared with its subagents: the cost budget is the job's. @defaultValue a meter of its own */
   spend?: Spend;
   /**
+   * Text that arrived between turns (the job's background events), sent with the next user message.
+   * Called once per turn; undefined when there is none. @defaultValue none
+   */
+  pendingEvents?: () => string | undefined;
+  /**
    * A subagent's way to end: a reply without tool calls is its final answer (no reminder first).
    * @defaultValue false
    */
@@ -184,16 +189,22 @@ class AgentRun {
         this.nudged = true;
         this.emit({ type: "nudged", turn: this.turn });
         const nudge = response.stop_reason === "max_tokens" ? CUT_OFF_REPLY_TEXT : NUDGE_TEXT;
-        this.history.push({ role: "user", content: [{ type: "text", text: nudge }] });
+        this.history.push({ role: "user", content: [{ type: "text", text: nudge }, ...this.eventBlocks()] });
         continue;
       }
       this.nudged = false;
 
       const results = await this.runTools(calls, cutOffCallId(response));
-      this.history.push({ role: "user", content: results.map(toResultBlock) });
+      this.history.push({ role: "user", content: [...results.map(toResultBlock), ...this.eventBlocks()] });
       this.contextTokens += Math.ceil(results.reduce((sum, r) => sum + r.content.length, 0) / 4);
       if (ctx.state.done !== undefined) return this.end("task_done");
     }
+  }
+
+  /** The job's background events since the last turn, as a block of the next user message. */
+  private eventBlocks(): ContentBlockParam[] {
+    const text = this.options.pendingEvents?.();
+    return text === undefined ? [] : [{ type: "text", text }];
   }
 
   /** What the next turn will likely cost: this conversation's last turn, or the job's mean response before it has one. */

@@ -391,7 +391,7 @@ async function runAndPublish(
     issueNumber: data.isPullRequest ? null : data.number,
     existingPull: target.existingPull,
   });
-  const { result, state, subagents, subagentTurns, memoryWrites, hookDenials } = await runAgentSession({
+  const { result, state, subagents, subagentTurns, memoryWrites, hookDenials, backgroundJobs } = await runAgentSession({
     jobId: data.jobId,
     workspace,
     issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config.allowed_bots }),
@@ -448,6 +448,7 @@ async function runAndPublish(
     ...(subagents.length > 0 ? { subagents } : {}),
     ...(memoryWrites.length > 0 ? { memoryWrites } : {}),
     ...(hookDenials.length > 0 ? { hookDenials } : {}),
+    ...(backgroundJobs.length > 0 ? { backgroundJobs } : {}),
   };
   // Work the host refused to publish is a failure, whatever the agent said: never "no changes needed".
   return refused && !pullUrl ? { ...ending, phase: "failed", reason: `nothing was published: ${refused}` } : ending;

@@ -2,7 +2,10 @@ import { runAgent, buildSystemPrompt, buildTaskMessage, createTranscript, type A
 import type { ModelClient } from "../agent/model-client.js";
 import { createMcpGateway } from "../agent/mcp/mcp-gateway.js";
 import type { IssuePort, McpPort, MemoryPort, MemorySummary, PullsPort, SessionState, WebPort } from "../agent/ports.js";
+import { createBackgroundJobs, type BackgroundJobs } from "../agent/background-jobs.js";
 import { buildJobTools } from "../agent/build-job-tools.js";
+import { renderBackgroundEvents } from "../agent/prompt/render-background-events.js";
+import { describeJob } from "../agent/tools/job-list.js";
 import { renderMemoryIndex } from "../agent/prompt/render-memory-index.js";
 import { createSideCalls } from "../agent/side-calls.js";
 import { createSkillPort } from "../agent/skills.js";
@@ -88,6 +91,8 @@ export interface SessionOutcome {
   memoryWrites: string[];
   /** The tool name of each call a PreToolUse hook denied, in order. */
   hookDenials: string[];
+  /** One line per background command or Monitor the job ran, with how it ended. */
+  backgroundJobs: string[];
 }
 
 /** The policy engine's settings from the repo config; the host's pre-push check uses the same. */
@@ -183,8 +188,10 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     web: input.web !== undefined,
     memory: input.memory !== undefined,
     mcp: input.mcp !== undefined,
+    background: workspace.exec.start !== undefined,
   });
   const registry = createToolRegistry(tools.main, registryOptions);
+  const background = workspace.exec.start === undefined ? undefined : createBackgroundJobs(workspace.exec, input.clock);
   const mcp = input.mcp === undefined ? undefined : createMcpGateway(input.mcp, (tools) => registry.setGroup("mcp", tools));
   // Servers are connected off the critical path: the first LoadMcpTools finds them ready.
   void mcp?.discover(input.signal).catch(() => undefined);
@@ -232,6 +239,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     ...(input.memory === undefined ? {} : { memory: recordingMemory(input.memory, memoryWrites, input.redact) }),
     ...(extensions.skills.length > 0 ? { skills: createSkillPort(extensions.skills, (tools) => registry.offer(tools)) } : {}),
     ...(mcp === undefined ? {} : { mcp }),
+    ...(background === undefined ? {} : { background }),
   };
   const system = buildSystemPrompt({
     repo: input.repoFullName,
@@ -272,11 +280,13 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       clock,
       signal: input.signal,
       spend,
+      ...(background === undefined ? {} : { pendingEvents: () => renderEvents(background, input.redact) }),
       onProgress: (event) => {
         if (event.type === "tool_calls") step = event.summary;
         input.tracker.update(working(step));
       },
     });
+    await background?.stopAll();
     return {
       result: { ...result, usage: { ...spend.usage }, costUsd: spend.costUsd },
       state,
@@ -284,11 +294,19 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       subagentTurns: spend.subagentTurns,
       memoryWrites,
       hookDenials,
+      backgroundJobs: (background?.list() ?? []).map((job) => input.redact(describeJob(job, input.clock()))),
     };
   } finally {
+    // Nothing the agent started outlives its session; the workspace's dispose is the backstop.
+    await background?.stopAll().catch((error: unknown) => input.logger.warn({ err: error }, "could not stop the background commands"));
     await transcript.close();
     await input.mcp?.close().catch((error: unknown) => input.logger.warn({ err: error }, "could not close the MCP servers"));
   }
+}
+
+function renderEvents(background: BackgroundJobs, redact: (text: string) => string): string | undefined {
+  const text = renderBackgroundEvents(background.takeEvents());
+  return text === undefined ? undefined : redact(text);
 }
 
 /** The issue port, noting the authors without write access whose words it showed the agent. */

@@ -21,6 +21,8 @@ export type TrackingState =
       memoryWrites?: string[];
       /** The tool name of each call a repository hook denied. */
       hookDenials?: string[];
+      /** One line per background command or Monitor the job ran, e.g. "job-1: exited with code 0 after 4s: npm run dev". */
+      backgroundJobs?: string[];
     };
 
 /** One subagent of the job, as the comment shows it: nested under its parent by depth. */
@@ -84,6 +86,13 @@ function renderSubagents(steps: readonly SubagentStep[] | undefined): string[] {
   });
   const more = steps.length - shown.length;
   return ["", "Subagents:", ...shown, ...(more > 0 ? [`- … and ${more} more`] : [])];
+}
+
+/** Inline code that shows `text` as is: a command's backticks, @mentions and markup stay inert. */
+function inlineCode(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
+  const fence = "`".repeat(longest + 1);
+  return `${fence} ${text} ${fence}`;
 }
 
 function oneLine(text: string): string {
@@ -151,6 +160,11 @@ function renderBody(
     lines.push("Memory written for later jobs:", ...state.memoryWrites.slice(0, MAX_SUBAGENT_LINES).map((write) => `- ${oneLine(write)}`), "");
   }
   if (state.hookDenials !== undefined && state.hookDenials.length > 0) lines.push(renderHookDenials(state.hookDenials), "");
+  if (state.backgroundJobs !== undefined && state.backgroundJobs.length > 0) {
+    const shown = state.backgroundJobs.slice(0, MAX_SUBAGENT_LINES).map((job) => `- ${inlineCode(oneLine(job))}`);
+    const more = state.backgroundJobs.length - shown.length;
+    lines.push("Background commands:", ...shown, ...(more > 0 ? [`- and ${more} more`] : []), "");
+  }
   const s = state.stats;
   const subagentTurns = s.subagentTurns ? ` (+${s.subagentTurns} in subagents)` : "";
   lines.push(

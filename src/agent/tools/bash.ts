@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { TackleError } from "../../errors/index.js";
 import type { ExecResult } from "../ports.js";
-import { defineTool, type PolicyDecision } from "./tool.js";
+import { defineTool, type PolicyDecision, type ToolContext, type ToolResult } from "./tool.js";
 
 /** @defaultValue ms a command may run when `timeout` is not given */
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -13,7 +13,12 @@ const inputSchema = z.object({
   command: z.string().min(1).describe("The shell command to run (bash), from the repository root."),
   timeout: z.number().int().min(1).optional().describe(`Time limit in milliseconds. Defaults to ${BASH_DEFAULT_TIMEOUT_MS}; at most ${BASH_MAX_TIMEOUT_MS}.`),
   description: z.string().optional().describe("A few words on what the command does, for the job's log."),
-  run_in_background: z.boolean().optional().describe("Not supported yet: commands run in the foreground."),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe(
+      "Start it in the background and return a job id at once (a dev server, a watch build); see JobOutput, JobStop. timeout then applies only if given.",
+    ),
 });
 
 export const bashTool = defineTool({
@@ -28,12 +33,6 @@ export const bashTool = defineTool({
   effects: { runs: { command: "command" } },
   truncationHint: "redirect the output to a file and Read or Grep it",
   checkArgs(input): PolicyDecision {
-    if (input.run_in_background === true) {
-      return {
-        action: "deny",
-        reason: "run_in_background is not supported yet; run the command in the foreground (with a timeout of up to 600000 ms) instead",
-      };
-    }
     if (input.timeout !== undefined && input.timeout > BASH_MAX_TIMEOUT_MS) {
       return {
         action: "deny",
@@ -43,12 +42,26 @@ export const bashTool = defineTool({
     return { action: "allow" };
   },
   async execute(input, ctx) {
+    if (input.run_in_background === true) return startInBackground(input, ctx);
     const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
     const result = await ctx.exec.run(input.command, { timeoutMs, signal: ctx.signal, maxOutputBytes: MAX_OUTPUT_BYTES });
     if (ctx.signal.aborted) throw new TackleError("aborted", "the command was stopped: the job was cancelled");
     return { content: describeCommandResult(result, timeoutMs) };
   },
 });
+
+async function startInBackground(input: z.infer<typeof inputSchema>, ctx: ToolContext): Promise<ToolResult> {
+  if (ctx.background === undefined) {
+    return { content: "run_in_background is not available here: run the command in the foreground (with a timeout of up to 600000 ms).", isError: true };
+  }
+  const job = await ctx.background.startBash(input.command, {
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.timeout !== undefined ? { timeoutMs: input.timeout } : {}),
+  });
+  return {
+    content: `Started in the background as ${job.id}. Read its output with JobOutput (job_id "${job.id}", wait_ms to wait for more); stop it with JobStop. You are told when it exits.`,
+  };
+}
 
 /** A command's output and how it ended, as a tool result says it. */
 export function describeCommandResult(result: ExecResult, timeoutMs: number): string {

@@ -124,7 +124,7 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
   };
 
   async function decide(tool: Tool, input: unknown, ctx: ToolContext): Promise<PolicyDecision> {
-    const policy = await onHostFiles(tool, ctx, () => options.policy.check(tool, input, ctx));
+    const policy = await options.policy.check(tool, input, ctx);
     if (policy.action !== "allow") return policy;
     return tool.checkArgs ? await tool.checkArgs(input, ctx) : policy;
   }
@@ -132,6 +132,8 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
   /**
    * A tool that opens worktree files on the host checks a path and then opens it: the job's processes
    * (background jobs, Monitors, MCP servers) are paused meanwhile, so none can swap a symlink in between.
+   * Only the call itself: the policy's check may run git in the sandbox, which waits for the pause to end.
+   * What the policy reads of a file (a diff estimate) is checked again, from the host's objects, before a push.
    */
   function onHostFiles<T>(tool: Tool, ctx: ToolContext, task: () => Promise<T>): Promise<T> {
     const touchesFiles = tool.effects.reads !== undefined || tool.effects.writes !== undefined;

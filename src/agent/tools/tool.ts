@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Logger } from "../../logging/logger.js";
 import type { InvalidToolInput } from "../model-client.js";
 import type { ExecPort, FsPort, GitPort, IssuePort, MemoryPort, PullsPort, SearchPort, SessionState, WebPort } from "../ports.js";
+import type { BackgroundJobs } from "../background-jobs.js";
 import type { McpGateway } from "../mcp/mcp-gateway.js";
 import type { SideCalls } from "../side-calls.js";
 import type { SkillPort } from "../skills.js";
@@ -65,6 +66,11 @@ export interface ToolEffects<Input = Record<string, unknown>> {
    * stdin: like `runs`, any file may change; the command itself is the repository's, not the model's.
    */
   runsSkillCommand?: true;
+  /**
+   * Reads the job's background commands (their list, their output), or stops one. Starting one is
+   * `runs`: the command goes through the shell rules like any other.
+   */
+  background?: "read" | "stop";
 }
 
 /** Whether a tool only reads: the registry runs such calls of one turn in parallel, and serves them from its cache. */
@@ -79,7 +85,8 @@ export function isReadOnly(effects: ToolEffects): boolean {
     effects.memory !== "write" &&
     effects.delegates === undefined &&
     effects.runsSkillCommand === undefined &&
-    effects.callsMcp === undefined
+    effects.callsMcp === undefined &&
+    effects.background !== "stop"
   );
 }
 
@@ -151,6 +158,8 @@ export interface ToolContext {
   skills?: SkillPort;
   /** The repository's MCP servers behind the gateway; absent when it has none (and for subagents). */
   mcp?: McpGateway;
+  /** The job's background commands and Monitors; absent where they are not offered (subagents, no sandbox support). */
+  background?: BackgroundJobs;
   /** Model calls a tool makes on the job's behalf (WebFetch's prompt), counted and recorded. */
   sideCalls?: SideCalls;
   /**

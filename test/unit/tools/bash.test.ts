@@ -36,7 +36,7 @@ describe("Bash", () => {
     expect(result.content).toContain("timeout is in milliseconds; 900000 ms exceeds the 600000 ms maximum");
   });
 
-  it("refuses run_in_background, saying to run in the foreground", async () => {
+  it("where background commands are not offered (subagents), run_in_background says to run in the foreground", async () => {
     const result = await callTool(h.ctx, "Bash", { command: "sleep 100", run_in_background: true });
     expect(result.is_error).toBe(true);
     expect(result.content).toContain("run the command in the foreground");

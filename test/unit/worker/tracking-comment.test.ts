@@ -182,4 +182,13 @@ describe("renderTrackingComment", () => {
     expect(renderTrackingComment(final("done", { hookDenials: ["Bash"] }), JOB)).toContain("Hooks denied 1 tool call: `Bash`.");
     expect(renderTrackingComment(final("done", {}), JOB)).not.toContain("Hooks denied");
   });
+
+  it("lists the background commands as inline code that keeps their backticks and mentions inert", () => {
+    const body = renderTrackingComment(
+      final("done", { backgroundJobs: ["job-1: exited with code 0 after 3s: npm run dev", "job-2: stopped after 9s: echo `whoami` @octocat"] }),
+      JOB,
+    );
+    expect(body).toContain("Background commands:\n- ` job-1: exited with code 0 after 3s: npm run dev `\n- `` job-2: stopped after 9s: echo `whoami` @octocat ``");
+    expect(renderTrackingComment(final("done", {}), JOB)).not.toContain("Background commands");
+  });
 });
