@@ -3,7 +3,9 @@
  * repository of 2 000 files, through the real loop, registry, policy engine and workspace ports.
  * Each turn's wall time minus the time the tools' own `execute` took in that turn is what the
  * harness costs: request assembly, state rendering, schema parsing, policy checks, the read cache,
- * truncation, redaction and (in the second row) the JSONL transcript.
+ * truncation, redaction and (in the second row) the JSONL transcript. The last two rows run with a
+ * background command of the job running all along, so every file tool pauses the job's processes
+ * around its check and open (Sandbox.pausing): an idle dev server, and a loop that forks all the time.
  */
 import path from "node:path";
 import { runAgent, type AgentProgressEvent } from "../src/agent/loop.js";
@@ -29,6 +31,10 @@ import { ms, percentile, printTable } from "./table.js";
 const FILES = 2_000;
 const TURNS = 200;
 const GOAL_P50_MS = 2;
+/** A dev server waiting for requests: it creates no process between pauses. */
+const IDLE_SERVER = "node -e \"require('http').createServer((q, s) => s.end('ok')).listen(8731, '127.0.0.1')\"";
+/** The worst case: a shell loop writing to the job's /tmp, forking all the time. */
+const BUSY_LOOP = "sleep 600 & while :; do date > /tmp/tick; sleep 0.05; done";
 
 /** A plausible mix: mostly reads and searches, some planning, an edit every 20 turns, a few commands. */
 function sessionScript(files: readonly string[]): ScriptedCall[][] {
@@ -86,9 +92,17 @@ interface SessionStats {
   reason: string;
 }
 
-async function session(repo: string, home: string, files: readonly string[], label: string, withTranscript: boolean): Promise<SessionStats> {
+async function session(
+  repo: string,
+  home: string,
+  files: readonly string[],
+  label: string,
+  withTranscript: boolean,
+  background?: string,
+): Promise<SessionStats> {
   const workspace = await openWorkspace(repo, home, `tackle/bench-overhead-${label}`);
   try {
+    if (background !== undefined) await workspace.exec.start?.(["bash", "-c", background], { onStdout: () => undefined });
     const spans: Span[] = [];
     const registry = createToolRegistry(timedTools(coreTools(), spans), { policy: createPolicyEngine(), approval: denyingApprovalHandler });
     const controller = new AbortController();
@@ -140,6 +154,8 @@ export async function run(): Promise<void> {
     const rows: Array<[string, SessionStats]> = [
       ["loop + registry + tools' ports", await session(repo, home, files, "bare", false)],
       ["same, with the JSONL transcript", await session(repo, home, files, "transcript", true)],
+      ["same, with an idle server in the background (file tools pause it)", await session(repo, home, files, "idle", true, IDLE_SERVER)],
+      ["same, with a background loop forking every 50 ms (each pause lists /proc)", await session(repo, home, files, "busy", true, BUSY_LOOP)],
     ];
 
     printTable(
@@ -159,6 +175,10 @@ export async function run(): Promise<void> {
     const production = rows[1]?.[1] as SessionStats;
     const p50 = percentile(production.overheads, 50);
     console.log(`\ngoal < ${GOAL_P50_MS} ms p50 (with the transcript, as jobs run): ${p50 < GOAL_P50_MS ? "met" : "not met"} (${ms(p50)})`);
+    for (const [label, stats] of rows.slice(2)) {
+      const busy = percentile(stats.overheads, 50);
+      console.log(`${label}: ${ms(busy)} p50 (${busy < GOAL_P50_MS ? "within" : "over"} the goal)`);
+    }
   } finally {
     temp.remove();
   }

@@ -7,30 +7,60 @@ const MAX_ROUNDS = 64;
 const STOP_WAIT_MS = 2_000;
 
 /**
+ * What the last freeze knew: the job's processes, complete as of the kernel's pid cursor `cursor`.
+ * While no task is created anywhere (the cursor has not moved), no process can have joined them.
+ */
+export interface FreezeMemo {
+  cursor: number;
+  pids: number[];
+}
+
+/**
  * Stops (SIGSTOP) every process `list` names, again and again until a listing finds none that is
  * not stopped already: a process stopped cannot fork, so a listing taken after every known one is
- * seen stopped names every process there is. Resolves with the function that continues them all.
- * Fails closed, continuing what it stopped, when the set never settles or a process does not stop.
+ * seen stopped names every process there is. Listing reads all of /proc, which is slow on some hosts,
+ * so the kernel's pid cursor saves listings: when no task was created anywhere since the processes
+ * were last known complete (`memo`), that set is still complete; and when none was created while the
+ * ones just listed were being stopped, that listing was complete. Resolves with the function that
+ * continues them all, and what the next freeze may start from. Fails closed, continuing what it
+ * stopped, when the set never settles or a process does not stop.
  */
-export async function freezeProcesses(list: () => number[]): Promise<() => void> {
+export async function freezeProcesses(list: () => number[], memo?: FreezeMemo): Promise<{ thaw: () => void; memo: FreezeMemo }> {
   const stopped = new Set<number>();
   const thaw = (): void => {
     for (const pid of stopped) signal(pid, "SIGCONT");
   };
   try {
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
-      const fresh = list().filter((pid) => !stopped.has(pid));
-      if (fresh.length === 0) return thaw;
+      const before = pidCursor();
+      const listed = round === 0 && memo !== undefined && memo.cursor === before ? memo.pids : list();
+      const fresh = listed.filter((pid) => !stopped.has(pid));
+      if (fresh.length === 0 && round > 0) return { thaw, memo: { cursor: before, pids: [...stopped] } };
       for (const pid of fresh) {
         signal(pid, "SIGSTOP");
         stopped.add(pid);
       }
       await waitStopped(fresh);
+      const after = pidCursor();
+      if (after === before) return { thaw, memo: { cursor: after, pids: [...stopped] } };
     }
     throw new TackleError("workspace", `the job's processes kept multiplying while being paused (${stopped.size} stopped)`);
   } catch (error) {
     thaw();
     throw error;
+  }
+}
+
+/**
+ * The last pid the kernel handed out in Tackle's pid namespace (/proc/loadavg's last field), which
+ * moves with every process or thread created anywhere below it, containers and sandboxes included.
+ * NaN when unreadable, which never equals itself: every freeze then lists.
+ */
+function pidCursor(): number {
+  try {
+    return Number(readFileSync("/proc/loadavg", "latin1").trim().split(" ").at(-1));
+  } catch {
+    return Number.NaN;
   }
 }
 

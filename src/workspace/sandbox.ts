@@ -6,7 +6,7 @@ import type { Readable, Writable } from "node:stream";
 import type { ExecOptions, ExecPort, ExecResult, StartedProcess, StartOptions } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
-import { freezeProcesses, processTree } from "./freeze-processes.js";
+import { freezeProcesses, processTree, type FreezeMemo } from "./freeze-processes.js";
 import { createOutputCollector } from "./output-collector.js";
 import { niceArgv } from "./git-host.js";
 import { isRoot, openNetwork, readChildPid, slirpAvailable } from "./sandbox-network.js";
@@ -435,6 +435,8 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
   /** Every process of the job that is running, with the outer process it was spawned as. */
   const active = new Map<Supervision, ChildProcess>();
   let pause: Pause | undefined;
+  /** The job's processes as the last pause found them, for the next one. */
+  let freezeMemo: FreezeMemo | undefined;
 
   async function launch(spec: LaunchSpec): Promise<Launched> {
     running += 1;
@@ -491,7 +493,11 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     if (pause === undefined) {
       let release = (): void => undefined;
       const released = new Promise<void>((resolve) => (release = resolve));
-      pause = { holders: 0, frozen: freezeProcesses(jobProcesses), released, release };
+      const frozen = freezeProcesses(jobProcesses, freezeMemo).then((result) => {
+        freezeMemo = result.memo;
+        return result.thaw;
+      });
+      pause = { holders: 0, frozen, released, release };
     }
     const current = pause;
     current.holders += 1;

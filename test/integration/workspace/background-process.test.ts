@@ -145,6 +145,28 @@ describe.each(modes)("long-running processes of a job (%s)", (mode) => {
     removeDir(secretDir);
   });
 
+  it("a process started after a pause is stopped by the next one: what a pause remembers is not trusted once processes were created", async () => {
+    const out = collector();
+    await sandbox.start!(
+      ["bash", "-c", "echo up; while [ ! -e go ]; do sleep 0.05; done; (while :; do echo t >> late-ticks; sleep 0.01; done) & echo forked; wait"],
+      {
+        onStdout: out.push,
+      },
+    );
+    await out.until(/up/);
+    await sandbox.pausing!(async () => undefined);
+    await writeFile(path.join(root, "go"), "");
+    await out.until(/forked/);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const ticks = () => readFileSync(path.join(root, "late-ticks"), "utf8").length;
+    const during = await sandbox.pausing!(async () => {
+      const before = ticks();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { before, after: ticks() };
+    });
+    expect(during.after).toBe(during.before);
+  });
+
   it("nothing starts while the job is paused: a command waits for the pause to end", async () => {
     const out = collector();
     await sandbox.start!(["bash", "-c", "echo up; exec sleep 600"], { onStdout: out.push });

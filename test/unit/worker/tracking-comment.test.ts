@@ -188,7 +188,9 @@ describe("renderTrackingComment", () => {
       final("done", { backgroundJobs: ["job-1: exited with code 0 after 3s: npm run dev", "job-2: stopped after 9s: echo `whoami` @octocat"] }),
       JOB,
     );
-    expect(body).toContain("Background commands:\n- ` job-1: exited with code 0 after 3s: npm run dev `\n- `` job-2: stopped after 9s: echo `whoami` @octocat ``");
+    expect(body).toContain(
+      "Background commands:\n- ` job-1: exited with code 0 after 3s: npm run dev `\n- `` job-2: stopped after 9s: echo `whoami` @octocat ``",
+    );
     expect(renderTrackingComment(final("done", {}), JOB)).not.toContain("Background commands");
   });
 });
