@@ -1,7 +1,17 @@
 import type { RepoExtensions } from "../config/repo-extensions.js";
 import { SUBAGENT_TOOL_NAMES, subagentTypes } from "./subagent-types.js";
 import type { SubagentType } from "./subagents.js";
-import { callMcpToolTool, coreTools, createSkillTool, createTaskTool, loadMcpToolsTool, memoryReadTool, memoryWriteTool, webFetchTool } from "./tools/index.js";
+import {
+  callMcpToolTool,
+  coreTools,
+  createSkillTool,
+  createTaskTool,
+  loadMcpToolsTool,
+  memoryReadTool,
+  memoryWriteTool,
+  webFetchTool,
+  worktreeTool,
+} from "./tools/index.js";
 import { isReadOnly, type Tool } from "./tools/tool.js";
 
 export interface JobToolsInput {
@@ -13,6 +23,8 @@ export interface JobToolsInput {
   web: boolean;
   memory: boolean;
   mcp: boolean;
+  /** A local run's worktrees (Worktree): the main agent's only, never a subagent's. @defaultValue false */
+  worktrees?: boolean;
 }
 
 export interface JobTools {
@@ -28,7 +40,7 @@ export interface JobTools {
 
 /**
  * The tools of one job: the core ones, Task over the built-in and the repository's subagent types, and
- * the tools of the optional ports it has (skills, WebFetch, memory, MCP), in the order the model sees
+ * the tools of the optional ports it has (skills, WebFetch, memory, MCP, a local run's worktrees), in the order the model sees
  * them. New tools are appended: the order is part of the prompt-cache prefix.
  */
 export function buildJobTools(input: JobToolsInput): JobTools {
@@ -51,6 +63,7 @@ export function buildJobTools(input: JobToolsInput): JobTools {
       ...webFetch,
       ...(input.memory ? [memoryReadTool, memoryWriteTool] : []),
       ...(input.mcp ? [loadMcpToolsTool, callMcpToolTool] : []),
+      ...(input.worktrees === true ? [worktreeTool] : []),
     ],
     subagentTools: byName,
     types: types.map((type) => ({ ...type, tools: offered(type.tools) })),

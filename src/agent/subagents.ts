@@ -110,6 +110,7 @@ export function createSubagents(options: SubagentsOptions): SubagentPort {
       delete child.memory;
       delete child.skills;
       delete child.mcp;
+      delete child.worktrees;
       delete child.callPath;
       const sink = options.transcript?.child?.(path);
       const release = options.isReadOnly?.(type.name) === true ? await slots.take(ctx.signal) : () => undefined;

@@ -183,6 +183,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     web: input.web !== undefined,
     memory: input.memory !== undefined,
     mcp: input.mcp !== undefined,
+    worktrees: workspace.worktrees !== undefined,
   });
   const registry = createToolRegistry(tools.main, registryOptions);
   const mcp = input.mcp === undefined ? undefined : createMcpGateway(input.mcp, (tools) => registry.setGroup("mcp", tools));
@@ -206,11 +207,13 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       input.tracker.update(working(step));
     },
   });
+  // In a local run with worktrees, the tools' ports follow the session from checkout to checkout.
+  const ports = workspace.worktrees?.ports ?? workspace;
   const ctx: ToolContext = {
-    fs: workspace.fs,
-    exec: workspace.exec,
-    search: workspace.search,
-    git: workspace.git,
+    fs: ports.fs,
+    exec: ports.exec,
+    search: ports.search,
+    git: ports.git,
     issue: watchingIssue(input.issue, seen),
     pulls: input.pulls,
     state,
@@ -232,6 +235,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     ...(input.memory === undefined ? {} : { memory: recordingMemory(input.memory, memoryWrites, input.redact) }),
     ...(extensions.skills.length > 0 ? { skills: createSkillPort(extensions.skills, (tools) => registry.offer(tools)) } : {}),
     ...(mcp === undefined ? {} : { mcp }),
+    ...(workspace.worktrees === undefined ? {} : { worktrees: workspace.worktrees.port }),
   };
   const system = buildSystemPrompt({
     repo: input.repoFullName,

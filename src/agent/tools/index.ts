@@ -50,6 +50,7 @@ export { memoryWriteTool } from "./memory-write.js";
 export { webFetchTool } from "./web-fetch.js";
 export { loadMcpToolsTool } from "./load-mcp-tools.js";
 export { callMcpToolTool } from "./call-mcp-tool.js";
+export { worktreeTool } from "./worktree.js";
 export { createApprovalGate } from "../policy/approval-gate.js";
 export { createToolRegistry, DEFAULT_MAX_RESULT_CHARS, type ToolRegistry, type ToolRegistryOptions } from "./registry.js";
 export { createToolHooks } from "./tool-hooks.js";
