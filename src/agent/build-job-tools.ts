@@ -14,6 +14,7 @@ import {
   memoryWriteTool,
   monitorTool,
   webFetchTool,
+  worktreeTool,
 } from "./tools/index.js";
 import { isReadOnly, type Tool } from "./tools/tool.js";
 
@@ -28,6 +29,8 @@ export interface JobToolsInput {
   mcp: boolean;
   /** Whether the job can run background commands (its sandbox can hold processes between calls). */
   background: boolean;
+  /** A local run's worktrees (Worktree): the main agent's only, never a subagent's. @defaultValue false */
+  worktrees?: boolean;
 }
 
 export interface JobTools {
@@ -43,8 +46,9 @@ export interface JobTools {
 
 /**
  * The tools of one job: the core ones, Task over the built-in and the repository's subagent types, and
- * the tools of the optional ports it has (skills, WebFetch, memory, MCP, background commands), in the order the model sees
- * them. New tools are appended: the order is part of the prompt-cache prefix.
+ * the tools of the optional ports it has (skills, WebFetch, memory, MCP, background commands, a local
+ * run's worktrees), in the order the model sees them. New tools are appended: the order is part of the
+ * prompt-cache prefix.
  */
 export function buildJobTools(input: JobToolsInput): JobTools {
   const types = subagentTypes({ repo: input.repo, branch: input.branch }, input.extensions.agents);
@@ -67,6 +71,7 @@ export function buildJobTools(input: JobToolsInput): JobTools {
       ...(input.memory ? [memoryReadTool, memoryWriteTool] : []),
       ...(input.mcp ? [loadMcpToolsTool, callMcpToolTool] : []),
       ...(input.background ? [jobListTool, jobOutputTool, jobStopTool, monitorTool] : []),
+      ...(input.worktrees === true ? [worktreeTool] : []),
     ],
     subagentTools: byName,
     types: types.map((type) => ({ ...type, tools: offered(type.tools) })),

@@ -305,3 +305,36 @@ export interface McpPort {
   call(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<{ content: string; isError: boolean }>;
   close(): Promise<void>;
 }
+
+/** One worktree of a local run's private repository, as the Worktree tool lists it. */
+export interface WorktreeInfo {
+  /** `main` for the run's own checkout. */
+  name: string;
+  /** The branch the host created it on (the main checkout's: the run's own branch). */
+  branch: string;
+  /** Its root (realpath): where the tools work while it is current. */
+  root: string;
+  /** Whether the session's tools work there now. */
+  current: boolean;
+  /** What is checked out there now, read from the worktree itself; null when git could not say. */
+  head: { sha: string; subject: string; branch: string } | null;
+}
+
+/**
+ * A local run's worktrees: more checkouts of the job's private repository beside the main one, each on
+ * a branch of its own and in a sandbox of its own. The session works in one of them at a time: entering
+ * one moves every file, search, shell and git tool there. Only the main checkout's branch is handed back
+ * to the user's repository. Rejects with TackleError("invalid_input") for a bad, unknown or taken name,
+ * and for removing the main or the current worktree.
+ */
+export interface WorktreePort {
+  /** A new worktree on a new branch from the current worktree's HEAD; it is not entered. */
+  create(name: string, signal?: AbortSignal): Promise<WorktreeInfo>;
+  enter(name: string): Promise<WorktreeInfo>;
+  /** Back to the main checkout. */
+  leave(): Promise<WorktreeInfo>;
+  /** The main checkout first, then the others in the order they were made. */
+  list(signal?: AbortSignal): Promise<WorktreeInfo[]>;
+  /** Ends the worktree's processes, removes it and deletes its branch. */
+  remove(name: string, signal?: AbortSignal): Promise<{ name: string; branch: string }>;
+}

@@ -111,6 +111,7 @@ export function createSubagents(options: SubagentsOptions): SubagentPort {
       delete child.skills;
       delete child.mcp;
       delete child.background;
+      delete child.worktrees;
       delete child.callPath;
       const sink = options.transcript?.child?.(path);
       const release = options.isReadOnly?.(type.name) === true ? await slots.take(ctx.signal) : () => undefined;

@@ -189,6 +189,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     memory: input.memory !== undefined,
     mcp: input.mcp !== undefined,
     background: workspace.exec.start !== undefined,
+    worktrees: workspace.worktrees !== undefined,
   });
   const registry = createToolRegistry(tools.main, registryOptions);
   const background = workspace.exec.start === undefined ? undefined : createBackgroundJobs(workspace.exec, input.clock);
@@ -213,11 +214,13 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       input.tracker.update(working(step));
     },
   });
+  // In a local run with worktrees, the tools' ports follow the session from checkout to checkout.
+  const ports = workspace.worktrees?.ports ?? workspace;
   const ctx: ToolContext = {
-    fs: workspace.fs,
-    exec: workspace.exec,
-    search: workspace.search,
-    git: workspace.git,
+    fs: ports.fs,
+    exec: ports.exec,
+    search: ports.search,
+    git: ports.git,
     issue: watchingIssue(input.issue, seen),
     pulls: input.pulls,
     state,
@@ -240,6 +243,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     ...(extensions.skills.length > 0 ? { skills: createSkillPort(extensions.skills, (tools) => registry.offer(tools)) } : {}),
     ...(mcp === undefined ? {} : { mcp }),
     ...(background === undefined ? {} : { background }),
+    ...(workspace.worktrees === undefined ? {} : { worktrees: workspace.worktrees.port }),
   };
   const system = buildSystemPrompt({
     repo: input.repoFullName,

@@ -91,7 +91,7 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
     if (content !== null) instructionFiles.push({ path: file, content });
   }
 
-  const workspace = await openLocalWorkspace({ repoPath, branch, home: options.home, sandbox: options.sandbox });
+  const workspace = await openLocalWorkspace({ repoPath, branch, home: options.home, sandbox: options.sandbox, worktrees: true });
   const redact = createRedactor(options.secrets);
   // The task reaches the model as an issue's text does: what a reader would not see is removed.
   const taskText = sanitizeUntrustedText(options.task);
@@ -178,6 +178,8 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
       extensions,
       ...(webOff ? {} : { web: createWebFetcher({ allow: allow ?? null, repoAllow }) }),
     });
+    // The other worktrees' branches go with the private repository: only `branch` is handed back.
+    const dropped = workspace.worktrees?.branches() ?? [];
     if ((await workspace.git.status()).length > 0) {
       await workspace.git.commit("WIP: changes left uncommitted by the agent");
     }
@@ -196,6 +198,9 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
       await writeFile(patchPath, await workspace.formatPatch());
     }
     if (state.done?.summary) options.print(`\nSummary: ${redact(state.done.summary)}`);
+    if (dropped.length > 0) {
+      options.print(`Dropped with their worktrees (only ${branch} is handed back): ${dropped.join(", ")}`);
+    }
     if (hookDenials.length > 0) options.print(`Hooks denied ${hookDenials.length} tool call(s): ${[...new Set(hookDenials)].join(", ")}`);
     const ok = result.reason === "task_done";
     return { ok, branch, patchPath, reason: result.reasonText ?? result.reason, commits };

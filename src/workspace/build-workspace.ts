@@ -6,9 +6,10 @@ import type { ExtensionFiles } from "./extract-repo-extensions.js";
 import { chownTree, removeTree } from "./fs-util.js";
 import type { HostGit } from "./git-host.js";
 import { createCheckoutReader } from "./git-port.js";
+import { createLocalWorktrees } from "./local-worktrees.js";
 import { createPublishRepo, verifiedTip, type PublishRepo } from "./publish-repo.js";
 import type { SandboxIdentity, SandboxMode } from "./sandbox.js";
-import { assemblePorts, type CommitAuthor, type Workspace } from "./workspace.js";
+import { assemblePorts, type CommitAuthor, type PortsInput, type Workspace } from "./workspace.js";
 
 /** Where a published commit goes: a server job's remote, or a local run's hand-over to the user's repository. */
 export interface PublishTarget {
@@ -47,6 +48,8 @@ export interface BuildWorkspaceOptions {
   extensionFiles?: ExtensionFiles | null;
   /** Takes the finished checkout for a later job (true: it is not removed). @defaultValue the checkout is removed */
   recycle?: (root: string) => Promise<boolean>;
+  /** Offers extra worktrees beside the checkout (a local run's Worktree tool). @defaultValue false */
+  worktrees?: boolean;
 }
 
 /**
@@ -76,7 +79,7 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
     for (const p of protectedPaths) await chown(p, 0, 0);
   }
 
-  const ports = assemblePorts({
+  const portsInput: PortsInput = {
     root,
     repo,
     mode: options.sandbox,
@@ -90,7 +93,10 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
     tmpDir: paths.tmpDir,
     author: options.author,
     ...(options.logger ? { logger: options.logger } : {}),
-  });
+  };
+  const ports = assemblePorts(portsInput);
+  const worktrees =
+    options.worktrees === true ? createLocalWorktrees({ main: { branch, ports, input: portsInput }, dir: paths.worktreesDir, owner }) : undefined;
   const reader = createCheckoutReader({ sandbox: ports.exec, repo });
   let publish: PublishRepo | undefined;
   let current = target.current;
@@ -106,6 +112,7 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
     ...ports,
     sandboxed: ports.exec.sandboxed,
     extensionFiles,
+    ...(worktrees === undefined ? {} : { worktrees }),
 
     async push({ token, signal, verify }) {
       target.precheck?.();
@@ -138,9 +145,10 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
     dispose() {
       disposed ??= (async () => {
         const recycle = options.recycle;
-        // Everything of the job is killed first; its checkout is recycled only when no process of the
-        // job is left that could still write to it.
-        const quiet = await ports.exec.dispose();
+        // Everything of the job is killed first (the extra worktrees' processes too, which write to the
+        // checkout's .git); its checkout is recycled only when no process of the job is left that could still write to it.
+        const extrasQuiet = (await worktrees?.dispose()) ?? true;
+        const quiet = (await ports.exec.dispose()) && extrasQuiet;
         const kept = recycle !== undefined && quiet && (await recycle(root).catch(() => false));
         if (!kept) await removeTree(root);
         await removeTree(paths.publishDir);

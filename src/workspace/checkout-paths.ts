@@ -19,10 +19,12 @@ export interface CheckoutPaths {
   publishDir: string;
   /** The repository's agents and skills from the default branch, the host's; read-only in the sandbox. */
   extensionsDir: string;
+  /** A local run's extra worktrees (the Worktree tool), one directory each: beside the checkout, never inside it. */
+  worktreesDir: string;
 }
 
 /** What each path beside the checkout adds to its name. */
-const SUFFIXES = [".json", ".home", ".tmp", ".publish", ".extensions"];
+const SUFFIXES = [".json", ".home", ".tmp", ".publish", ".extensions", ".worktrees"];
 
 export function checkoutPaths(root: string): CheckoutPaths {
   return {
@@ -32,6 +34,7 @@ export function checkoutPaths(root: string): CheckoutPaths {
     tmpDir: `${root}.tmp`,
     publishDir: `${root}.publish`,
     extensionsDir: `${root}.extensions`,
+    worktreesDir: `${root}.worktrees`,
   };
 }
 
@@ -58,6 +61,7 @@ export async function claimCheckout(
   await removeTree(paths.tmpDir);
   await removeTree(paths.publishDir);
   await removeTree(paths.extensionsDir);
+  await removeTree(paths.worktreesDir);
   await writeFile(paths.metaPath, JSON.stringify({ ...(await currentOwner()), ...fields }), { mode: 0o644 });
 }
 
@@ -67,5 +71,6 @@ export async function removeCheckout(paths: CheckoutPaths): Promise<void> {
   await removeTree(paths.tmpDir);
   await removeTree(paths.publishDir);
   await removeTree(paths.extensionsDir);
+  await removeTree(paths.worktreesDir);
   await removeTree(paths.metaPath);
 }

@@ -24,6 +24,8 @@ export interface LocalWorkspaceOptions {
   logger?: Logger;
   /** @defaultValue {@link DEFAULT_AUTHOR} */
   author?: CommitAuthor;
+  /** Offers extra worktrees of the private repository (the Worktree tool). @defaultValue false */
+  worktrees?: boolean;
 }
 
 const STALE_AFTER_MS = 7 * 24 * 3600_000;
@@ -190,6 +192,7 @@ async function openPrivateRepo(
     author: o.author ?? DEFAULT_AUTHOR,
     ...(o.logger ? { logger: o.logger } : {}),
     publish: handOver(git, user, branch),
+    ...(o.worktrees === true ? { worktrees: true } : {}),
   });
 }
 

@@ -2,8 +2,9 @@ import type { ExecPort, GitPort, PublishedChange, PublishVerdict, SearchPort } f
 import type { Logger } from "../logging/logger.js";
 import type { GitRepoLocation } from "./git-host.js";
 import { createGitPort } from "./git-port.js";
+import type { LocalWorktrees } from "./local-worktrees.js";
 import { createPathGuard, type GuardedFs } from "./path-guard.js";
-import { createSandboxExec, type Sandbox, type SandboxIdentity, type SandboxMode } from "./sandbox.js";
+import { createSandboxExec, type Sandbox, type SandboxIdentity, type SandboxMode, type SandboxOptions } from "./sandbox.js";
 import { createSearch } from "./search.js";
 
 /** One job's working copy and the ports bound to it. */
@@ -16,6 +17,7 @@ export interface Workspace {
   baseSha: string;
   /** HEAD when the agent got the workspace. */
   startSha: string;
+  /** The checkout's own ports (the host's end-of-run steps use them, whichever worktree the session is in). */
   fs: GuardedFs;
   exec: ExecPort;
   search: SearchPort;
@@ -39,7 +41,12 @@ export interface Workspace {
   commitsAhead(): Promise<number>;
   /** Patch (git format-patch) of baseSha..branch; empty when there are no commits. */
   formatPatch(): Promise<string>;
-  /** Removes the worktree; safe to call twice. */
+  /**
+   * A local run's extra worktrees (the Worktree tool), when it asked for them: the agent's tools get
+   * their `ports`, which follow the session from checkout to checkout. Only `branch` is ever published.
+   */
+  worktrees?: LocalWorktrees;
+  /** Removes the worktree (and any extra ones, their processes killed first); safe to call twice. */
   dispose(): Promise<void>;
 }
 
@@ -89,8 +96,17 @@ export interface PortsInput {
   logger?: Logger;
 }
 
-export function assemblePorts(input: PortsInput): { fs: GuardedFs; exec: Sandbox; search: SearchPort; git: GitPort } {
-  const exec = createSandboxExec({
+/** The ports of one checkout: the main one, or a local run's extra worktree. */
+export interface CheckoutPorts {
+  fs: GuardedFs;
+  exec: Sandbox;
+  search: SearchPort;
+  git: GitPort;
+}
+
+/** How a checkout's commands are boxed, one command at a time (no job namespace). */
+export function sandboxOptionsOf(input: PortsInput): SandboxOptions {
+  return {
     root: input.root,
     mode: input.mode,
     extraReadOnly: [...input.extraReadOnly, ...(input.sharedReadOnly ?? [])],
@@ -100,10 +116,13 @@ export function assemblePorts(input: PortsInput): { fs: GuardedFs; exec: Sandbox
     env: authorEnv(input.author),
     ...(input.homeDir !== undefined ? { homeDir: input.homeDir } : {}),
     ...(input.tmpDir !== undefined ? { tmpDir: input.tmpDir } : {}),
-    // One loopback for the whole job: a server one command starts is there for the next.
-    jobNamespace: true,
     ...(input.logger ? { logger: input.logger } : {}),
-  });
+  };
+}
+
+export function assemblePorts(input: PortsInput): CheckoutPorts {
+  // One loopback for the whole job: a server one command starts is there for the next.
+  const exec = createSandboxExec({ ...sandboxOptionsOf(input), jobNamespace: true });
   return {
     fs: createPathGuard(input.root, { owner: input.owner, readOnlyDirs: input.sharedReadOnly ?? [] }),
     exec,

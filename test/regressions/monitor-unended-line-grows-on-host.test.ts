@@ -29,7 +29,7 @@ function heapKept(): number {
   return process.memoryUsage().heapUsed;
 }
 
-const LINE_BYTES = 24 * 1024 * 1024;
+const LINE_BYTES = 16 * 1024 * 1024;
 
 describe(`a Monitor printing one endless line (${mode})`, () => {
   let root: string;

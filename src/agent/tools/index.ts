@@ -54,6 +54,7 @@ export { jobListTool } from "./job-list.js";
 export { jobOutputTool } from "./job-output.js";
 export { jobStopTool } from "./job-stop.js";
 export { monitorTool } from "./monitor.js";
+export { worktreeTool } from "./worktree.js";
 export { createApprovalGate } from "../policy/approval-gate.js";
 export { createToolRegistry, DEFAULT_MAX_RESULT_CHARS, type ToolRegistry, type ToolRegistryOptions } from "./registry.js";
 export { createToolHooks } from "./tool-hooks.js";

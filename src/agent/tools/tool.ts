@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import type { Logger } from "../../logging/logger.js";
 import type { InvalidToolInput } from "../model-client.js";
-import type { ExecPort, FsPort, GitPort, IssuePort, MemoryPort, PullsPort, SearchPort, SessionState, WebPort } from "../ports.js";
 import type { BackgroundJobs } from "../background-jobs.js";
+import type { ExecPort, FsPort, GitPort, IssuePort, MemoryPort, PullsPort, SearchPort, SessionState, WebPort, WorktreePort } from "../ports.js";
 import type { McpGateway } from "../mcp/mcp-gateway.js";
 import type { SideCalls } from "../side-calls.js";
 import type { SkillPort } from "../skills.js";
@@ -162,6 +162,11 @@ export interface ToolContext {
   background?: BackgroundJobs;
   /** Model calls a tool makes on the job's behalf (WebFetch's prompt), counted and recorded. */
   sideCalls?: SideCalls;
+  /**
+   * A local run's worktrees (Worktree), which move `fs`, `exec`, `search` and `git` between checkouts;
+   * absent outside local runs (and for subagents).
+   */
+  worktrees?: WorktreePort;
   /**
    * Where the call sits in the job's tree of conversations, set by the registry for each call:
    * `main/3/2` is the second tool call of the main agent's third turn. Subagents and side calls are

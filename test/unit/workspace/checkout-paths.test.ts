@@ -10,7 +10,7 @@ const HOUR = 3600_000;
 const inUse = (owner: { pid: number }) => new Error(`in use by ${owner.pid}`);
 
 function leaveBehind(paths: CheckoutPaths, owner: Record<string, unknown>): void {
-  for (const dir of [paths.root, paths.homeDir, paths.tmpDir, paths.publishDir, paths.extensionsDir]) {
+  for (const dir of [paths.root, paths.homeDir, paths.tmpDir, paths.publishDir, paths.extensionsDir, paths.worktreesDir]) {
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, "left"), "x");
   }
@@ -44,7 +44,8 @@ describe("claimCheckout (server jobs and local runs)", () => {
     for (const owner of [{ pid: 2 ** 22 + 3 }, { pid: process.ppid, createdAt: Date.now() - 2 * HOUR }]) {
       leaveBehind(paths, owner);
       await claimCheckout(paths, { jobId: "job-1", mirror: "/m" }, { staleAfterMs: HOUR, inUse });
-      for (const dir of [paths.root, paths.homeDir, paths.tmpDir, paths.publishDir, paths.extensionsDir]) expect(existsSync(dir)).toBe(false);
+      for (const dir of [paths.root, paths.homeDir, paths.tmpDir, paths.publishDir, paths.extensionsDir, paths.worktreesDir])
+        expect(existsSync(dir)).toBe(false);
       expect(JSON.parse(readFileSync(paths.metaPath, "utf8"))).toMatchObject({ pid: process.pid, hostname: hostname(), jobId: "job-1", mirror: "/m" });
     }
   });
@@ -67,8 +68,10 @@ describe("paths beside a checkout", () => {
       tmpDir: "/home/t/checkouts/job-1.tmp",
       publishDir: "/home/t/checkouts/job-1.publish",
       extensionsDir: "/home/t/checkouts/job-1.extensions",
+      worktreesDir: "/home/t/checkouts/job-1.worktrees",
     });
-    for (const entry of ["job-1", "job-1.json", "job-1.home", "job-1.tmp", "job-1.publish", "job-1.extensions"]) expect(checkoutNameOf(entry)).toBe("job-1");
+    for (const entry of ["job-1", "job-1.json", "job-1.home", "job-1.tmp", "job-1.publish", "job-1.extensions", "job-1.worktrees"])
+      expect(checkoutNameOf(entry)).toBe("job-1");
   });
 
   it("are all removed with the checkout", async () => {
