@@ -1,7 +1,7 @@
 import { runAgent, buildSystemPrompt, buildTaskMessage, createTranscript, type AgentResult } from "../agent/index.js";
 import type { ModelClient } from "../agent/model-client.js";
 import { createMcpGateway } from "../agent/mcp/mcp-gateway.js";
-import type { IssuePort, McpPort, MemoryPort, MemorySummary, PullsPort, SessionState, WebPort } from "../agent/ports.js";
+import type { IssuePort, McpPort, McpServerFailure, MemoryPort, MemorySummary, PullsPort, SessionState, WebPort } from "../agent/ports.js";
 import { buildJobTools } from "../agent/build-job-tools.js";
 import { renderMemoryIndex } from "../agent/prompt/render-memory-index.js";
 import { createSideCalls } from "../agent/side-calls.js";
@@ -88,6 +88,8 @@ export interface SessionOutcome {
   memoryWrites: string[];
   /** The tool name of each call a PreToolUse hook denied, in order. */
   hookDenials: string[];
+  /** MCP servers the job could not use (not reached, or ended mid-job), with the host's reason, redacted. */
+  mcpFailures: Array<Omit<McpServerFailure, "stderr">>;
 }
 
 /** The policy engine's settings from the repo config; the host's pre-push check uses the same. */
@@ -186,8 +188,6 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   });
   const registry = createToolRegistry(tools.main, registryOptions);
   const mcp = input.mcp === undefined ? undefined : createMcpGateway(input.mcp, (tools) => registry.setGroup("mcp", tools));
-  // Servers are connected off the critical path: the first LoadMcpTools finds them ready.
-  void mcp?.discover(input.signal).catch(() => undefined);
   const modelFor = input.modelFor ?? (() => input.model);
   const subagents = createSubagents({
     types: tools.types,
@@ -257,6 +257,9 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       signal: input.signal,
       onStep: (command) => input.tracker.update({ phase: "working", step: `setup: ${command}`, todos: [], startedAt: input.startedAt, unsandboxed }),
     });
+    // Servers are connected off the critical path, once the setup steps (which install stdio servers)
+    // are done: the first LoadMcpTools finds them ready.
+    void mcp?.discover(input.signal).catch(() => undefined);
     const memories = await readMemoryIndex(input.memory, input.logger);
     const memoryIndex = input.redact(renderMemoryIndex(memories));
     const initialMessage = taskMessage + (memoryIndex === "" ? "" : `\n\n${memoryIndex}`) + input.redact(renderSetupReport(setup));
@@ -284,6 +287,8 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       subagentTurns: spend.subagentTurns,
       memoryWrites,
       hookDenials,
+      // Read before close, which stops the servers: a server stopped at the end did not fail.
+      mcpFailures: (input.mcp?.failures?.() ?? []).map(({ server, error }) => ({ server, error: input.redact(error) })),
     };
   } finally {
     await transcript.close();

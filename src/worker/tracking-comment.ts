@@ -21,6 +21,8 @@ export type TrackingState =
       memoryWrites?: string[];
       /** The tool name of each call a repository hook denied. */
       hookDenials?: string[];
+      /** The repository's MCP servers the job could not use, and why. */
+      mcpFailures?: Array<{ server: string; error: string }>;
     };
 
 /** One subagent of the job, as the comment shows it: nested under its parent by depth. */
@@ -151,6 +153,9 @@ function renderBody(
     lines.push("Memory written for later jobs:", ...state.memoryWrites.slice(0, MAX_SUBAGENT_LINES).map((write) => `- ${oneLine(write)}`), "");
   }
   if (state.hookDenials !== undefined && state.hookDenials.length > 0) lines.push(renderHookDenials(state.hookDenials), "");
+  if (state.mcpFailures !== undefined && state.mcpFailures.length > 0) {
+    lines.push("MCP servers the job could not use:", ...state.mcpFailures.map((failure) => `- \`${oneLine(failure.server)}\`: ${oneLine(failure.error)}`), "");
+  }
   const s = state.stats;
   const subagentTurns = s.subagentTurns ? ` (+${s.subagentTurns} in subagents)` : "";
   lines.push(
