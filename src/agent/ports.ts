@@ -297,12 +297,33 @@ export interface McpToolInfo {
   trusted: boolean;
 }
 
-/** The repository's MCP servers, reached by the host. Servers are connected on first use, once. */
+/** A server of the repository's that cannot be used: it was not reached, or its process ended mid-job. */
+export interface McpServerFailure {
+  server: string;
+  /** Why, in the host's words (no text of the server's). */
+  error: string;
+  /** The end of what a stdio server's process wrote on stderr: the server's own text, to be fenced as such. */
+  stderr?: string;
+}
+
+/** The result of one call; `unavailable` when the server's process ended during it, or earlier in the job. */
+export interface McpCallResult {
+  content: string;
+  isError: boolean;
+  unavailable?: McpServerFailure;
+}
+
+/**
+ * The repository's MCP servers: HTTP ones reached by the host, stdio ones run in the job's sandbox.
+ * Servers are connected on first use, once; one whose process ends is not started again.
+ */
 export interface McpPort {
-  /** Every server's tools; a server that cannot be reached is listed in `failures` and left out. */
-  discover(signal: AbortSignal): Promise<{ tools: McpToolInfo[]; failures: Array<{ server: string; error: string }> }>;
+  /** Every server's tools; a server that cannot be reached (or has ended since) is listed in `failures`. */
+  discover(signal: AbortSignal): Promise<{ tools: McpToolInfo[]; failures: McpServerFailure[] }>;
   /** Calls one tool; the result's text blocks joined, and whether the server said it failed. Rejects with TackleError("mcp_failed"). */
-  call(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<{ content: string; isError: boolean }>;
+  call(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult>;
+  /** The servers that have failed so far, at discovery or since, one entry each (for the tracking comment). @defaultValue none reported */
+  failures?(): McpServerFailure[];
   close(): Promise<void>;
 }
 

@@ -1,8 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { McpPort, McpToolInfo } from "../agent/ports.js";
+import type { McpCallResult, McpPort, McpServerFailure, McpToolInfo } from "../agent/ports.js";
 import { errorMessage, TackleError } from "../errors/index.js";
 import type { GuardedFetch } from "./create-guarded-fetch.js";
+import { createSandboxStdioTransport, type SandboxStdioTransport, type ServerExit, type StartProcess } from "./create-sandbox-stdio-transport.js";
 
 /** One server of the repo config, its `${TACKLE_SECRET_*}` values already substituted. */
 export type McpServerSpec = (
@@ -13,14 +14,27 @@ export type McpServerSpec = (
   missing?: string[];
 };
 
+type StdioServerSpec = Extract<McpServerSpec, { kind: "stdio" }>;
+
 export interface McpPortOptions {
   servers: readonly McpServerSpec[];
   /** The host's fetch under WebFetch's destination rules. */
   fetch: GuardedFetch;
+  /**
+   * Starts a process in the job's sandbox (the workspace's ExecPort.start): where stdio servers run.
+   * @defaultValue none: stdio servers are reported as failed
+   */
+  start?: StartProcess;
   /** For connecting and listing a server's tools. @defaultValue 15 000 */
   connectTimeoutMs?: number;
   /** For one call. @defaultValue 120 000 */
   callTimeoutMs?: number;
+}
+
+interface Connection {
+  client: Client;
+  /** A stdio server's transport, which knows whether and how its process ended. */
+  stdio?: SandboxStdioTransport;
 }
 
 const CLIENT_INFO = { name: "tackle", version: "1" };
@@ -28,38 +42,73 @@ const CLIENT_INFO = { name: "tackle", version: "1" };
 const MAX_TOOL_PAGES = 20;
 
 /**
- * The repository's MCP servers, reached by the host with the official SDK: streamable HTTP servers
- * through the guarded fetch. Stdio servers need a process held in the job's sandbox between tool
- * calls, which the sandbox does not offer yet: they are reported as failed, and the job goes on.
+ * The repository's MCP servers, reached with the official SDK: streamable HTTP servers by the host
+ * through the guarded fetch, stdio servers as processes in the job's sandbox (no network, the
+ * worktree as cwd), started at discovery or the first call. A server that cannot be reached, or whose
+ * process ends, is reported (to the model, and through `failures` to the tracking comment) and left
+ * out; a stdio server is never started twice, so a crash is not hidden by a silent restart.
  */
 export function createMcpPort(options: McpPortOptions): McpPort {
-  const clients = new Map<string, Promise<Client>>();
-  let discovered: Promise<{ tools: McpToolInfo[]; failures: Array<{ server: string; error: string }> }> | undefined;
+  const connections = new Map<string, Promise<Connection>>();
+  /** Each server's first failure, at discovery or since. */
+  const failed = new Map<string, McpServerFailure>();
+  const transports = new Set<SandboxStdioTransport>();
+  let discovered: Promise<McpToolInfo[]> | undefined;
+  let closed = false;
   const connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
 
-  const connect = (spec: McpServerSpec): Promise<Client> => {
-    let client = clients.get(spec.name);
-    if (client === undefined) {
-      client = (async () => {
-        if (spec.missing !== undefined && spec.missing.length > 0) {
-          throw new TackleError("mcp_failed", `it needs ${spec.missing.join(", ")}, which the operator has not set`);
-        }
-        if (spec.kind === "stdio") {
-          throw new TackleError("mcp_failed", "stdio MCP servers are not supported yet (they need a process held in the job's sandbox); use an HTTP server");
-        }
-        const transport = new StreamableHTTPClientTransport(new URL(spec.url), { fetch: options.fetch, requestInit: { headers: spec.headers } });
-        const mcp = new Client(CLIENT_INFO);
-        await mcp.connect(transport, { timeout: connectTimeoutMs });
-        return mcp;
-      })();
-      client.catch(() => undefined);
-      clients.set(spec.name, client);
+  const fail = (failure: McpServerFailure): void => {
+    if (!failed.has(failure.server)) failed.set(failure.server, failure);
+  };
+
+  const openStdio = async (spec: StdioServerSpec): Promise<Connection> => {
+    if (options.start === undefined) {
+      throw new TackleError("mcp_failed", "stdio MCP servers run in the job's sandbox, and this run has none that can hold a process; use an HTTP server");
     }
-    return client;
+    const transport = createSandboxStdioTransport({ start: options.start, argv: spec.command, env: spec.env });
+    transports.add(transport);
+    const client = new Client(CLIENT_INFO);
+    try {
+      await client.connect(transport, { timeout: connectTimeoutMs });
+    } catch (error) {
+      await transport.close().catch(() => undefined);
+      const failure = { server: spec.name, error: startFailure(transport.exit(), error), stderr: transport.stderrTail() };
+      fail(failure);
+      throw new TackleError("mcp_failed", failure.error, { cause: error });
+    }
+    // Ended by itself, with or without a call in flight: reported from now on, and not started again.
+    client.onclose = () => {
+      const exit = transport.exit();
+      if (exit !== undefined && !exit.stopped)
+        fail({ server: spec.name, error: `its process ${exitText(exit)} mid-job and is not restarted`, stderr: transport.stderrTail() });
+    };
+    return { client, stdio: transport };
+  };
+
+  const open = async (spec: McpServerSpec): Promise<Connection> => {
+    if (closed) throw new TackleError("mcp_failed", "the job's MCP servers are closed");
+    if (spec.missing !== undefined && spec.missing.length > 0) {
+      throw new TackleError("mcp_failed", `it needs ${spec.missing.join(", ")}, which the operator has not set`);
+    }
+    if (spec.kind === "stdio") return openStdio(spec);
+    const transport = new StreamableHTTPClientTransport(new URL(spec.url), { fetch: options.fetch, requestInit: { headers: spec.headers } });
+    const client = new Client(CLIENT_INFO);
+    await client.connect(transport, { timeout: connectTimeoutMs });
+    return { client };
+  };
+
+  const connect = (spec: McpServerSpec): Promise<Connection> => {
+    let connection = connections.get(spec.name);
+    if (connection === undefined) {
+      connection = open(spec);
+      connection.catch((error: unknown) => fail({ server: spec.name, error: errorMessage(error) }));
+      connections.set(spec.name, connection);
+    }
+    return connection;
   };
 
   const listTools = async (spec: McpServerSpec): Promise<McpToolInfo[]> => {
-    const client = await connect(spec);
+    const { client } = await connect(spec);
     const tools: McpToolInfo[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
@@ -79,36 +128,68 @@ export function createMcpPort(options: McpPortOptions): McpPort {
     return tools;
   };
 
+  const callTool = async (spec: McpServerSpec, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> => {
+    const { client, stdio } = await connect(spec);
+    const gone = stdio?.exit();
+    if (gone !== undefined) return unavailable({ server: spec.name, error: `its process ${exitText(gone)} earlier in this job and is not restarted` });
+    try {
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: options.callTimeoutMs ?? 120_000 });
+      const blocks = Array.isArray(result.content) ? (result.content as Array<{ type: string; text?: string }>) : [];
+      const content = blocks.map((block) => (block.type === "text" ? (block.text ?? "") : `[${block.type} content]`)).join("\n");
+      return { content, isError: result.isError === true };
+    } catch (error) {
+      const exit = stdio?.exit();
+      if (exit === undefined || exit.stopped) throw error;
+      return unavailable({
+        server: spec.name,
+        error: `its process ${exitText(exit)} during the call to ${tool} and is not restarted`,
+        stderr: stdio!.stderrTail(),
+      });
+    }
+  };
+
   return {
-    discover() {
+    async discover() {
       discovered ??= (async () => {
         const settled = await Promise.allSettled(options.servers.map(listTools));
-        const tools: McpToolInfo[] = [];
-        const failures: Array<{ server: string; error: string }> = [];
-        settled.forEach((result, index) => {
-          const server = options.servers[index]!.name;
-          if (result.status === "fulfilled") tools.push(...result.value);
-          else failures.push({ server, error: errorMessage(result.reason) });
+        return settled.flatMap((result, index) => {
+          if (result.status === "fulfilled") return result.value;
+          fail({ server: options.servers[index]!.name, error: errorMessage(result.reason) });
+          return [];
         });
-        return { tools, failures };
       })();
-      return discovered;
+      const tools = await discovered;
+      return { tools, failures: [...failed.values()] };
     },
     async call(server, tool, args, signal) {
       const spec = options.servers.find((candidate) => candidate.name === server);
       if (spec === undefined) throw new TackleError("mcp_failed", `no MCP server named "${server}"`);
       try {
-        const client = await connect(spec);
-        const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: options.callTimeoutMs ?? 120_000 });
-        const blocks = Array.isArray(result.content) ? (result.content as Array<{ type: string; text?: string }>) : [];
-        const content = blocks.map((block) => (block.type === "text" ? (block.text ?? "") : `[${block.type} content]`)).join("\n");
-        return { content, isError: result.isError === true };
+        return await callTool(spec, tool, args, signal);
       } catch (error) {
         throw new TackleError("mcp_failed", `MCP server "${server}" failed the call to ${tool}: ${errorMessage(error)}`, { cause: error });
       }
     },
+    failures: () => [...failed.values()],
     async close() {
-      await Promise.all([...clients.values()].map((client) => client.then((mcp) => mcp.close()).catch(() => undefined)));
+      closed = true;
+      // Stopping the processes first ends a stdio server's pending start at once, not at its timeout.
+      await Promise.all([...transports].map((transport) => transport.close().catch(() => undefined)));
+      await Promise.all([...connections.values()].map((connection) => connection.then(({ client }) => client.close()).catch(() => undefined)));
     },
   };
+}
+
+function unavailable(failure: McpServerFailure): McpCallResult {
+  return { content: "", isError: true, unavailable: failure };
+}
+
+function exitText(exit: ServerExit): string {
+  return exit.exitCode === null ? "was killed by a signal" : `exited with code ${exit.exitCode}`;
+}
+
+/** Why a stdio server did not come up: its process ended, it could not be started, or it did not answer. */
+function startFailure(exit: ServerExit | undefined, error: unknown): string {
+  if (exit !== undefined && !exit.stopped) return `its process ${exitText(exit)} before it answered`;
+  return `it did not start and answer: ${errorMessage(error)}`;
 }

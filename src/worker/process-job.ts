@@ -391,7 +391,7 @@ async function runAndPublish(
     issueNumber: data.isPullRequest ? null : data.number,
     existingPull: target.existingPull,
   });
-  const { result, state, subagents, subagentTurns, memoryWrites, hookDenials, backgroundJobs } = await runAgentSession({
+  const { result, state, subagents, subagentTurns, memoryWrites, hookDenials, backgroundJobs, mcpFailures } = await runAgentSession({
     jobId: data.jobId,
     workspace,
     issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config.allowed_bots }),
@@ -420,7 +420,7 @@ async function runAndPublish(
     startedAt,
     signal,
     logger: log,
-    ...sessionExtras(job, config, issue.author),
+    ...sessionExtras(job, config, issue.author, workspace),
     ...(deps.approvals === undefined
       ? {}
       : {
@@ -449,6 +449,7 @@ async function runAndPublish(
     ...(memoryWrites.length > 0 ? { memoryWrites } : {}),
     ...(hookDenials.length > 0 ? { hookDenials } : {}),
     ...(backgroundJobs.length > 0 ? { backgroundJobs } : {}),
+    ...(mcpFailures.length > 0 ? { mcpFailures } : {}),
   };
   // Work the host refused to publish is a failure, whatever the agent said: never "no changes needed".
   return refused && !pullUrl ? { ...ending, phase: "failed", reason: `nothing was published: ${refused}` } : ending;
@@ -457,10 +458,11 @@ async function runAndPublish(
 type SessionExtras = Pick<SessionInput, "memory" | "web" | "mcp" | "untrustedAuthors">;
 
 /**
- * The session's ports beyond the core: the repository's memory (unless its config turns it off) and
- * WebFetch's fetcher (unless an allow-list turns it off), and who in the thread lacks write access.
+ * The session's ports beyond the core: the repository's memory (unless its config turns it off),
+ * WebFetch's fetcher (unless an allow-list turns it off), its MCP servers (HTTP ones under WebFetch's
+ * rules, stdio ones in the workspace's sandbox), and who in the thread lacks write access.
  */
-function sessionExtras(job: JobContext, config: RepoConfig, issueAuthor: string): SessionExtras {
+function sessionExtras(job: JobContext, config: RepoConfig, issueAuthor: string, workspace: Workspace): SessionExtras {
   const { deps, data, repo, redact } = job;
   const extras: SessionExtras = {
     untrustedAuthors: untrustedAuthors(job, config, issueAuthor),
@@ -483,7 +485,13 @@ function sessionExtras(job: JobContext, config: RepoConfig, issueAuthor: string)
   if (servers.length > 0) {
     // HTTP servers are reached under WebFetch's rules; with WebFetch off (an empty list), none is reachable.
     const rules = createDestinationRules(web?.allow ?? [], config.web_fetch.allow);
-    extras.mcp = createMcpPort({ servers: mcpServerSpecs(servers, deps.settings.mcpSecrets ?? {}), fetch: createGuardedFetch(rules) });
+    const exec = workspace.exec;
+    extras.mcp = createMcpPort({
+      servers: mcpServerSpecs(servers, deps.settings.mcpSecrets ?? {}),
+      fetch: createGuardedFetch(rules),
+      // Stdio servers run as the job's own processes: its sandbox, its loopback-only network, killed with its workspace.
+      ...(exec.start === undefined ? {} : { start: exec.start.bind(exec) }),
+    });
   }
   return extras;
 }

@@ -1,7 +1,7 @@
 import { runAgent, buildSystemPrompt, buildTaskMessage, createTranscript, type AgentResult } from "../agent/index.js";
 import type { ModelClient } from "../agent/model-client.js";
 import { createMcpGateway } from "../agent/mcp/mcp-gateway.js";
-import type { IssuePort, McpPort, MemoryPort, MemorySummary, PullsPort, SessionState, WebPort } from "../agent/ports.js";
+import type { IssuePort, McpPort, McpServerFailure, MemoryPort, MemorySummary, PullsPort, SessionState, WebPort } from "../agent/ports.js";
 import { createBackgroundJobs, type BackgroundJobs } from "../agent/background-jobs.js";
 import { buildJobTools } from "../agent/build-job-tools.js";
 import { renderBackgroundEvents } from "../agent/prompt/render-background-events.js";
@@ -93,6 +93,8 @@ export interface SessionOutcome {
   hookDenials: string[];
   /** One line per background command or Monitor the job ran, with how it ended. */
   backgroundJobs: string[];
+  /** MCP servers the job could not use (not reached, or ended mid-job), with the host's reason, redacted. */
+  mcpFailures: Array<Omit<McpServerFailure, "stderr">>;
 }
 
 /** The policy engine's settings from the repo config; the host's pre-push check uses the same. */
@@ -194,8 +196,6 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   const registry = createToolRegistry(tools.main, registryOptions);
   const background = workspace.exec.start === undefined ? undefined : createBackgroundJobs(workspace.exec, input.clock);
   const mcp = input.mcp === undefined ? undefined : createMcpGateway(input.mcp, (tools) => registry.setGroup("mcp", tools));
-  // Servers are connected off the critical path: the first LoadMcpTools finds them ready.
-  void mcp?.discover(input.signal).catch(() => undefined);
   const modelFor = input.modelFor ?? (() => input.model);
   const subagents = createSubagents({
     types: tools.types,
@@ -269,6 +269,9 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       signal: input.signal,
       onStep: (command) => input.tracker.update({ phase: "working", step: `setup: ${command}`, todos: [], startedAt: input.startedAt, unsandboxed }),
     });
+    // Servers are connected off the critical path, once the setup steps (which install stdio servers)
+    // are done: the first LoadMcpTools finds them ready.
+    void mcp?.discover(input.signal).catch(() => undefined);
     const memories = await readMemoryIndex(input.memory, input.logger);
     const memoryIndex = input.redact(renderMemoryIndex(memories));
     const initialMessage = taskMessage + (memoryIndex === "" ? "" : `\n\n${memoryIndex}`) + input.redact(renderSetupReport(setup));
@@ -299,6 +302,8 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       memoryWrites,
       hookDenials,
       backgroundJobs: (background?.list() ?? []).map((job) => input.redact(describeJob(job, input.clock()))),
+      // Read before close, which stops the servers: a server stopped at the end did not fail.
+      mcpFailures: (input.mcp?.failures?.() ?? []).map(({ server, error }) => ({ server, error: input.redact(error) })),
     };
   } finally {
     // Nothing the agent started outlives its session; the workspace's dispose is the backstop.

@@ -23,6 +23,8 @@ export type TrackingState =
       hookDenials?: string[];
       /** One line per background command or Monitor the job ran, e.g. "job-1: exited with code 0 after 4s: npm run dev". */
       backgroundJobs?: string[];
+      /** The repository's MCP servers the job could not use, and why. */
+      mcpFailures?: Array<{ server: string; error: string }>;
     };
 
 /** One subagent of the job, as the comment shows it: nested under its parent by depth. */
@@ -164,6 +166,9 @@ function renderBody(
     const shown = state.backgroundJobs.slice(0, MAX_SUBAGENT_LINES).map((job) => `- ${inlineCode(oneLine(job))}`);
     const more = state.backgroundJobs.length - shown.length;
     lines.push("Background commands:", ...shown, ...(more > 0 ? [`- and ${more} more`] : []), "");
+  }
+  if (state.mcpFailures !== undefined && state.mcpFailures.length > 0) {
+    lines.push("MCP servers the job could not use:", ...state.mcpFailures.map((failure) => `- \`${oneLine(failure.server)}\`: ${oneLine(failure.error)}`), "");
   }
   const s = state.stats;
   const subagentTurns = s.subagentTurns ? ` (+${s.subagentTurns} in subagents)` : "";

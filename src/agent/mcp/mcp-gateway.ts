@@ -1,8 +1,9 @@
-import type { McpPort, McpToolInfo } from "../ports.js";
+import type { McpPort, McpServerFailure, McpToolInfo } from "../ports.js";
 import { fenceUntrusted } from "../prompt/fence-untrusted.js";
 import type { PolicyDecision, Tool, ToolResult } from "../tools/tool.js";
 import { createActivatedMcpTool } from "./activated-mcp-tool.js";
 import { qualifiedName } from "./mcp-tool-names.js";
+import { renderMcpFailure } from "./render-mcp-failure.js";
 
 /** Activated MCP tools offered as first-class tools at once; an 11th evicts the least recently used. */
 export const MCP_SLOTS = 10;
@@ -20,11 +21,11 @@ export interface ActivationChange {
  * slot does, and one turn's changes reach the next request together.
  */
 export interface McpGateway {
-  discover(signal: AbortSignal): Promise<{ tools: McpToolInfo[]; failures: Array<{ server: string; error: string }> }>;
+  discover(signal: AbortSignal): Promise<{ tools: McpToolInfo[]; failures: McpServerFailure[] }>;
   /** Whether the tool holds a slot. */
   isActive(qualified: string): boolean;
   change(request: { activate: readonly string[]; deactivate: readonly string[] }, signal: AbortSignal): Promise<ActivationChange>;
-  /** Calls a discovered tool (activated or not); its result fenced as the server's data. */
+  /** Calls a discovered tool (activated or not); its result fenced as the server's data, or why its server is gone. */
   call(qualified: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult>;
   /** Ask once per MCP tool per job, unless its server is trusted. */
   decide(qualified: string): Promise<PolicyDecision>;
@@ -77,6 +78,7 @@ export function createMcpGateway(port: McpPort, offer: (tools: Tool[]) => void):
       const index = slotOf(qualified);
       if (index !== -1) slots[index]!.used = ++tick;
       const result = await port.call(tool.server, tool.name, args, signal);
+      if (result.unavailable !== undefined) return { content: renderMcpFailure(result.unavailable), isError: true };
       const fenced = fenceUntrusted("mcp_result", result.content === "" ? "(no content)" : result.content, { server: tool.server, tool: tool.name });
       return { content: fenced, ...(result.isError ? { isError: true } : {}) };
     },

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { qualifiedName } from "../mcp/mcp-tool-names.js";
+import { renderMcpFailure } from "../mcp/render-mcp-failure.js";
 import { defineTool } from "./tool.js";
 
 /** Tools listed in one answer; a query narrows a longer list. */
@@ -37,7 +38,7 @@ export const loadMcpToolsTool = defineTool({
     for (const name of change.unknown) parts.push(`No tool named ${name}: use a name from the list.`);
     parts.push(matching.length === 0 ? "No MCP tools match." : `${matching.length} MCP tool${matching.length === 1 ? "" : "s"}:\n${lines.join("\n")}`);
     if (matching.length > MAX_LISTED) parts.push(`(${matching.length - MAX_LISTED} more: narrow the query)`);
-    for (const failure of failures) parts.push(`MCP server "${failure.server}" is unavailable: ${failure.error}`);
+    for (const failure of failures) parts.push(renderMcpFailure(failure));
     return { content: parts.join("\n"), ...(change.unknown.length > 0 ? { isError: true } : {}) };
   },
 });

@@ -193,4 +193,13 @@ describe("renderTrackingComment", () => {
     );
     expect(renderTrackingComment(final("done", {}), JOB)).not.toContain("Background commands");
   });
+
+  it("names the MCP servers the job could not use, one line each", () => {
+    const body = renderTrackingComment(
+      final("done", { mcpFailures: [{ server: "local", error: "its process exited with code 7 mid-job\nand is not restarted" }] }),
+      JOB,
+    );
+    expect(body).toContain("MCP servers the job could not use:\n- `local`: its process exited with code 7 mid-job and is not restarted\n");
+    expect(renderTrackingComment(final("done", {}), JOB)).not.toContain("MCP servers");
+  });
 });
