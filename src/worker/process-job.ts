@@ -391,7 +391,7 @@ async function runAndPublish(
     issueNumber: data.isPullRequest ? null : data.number,
     existingPull: target.existingPull,
   });
-  const { result, state, subagents, subagentTurns, memoryWrites, hookDenials, backgroundJobs, mcpFailures } = await runAgentSession({
+  const { result, state, subagents, subagentTurns, memoryWrites, hookDenials, backgroundJobs, mcpUsage, mcpFailures } = await runAgentSession({
     jobId: data.jobId,
     workspace,
     issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config.allowed_bots }),
@@ -449,6 +449,7 @@ async function runAndPublish(
     ...(memoryWrites.length > 0 ? { memoryWrites } : {}),
     ...(hookDenials.length > 0 ? { hookDenials } : {}),
     ...(backgroundJobs.length > 0 ? { backgroundJobs } : {}),
+    ...(mcpUsage.length > 0 ? { mcpUsage } : {}),
     ...(mcpFailures.length > 0 ? { mcpFailures } : {}),
   };
   // Work the host refused to publish is a failure, whatever the agent said: never "no changes needed".

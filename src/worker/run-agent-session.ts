@@ -93,6 +93,8 @@ export interface SessionOutcome {
   hookDenials: string[];
   /** One line per background command or Monitor the job ran, with how it ended. */
   backgroundJobs: string[];
+  /** The MCP servers the job called, with the calls by tool. */
+  mcpUsage: Array<{ server: string; tools: Array<{ name: string; calls: number }> }>;
   /** MCP servers the job could not use (not reached, or ended mid-job), with the host's reason, redacted. */
   mcpFailures: Array<Omit<McpServerFailure, "stderr">>;
 }
@@ -302,6 +304,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       memoryWrites,
       hookDenials,
       backgroundJobs: (background?.list() ?? []).map((job) => input.redact(describeJob(job, input.clock()))),
+      mcpUsage: mcp?.usage() ?? [],
       // Read before close, which stops the servers: a server stopped at the end did not fail.
       mcpFailures: (input.mcp?.failures?.() ?? []).map(({ server, error }) => ({ server, error: input.redact(error) })),
     };

@@ -23,6 +23,8 @@ export type TrackingState =
       hookDenials?: string[];
       /** One line per background command or Monitor the job ran, e.g. "job-1: exited with code 0 after 4s: npm run dev". */
       backgroundJobs?: string[];
+      /** The repository's MCP servers the job called, with the calls by tool. */
+      mcpUsage?: Array<{ server: string; tools: Array<{ name: string; calls: number }> }>;
       /** The repository's MCP servers the job could not use, and why. */
       mcpFailures?: Array<{ server: string; error: string }>;
     };
@@ -52,6 +54,18 @@ function renderHookDenials(denials: readonly string[]): string {
   const shown = [...counts].slice(0, 10).map(([name, count]) => `\`${oneLine(name)}\`${count > 1 ? ` ×${count}` : ""}`);
   const more = counts.size > 10 ? `, and ${counts.size - 10} more tools` : "";
   return `Hooks denied ${denials.length} tool call${denials.length === 1 ? "" : "s"}: ${shown.join(", ")}${more}.`;
+}
+
+/** "MCP servers used: `docs` (3 calls: `search` ×2, `fetch`), `local` (1 call: `tool_01`)." */
+function renderMcpUsage(usage: NonNullable<Extract<TrackingState, { stats: JobStats }>["mcpUsage"]>): string {
+  const servers = usage.slice(0, 10).map(({ server, tools }) => {
+    const total = tools.reduce((sum, tool) => sum + tool.calls, 0);
+    const named = tools.slice(0, 10).map((tool) => `${inlineCode(oneLine(tool.name))}${tool.calls > 1 ? ` ×${tool.calls}` : ""}`);
+    const more = tools.length > 10 ? `, and ${tools.length - 10} more` : "";
+    return `${inlineCode(oneLine(server))} (${total} call${total === 1 ? "" : "s"}: ${named.join(", ")}${more})`;
+  });
+  const more = usage.length > 10 ? `, and ${usage.length - 10} more servers` : "";
+  return `MCP servers used: ${servers.join(", ")}${more}.`;
 }
 
 /** Marks the comment as this job's, so a rerun of the job (after a crash or retry) edits the same one. */
@@ -94,7 +108,9 @@ function renderSubagents(steps: readonly SubagentStep[] | undefined): string[] {
 function inlineCode(text: string): string {
   const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
   const fence = "`".repeat(longest + 1);
-  return `${fence} ${text} ${fence}`;
+  // A space on each side is stripped by the renderer; it is needed only beside a backtick.
+  const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
+  return `${fence}${pad}${text}${pad}${fence}`;
 }
 
 function oneLine(text: string): string {
@@ -167,6 +183,7 @@ function renderBody(
     const more = state.backgroundJobs.length - shown.length;
     lines.push("Background commands:", ...shown, ...(more > 0 ? [`- and ${more} more`] : []), "");
   }
+  if (state.mcpUsage !== undefined && state.mcpUsage.length > 0) lines.push(renderMcpUsage(state.mcpUsage), "");
   if (state.mcpFailures !== undefined && state.mcpFailures.length > 0) {
     lines.push("MCP servers the job could not use:", ...state.mcpFailures.map((failure) => `- \`${oneLine(failure.server)}\`: ${oneLine(failure.error)}`), "");
   }

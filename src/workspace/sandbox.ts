@@ -277,6 +277,20 @@ interface Pause {
   release(): void;
 }
 
+/** Waits for a pause to end, or for `signal` to abort (a job stopped meanwhile must not wait on). */
+function untilReleasedOrAborted(pause: Pause, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return pause.released;
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    if (signal.aborted) return resolve();
+    signal.addEventListener("abort", done, { once: true });
+    void pause.released.then(done);
+  });
+}
+
 interface Launched {
   exitCode: number | null;
   timedOut: boolean;
@@ -455,7 +469,8 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
   async function startSupervised(spec: LaunchSpec): Promise<Supervision> {
     if (spec.signal?.aborted) throw new TackleError("aborted", "command cancelled before it started");
     // Nothing starts while a host file tool has the job paused: it would run unpaused beside it.
-    while (pause) await pause.released;
+    while (pause && spec.signal?.aborted !== true) await untilReleasedOrAborted(pause, spec.signal);
+    if (spec.signal?.aborted) throw new TackleError("aborted", "command cancelled before it started");
     const { child, info, helpers } = await spawnBox(spec);
     const killAfter = limits.killAfterOutputBytes ?? Math.max(256 * 1024 ** 2, 64 * spec.maxOutputBytes);
     let sandboxPid: number | undefined;

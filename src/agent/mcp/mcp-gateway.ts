@@ -29,6 +29,8 @@ export interface McpGateway {
   call(qualified: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult>;
   /** Ask once per MCP tool per job, unless its server is trusted. */
   decide(qualified: string): Promise<PolicyDecision>;
+  /** The calls made so far, by server and tool, in the order each was first called: for the tracking comment. */
+  usage(): Array<{ server: string; tools: Array<{ name: string; calls: number }> }>;
 }
 
 export function createMcpGateway(port: McpPort, offer: (tools: Tool[]) => void): McpGateway {
@@ -37,6 +39,12 @@ export function createMcpGateway(port: McpPort, offer: (tools: Tool[]) => void):
   const lookup = async (qualified: string, signal: AbortSignal): Promise<McpToolInfo | undefined> =>
     (await port.discover(signal)).tools.find((tool) => qualifiedName(tool) === qualified);
   const publish = () => offer(slots.flatMap((slot) => (slot === undefined ? [] : [createActivatedMcpTool(slot.tool, gateway)])));
+  const calls = new Map<string, Map<string, number>>();
+  const count = (tool: McpToolInfo): void => {
+    const tools = calls.get(tool.server) ?? new Map<string, number>();
+    tools.set(tool.name, (tools.get(tool.name) ?? 0) + 1);
+    calls.set(tool.server, tools);
+  };
   const slotOf = (qualified: string) => slots.findIndex((slot) => slot !== undefined && qualifiedName(slot.tool) === qualified);
 
   const gateway: McpGateway = {
@@ -77,6 +85,7 @@ export function createMcpGateway(port: McpPort, offer: (tools: Tool[]) => void):
       if (tool === undefined) return { content: `No MCP tool "${qualified}". Call LoadMcpTools to list them.`, isError: true };
       const index = slotOf(qualified);
       if (index !== -1) slots[index]!.used = ++tick;
+      count(tool);
       const result = await port.call(tool.server, tool.name, args, signal);
       if (result.unavailable !== undefined) return { content: renderMcpFailure(result.unavailable), isError: true };
       const fenced = fenceUntrusted("mcp_result", result.content === "" ? "(no content)" : result.content, { server: tool.server, tool: tool.name });
@@ -87,6 +96,7 @@ export function createMcpGateway(port: McpPort, offer: (tools: Tool[]) => void):
       if (tool === undefined || tool.trusted) return { action: "allow" };
       return { action: "ask", reason: `it calls ${qualified} on the repository's MCP server "${tool.server}"`, approvalKey: `mcp:${qualified}` };
     },
+    usage: () => [...calls].map(([server, tools]) => ({ server, tools: [...tools].map(([name, n]) => ({ name, calls: n })) })),
   };
   return gateway;
 }

@@ -118,9 +118,9 @@ describe("background commands and Monitor end to end", () => {
     const body = tracking[0]!.body;
     expect(body).toContain("✅ Tackle finished");
     expect(body).toContain("Background commands:");
-    expect(body).toMatch(/- ` job-1: stopped after \d+s: node -e/);
+    expect(body).toMatch(/- `job-1: stopped after \d+s: node -e/);
     // The one left running was stopped by the end of the job.
-    expect(body).toMatch(/- ` job-2: stopped after \d+s: sleep 600/);
+    expect(body).toMatch(/- `job-2: stopped after \d+s: sleep 600/);
 
     // Checked from the host: the server, the command left running and the Monitor are all gone.
     expect(processesMatching(MARKER)).toEqual([]);

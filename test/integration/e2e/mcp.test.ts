@@ -27,7 +27,8 @@ const SECRET = "docs-secret-0123456789abcdef";
 const call = (id: string, name: string, input: unknown): ScriptedBlock => ({ type: "tool_use", id, name, input });
 const turn = (...content: ScriptedBlock[]): ScriptedTurn => ({ content, stop_reason: "tool_use" });
 const finish = (file: string): ScriptedTurn[] => [
-  turn(call("toolu_write", "Bash", { command: `echo "What the MCP servers said." > ${file}` })),
+  // Write runs with the job paused: the stdio server is stopped around it, and goes on after.
+  turn(call("toolu_write", "Write", { file_path: file, content: "What the MCP servers said.\n" })),
   turn(call("toolu_commit", "git_commit", { message: `Add ${file}` })),
   turn(call("toolu_pr", "create_pull_request", { title: `Add ${file}`, body: "From the MCP servers." })),
   turn(call("toolu_done", "task_done", { summary: "Wrote down what the servers said." })),
@@ -157,6 +158,7 @@ describe("MCP servers, end to end", () => {
     const tracking = botComments(h, issue.number).find((c) => c.body.includes("tackle:tracking"));
     expect(tracking?.body).toContain("✅ Tackle finished");
     expect(tracking?.body).not.toContain("MCP servers the job could not use");
+    expect(tracking?.body).toContain("MCP servers used: `local` (3 calls: `tool_12`, `tool_05`, `env`), `docs` (1 call: `tool1`).");
     expect(h.gh.pulls(OWNER, REPO)).toHaveLength(1);
     expect(processesMatching(marker)).toEqual([]);
   });

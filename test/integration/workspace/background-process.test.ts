@@ -182,6 +182,22 @@ describe.each(modes)("long-running processes of a job (%s)", (mode) => {
     expect(order).toEqual(["pause ended", "command ran"]);
   });
 
+  it("a command waiting for a pause to end gives up when its job is stopped", async () => {
+    const out = collector();
+    await sandbox.start!(["bash", "-c", "echo up; exec sleep 600"], { onStdout: out.push });
+    await out.until(/up/);
+    const stop = new AbortController();
+    let waiting: Promise<unknown> = Promise.resolve();
+    const paused = sandbox.pausing!(async () => {
+      waiting = sandbox.run("true", { timeoutMs: 30_000, signal: stop.signal }).catch((error: Error) => error.message);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      stop.abort();
+      // The pause is still held: the command must not wait for it.
+      return await waiting;
+    });
+    expect(await paused).toBe("command cancelled before it started");
+  });
+
   it("without processes running beside it, pausing just runs the task", async () => {
     expect(sandbox.running).toBe(0);
     expect(await sandbox.pausing!(async () => "ran")).toBe("ran");

@@ -188,10 +188,28 @@ describe("renderTrackingComment", () => {
       final("done", { backgroundJobs: ["job-1: exited with code 0 after 3s: npm run dev", "job-2: stopped after 9s: echo `whoami` @octocat"] }),
       JOB,
     );
-    expect(body).toContain(
-      "Background commands:\n- ` job-1: exited with code 0 after 3s: npm run dev `\n- `` job-2: stopped after 9s: echo `whoami` @octocat ``",
-    );
+    expect(body).toContain("Background commands:\n- `job-1: exited with code 0 after 3s: npm run dev`\n- ``job-2: stopped after 9s: echo `whoami` @octocat``");
     expect(renderTrackingComment(final("done", {}), JOB)).not.toContain("Background commands");
+  });
+
+  it("counts the MCP calls by server and tool", () => {
+    const body = renderTrackingComment(
+      final("done", {
+        mcpUsage: [
+          {
+            server: "docs",
+            tools: [
+              { name: "search", calls: 2 },
+              { name: "fetch", calls: 1 },
+            ],
+          },
+          { server: "local", tools: [{ name: "tool_01", calls: 1 }] },
+        ],
+      }),
+      JOB,
+    );
+    expect(body).toContain("MCP servers used: `docs` (3 calls: `search` ×2, `fetch`), `local` (1 call: `tool_01`).");
+    expect(renderTrackingComment(final("done", {}), JOB)).not.toContain("MCP servers used");
   });
 
   it("names the MCP servers the job could not use, one line each", () => {
