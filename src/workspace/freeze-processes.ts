@@ -16,14 +16,18 @@ export interface FreezeMemo {
 }
 
 /**
- * Stops (SIGSTOP) every process `list` names, again and again until a listing finds none that is
- * not stopped already: a process stopped cannot fork, so a listing taken after every known one is
- * seen stopped names every process there is. Listing reads all of /proc, which is slow on some hosts,
- * so the kernel's pid cursor saves listings: when no task was created anywhere since the processes
- * were last known complete (`memo`), that set is still complete; and when none was created while the
- * ones just listed were being stopped, that listing was complete. Resolves with the function that
- * continues them all, and what the next freeze may start from. Fails closed, continuing what it
- * stopped, when the set never settles or a process does not stop.
+ * Stops (SIGSTOP) every process `list` names and returns once there was an instant when all of the
+ * job's processes were stopped at once: then none is left running that could start another, or
+ * continue one (a process of the job may send SIGCONT). Each round reads every stopped process's
+ * state and CPU time, lists the job's processes, and reads them again: when nothing new was listed and
+ * no reading changed (each process stopped at both readings, having run for no time between them),
+ * every process was stopped throughout the listing, so the listing was complete. A round that finds
+ * a new process stops it and goes again; one that finds a process continued stops them all again.
+ *
+ * Listing reads all of /proc, which is slow on some hosts, so the kernel's pid cursor saves it: while
+ * no task is created anywhere (the cursor has not moved since `memo` was complete), `memo` is the
+ * listing. Resolves with the function that continues them all, and what the next freeze may start
+ * from. Fails closed, continuing what it stopped, when the job does not settle.
  */
 export async function freezeProcesses(list: () => number[], memo?: FreezeMemo): Promise<{ thaw: () => void; memo: FreezeMemo }> {
   const stopped = new Set<number>();
@@ -32,23 +36,52 @@ export async function freezeProcesses(list: () => number[], memo?: FreezeMemo): 
   };
   try {
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
-      const before = pidCursor();
-      const listed = round === 0 && memo !== undefined && memo.cursor === before ? memo.pids : list();
+      const before = readings(stopped);
+      const listed = memo !== undefined && memo.cursor === pidCursor() ? memo.pids : list();
       const fresh = listed.filter((pid) => !stopped.has(pid));
-      if (fresh.length === 0 && round > 0) return { thaw, memo: { cursor: before, pids: [...stopped] } };
-      for (const pid of fresh) {
-        signal(pid, "SIGSTOP");
-        stopped.add(pid);
+      if (fresh.length > 0) {
+        for (const pid of fresh) {
+          signal(pid, "SIGSTOP");
+          stopped.add(pid);
+        }
+        await waitStopped(fresh);
+        continue;
       }
-      await waitStopped(fresh);
-      const after = pidCursor();
-      if (after === before) return { thaw, memo: { cursor: after, pids: [...stopped] } };
+      if (unchangedAndStopped(before, readings(stopped))) return { thaw, memo: { cursor: pidCursor(), pids: [...stopped] } };
+      // One of them ran meanwhile: a process of the job continued it.
+      for (const pid of stopped) signal(pid, "SIGSTOP");
+      await waitStopped([...stopped]);
     }
-    throw new TackleError("workspace", `the job's processes kept multiplying while being paused (${stopped.size} stopped)`);
+    throw new TackleError("workspace", `the job's processes would not stay paused (${stopped.size} stopped, ${MAX_ROUNDS} rounds)`);
   } catch (error) {
     thaw();
     throw error;
   }
+}
+
+/** Each process's state and the CPU time it has run (/proc/PID/schedstat, in ns), or "gone". */
+function readings(pids: ReadonlySet<number>): Map<number, string> {
+  const read = new Map<number, string>();
+  for (const pid of pids) {
+    try {
+      read.set(pid, `${stateOf(readFileSync(`/proc/${pid}/stat`, "latin1"))} ${readFileSync(`/proc/${pid}/schedstat`, "latin1").trim()}`);
+    } catch {
+      read.set(pid, "gone");
+    }
+  }
+  return read;
+}
+
+/**
+ * Whether every process was stopped (or a zombie, or gone) at both readings and ran for no time in
+ * between: a stopped process that is continued must run to stop again, so it was stopped throughout.
+ */
+function unchangedAndStopped(before: ReadonlyMap<number, string>, after: ReadonlyMap<number, string>): boolean {
+  for (const [pid, reading] of before) {
+    if (after.get(pid) !== reading) return false;
+    if (reading !== "gone" && !HALTED.has(reading.charAt(0))) return false;
+  }
+  return true;
 }
 
 /**
@@ -75,16 +108,19 @@ async function waitStopped(pids: readonly number[]): Promise<void> {
   }
 }
 
-/** The process state from /proc/PID/stat: after the command name, which may itself hold spaces and parens. */
+const HALTED = new Set(["T", "t", "Z", "X"]);
+
 function isHalted(pid: number): boolean {
-  let stat: string;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return HALTED.has(stateOf(readFileSync(`/proc/${pid}/stat`, "latin1")));
   } catch {
     return true; // gone
   }
-  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-  return state === "T" || state === "t" || state === "Z" || state === "X";
+}
+
+/** The state letter of a /proc/PID/stat line: after the command name, which may itself hold spaces and parens. */
+function stateOf(stat: string): string {
+  return stat.charAt(stat.lastIndexOf(")") + 2);
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {
