@@ -9,11 +9,9 @@
 // see the forker stopped, then continue the swapper; the Read tool, run as the registry runs it
 // (inside `pausing`), returns the host's file.
 //
-// Suggested fix: after the last round, check every stopped process again (all still 'T', the listing
-// unchanged) and start over if any runs; better, freeze the job with the cgroup freezer (one cgroup
-// per job, cgroup.freeze, wait for cgroup.events "frozen 1"), which no process of the job can undo;
-// or have the file tools open as the sandbox user with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)
-// so no race matters.
+// Found against be2f879 (it leaked the host file within seconds, every run); e494e0e (each round reads
+// every stopped process again and stops them all again when one ran) closes it. Its sibling,
+// pause-undone-by-threads-of-a-zombie-leader.test.ts, still gets through.
 import { writeFileSync, mkdirSync, chmodSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -115,8 +113,6 @@ describe(`the job paused for a host file tool (${mode})`, () => {
       // Reads as a model makes them, a moment apart (each asks for a different limit: the registry caches a repeated read).
       await new Promise((resolve) => setTimeout(resolve, 30));
     }
-    for (const r of results) hist[r.slice(0, 90)] = (hist[r.slice(0, 90)] ?? 0) + 1;
-    console.log(hist);
     expect(results.filter((text) => text.includes("HOST-ONLY"))).toEqual([]);
   }, 600_000);
 });
