@@ -1,3 +1,4 @@
+import { StringDecoder } from "node:string_decoder";
 import { TackleError } from "../errors/index.js";
 import type { ExecPort, StartedProcess } from "./ports.js";
 
@@ -7,6 +8,8 @@ export const MAX_RUNNING_JOBS = 4;
 const MAX_UNREAD_CHARS = 64_000;
 /** One Monitor event: a line, cut to this. */
 const MAX_EVENT_CHARS = 1_000;
+/** Kept of a line past the cut, so the redactor sees a secret that straddles it whole. */
+const REDACTION_MARGIN = 1_000;
 export const MONITOR_DEFAULT_EVENTS = 20;
 export const MONITOR_MAX_EVENTS = 200;
 export const MONITOR_DEFAULT_TIMEOUT_MS = 600_000;
@@ -63,15 +66,27 @@ interface Entry {
   process: StartedProcess | undefined;
   unread: string;
   dropped: number;
-  /** Monitor: the part of a line not yet ended. */
+  /** Monitor: the part of a line not yet ended, as far as an event keeps it, and how much more there was. */
   partial: string;
+  partialDropped: number;
+  /** Output is decoded across chunks: a character split between two stays whole. */
+  decoder: StringDecoder;
   maxEvents: number;
   timer: NodeJS.Timeout | undefined;
   /** Wakes readers waiting for output or the end. */
   wake: Set<() => void>;
 }
 
-export function createBackgroundJobs(exec: ExecPort, clock: () => number = Date.now): BackgroundJobs {
+export interface BackgroundJobsOptions {
+  /** @defaultValue Date.now */
+  clock?: () => number;
+  /** The job's redactor, applied to each Monitor line before it is cut to an event. @defaultValue none */
+  redact?: (text: string) => string;
+}
+
+export function createBackgroundJobs(exec: ExecPort, options: BackgroundJobsOptions = {}): BackgroundJobs {
+  const clock = options.clock ?? Date.now;
+  const redact = options.redact ?? ((text: string) => text);
   const start = exec.start?.bind(exec);
   const jobs = new Map<string, Entry>();
   const events: Array<{ id: string; line: boolean; text: string }> = [];
@@ -91,11 +106,17 @@ export function createBackgroundJobs(exec: ExecPort, clock: () => number = Date.
   };
 
   const onOutput = (entry: Entry) => (chunk: Buffer) => {
-    const text = chunk.toString("utf8");
+    const text = entry.decoder.write(chunk);
     if (entry.info.kind === "monitor") {
-      const lines = (entry.partial + text).split("\n");
-      entry.partial = lines.pop() ?? "";
-      for (const line of lines) monitorLine(entry, line);
+      // Only the new text is searched, and a line is kept only as far as an event shows it: an endless
+      // line costs the host neither memory nor time.
+      let start = 0;
+      for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+        keepOfLine(entry, text.slice(start, end));
+        monitorLine(entry);
+        start = end + 1;
+      }
+      keepOfLine(entry, text.slice(start));
     } else {
       entry.unread += text;
       if (entry.unread.length > MAX_UNREAD_CHARS) {
@@ -106,11 +127,23 @@ export function createBackgroundJobs(exec: ExecPort, clock: () => number = Date.
     wake(entry);
   };
 
-  const monitorLine = (entry: Entry, line: string): void => {
-    if (entry.info.status !== "running" || line.trim() === "") return;
+  const keepOfLine = (entry: Entry, text: string): void => {
+    const room = MAX_EVENT_CHARS + REDACTION_MARGIN - entry.partial.length;
+    entry.partial += text.slice(0, Math.max(0, room));
+    entry.partialDropped += Math.max(0, text.length - Math.max(0, room));
+  };
+
+  /** The line kept so far becomes an event: redacted before it is cut, so a secret across the cut is masked whole. */
+  const monitorLine = (entry: Entry): void => {
+    const kept = redact(entry.partial.replace(/\r/g, ""));
+    const dropped = entry.partialDropped;
+    entry.partial = "";
+    entry.partialDropped = 0;
+    if (entry.info.status !== "running" || (kept.trim() === "" && dropped === 0)) return;
     const count = (entry.info.events ?? 0) + 1;
     entry.info.events = count;
-    const cut = line.length > MAX_EVENT_CHARS ? `${line.slice(0, MAX_EVENT_CHARS)} [… ${line.length - MAX_EVENT_CHARS} more characters]` : line;
+    const more = kept.length - Math.min(kept.length, MAX_EVENT_CHARS) + dropped;
+    const cut = more > 0 ? `${kept.slice(0, MAX_EVENT_CHARS)} [… ${more} more characters]` : kept;
     pushEvent(entry.info.id, cut, true);
     entry.unread += `${cut}\n`;
     if (count >= entry.maxEvents) void end(entry, "stopped", `reached its max_events (${entry.maxEvents}) and was stopped`);
@@ -156,6 +189,8 @@ export function createBackgroundJobs(exec: ExecPort, clock: () => number = Date.
       unread: "",
       dropped: 0,
       partial: "",
+      partialDropped: 0,
+      decoder: new StringDecoder("utf8"),
       maxEvents: options.maxEvents ?? Number.POSITIVE_INFINITY,
       timer: undefined,
       wake: new Set(),
@@ -173,7 +208,10 @@ export function createBackgroundJobs(exec: ExecPort, clock: () => number = Date.
       entry.timer.unref?.();
     }
     void entry.process.exited.then(({ exitCode }) => {
-      if (entry.partial !== "" && entry.info.kind === "monitor") monitorLine(entry, entry.partial);
+      if (entry.info.kind === "monitor") {
+        keepOfLine(entry, entry.decoder.end());
+        if (entry.partial !== "" || entry.partialDropped > 0) monitorLine(entry);
+      }
       entry.partial = "";
       clearTimeout(entry.timer);
       if (entry.info.status === "running") {

@@ -66,9 +66,9 @@ export interface ExecPort {
   start?(argv: readonly string[], options: StartOptions): Promise<StartedProcess>;
   /**
    * Runs `task` (a host file tool's check and open) with every process of the job that could race it
-   * paused: what the path guard checked is what the host then opens. Runs it directly when nothing
-   * of the job runs beside it. A command started meanwhile waits for the pause to end, so `task` must
-   * not run commands in the sandbox itself.
+   * paused: what the path guard checked is what the host then opens. A command started meanwhile
+   * waits for the pause to end (with nothing running, that is all a pause does), so `task` must not
+   * run commands in the sandbox itself.
    */
   pausing?<T>(task: () => Promise<T>): Promise<T>;
 }

@@ -196,7 +196,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     worktrees: workspace.worktrees !== undefined,
   });
   const registry = createToolRegistry(tools.main, registryOptions);
-  const background = workspace.exec.start === undefined ? undefined : createBackgroundJobs(workspace.exec, input.clock);
+  const background = workspace.exec.start === undefined ? undefined : createBackgroundJobs(workspace.exec, { clock: input.clock, redact: input.redact });
   const mcp = input.mcp === undefined ? undefined : createMcpGateway(input.mcp, (tools) => registry.setGroup("mcp", tools));
   const modelFor = input.modelFor ?? (() => input.model);
   const subagents = createSubagents({

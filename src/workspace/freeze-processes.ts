@@ -59,17 +59,41 @@ export async function freezeProcesses(list: () => number[], memo?: FreezeMemo): 
   }
 }
 
-/** Each process's state and the CPU time it has run (/proc/PID/schedstat, in ns), or "gone". */
+/**
+ * Each process's state and the CPU time it has run (/proc/PID/schedstat, in ns), or "gone". A live
+ * main thread takes part in every stop and continue of its process, so its readings stand for the
+ * process; a main thread that has ended ('Z') while other threads run does not, so then every thread
+ * is read.
+ */
 function readings(pids: ReadonlySet<number>): Map<number, string> {
   const read = new Map<number, string>();
   for (const pid of pids) {
     try {
-      read.set(pid, `${stateOf(readFileSync(`/proc/${pid}/stat`, "latin1"))} ${readFileSync(`/proc/${pid}/schedstat`, "latin1").trim()}`);
+      const leader = taskReading(`/proc/${pid}`);
+      read.set(pid, leader.startsWith("Z") ? threadReadings(pid) : leader);
     } catch {
       read.set(pid, "gone");
     }
   }
   return read;
+}
+
+function taskReading(dir: string): string {
+  return `${stateOf(readFileSync(`${dir}/stat`, "latin1"))} ${readFileSync(`${dir}/schedstat`, "latin1").trim()}`;
+}
+
+/** Every thread's reading, the least stopped one's state first ("R …" before "T …"): how a process with an ended main thread reads. */
+function threadReadings(pid: number): string {
+  const threads: string[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      threads.push(`${tid}:${taskReading(`/proc/${pid}/task/${tid}`)}`);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const running = threads.find((thread) => !HALTED.has(thread.charAt(thread.indexOf(":") + 1)));
+  return `${running === undefined ? "Z" : "R"} ${threads.join(" ")}`;
 }
 
 /**
@@ -112,7 +136,9 @@ const HALTED = new Set(["T", "t", "Z", "X"]);
 
 function isHalted(pid: number): boolean {
   try {
-    return HALTED.has(stateOf(readFileSync(`/proc/${pid}/stat`, "latin1")));
+    const state = stateOf(readFileSync(`/proc/${pid}/stat`, "latin1"));
+    // An ended main thread says nothing of the others.
+    return state === "Z" ? threadReadings(pid).startsWith("Z") : HALTED.has(state);
   } catch {
     return true; // gone
   }

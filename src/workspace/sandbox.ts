@@ -449,6 +449,9 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
   /** Every process of the job that is running, with the outer process it was spawned as. */
   const active = new Map<Supervision, ChildProcess>();
   let pause: Pause | undefined;
+  /** Commands past the pause check and not yet in `active`, and who waits for them to get there. */
+  let launching = 0;
+  const launchesSettled: Array<() => void> = [];
   /** The job's processes as the last pause found them, for the next one. */
   let freezeMemo: FreezeMemo | undefined;
 
@@ -471,6 +474,17 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     // Nothing starts while a host file tool has the job paused: it would run unpaused beside it.
     while (pause && spec.signal?.aborted !== true) await untilReleasedOrAborted(pause, spec.signal);
     if (spec.signal?.aborted) throw new TackleError("aborted", "command cancelled before it started");
+    // From here until it is in `active`, a pause that begins waits for it, then pauses it too.
+    launching += 1;
+    try {
+      return await spawnSupervised(spec);
+    } finally {
+      launching -= 1;
+      if (launching === 0) for (const wake of launchesSettled.splice(0)) wake();
+    }
+  }
+
+  async function spawnSupervised(spec: LaunchSpec): Promise<Supervision> {
     const { child, info, helpers } = await spawnBox(spec);
     const killAfter = limits.killAfterOutputBytes ?? Math.max(256 * 1024 ** 2, 64 * spec.maxOutputBytes);
     let sandboxPid: number | undefined;
@@ -503,16 +517,21 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     return roots.length === 0 ? [] : processTree(roots);
   }
 
+  /** Stops the job's processes once the commands being launched are running; nothing to do when none runs. */
+  async function freezeJob(): Promise<() => void> {
+    while (launching > 0) await new Promise<void>((resolve) => launchesSettled.push(resolve));
+    if (active.size === 0) return () => undefined;
+    const result = await freezeProcesses(jobProcesses, freezeMemo);
+    freezeMemo = result.memo;
+    return result.thaw;
+  }
+
   async function pausing<T>(task: () => Promise<T>): Promise<T> {
-    if (pause === undefined && active.size === 0) return task();
     if (pause === undefined) {
       let release = (): void => undefined;
       const released = new Promise<void>((resolve) => (release = resolve));
-      const frozen = freezeProcesses(jobProcesses, freezeMemo).then((result) => {
-        freezeMemo = result.memo;
-        return result.thaw;
-      });
-      pause = { holders: 0, frozen, released, release };
+      // Set before any await: from now on no command starts until the last holder is done.
+      pause = { holders: 0, frozen: freezeJob(), released, release };
     }
     const current = pause;
     current.holders += 1;

@@ -9,7 +9,8 @@ import { INVISIBLE_CHARACTERS } from "../../util/sanitize-untrusted-text.js";
 
 const HTML_COMMENT = /<!--[\s\S]*?(?:-->|$)/g;
 
-function sanitizeUntrusted(text: string): string {
+/** Hidden HTML comments and invisible characters out: what fenceUntrusted does to the text it fences. */
+export function sanitizeUntrusted(text: string): string {
   return text.replace(HTML_COMMENT, "[hidden HTML comment removed]").replace(INVISIBLE_CHARACTERS, "");
 }
 

@@ -1,4 +1,4 @@
-import { fenceUntrusted } from "./fence-untrusted.js";
+import { fenceUntrusted, sanitizeUntrusted } from "./fence-untrusted.js";
 
 /**
  * What the job's background commands and Monitors printed or did since the last turn, for the next
@@ -6,5 +6,7 @@ import { fenceUntrusted } from "./fence-untrusted.js";
  */
 export function renderBackgroundEvents(events: readonly string[]): string | undefined {
   if (events.length === 0) return undefined;
-  return `Events from your background commands since your last turn:\n${fenceUntrusted("background_events", events.join("\n"))}`;
+  // Each event on its own: an unclosed `<!--` in one line must not hide the events after it.
+  const lines = events.map((event) => sanitizeUntrusted(event).replace(/[\r\n]+/g, " "));
+  return `Events from your background commands since your last turn:\n${fenceUntrusted("background_events", lines.join("\n"))}`;
 }

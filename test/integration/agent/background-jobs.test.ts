@@ -76,6 +76,15 @@ describe(`background jobs (${mode})`, () => {
     expect(jobs.takeEvents()).toEqual([]);
   });
 
+  it("redacts a Monitor line before cutting it to an event, so a secret across the cut is masked whole", async () => {
+    const redacting = createBackgroundJobs(sandbox, { redact: (text) => text.replaceAll("s3cr3t-value", "[REDACTED]") });
+    await redacting.startMonitor("printf 'x%.0s' $(seq 995); echo s3cr3t-value; sleep 600", { timeoutMs: 60_000, maxEvents: 1 });
+    const [event] = await eventsUntil(redacting, 1);
+    expect(event).toMatch(/^\[monitor-1\] x{995}\[REDA \[… 5 more characters\]$/);
+    expect(event).not.toContain("s3cr");
+    await redacting.stopAll();
+  });
+
   it("kills a Monitor at its timeout and says so", async () => {
     await jobs.startMonitor("sleep 600", { timeoutMs: 300, maxEvents: 10 });
     expect(await eventsUntil(jobs, 1)).toEqual(["[monitor-1] timed out after 300 ms and was killed"]);
