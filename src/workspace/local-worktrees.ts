@@ -65,6 +65,8 @@ export function createLocalWorktrees(options: LocalWorktreesOptions): LocalWorkt
     root,
     repo: { gitDir: path.join(root, ".git"), commonDir },
     readOnlyInside: [...mainInput.readOnlyInside, path.join(root, ".git")],
+    // One loopback for the run: a server started in one worktree answers a command in another.
+    sharedNamespace: options.main.ports.exec.namespace,
   });
 
   const find = (name: string): Entry => {

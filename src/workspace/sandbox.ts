@@ -127,6 +127,11 @@ export interface SandboxOptions {
    * @defaultValue false
    */
   allowHostNetwork?: boolean;
+  /**
+   * The namespace of another sandbox of the same job (a local run's main checkout), for a worktree's
+   * commands to share its loopback; the other sandbox ends it. @defaultValue one of its own
+   */
+  sharedNamespace?: NamespaceHolder;
   /** Environment for every command (never secrets), e.g. the git author. */
   env?: Readonly<Record<string, string>>;
   limits?: SandboxLimits;
@@ -142,6 +147,8 @@ export interface ArgvResult {
 
 export interface Sandbox extends ExecPort {
   readonly mode: SandboxMode;
+  /** The job's network namespace (with `jobNamespace`): another checkout of the job may share it. */
+  readonly namespace: NamespaceHolder;
   /** Commands started and not yet finished. */
   readonly running: number;
   /**
@@ -305,6 +312,35 @@ interface Spawned {
   helpers: ChildProcess[];
 }
 
+/** One job's network namespace, started on first use and again should its holder have died. */
+export interface NamespaceHolder {
+  get(): Promise<JobNamespace>;
+  /** The namespace if one was started (alive or not). */
+  current(): Promise<JobNamespace | undefined>;
+  stop(): Promise<void>;
+}
+
+function createNamespaceHolder(): NamespaceHolder {
+  let namespace: Promise<JobNamespace> | undefined;
+  return {
+    async get() {
+      const current = await namespace?.catch(() => undefined);
+      if (current?.alive()) return current;
+      const started = startJobNamespace();
+      namespace = started;
+      // A failed start is tried again by the next command.
+      started.catch(() => {
+        if (namespace === started) namespace = undefined;
+      });
+      return started;
+    },
+    current: async () => namespace?.catch(() => undefined),
+    async stop() {
+      await (await namespace?.catch(() => undefined))?.stop();
+    },
+  };
+}
+
 export function createSandboxExec(options: SandboxOptions): Sandbox {
   const limits = options.limits ?? {};
   const logger = options.logger;
@@ -330,19 +366,13 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     return prepared;
   }
 
-  let namespace: Promise<JobNamespace> | undefined;
   let disposed = false;
+  const ownsNamespace = options.sharedNamespace === undefined;
+  const namespace = options.sharedNamespace ?? createNamespaceHolder();
 
-  /** The job's namespace, started on first use and again should its holder have died. */
   async function jobNamespace(): Promise<JobNamespace> {
     if (disposed) throw new TackleError("aborted", "the job's workspace is disposed");
-    const current = await namespace?.catch(() => undefined);
-    if (disposed) throw new TackleError("aborted", "the job's workspace is disposed");
-    if (current?.alive()) return current;
-    namespace = startJobNamespace();
-    // A failed start is tried again by the next command.
-    namespace.catch(() => (namespace = undefined));
-    return namespace;
+    return namespace.get();
   }
 
   function innerEnv(extra: Record<string, string> | undefined): Record<string, string> {
@@ -609,9 +639,11 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     await Promise.all(stopping);
     // Let what waits on each ending (a background process's count) run first.
     await new Promise((resolve) => setImmediate(resolve));
-    const held = await namespace?.catch(() => undefined);
-    await held?.stop();
-    if (!held) return running === 0;
+    const held = await namespace.current();
+    // A namespace shared with the job's other checkouts is theirs to end; its processes are checked.
+    if (ownsNamespace) await namespace.stop();
+    // In a shared namespace the other checkouts' processes live on; this one's were all in `active`.
+    if (!held || !ownsNamespace) return running === 0;
     // The kernel tears a pid namespace down asynchronously: give the last processes a moment.
     for (let i = 0; i < 50 && processesInNetns(held.netns).length > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
     return running === 0 && processesInNetns(held.netns).length === 0;
@@ -620,6 +652,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
   const sandbox: Sandbox = {
     sandboxed: options.mode === "bwrap",
     mode: options.mode,
+    namespace,
     get running() {
       return running;
     },

@@ -4,7 +4,7 @@ import type { GitRepoLocation } from "./git-host.js";
 import { createGitPort } from "./git-port.js";
 import type { LocalWorktrees } from "./local-worktrees.js";
 import { createPathGuard, type GuardedFs } from "./path-guard.js";
-import { createSandboxExec, type Sandbox, type SandboxIdentity, type SandboxMode, type SandboxOptions } from "./sandbox.js";
+import { createSandboxExec, type NamespaceHolder, type Sandbox, type SandboxIdentity, type SandboxMode, type SandboxOptions } from "./sandbox.js";
 import { createSearch } from "./search.js";
 
 /** One job's working copy and the ports bound to it. */
@@ -94,6 +94,8 @@ export interface PortsInput {
   tmpDir?: string;
   author: CommitAuthor;
   logger?: Logger;
+  /** Another checkout's network namespace, shared (a local run's worktrees share the main checkout's). */
+  sharedNamespace?: NamespaceHolder;
 }
 
 /** The ports of one checkout: the main one, or a local run's extra worktree. */
@@ -117,6 +119,7 @@ export function sandboxOptionsOf(input: PortsInput): SandboxOptions {
     ...(input.homeDir !== undefined ? { homeDir: input.homeDir } : {}),
     ...(input.tmpDir !== undefined ? { tmpDir: input.tmpDir } : {}),
     ...(input.logger ? { logger: input.logger } : {}),
+    ...(input.sharedNamespace ? { sharedNamespace: input.sharedNamespace } : {}),
   };
 }
 

@@ -122,6 +122,19 @@ describe("Worktree (local runs)", () => {
     expect(list).toMatch(/^ {2}feat .* Try it aside /m);
   });
 
+  it("the worktrees share the run's loopback: a server started in the main checkout answers a command in a worktree", async () => {
+    let output = "";
+    await ctx.exec.start?.(["node", "-e", "require('http').createServer((q, s) => s.end('pong')).listen(8733, '127.0.0.1', () => console.log('up'))"], {
+      onStdout: (chunk) => (output += chunk.toString("utf8")),
+    });
+    for (let i = 0; i < 400 && !output.includes("up"); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(output).toContain("up");
+    await worktree({ action: "create", name: "feat" });
+    await worktree({ action: "enter", name: "feat" });
+    const fetched = await call("Bash", { command: "node -e \"fetch('http://127.0.0.1:8733').then((r) => r.text()).then(console.log)\"" });
+    expect(fetched.text).toBe("pong\n[exit code 0]");
+  });
+
   it("answers a bad, unknown, taken or missing name, and a removal of the main or current worktree, with a specific error", async () => {
     await worktree({ action: "create", name: "feat" });
     const cases: Array<[{ action: string; name?: string }, RegExp]> = [
