@@ -72,6 +72,12 @@ export interface TackleEnv<M extends EnvMode = EnvMode> {
    * @defaultValue null: unset, any public host (as `*`)
    */
   fetchAllow: string[] | null;
+  /**
+   * TACKLE_DAILY_BUDGET_USD: what each installation may spend on models per UTC day, over all its
+   * repositories (a repository's `daily_budget_usd` may only lower it for itself).
+   * @defaultValue null: no cap
+   */
+  dailyBudgetUsd: number | null;
 }
 
 export interface LoadEnvOptions<M extends EnvMode> {
@@ -121,6 +127,7 @@ const EXPECTED: Record<string, string> = {
   REDIS_URL: "a redis:// or rediss:// URL",
   TACKLE_SANDBOX: "`off`, or unset",
   TACKLE_BOT_NAME: "a name of letters, digits and dashes, such as `tackle`",
+  TACKLE_DAILY_BUDGET_USD: "a positive number of US dollars (at most 1000000), such as 20 or 7.50",
   LOG_LEVEL: "one of fatal, error, warn, info, debug, trace, silent",
   GITHUB_API_URL: "an http(s) URL",
   GITHUB_SERVER_URL: "an http(s) URL",
@@ -197,6 +204,14 @@ const envSchema = z.object({
       .trim()
       .transform((name) => name.replace(/^@/, ""))
       .pipe(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]*$/)),
+  ),
+  TACKLE_DAILY_BUDGET_USD: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\d+(?:\.\d+)?$/)
+      .transform(Number)
+      .pipe(z.number().positive().max(1_000_000)),
   ),
   LOG_LEVEL: optional(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])),
   GITHUB_API_URL: optional(httpUrl),
@@ -277,6 +292,7 @@ function build<M extends EnvMode>(vars: ParsedVars, mode: M, app: AppCredentials
     logLevel: vars.LOG_LEVEL ?? "info",
     githubToken: mode === "action" ? (vars.INPUT_GITHUB_TOKEN ?? vars.GITHUB_TOKEN ?? null) : null,
     fetchAllow,
+    dailyBudgetUsd: vars.TACKLE_DAILY_BUDGET_USD ?? null,
   };
 }
 

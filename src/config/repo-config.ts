@@ -33,6 +33,12 @@ export interface RepoConfig {
   max_turns: number;
   /** Spend per job in US dollars, at most 100. @defaultValue 5 */
   max_cost_usd: number;
+  /**
+   * What this repository's jobs may spend together per UTC day, in US dollars. It only lowers the
+   * operator's TACKLE_DAILY_BUDGET_USD (a higher value has no effect: both caps apply). Jobs run by
+   * `tackle server` and `tackle worker` only. @defaultValue no cap of its own
+   */
+  daily_budget_usd?: number | undefined;
   /** Wall-clock limit per job, at most 360. @defaultValue 30 */
   timeout_minutes: number;
   /** Output tokens per model response. @defaultValue 16000 */
@@ -183,6 +189,7 @@ const repoConfigSchema = z
     model: z.string().trim().min(1).optional(),
     max_turns: positiveInt(500).default(60),
     max_cost_usd: z.number().positive().max(100).default(5),
+    daily_budget_usd: z.number().positive().max(1_000_000).optional(),
     timeout_minutes: positiveInt(360).default(30),
     max_output_tokens: positiveInt(128_000).default(16_000),
     setup: stringList.max(20).default([]),
@@ -220,6 +227,7 @@ const EXPECTED: Record<string, string> = {
   model: "a model name",
   max_turns: "a positive integer",
   max_cost_usd: "a positive number of dollars",
+  daily_budget_usd: "a positive number of dollars",
   timeout_minutes: "a positive integer",
   max_output_tokens: "a positive integer",
   setup: "a list of shell commands",

@@ -13,3 +13,6 @@ export { createRedisApprovals } from "./redis-approvals.js";
 export { createAckClaims, createEmbeddedAckClaims, createRedisAckClaims, type AckClaims } from "./ack-claims.js";
 export { createMemoryStore } from "./create-memory-store.js";
 export type { MemoryStore } from "./memory-store.js";
+export { createDailyBudget } from "./create-daily-budget.js";
+export { createEmbeddedDailyBudget } from "./embedded-daily-budget.js";
+export type { BudgetCaps, BudgetReservation, DailyBudget } from "./daily-budget.js";

@@ -3,7 +3,7 @@ import { loadEnv, type TackleEnv } from "../config/index.js";
 import { operatorMcpSecrets } from "../config/substitute-mcp-secrets.js";
 import { TackleError } from "../errors/index.js";
 import { createProbot, installationClients, type GitHubClient, type OctokitSettings } from "../github/index.js";
-import { createAckClaims, createApprovals, createMemoryStore } from "../jobs/index.js";
+import { createAckClaims, createApprovals, createDailyBudget, createMemoryStore } from "../jobs/index.js";
 import { createWebFetchCache } from "../net/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { ProcessJobDeps } from "../worker/process-job.js";
@@ -92,6 +92,8 @@ export async function createJobRuntime(
     // With Redis, every worker reads and writes one memory per repository.
     memory: { store: createMemoryStore({ redisUrl: env.redisUrl, home: env.home, logger }), host: new URL(env.githubServerUrl).host },
     web: { allow: env.fetchAllow, cache: createWebFetchCache() },
+    // With Redis, every worker reserves from the same daily counts; without it, this process runs every job.
+    budget: createDailyBudget({ redisUrl: env.redisUrl, logger }),
     settings: {
       commandName: identity.botName,
       home: env.home,
@@ -103,6 +105,7 @@ export async function createJobRuntime(
       gitHost: new URL(env.githubServerUrl).host.replace(":", "_"),
       secrets,
       mcpSecrets,
+      dailyBudgetUsd: env.dailyBudgetUsd,
     },
   };
   return { env, probot, forInstallation, deps, identity };

@@ -118,6 +118,7 @@ export async function createTackleApp(
     await deps.approvals?.close();
     await deps.claims?.close();
     await deps.memory?.store.close();
+    await deps.budget?.close();
   };
   return {
     handler,

@@ -49,6 +49,7 @@ export async function startWorker(processEnv: NodeJS.ProcessEnv, options: Worker
     await deps.approvals?.close();
     await deps.claims?.close();
     await deps.memory?.store.close();
+    await deps.budget?.close();
   };
   let health: HealthServer | undefined;
   if (port !== undefined) {

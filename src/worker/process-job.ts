@@ -6,6 +6,7 @@ import { parseRepoConfig, REPO_CONFIG_PATH, resolveModel, type RepoConfig } from
 import { TackleError, errorMessage, isTackleError } from "../errors/index.js";
 import { redactingGitHubClient, type GitHubClient, type ReactionTarget, type RepoRef } from "../github/index.js";
 import type { Approvals } from "../jobs/approvals.js";
+import type { DailyBudget } from "../jobs/daily-budget.js";
 import type { MemoryStore } from "../jobs/memory-store.js";
 import type { WebFetchCache } from "../net/create-web-fetch-cache.js";
 import { createDestinationRules, createGuardedFetch, createMcpPort, createWebFetcher, isWebFetchOff, type McpServerSpec } from "../net/index.js";
@@ -13,9 +14,11 @@ import { substituteMcpSecrets } from "../config/substitute-mcp-secrets.js";
 import type { McpServerConfig } from "../config/repo-config.js";
 import { formatRepoKey } from "../workspace/index.js";
 import { SUBAGENT_TOOL_NAMES } from "../agent/subagent-types.js";
+import { createSpend, type Spend } from "../agent/spend.js";
 import type { AgentDefinition } from "../config/repo-extensions.js";
 import { loadRepoExtensions } from "./load-repo-extensions.js";
 import { createMemoryPort } from "./memory-port.js";
+import { reserveJobBudget, type HeldBudget } from "./reserve-job-budget.js";
 import { createTrustCheck } from "./issue-thread.js";
 import type { AckClaims } from "../jobs/ack-claims.js";
 import { issueBranchName, type JobData } from "../jobs/job-data.js";
@@ -49,6 +52,8 @@ export interface WorkerSettings {
   commandName?: string | null;
   /** The operator's TACKLE_SECRET_* variables, which a repository's MCP `env` and `headers` may name. @defaultValue {} */
   mcpSecrets?: Record<string, string>;
+  /** TACKLE_DAILY_BUDGET_USD: each installation's cap per UTC day (with `budget`). @defaultValue null: no cap */
+  dailyBudgetUsd?: number | null;
 }
 
 /** The ports processJob runs on; never a Probot context, so the server, worker and Action share it. */
@@ -76,6 +81,11 @@ export interface ProcessJobDeps {
   memory?: { store: MemoryStore; host: string };
   /** TACKLE_FETCH_ALLOW as loadEnv reads it (null: unset) and the process's page cache. @defaultValue WebFetch is off */
   web?: { allow: readonly string[] | null; cache: WebFetchCache };
+  /**
+   * Where the daily caps are counted (`settings.dailyBudgetUsd`, a repository's `daily_budget_usd`):
+   * Redis shared by every worker, or this process's memory. @defaultValue none: no daily cap applies
+   */
+  budget?: DailyBudget;
 }
 
 export type JobOutcomeStatus = TrackingState["phase"];
@@ -204,6 +214,9 @@ export async function processJob(
   const onAbort = () => stopWorkspace.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
   let workspaceStart: Promise<Workspace | null> | undefined;
+  // The whole job's model spend, read to settle its daily budget on every way out.
+  const spend = createSpend();
+  let budget: HeldBudget | undefined;
   try {
     const inputs = readJobInputs(job);
     workspaceStart = inputs.target.then(async (target) => {
@@ -225,12 +238,15 @@ export async function processJob(
       return await finish({ ...admitted.ending, stats: emptyStats(deps.clock() - startedAt) }, admitted.commandName);
     }
     const { commandName } = admitted;
+    budget = admitted.budget;
     const tracking = trackerFor(commandName);
     tracking.update({ phase: "working", step: "preparing the workspace", todos: [], startedAt, unsandboxed: deps.settings.sandbox === "off" });
     const workspace = await workspaceStart;
     if (!workspace) throw new TackleError("workspace", "the workspace was not prepared");
     // A throw here is caught below, which puts the workspace away.
-    const ending = await runAndPublish(job, admitted, workspace, tracking, attempt);
+    const ending = withLoweredBudget(await runAndPublish(job, admitted, workspace, tracking, attempt, spend), admitted.budget);
+    // Settled before the final edit: a job triggered once this one reads as finished sees its cost.
+    await admitted.budget.settle(spend.costUsd);
     // The checkout is put away while the final edit waits its turn in GitHub's write spacing.
     const [outcome] = await Promise.all([finish(ending, commandName), disposeWorkspace(workspaceStart, log)]);
     return outcome;
@@ -239,7 +255,15 @@ export async function processJob(
     return await endInError(job, trackerFor(defaultCommandName(deps)), error, attempt);
   } finally {
     signal.removeEventListener("abort", onAbort);
+    // Every other way out (a throw, a retry, a stop) gives the hold back too; settling twice counts once.
+    await budget?.settle(spend.costUsd);
   }
+}
+
+/** A job that ran out of budget says when its budget was a daily cap's remainder rather than its own. */
+function withLoweredBudget(ending: FinalState, budget: HeldBudget): FinalState {
+  if (ending.phase !== "budget_exhausted" || budget.lowered === null) return ending;
+  return { ...ending, reason: `${ending.reason} (${budget.lowered})` };
 }
 
 type FinalState = Exclude<TrackingState, { phase: "queued" | "working" }>;
@@ -299,9 +323,14 @@ type Admission =
       commandName: string | null;
       instructionFiles: Array<{ path: string; content: string }>;
       target: Extract<Target, { ok: true }>;
+      /** The job's share of the daily budgets; `config.max_cost_usd` is already clamped to it. */
+      budget: HeldBudget;
     };
 
-/** Whether the job should run at all, from what it read: the issue still open, a usable config and model, a target. */
+/**
+ * Whether the job should run at all, from what it read: the issue still open, a usable config and
+ * model, a target, and something left of the daily budgets (reserved last, once nothing else can refuse).
+ */
 async function admitJob(job: JobContext, inputs: JobInputs): Promise<Admission> {
   const { deps, data } = job;
   const fallbackName = defaultCommandName(deps);
@@ -332,7 +361,27 @@ async function admitJob(job: JobContext, inputs: JobInputs): Promise<Admission> 
   }
   const target = await inputs.target;
   if (!target.ok) return { ok: false, ending: { phase: "failed", reason: target.reason }, reply: target.reply, commandName };
-  return { ok: true, issue, config, modelName: modelChoice.model, commandName, instructionFiles: await inputs.instructionFiles, target };
+  const instructionFiles = await inputs.instructionFiles;
+  const budget = await reserveJobBudget({
+    budget: deps.budget,
+    operatorCapUsd: deps.settings.dailyBudgetUsd ?? null,
+    config,
+    data,
+    now: deps.clock(),
+    commandName,
+    log: job.log,
+  });
+  if (!budget.ok) return { ok: false, ending: { phase: "budget_exhausted", reason: budget.reason }, commandName };
+  return {
+    ok: true,
+    issue,
+    config: { ...config, max_cost_usd: budget.maxCostUsd },
+    modelName: modelChoice.model,
+    commandName,
+    instructionFiles,
+    target,
+    budget,
+  };
 }
 
 function prepareWorkspace(job: JobContext, target: Extract<Target, { ok: true }>, defaultBranch: string, signal: AbortSignal): Promise<Workspace> {
@@ -369,6 +418,7 @@ async function runAndPublish(
   workspace: Workspace,
   tracker: Tracker,
   attempt: { attempt: number; maxAttempts: number },
+  spend: Spend,
 ): Promise<FinalState> {
   const { deps, data, repo, github, log, redact, startedAt, signal } = job;
   const { config, issue, modelName, target } = admitted;
@@ -400,6 +450,7 @@ async function runAndPublish(
     model: deps.model(modelName),
     modelName,
     modelFor: deps.model,
+    spend,
     extensions,
     repoFullName: `${repo.owner}/${repo.name}`,
     task: {

@@ -9,7 +9,7 @@ import { describeJob } from "../agent/tools/job-list.js";
 import { renderMemoryIndex } from "../agent/prompt/render-memory-index.js";
 import { createSideCalls } from "../agent/side-calls.js";
 import { createSkillPort } from "../agent/skills.js";
-import { createSpend } from "../agent/spend.js";
+import { createSpend, type Spend } from "../agent/spend.js";
 import { createSubagents, type SubagentEvent } from "../agent/subagents.js";
 import {
   createApprovalGate,
@@ -42,6 +42,8 @@ export interface SessionInput {
   modelName: string;
   /** Clients for other models (a repository's agent type may name one of the allowed models). @defaultValue always `model` */
   modelFor?: (modelName: string) => ModelClient;
+  /** The job's spend meter, for a caller that reads the cost even when the session throws. @defaultValue a new one */
+  spend?: Spend;
   repoFullName: string;
   task: {
     number?: number;
@@ -177,7 +179,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     maxCostUsd: config.max_cost_usd,
     deadline: input.startedAt + config.timeout_minutes * 60_000,
   };
-  const spend = createSpend();
+  const spend = input.spend ?? createSpend();
   const transcript = await createTranscript({
     dir: input.transcriptDir,
     jobId: input.jobId,
