@@ -77,7 +77,7 @@ describe(`the job paused for a host file tool (${mode})`, () => {
     await sandbox.start!(["bash", "-c", `perl pair.pl a b ${outside} & for i in $(seq 800); do sleep 1000 & done; perl pair.pl b a & echo started; wait`], {
       onStdout: (chunk) => (output += chunk.toString("utf8")),
     });
-    for (let i = 0; i < 800 && !(output.includes("up a") && output.includes("up b") && output.includes("started")); i += 1) {
+    for (let i = 0; i < 4800 && !(output.includes("up a") && output.includes("up b") && output.includes("started")); i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     expect(output).toContain("started");
