@@ -2,7 +2,7 @@ import { TackleError, errorMessage } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { jobDataSchema, laneKey, type JobData } from "./job-data.js";
 import { mergeJobData } from "./merge-job-data.js";
-import type { EnqueueOutcome, JobProcessor, Queue } from "./queue.js";
+import type { EnqueueOutcome, JobProcessor, Queue, QueueCounts } from "./queue.js";
 import { backoffDelay, isRetryable, retryPolicy, shutdownReason, stopReason, type RetryPolicy } from "./retry-policy.js";
 
 export interface EmbeddedQueueOptions {
@@ -216,6 +216,15 @@ export function createEmbeddedQueue(options: EmbeddedQueueOptions): Queue {
 
     async ready(): Promise<boolean> {
       return closing === undefined;
+    },
+
+    async counts(): Promise<QueueCounts> {
+      const owners = [...lanes.values()].flatMap((lane) => (lane.current ? [lane.current] : []));
+      return {
+        waiting: order.length + owners.filter((entry) => entry.state === "ready").length,
+        active: running,
+        delayed: owners.filter((entry) => entry.state === "backoff").length,
+      };
     },
 
     async idle(): Promise<void> {

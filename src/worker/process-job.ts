@@ -27,6 +27,7 @@ import type { PrepareOptions, Workspace } from "../workspace/index.js";
 import { githubIssuePort, githubPullsPort, ensureFixesLine } from "./github-ports.js";
 import { createGitHubApprovalHandler } from "./approval-handler.js";
 import { policyConfigOf, runAgentSession, type SessionInput } from "./run-agent-session.js";
+import { observedModels, sessionObservers, type JobMetrics } from "./job-metrics.js";
 import { createTracker, type Tracker, type TrackingSink } from "./tracker.js";
 import { trackingMarker, type JobStats, type TrackingState } from "./tracking-comment.js";
 
@@ -76,6 +77,8 @@ export interface ProcessJobDeps {
   memory?: { store: MemoryStore; host: string };
   /** TACKLE_FETCH_ALLOW as loadEnv reads it (null: unset) and the process's page cache. @defaultValue WebFetch is off */
   web?: { allow: readonly string[] | null; cache: WebFetchCache };
+  /** Where the job reports what `/metrics` counts (model calls, tokens, tool calls, sandbox failures). @defaultValue none */
+  metrics?: JobMetrics;
 }
 
 export type JobOutcomeStatus = TrackingState["phase"];
@@ -391,15 +394,20 @@ async function runAndPublish(
     issueNumber: data.isPullRequest ? null : data.number,
     existingPull: target.existingPull,
   });
+  const metrics = deps.metrics;
+  // The trigger's time is the webhook side's: the first request is timed from the delivery, queue wait included.
+  const models = metrics
+    ? observedModels(deps.model, metrics, { since: Date.parse(data.enqueuedAt), clock: deps.clock, reportFirst: attempt.attempt === 1 })
+    : deps.model;
   const { result, state, subagents, subagentTurns, memoryWrites, hookDenials, backgroundJobs, mcpUsage, mcpFailures } = await runAgentSession({
     jobId: data.jobId,
     workspace,
     issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config.allowed_bots }),
     pulls,
     config,
-    model: deps.model(modelName),
+    model: models(modelName),
     modelName,
-    modelFor: deps.model,
+    modelFor: models,
     extensions,
     repoFullName: `${repo.owner}/${repo.name}`,
     task: {
@@ -421,6 +429,7 @@ async function runAndPublish(
     signal,
     logger: log,
     ...sessionExtras(job, config, issue.author, workspace),
+    ...(metrics ? { observers: sessionObservers(metrics, `${repo.owner}/${repo.name}`) } : {}),
     ...(deps.approvals === undefined
       ? {}
       : {
@@ -534,6 +543,7 @@ async function endInError(job: JobContext, tracker: Tracker, error: unknown, att
   const shutdown = signal.aborted && isTackleError(signal.reason) && signal.reason.retryable;
   const retryable = shutdown || (!aborted && isTackleError(error) && error.retryable && !lastAttempt);
   log.error({ err: error, attempt: attempt.attempt }, "job failed");
+  if (isTackleError(error, "sandbox_unavailable")) deps.metrics?.sandboxFailure("job");
   const message = redact(errorMessage(error));
   const reason = shutdown
     ? "the worker shut down; another worker will pick the job up"
