@@ -219,12 +219,14 @@ export function createEmbeddedQueue(options: EmbeddedQueueOptions): Queue {
     },
 
     async counts(): Promise<QueueCounts> {
-      const owners = [...lanes.values()].flatMap((lane) => (lane.current ? [lane.current] : []));
-      return {
-        waiting: order.length + owners.filter((entry) => entry.state === "ready").length,
-        active: running,
-        delayed: owners.filter((entry) => entry.state === "backoff").length,
-      };
+      const counts: QueueCounts = { waiting: 0, active: running, delayed: 0 };
+      // A pending job behind its issue's running one is not due yet, as BullMQ holds it delayed.
+      for (const entry of order) counts[lanes.get(entry.lane)?.current ? "delayed" : "waiting"] += 1;
+      for (const lane of lanes.values()) {
+        if (lane.current?.state === "ready") counts.waiting += 1;
+        if (lane.current?.state === "backoff") counts.delayed += 1;
+      }
+      return counts;
     },
 
     async idle(): Promise<void> {

@@ -56,15 +56,7 @@ export { jobStopTool } from "./job-stop.js";
 export { monitorTool } from "./monitor.js";
 export { worktreeTool } from "./worktree.js";
 export { createApprovalGate } from "../policy/approval-gate.js";
-export {
-  createToolRegistry,
-  DEFAULT_MAX_RESULT_CHARS,
-  type ToolCallEvent,
-  type ToolCallObserver,
-  type ToolCallOutcome,
-  type ToolRegistry,
-  type ToolRegistryOptions,
-} from "./registry.js";
+export { createToolRegistry, DEFAULT_MAX_RESULT_CHARS, type ToolRegistry, type ToolRegistryOptions } from "./registry.js";
 export { createToolHooks } from "./tool-hooks.js";
 export { defineTool } from "./tool.js";
 export type { Tool, ToolCall, ToolContext, ToolEffects } from "./tool.js";

@@ -138,4 +138,16 @@ describe("tackle worker --port: /metrics", () => {
     await addDelayedJobs();
     expect(sampleValue(await read(), "tackle_queue_jobs", { state: "delayed" })).toBe(2);
   }, 180_000);
+
+  it("with Redis unreachable, a scrape still answers: tackle_queue_up 0 and no queue counts", async () => {
+    const port = await startWorker({ REDIS_URL: "redis://127.0.0.1:1" });
+    const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    const samples = parseExposition(text);
+    expect(sampleValue(samples, "tackle_queue_up")).toBe(0);
+    expect(samplesOf(samples, "tackle_queue_jobs")).toEqual({});
+    expect(text).not.toContain("bullmq_job_count{");
+    expect(sampleValue(samples, "tackle_jobs_running")).toBe(0);
+  }, 180_000);
 });
