@@ -4,13 +4,17 @@
  * one meets a model error — and then a scrape of the server (with TACKLE_METRICS_TOKEN set) shows each
  * counter and histogram with the values those jobs imply: jobs by outcome, durations counted, 👀 and
  * first model requests timed, tokens and cost equal to what the fake model billed, the model error by
- * kind, tool calls and the denial by tool, and the in-process queue empty.
+ * kind, tool calls and the denial by tool, and the in-process queue empty. Then a job whose sandbox
+ * cannot start, counted as a sandbox failure.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { costOf } from "../../../src/agent/pricing.js";
+import { TackleError } from "../../../src/errors/index.js";
+import { createMetrics } from "../../../src/web/create-metrics.js";
+import { processJob } from "../../../src/worker/process-job.js";
 import type { ScriptedBlock, ScriptedModel, ScriptedTurn } from "../../fakes/index.js";
 import { familyNames, parseExposition, samplesOf, sampleValue, type Sample } from "../../unit/web/prometheus-text.js";
-import { fixTemperatureScript, OWNER, REPO, startHarness, type Harness } from "./harness.js";
+import { fixTemperatureScript, OWNER, REPO, startHarness, startJobWorld, type Harness, type JobWorld } from "./harness.js";
 import { firstUserText, turnIndex } from "./script-helpers.js";
 import { assign, botComments } from "./trigger-helpers.js";
 
@@ -42,9 +46,11 @@ const script: ScriptedModel = (request) => {
 };
 
 let h: Harness | undefined;
+let world: JobWorld | undefined;
 afterEach(async () => {
   await h?.close();
-  h = undefined;
+  await world?.close();
+  h = world = undefined;
 });
 
 async function scrape(authorization?: string): Promise<Response> {
@@ -144,5 +150,27 @@ describe("GET /metrics after jobs ran", () => {
     const families = familyNames(text);
     expect(new Set(families).size).toBe(families.length);
     expect(text).not.toContain(TOKEN);
+  });
+
+  it("counts a job whose sandbox could not start as a sandbox failure and a failed job", async () => {
+    world = await startJobWorld(fixTemperatureScript());
+    const metrics = createMetrics();
+    const deps = {
+      ...world.deps,
+      metrics: metrics.jobs,
+      // What the repo cache throws when bubblewrap cannot make the job's namespace.
+      workspaces: {
+        prepare: () =>
+          Promise.reject(new TackleError("sandbox_unavailable", "cannot create the job's network namespace: bwrap: setting up uid map: Permission denied")),
+      },
+    };
+    const outcome = await metrics.observeJob(world.data, () => processJob(world!.data, deps, new AbortController().signal));
+    expect(outcome.status).toBe("failed");
+    const scraped = parseExposition((await metrics.exposition()).body);
+    expect(samplesOf(scraped, "tackle_sandbox_failures_total")).toEqual({ "stage=job": 1 });
+    expect(samplesOf(scraped, "tackle_jobs_total")).toEqual({ [`outcome=failed,repository=${REPOSITORY}`]: 1 });
+    // It never reached the model.
+    expect(world.model.requests).toHaveLength(0);
+    expect(sampleValue(scraped, "tackle_first_model_request_seconds_count")).toBe(0);
   });
 });
