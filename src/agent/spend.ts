@@ -21,7 +21,15 @@ export interface Spend {
   countSubagentTurn(): void;
 }
 
-export function createSpend(): Spend {
+export interface SpendOptions {
+  /**
+   * Told each response's usage and cost as it is counted (the operator's metrics); what it throws is
+   * ignored. @defaultValue none
+   */
+  onCharge?: (usage: Readonly<TokenUsage>, costUsd: number) => void;
+}
+
+export function createSpend(options: SpendOptions = {}): Spend {
   const usage: TokenUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   let costUsd = 0;
   let subagentTurns = 0;
@@ -58,10 +66,26 @@ export function createSpend(): Spend {
       usage.output += response.output_tokens;
       usage.cacheRead += response.cache_read_input_tokens ?? 0;
       usage.cacheWrite += response.cache_creation_input_tokens ?? 0;
+      notify(options.onCharge, response, cost);
       return cost;
     },
     countSubagentTurn() {
       subagentTurns++;
     },
   };
+}
+
+function notify(onCharge: SpendOptions["onCharge"], response: UsageLike, costUsd: number): void {
+  if (onCharge === undefined) return;
+  const usage: TokenUsage = {
+    input: response.input_tokens,
+    output: response.output_tokens,
+    cacheRead: response.cache_read_input_tokens ?? 0,
+    cacheWrite: response.cache_creation_input_tokens ?? 0,
+  };
+  try {
+    onCharge(usage, costUsd);
+  } catch {
+    // An observer's failure must not change what the job spent.
+  }
 }

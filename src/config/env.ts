@@ -78,6 +78,8 @@ export interface TackleEnv<M extends EnvMode = EnvMode> {
    * @defaultValue null: no cap
    */
   dailyBudgetUsd: number | null;
+  /** TACKLE_METRICS_TOKEN: when set, `GET /metrics` needs it as a bearer token. @defaultValue null: `/metrics` is open */
+  metricsToken: string | null;
 }
 
 export interface LoadEnvOptions<M extends EnvMode> {
@@ -109,7 +111,16 @@ export const DEFAULT_WEBHOOK_PATH = "/api/github/webhooks";
 export type EnvVars = Readonly<Record<string, string | undefined>>;
 
 /** Variables whose values never appear in a problem message. */
-const SECRETS = new Set(["PRIVATE_KEY", "WEBHOOK_SECRET", "ANTHROPIC_API_KEY", "INPUT_ANTHROPIC_API_KEY", "REDIS_URL", "GITHUB_TOKEN", "INPUT_GITHUB_TOKEN"]);
+const SECRETS = new Set([
+  "PRIVATE_KEY",
+  "WEBHOOK_SECRET",
+  "ANTHROPIC_API_KEY",
+  "INPUT_ANTHROPIC_API_KEY",
+  "REDIS_URL",
+  "GITHUB_TOKEN",
+  "INPUT_GITHUB_TOKEN",
+  "TACKLE_METRICS_TOKEN",
+]);
 
 /** What each variable should hold, in the words a problem message uses. */
 const EXPECTED: Record<string, string> = {
@@ -131,6 +142,7 @@ const EXPECTED: Record<string, string> = {
   LOG_LEVEL: "one of fatal, error, warn, info, debug, trace, silent",
   GITHUB_API_URL: "an http(s) URL",
   GITHUB_SERVER_URL: "an http(s) URL",
+  TACKLE_METRICS_TOKEN: "at least 16 characters, printable ASCII without spaces (it is sent in an Authorization header)",
 };
 
 /** An unset and an empty variable are the same thing. */
@@ -218,6 +230,8 @@ const envSchema = z.object({
   GITHUB_SERVER_URL: optional(httpUrl),
   GITHUB_TOKEN: optional(z.string()),
   INPUT_GITHUB_TOKEN: optional(z.string()),
+  // Printable ASCII without spaces: it must survive an HTTP header unchanged.
+  TACKLE_METRICS_TOKEN: optional(z.string().regex(/^[\x21-\x7e]{16,}$/)),
 });
 
 type ParsedVars = z.output<typeof envSchema>;
@@ -293,6 +307,7 @@ function build<M extends EnvMode>(vars: ParsedVars, mode: M, app: AppCredentials
     githubToken: mode === "action" ? (vars.INPUT_GITHUB_TOKEN ?? vars.GITHUB_TOKEN ?? null) : null,
     fetchAllow,
     dailyBudgetUsd: vars.TACKLE_DAILY_BUDGET_USD ?? null,
+    metricsToken: vars.TACKLE_METRICS_TOKEN ?? null,
   };
 }
 

@@ -1,4 +1,4 @@
-import { Queue as BullQueue, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
+import { Queue as BullQueue, MetricsTime, UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { TackleError, errorMessage } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
@@ -6,7 +6,7 @@ import { jobDataSchema, laneKey, type JobData } from "./job-data.js";
 import { createIssueLanes } from "./issue-lanes.js";
 import { laneKeys, laneScripts } from "./lane-scripts.js";
 import { mergeJobData } from "./merge-job-data.js";
-import type { EnqueueOutcome, JobProcessor, Queue } from "./queue.js";
+import type { EnqueueOutcome, JobProcessor, Queue, QueueCounts } from "./queue.js";
 import { backoffDelay, isRetryable, isShutdownReason, retryPolicy, shutdownReason, stopReason, type RetryPolicy } from "./retry-policy.js";
 import { connectRedis, redisUnavailable } from "./redis-connection.js";
 
@@ -54,6 +54,7 @@ export interface BullmqQueueOptions {
 }
 
 const JOB_NAME = "tackle-job";
+const METRICS_DATA_POINTS = MetricsTime.ONE_HOUR * 24;
 /** How a job stopped before it ran ends in BullMQ (failed, never retried). */
 const STOPPED_BEFORE_RUN = "stopped before it ran";
 
@@ -304,6 +305,8 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
       concurrency: options.concurrency ?? 2,
       lockDuration: lockDurationMs,
       stalledInterval: stalledIntervalMs,
+      // Keeps the completed and failed totals that exportPrometheusMetrics reports (a day of per-minute points).
+      metrics: { maxDataPoints: METRICS_DATA_POINTS },
       settings: {
         backoffStrategy: (attemptsMade, _type, error) => (error && retryDelays.get(error)) ?? backoffDelay(attemptsMade, policy),
       },
@@ -395,6 +398,13 @@ export function createBullmqQueue(options: BullmqQueueOptions): Queue {
         return false;
       }
     },
+
+    async counts(): Promise<QueueCounts> {
+      const counts = await guarded("count the jobs", () => bull.getJobCounts("waiting", "prioritized", "active", "delayed"));
+      return { waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0), active: counts.active ?? 0, delayed: counts.delayed ?? 0 };
+    },
+
+    exportPrometheusMetrics: () => guarded("export the queue's metrics", () => bull.exportPrometheusMetrics()),
 
     async idle(): Promise<void> {
       for (;;) {

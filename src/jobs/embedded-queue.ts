@@ -2,7 +2,7 @@ import { TackleError, errorMessage } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { jobDataSchema, laneKey, type JobData } from "./job-data.js";
 import { mergeJobData } from "./merge-job-data.js";
-import type { EnqueueOutcome, JobProcessor, Queue } from "./queue.js";
+import type { EnqueueOutcome, JobProcessor, Queue, QueueCounts } from "./queue.js";
 import { backoffDelay, isRetryable, retryPolicy, shutdownReason, stopReason, type RetryPolicy } from "./retry-policy.js";
 
 export interface EmbeddedQueueOptions {
@@ -216,6 +216,17 @@ export function createEmbeddedQueue(options: EmbeddedQueueOptions): Queue {
 
     async ready(): Promise<boolean> {
       return closing === undefined;
+    },
+
+    async counts(): Promise<QueueCounts> {
+      const counts: QueueCounts = { waiting: 0, active: running, delayed: 0 };
+      // A pending job behind its issue's running one is not due yet, as BullMQ holds it delayed.
+      for (const entry of order) counts[lanes.get(entry.lane)?.current ? "delayed" : "waiting"] += 1;
+      for (const lane of lanes.values()) {
+        if (lane.current?.state === "ready") counts.waiting += 1;
+        if (lane.current?.state === "backoff") counts.delayed += 1;
+      }
+      return counts;
     },
 
     async idle(): Promise<void> {

@@ -17,6 +17,16 @@ export interface JobRunInfo {
   maxAttempts: number;
 }
 
+/** Jobs by state, across every process of the queue (all workers, for BullMQ). */
+export interface QueueCounts {
+  /** Due to run, waiting for a free worker slot. */
+  waiting: number;
+  /** Running now. */
+  active: number;
+  /** Not yet due: waiting for their issue's running job to end, or for a retry's backoff. */
+  delayed: number;
+}
+
 /**
  * What a queue calls to run a job. The signal aborts on `/tackle stop` (reason: a non-retryable
  * TackleError "aborted") and on shutdown past the drain bound (a retryable one; BullMQ requeues the job).
@@ -44,6 +54,13 @@ export interface Queue {
   ready(): Promise<boolean>;
   /** Resolves when nothing is queued, waiting for a retry or running (tests, drain). */
   idle(): Promise<void>;
+  /** The jobs by state now, for `/metrics` (read at each scrape). */
+  counts(): Promise<QueueCounts>;
+  /**
+   * BullMQ's own Prometheus text for this queue (`bullmq_job_count` by state, completed and failed
+   * totals), for dashboards built on it. Absent for the embedded queue.
+   */
+  exportPrometheusMetrics?(): Promise<string>;
   /** Stops taking jobs; waits up to `drainMs` for running ones, then aborts them. */
   close(drainMs?: number): Promise<void>;
 }

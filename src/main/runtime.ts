@@ -74,7 +74,9 @@ export async function createJobRuntime(
   const repoCache = createRepoCache({ home: env.home, logger });
   await repoCache.pruneStale();
   const mcpSecrets = operatorMcpSecrets(processEnv);
-  const secrets = [env.anthropicApiKey, app.webhookSecret, app.privateKey, ...Object.values(mcpSecrets)].filter((s): s is string => Boolean(s));
+  const secrets = [env.anthropicApiKey, app.webhookSecret, app.privateKey, env.metricsToken, ...Object.values(mcpSecrets)].filter((s): s is string =>
+    Boolean(s),
+  );
   const deps: ProcessJobDeps = {
     github: async (data) => {
       if (data.installationId === undefined) throw new TackleError("payload_invalid", "the job has no installation id");

@@ -5,7 +5,9 @@ import type { OctokitSettings } from "../github/index.js";
 import { createEmbeddedAckClaims, createQueue, type JobData, type Queue } from "../jobs/index.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { createRedactor } from "../util/redact.js";
+import { createMetrics } from "../web/create-metrics.js";
 import { handleHealth } from "../web/health.js";
+import { serveMetrics } from "../web/serve-metrics.js";
 import { processJob, reportDeadJob, type JobOutcome } from "../worker/process-job.js";
 import { createJobRuntime } from "./runtime.js";
 import { startWebhookProxy, type WebhookProxy } from "./start-webhook-proxy.js";
@@ -59,6 +61,8 @@ export async function createTackleApp(
     verifiesWebhooks?: boolean;
     /** Called each time a job run in this process ends (`tackle receive` waits for its job's). */
     onJobEnd?: (data: JobData, end: JobEnd) => void;
+    /** Node's process metrics on `/metrics` beside Tackle's own. @defaultValue false */
+    processMetrics?: boolean;
   },
 ): Promise<TackleApp> {
   const logger = options.logger ?? createLogger(processEnv);
@@ -72,6 +76,8 @@ export async function createTackleApp(
   });
   const { env, probot, forInstallation, deps, identity } = runtime;
   if (options.approvalTimeoutMs !== undefined) deps.settings.approvalTimeoutMs = options.approvalTimeoutMs;
+  const metrics = createMetrics({ processMetrics: options.processMetrics ?? false });
+  deps.metrics = metrics.jobs;
   logger.info({ bot: identity.botLogin }, "GitHub App identity");
 
   const consume = runsJobs;
@@ -82,15 +88,18 @@ export async function createTackleApp(
     onDead: (data, reason) => reportDeadJob(data, deps, reason),
     ...(options.queueOptions ?? {}),
   });
+  metrics.watchQueue(queue);
   if (consume) {
     const onJobEnd = options.onJobEnd;
+    const run = (data: JobData, signal: AbortSignal, attempt?: { attempt: number; maxAttempts: number }) =>
+      metrics.observeJob(data, () => processJob(data, deps, signal, attempt));
     await queue.start(async (data, signal, attempt) => {
       if (!onJobEnd) {
-        await processJob(data, deps, signal, attempt);
+        await run(data, signal, attempt);
         return;
       }
       try {
-        onJobEnd(data, { outcome: await processJob(data, deps, signal, attempt) });
+        onJobEnd(data, { outcome: await run(data, signal, attempt) });
       } catch (error) {
         onJobEnd(data, { error });
         throw error;
@@ -105,10 +114,12 @@ export async function createTackleApp(
     claims: deps.claims ?? createEmbeddedAckClaims(),
     ...(deps.approvals ? { approvals: deps.approvals } : {}),
     redact: createRedactor(deps.settings.secrets),
+    metrics,
   });
   const middleware = await createNodeMiddleware(webhookApp, { probot, webhooksPath: env.webhookPath });
   const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     if (handleHealth(req, res, { ready: () => queue.ready() })) return;
+    if (serveMetrics(req, res, { metrics, token: env.metricsToken, logger })) return;
     void middleware(req, res, () => {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "Not Found" }));
     });
@@ -139,7 +150,7 @@ export async function createTackleApp(
  */
 export async function startServer(processEnv: NodeJS.ProcessEnv, options: { withWorker: boolean }): Promise<void> {
   const logger = createLogger(processEnv);
-  const app = await createTackleApp(processEnv, { withWorker: options.withWorker, logger });
+  const app = await createTackleApp(processEnv, { withWorker: options.withWorker, logger, processMetrics: true });
   const server = http.createServer(app.handler);
   let proxy: WebhookProxy | undefined;
   try {

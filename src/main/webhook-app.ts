@@ -37,9 +37,13 @@ export function createWebhookApp(options: {
   approvals?: Approvals;
   /** Masks what this side posts (replies, the queued comment), through a redacting client. @defaultValue redactKnownTokens */
   redact?: Redactor;
+  /** Told how long each 👀 took from the delivery's arrival (`/metrics`). @defaultValue none */
+  metrics?: { acknowledged(seconds: number): void };
 }): ApplicationFunction {
   return (app) => {
     app.on([...EVENTS], async (context) => {
+      const received = performance.now();
+      const acknowledged = () => options.metrics?.acknowledged((performance.now() - received) / 1000);
       const admission = await admitTrigger({
         event: context.name,
         payload: context.payload,
@@ -61,10 +65,10 @@ export function createWebhookApp(options: {
         case "refused":
           return;
         case "command":
-          await handleCommand(admission, { ...options, identity: { ...options.identity, botName: admission.commandName } });
+          await handleCommand(admission, { ...options, identity: { ...options.identity, botName: admission.commandName }, acknowledged });
           return;
         case "task":
-          await acknowledgeAndEnqueue(options.queue, options.claims, admission.github, admission.data, admission.log, admission.freeze);
+          await acknowledgeAndEnqueue(options.queue, options.claims, admission.github, admission.data, admission.log, acknowledged, admission.freeze);
           return;
       }
     });
@@ -84,10 +88,12 @@ async function acknowledgeAndEnqueue(
   github: GitHubClient,
   data: JobData,
   log: Logger,
+  /** Called once 👀 is on the trigger. */
+  acknowledged: () => void,
   /** The thread frozen for the job, after 👀 so it is not kept waiting. @defaultValue none: the job reads it live */
   freeze?: () => Promise<IssueThread | undefined>,
 ): Promise<void> {
-  const eyes = github.addReaction(data.repo, reactionTarget(data), "eyes").catch((error: unknown) => {
+  const eyes = github.addReaction(data.repo, reactionTarget(data), "eyes").then(acknowledged, (error: unknown) => {
     log.warn({ err: errorMessage(error) }, "could not add the 👀 reaction");
   });
   const thread = await freeze?.();
@@ -124,7 +130,7 @@ async function enqueueOr503(queue: Queue, data: JobData) {
 
 async function handleCommand(
   { trigger, github, log }: CommandAdmission,
-  options: { identity: BotIdentity; queue: Queue; claims: AckClaims; approvals?: Approvals },
+  options: { identity: BotIdentity; queue: Queue; claims: AckClaims; approvals?: Approvals; acknowledged: () => void },
 ): Promise<void> {
   switch (trigger.command) {
     case "retry": {
@@ -148,6 +154,7 @@ async function handleCommand(
           enqueuedAt: new Date().toISOString(),
         },
         log,
+        options.acknowledged,
       );
       return;
     }

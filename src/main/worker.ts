@@ -1,5 +1,6 @@
 import { createQueue, runQueueWorker } from "../jobs/index.js";
 import { createLogger } from "../logging/logger.js";
+import { createMetrics } from "../web/create-metrics.js";
 import { listenHealthServer, type HealthServer } from "../web/health-server.js";
 import { processJob, reportDeadJob } from "../worker/process-job.js";
 import { createJobRuntime } from "./runtime.js";
@@ -9,8 +10,8 @@ export interface WorkerOptions {
   drainMs: number;
   lockMs: number;
   /**
-   * `--port N`, as a number or as given on the command line: serve `/healthz` and `/readyz` there
-   * (0 picks a free port). @defaultValue none: the worker opens no port
+   * `--port N`, as a number or as given on the command line: serve `/healthz`, `/readyz` and
+   * `/metrics` there (0 picks a free port). @defaultValue none: the worker opens no port
    */
   port?: number | string | undefined;
   /** The address the health port binds. @defaultValue HOST, else every interface */
@@ -36,6 +37,9 @@ export async function startWorker(processEnv: NodeJS.ProcessEnv, options: Worker
   const port = healthPort(options.port);
   const logger = createLogger(processEnv);
   const { env, deps } = await createJobRuntime(processEnv, { mode: "worker", logger });
+  // Counted with or without a port: the port only decides whether anyone can read them.
+  const metrics = createMetrics({ processMetrics: port !== undefined });
+  deps.metrics = metrics.jobs;
   const queue = createQueue({
     redisUrl: env.redisUrl,
     consume: true,
@@ -45,6 +49,7 @@ export async function startWorker(processEnv: NodeJS.ProcessEnv, options: Worker
     onDead: (data, reason) => reportDeadJob(data, deps, reason),
     logger,
   });
+  metrics.watchQueue(queue);
   const closeStores = async (): Promise<void> => {
     await deps.approvals?.close();
     await deps.claims?.close();
@@ -53,21 +58,26 @@ export async function startWorker(processEnv: NodeJS.ProcessEnv, options: Worker
   };
   let health: HealthServer | undefined;
   if (port !== undefined) {
-    health = await listenHealthServer({ port, host: options.host ?? processEnv.HOST, ready: () => queue.ready() }).catch(async (error: unknown) => {
+    health = await listenHealthServer({
+      port,
+      host: options.host ?? processEnv.HOST,
+      ready: () => queue.ready(),
+      metrics: { metrics, token: env.metricsToken, logger },
+    }).catch(async (error: unknown) => {
       // Nothing has started: let go of Redis so the process can exit with the error.
       await queue.close(0);
       await closeStores();
       throw error;
     });
     logger.info({ port: health.port }, "worker health checks listening");
-    console.log(`tackle worker health checks on port ${health.port} (/healthz, /readyz)`);
+    console.log(`tackle worker health checks on port ${health.port} (/healthz, /readyz, /metrics)`);
   }
   console.log(`tackle worker consuming ${queue.kind} jobs (concurrency ${options.concurrency})`);
   try {
     await runQueueWorker({
       queue,
       processor: async (data, signal, attempt) => {
-        await processJob(data, deps, signal, attempt);
+        await metrics.observeJob(data, () => processJob(data, deps, signal, attempt));
       },
       drainMs: options.drainMs,
       logger,

@@ -1,5 +1,6 @@
 import http from "node:http";
 import { handleHealth } from "./health.js";
+import { serveMetrics, type MetricsEndpoint } from "./serve-metrics.js";
 
 export interface HealthServerOptions {
   /** 0 picks a free port (the bound one is in `HealthServer.port`). */
@@ -8,6 +9,8 @@ export interface HealthServerOptions {
   host?: string | undefined;
   /** For `/readyz`: whether the process can do its work now (Redis answers). */
   ready: () => Promise<boolean>;
+  /** `/metrics` (Prometheus). @defaultValue none: 404 */
+  metrics?: MetricsEndpoint;
 }
 
 export interface HealthServer {
@@ -16,12 +19,13 @@ export interface HealthServer {
 }
 
 /**
- * A port serving only `/healthz` and `/readyz` (404 for anything else), with the server's semantics:
- * `tackle worker --port N`. Fails with the reason when the port cannot be bound.
+ * A port serving only `/healthz`, `/readyz` and `/metrics` (404 for anything else), with the server's
+ * semantics: `tackle worker --port N`. Fails with the reason when the port cannot be bound.
  */
 export async function listenHealthServer(options: HealthServerOptions): Promise<HealthServer> {
   const server = http.createServer((req, res) => {
     if (handleHealth(req, res, { ready: options.ready })) return;
+    if (options.metrics && serveMetrics(req, res, options.metrics)) return;
     res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "Not Found" }));
   });
   await new Promise<void>((resolve, reject) => {

@@ -30,6 +30,7 @@ import type { PrepareOptions, Workspace } from "../workspace/index.js";
 import { githubIssuePort, githubPullsPort, ensureFixesLine } from "./github-ports.js";
 import { createGitHubApprovalHandler } from "./approval-handler.js";
 import { policyConfigOf, runAgentSession, type SessionInput } from "./run-agent-session.js";
+import { observedModels, sessionObservers, type JobMetrics } from "./job-metrics.js";
 import { createTracker, type Tracker, type TrackingSink } from "./tracker.js";
 import { trackingMarker, type JobStats, type TrackingState } from "./tracking-comment.js";
 
@@ -86,6 +87,8 @@ export interface ProcessJobDeps {
    * Redis shared by every worker, or this process's memory. @defaultValue none: no daily cap applies
    */
   budget?: DailyBudget;
+  /** Where the job reports what `/metrics` counts (model calls, tokens, tool calls, sandbox failures). @defaultValue none */
+  metrics?: JobMetrics;
 }
 
 export type JobOutcomeStatus = TrackingState["phase"];
@@ -214,8 +217,9 @@ export async function processJob(
   const onAbort = () => stopWorkspace.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
   let workspaceStart: Promise<Workspace | null> | undefined;
-  // The whole job's model spend, read to settle its daily budget on every way out.
-  const spend = createSpend();
+  // The whole job's model spend, read to settle its daily budget on every way out, and counted for /metrics as it goes.
+  const onCharge = deps.metrics ? sessionObservers(deps.metrics, `${data.repo.owner}/${data.repo.name}`).onCharge : undefined;
+  const spend = createSpend(onCharge ? { onCharge } : {});
   let budget: HeldBudget | undefined;
   try {
     const inputs = readJobInputs(job);
@@ -441,15 +445,20 @@ async function runAndPublish(
     issueNumber: data.isPullRequest ? null : data.number,
     existingPull: target.existingPull,
   });
+  const metrics = deps.metrics;
+  // The trigger's time is the webhook side's: the first request is timed from the delivery, queue wait included.
+  const models = metrics
+    ? observedModels(deps.model, metrics, { since: Date.parse(data.enqueuedAt), clock: deps.clock, reportFirst: attempt.attempt === 1 })
+    : deps.model;
   const { result, state, subagents, subagentTurns, memoryWrites, hookDenials, backgroundJobs, mcpUsage, mcpFailures } = await runAgentSession({
     jobId: data.jobId,
     workspace,
     issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config.allowed_bots }),
     pulls,
     config,
-    model: deps.model(modelName),
+    model: models(modelName),
     modelName,
-    modelFor: deps.model,
+    modelFor: models,
     spend,
     extensions,
     repoFullName: `${repo.owner}/${repo.name}`,
@@ -472,6 +481,7 @@ async function runAndPublish(
     signal,
     logger: log,
     ...sessionExtras(job, config, issue.author, workspace),
+    ...(metrics ? { observers: sessionObservers(metrics, `${repo.owner}/${repo.name}`) } : {}),
     ...(deps.approvals === undefined
       ? {}
       : {
@@ -585,6 +595,7 @@ async function endInError(job: JobContext, tracker: Tracker, error: unknown, att
   const shutdown = signal.aborted && isTackleError(signal.reason) && signal.reason.retryable;
   const retryable = shutdown || (!aborted && isTackleError(error) && error.retryable && !lastAttempt);
   log.error({ err: error, attempt: attempt.attempt }, "job failed");
+  if (isTackleError(error, "sandbox_unavailable")) deps.metrics?.sandboxFailure("job");
   const message = redact(errorMessage(error));
   const reason = shutdown
     ? "the worker shut down; another worker will pick the job up"

@@ -29,6 +29,7 @@ import type { PolicyConfig } from "../agent/policy/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { Workspace } from "../workspace/index.js";
 import { renderSetupReport, runSetupSteps } from "./run-setup-steps.js";
+import type { SessionObservers } from "./job-metrics.js";
 import type { Tracker } from "./tracker.js";
 import type { SubagentStep, TrackingState } from "./tracking-comment.js";
 
@@ -81,6 +82,8 @@ export interface SessionInput {
   mcp?: McpPort;
   /** Logins in the thread without write access: memory writes then wait for a maintainer. @defaultValue [] */
   untrustedAuthors?: readonly string[] | Promise<readonly string[]>;
+  /** Told how each tool call ended and what each model response cost (the operator's metrics). @defaultValue none */
+  observers?: SessionObservers;
 }
 
 export interface SessionOutcome {
@@ -171,7 +174,8 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     ...(workspace.extensionFiles === null ? {} : { hooksDir: path.join(workspace.extensionFiles.dir, HOOKS_DIR) }),
     onDenied: (toolName) => hookDenials.push(toolName),
   });
-  const registryOptions = { policy, approval, gate, hooks, redact: input.redact, logger: input.logger };
+  const observer = input.observers?.onToolCall;
+  const registryOptions = { policy, approval, gate, hooks, redact: input.redact, logger: input.logger, ...(observer ? { observer } : {}) };
   const clock = () => input.clock() - waitedMs;
   const budgets = {
     maxTurns: config.max_turns,
@@ -179,7 +183,9 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     maxCostUsd: config.max_cost_usd,
     deadline: input.startedAt + config.timeout_minutes * 60_000,
   };
-  const spend = input.spend ?? createSpend();
+  const onCharge = input.observers?.onCharge;
+  // A job with a daily budget brings its own meter (it settles the reservation from it).
+  const spend = input.spend ?? createSpend(onCharge ? { onCharge } : {});
   const transcript = await createTranscript({
     dir: input.transcriptDir,
     jobId: input.jobId,

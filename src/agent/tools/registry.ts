@@ -41,7 +41,29 @@ export interface ToolRegistryOptions {
   logger?: Logger;
   /** The repository's PreToolUse / PostToolUse hooks; a job's subagents pass their parent's. @defaultValue none */
   hooks?: ToolHooks;
+  /** Told how each call ended (the operator's metrics); a job's subagents pass their parent's. @defaultValue none */
+  observer?: ToolCallObserver;
 }
+
+/**
+ * How one call ended, as the registry decided it: `ok` (a result, cached or not), `error` (the tool
+ * failed or said so), `denied` (the policy, a PreToolUse hook or a maintainer refused it), `invalid`
+ * (unknown tool, or input that is not valid JSON or does not fit the schema).
+ */
+export type ToolCallOutcome = "ok" | "error" | "denied" | "invalid";
+
+export interface ToolCallEvent {
+  /** The tool's name; null when the model named a tool that is not on offer (its text is the model's, not a name to count by). */
+  tool: string | null;
+  outcome: ToolCallOutcome;
+  /** For `denied`: who refused it (`approval`: a maintainer said no, or the question could not be asked). */
+  deniedBy?: "policy" | "hook" | "approval";
+  /** The TackleError code the tool threw, for `error` (a sandbox that could not start says `sandbox_unavailable`). */
+  errorCode?: string;
+}
+
+/** Watches the registry's calls without being able to change them: what it throws is ignored. */
+export type ToolCallObserver = (event: ToolCallEvent) => void;
 
 /** The runner the agent loop uses. */
 export interface ToolRegistry extends ToolRunner {
@@ -140,18 +162,19 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
     return touchesFiles && ctx.exec.pausing ? ctx.exec.pausing(task) : task();
   }
 
-  async function runOne(call: ToolCall, ctx: ToolContext): Promise<ToolCallResult> {
+  /** One call, and how it ended for the observer. */
+  async function runOne(call: ToolCall, ctx: ToolContext): Promise<Observed> {
     const tool = byName.get(call.name);
     if (tool === undefined) {
-      return finish(call, `Unknown tool "${call.name}". Available tools: ${[...byName.keys()].join(", ")}.`, true);
+      return invalid(null, finish(call, `Unknown tool "${call.name}". Available tools: ${[...byName.keys()].join(", ")}.`, true));
     }
     if (call.invalidInput !== undefined) {
-      return finish(call, invalidInputMessage(tool.name, call.invalidInput, signatures.get(tool.name), redact), true, tool);
+      return invalid(tool, finish(call, invalidInputMessage(tool.name, call.invalidInput, signatures.get(tool.name), redact), true, tool));
     }
     const parsed = tool.inputSchema.safeParse(call.input ?? {});
     if (!parsed.success) {
       const problems = parsed.error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "input"}: ${issue.message}`);
-      return finish(call, `Invalid input for ${tool.name}: ${problems.join("; ")}. Expected: ${signatures.get(tool.name)}.`, true, tool);
+      return invalid(tool, finish(call, `Invalid input for ${tool.name}: ${problems.join("; ")}. Expected: ${signatures.get(tool.name)}.`, true, tool));
     }
     const input: unknown = parsed.data;
     const cache = cacheFor(ctx);
@@ -161,15 +184,15 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
     const hooked = options.hooks?.applies(tool.name) === true;
     const cacheKey = tool.cacheable === true && !hooked ? `${tool.name}:${stableStringify(input)}` : undefined;
     const cached = cacheKey === undefined ? undefined : cache.get(cacheKey);
-    if (cached !== undefined) return { tool_use_id: call.id, content: cached, is_error: false };
+    if (cached !== undefined) return { result: { tool_use_id: call.id, content: cached, is_error: false }, event: { tool: tool.name, outcome: "ok" } };
 
     let decision: PolicyDecision;
     try {
       decision = await decide(tool, input, ctx);
     } catch (error) {
-      return finish(call, `The policy check for ${tool.name} failed, so the call was not run: ${errorMessage(error)}`, true, tool);
+      return failed(tool, finish(call, `The policy check for ${tool.name} failed, so the call was not run: ${errorMessage(error)}`, true, tool));
     }
-    if (decision.action === "deny") return finish(call, `Denied: ${decision.reason}`, true, tool);
+    if (decision.action === "deny") return denied(tool, "policy", finish(call, `Denied: ${decision.reason}`, true, tool));
     const hooks = hooked ? options.hooks : undefined;
     const before = hooks === undefined ? [] : await beforeCall(hooks, call, tool, input, ctx);
     if (!Array.isArray(before)) return before;
@@ -178,38 +201,46 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
       try {
         answer = await gate.ask({ tool: tool.name, input, reason: decision.reason }, decision.approvalKey, ctx.signal);
       } catch (error) {
-        return finish(call, `${tool.name} needs approval (${decision.reason}), but asking failed: ${errorMessage(error)}`, true, tool);
+        return denied(
+          tool,
+          "approval",
+          finish(call, `${tool.name} needs approval (${decision.reason}), but asking failed: ${errorMessage(error)}`, true, tool),
+        );
       }
       if (!answer.approved) {
         const by = answer.by === undefined ? "" : ` by @${answer.by}`;
         const message = answer.message ?? `${tool.name} needs a maintainer's approval (${decision.reason}) and was denied${by}; choose another approach.`;
-        return finish(call, `Not approved: ${message}`, true, tool);
+        return denied(tool, "approval", finish(call, `Not approved: ${message}`, true, tool));
       }
     }
 
-    const final = await execute(call, tool, input, ctx);
+    const ran = await execute(call, tool, input, ctx);
+    const final = ran.result;
     if (cacheKey !== undefined && !final.is_error) cache.set(cacheKey, final.content);
-    return hooks === undefined || ctx.signal.aborted ? final : await afterCall(hooks, call, tool, input, final, before, ctx);
+    if (hooks === undefined || ctx.signal.aborted) return ran;
+    const after = await afterCall(hooks, call, tool, input, final, before, ctx);
+    return { result: after, event: { ...ran.event, outcome: after.is_error ? "error" : "ok" } };
   }
 
-  async function execute(call: ToolCall, tool: Tool, input: unknown, ctx: ToolContext): Promise<ToolCallResult> {
+  async function execute(call: ToolCall, tool: Tool, input: unknown, ctx: ToolContext): Promise<Observed> {
     try {
       const result = await onHostFiles(tool, ctx, () => tool.execute(input, ctx));
-      return finish(call, result.content, result.isError === true, tool);
+      const final = finish(call, result.content, result.isError === true, tool);
+      return { result: final, event: { tool: tool.name, outcome: final.is_error ? "error" : "ok" } };
     } catch (error) {
-      if (ctx.signal.aborted) return finish(call, `${tool.name} was stopped: the job was cancelled.`, true, tool);
+      if (ctx.signal.aborted) return failed(tool, finish(call, `${tool.name} was stopped: the job was cancelled.`, true, tool));
       const message = isTackleError(error) ? error.message : `tool ${tool.name} failed: ${errorMessage(error)}`;
-      return finish(call, message, true, tool);
+      return failed(tool, finish(call, message, true, tool), isTackleError(error) ? error.code : undefined);
     }
   }
 
-  /** PreToolUse: the call's result when a hook denies it (or the job stops), else notes on hooks that failed. */
-  async function beforeCall(hooks: ToolHooks, call: ToolCall, tool: Tool, input: unknown, ctx: ToolContext): Promise<ToolCallResult | string[]> {
+  /** PreToolUse: the call's ending when a hook denies it (or the job stops), else notes on hooks that failed. */
+  async function beforeCall(hooks: ToolHooks, call: ToolCall, tool: Tool, input: unknown, ctx: ToolContext): Promise<Observed | string[]> {
     try {
       const pre = await hooks.preToolUse(tool.name, input, ctx);
-      return pre.denied === undefined ? pre.notes : finish(call, `Denied by a PreToolUse hook: ${pre.denied}`, true, tool);
+      return pre.denied === undefined ? pre.notes : denied(tool, "hook", finish(call, `Denied by a PreToolUse hook: ${pre.denied}`, true, tool));
     } catch (error) {
-      return finish(call, `${tool.name} was not run: ${ctx.signal.aborted ? "the job was cancelled" : errorMessage(error)}`, true, tool);
+      return failed(tool, finish(call, `${tool.name} was not run: ${ctx.signal.aborted ? "the job was cancelled" : errorMessage(error)}`, true, tool));
     }
   }
 
@@ -237,7 +268,12 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
   async function runLogged(call: ToolCall, ctx: ToolContext): Promise<ToolCallResult> {
     const logger = options.logger ?? ctx.logger;
     const started = performance.now();
-    const result = await runOne(call, ctx);
+    const { result, event } = await runOne(call, ctx);
+    try {
+      options.observer?.(event);
+    } catch (error) {
+      logger.warn({ err: error, tool: call.name }, "the tool call observer failed");
+    }
     logger.debug(
       { tool: call.name, toolUseId: call.id, isError: result.is_error, chars: result.content.length, ms: Math.round(performance.now() - started) },
       "tool call",
@@ -298,6 +334,24 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
     },
   };
 }
+
+/** A call's result and how it ended, for the observer. */
+interface Observed {
+  result: ToolCallResult;
+  event: ToolCallEvent;
+}
+
+const invalid = (tool: Tool | null, result: ToolCallResult): Observed => ({ result, event: { tool: tool?.name ?? null, outcome: "invalid" } });
+
+const denied = (tool: Tool, by: NonNullable<ToolCallEvent["deniedBy"]>, result: ToolCallResult): Observed => ({
+  result,
+  event: { tool: tool.name, outcome: "denied", deniedBy: by },
+});
+
+const failed = (tool: Tool, result: ToolCallResult, errorCode?: string): Observed => ({
+  result,
+  event: { tool: tool.name, outcome: "error", ...(errorCode === undefined ? {} : { errorCode }) },
+});
 
 function toDefinition(tool: Tool): ToolDefinition {
   const schema = structuredClone(tool.jsonSchema) ?? (z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>);

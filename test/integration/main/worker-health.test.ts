@@ -121,7 +121,7 @@ describe("tackle worker --port", () => {
     await waitForOutput(worker, /tackle worker consuming bullmq jobs/);
     expect(await get(port, "/healthz")).toEqual({ status: 200, body: { status: "ok" } });
     expect(await get(port, "/readyz")).toEqual({ status: 200, body: { status: "ready" } });
-    expect((await get(port, "/metrics?x=1")).status).toBe(404);
+    expect((await get(port, "/metrics/x?y=1")).status).toBe(404);
     expect((await get(port, "/api/github/webhooks")).status).toBe(404);
     // The listening-socket check below, seen to find a port that is there.
     expect(await listeningPorts(worker.child.pid!)).toEqual([port]);

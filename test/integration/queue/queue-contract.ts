@@ -234,6 +234,25 @@ export function queueContract(makeQueue: MakeQueue): void {
     expect(calls).toHaveLength(1);
   });
 
+  it("counts its jobs by state for /metrics: running ones active, the others not, and none once idle", async () => {
+    const queue = await make({ concurrency: 1 });
+    const gate = deferred();
+    const { processor, calls } = recorder(() => gate.promise);
+    await queue.start(processor);
+    expect(await queue.counts()).toEqual({ waiting: 0, active: 0, delayed: 0 });
+    await queue.enqueue(jobOn(41));
+    await waitFor(() => calls.length === 1, 10_000, "the first job to start");
+    // One behind the running job on its issue, one on another issue with no free slot.
+    await queue.enqueue(jobOn(41));
+    await queue.enqueue(jobOn(42));
+    const busy = await queue.counts();
+    expect(busy.active).toBe(1);
+    expect(busy.waiting + busy.delayed).toBe(2);
+    gate.resolve();
+    await queue.idle();
+    expect(await queue.counts()).toEqual({ waiting: 0, active: 0, delayed: 0 });
+  });
+
   it("on close, lets a running job finish within the bound", async () => {
     const queue = await make();
     const { processor, spans, calls } = recorder(() => sleep(300));

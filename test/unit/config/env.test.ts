@@ -159,6 +159,26 @@ describe("loadEnv: server", () => {
   });
 });
 
+describe("loadEnv: TACKLE_METRICS_TOKEN", () => {
+  it("is off by default and read when set, for the server and the worker", () => {
+    expect(loadEnv(app, { mode: "server", homeDir: "/home/op" }).metricsToken).toBeNull();
+    const token = "Zq8-metrics_token.2024~x";
+    expect(loadEnv({ ...app, TACKLE_METRICS_TOKEN: token }, { mode: "server", homeDir: "/home/op" }).metricsToken).toBe(token);
+    const worker = { ...app, REDIS_URL: "redis://127.0.0.1:6379", TACKLE_METRICS_TOKEN: token };
+    expect(loadEnv(worker, { mode: "worker", homeDir: "/home/op" }).metricsToken).toBe(token);
+  });
+
+  it("refuses a short token or one a header would not carry, without showing it", () => {
+    for (const bad of ["short-token", "a token with spaces in it", "tökén-with-non-ascii-letters"]) {
+      const found = problems({ ...app, TACKLE_METRICS_TOKEN: bad }, "server");
+      expect(found).toEqual([
+        "`TACKLE_METRICS_TOKEN`: expected at least 16 characters, printable ASCII without spaces (it is sent in an Authorization header)",
+      ]);
+      expect(found.join("\n")).not.toContain(bad);
+    }
+  });
+});
+
 describe("loadEnv: worker", () => {
   it("needs the App and Redis but no webhook secret", () => {
     const { WEBHOOK_SECRET: _unused, ...withoutSecret } = app;
