@@ -1,5 +1,5 @@
 import type { TokenUsage } from "./model-client.js";
-import { costOf, type UsageLike } from "./pricing.js";
+import { costOf, type ModelPrice, type UsageLike } from "./pricing.js";
 
 /**
  * What a job has spent on models, over its agent, its subagents and its tools' model calls: one meter
@@ -21,7 +21,8 @@ export interface Spend {
   countSubagentTurn(): void;
 }
 
-export function createSpend(): Spend {
+/** @param priceFor what a model costs on the job's provider; @defaultValue the Anthropic table (pricing.ts) */
+export function createSpend(priceFor?: (model: string) => ModelPrice): Spend {
   const usage: TokenUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   let costUsd = 0;
   let subagentTurns = 0;
@@ -51,7 +52,7 @@ export function createSpend(): Spend {
       };
     },
     add(model, response) {
-      const cost = costOf(model, response);
+      const cost = costOf(model, response, priceFor?.(model));
       costUsd += cost;
       responses++;
       usage.input += response.input_tokens;

@@ -177,7 +177,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     maxCostUsd: config.max_cost_usd,
     deadline: input.startedAt + config.timeout_minutes * 60_000,
   };
-  const spend = createSpend();
+  const spend = createSpend(input.model.price);
   const transcript = await createTranscript({
     dir: input.transcriptDir,
     jobId: input.jobId,
