@@ -1,4 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
+import type { ModelPrice } from "./pricing.js";
 
 export type MessageRequest = Anthropic.Messages.MessageCreateParamsNonStreaming;
 /** One entry of a request's `messages`. */
@@ -33,6 +34,11 @@ export interface ModelClient {
   readonly name: string;
   /** `call.agent` says which conversation of the job asks (`main`, `main/2/1`): a replay serves each its own responses. */
   create(request: MessageRequest, signal: AbortSignal, call?: ModelCall): Promise<ModelMessage>;
+  /**
+   * What a model costs where this client sends it (the provider's table, the operator's prices).
+   * @defaultValue the Anthropic table (pricing.ts priceOf)
+   */
+  price?: (model: string) => ModelPrice;
 }
 
 /** Which of the job's conversations a model call belongs to. */

@@ -2,7 +2,9 @@
  * What a model call costs, in USD, from the `usage` the API reports. Prices are per million tokens.
  * Cache writes (5 minutes) cost 1.25× input and cache reads 0.1× input unless a model says otherwise;
  * 1-hour cache writes cost 2× input. Source: the Claude pricing page; re-check it when models change.
+ * OpenAI's models (for TACKLE_PROVIDER=openai): the OpenAI pricing page, likewise.
  */
+import type { ConfiguredPrice, ModelProvider } from "../config/index.js";
 
 export interface ModelPrice {
   /** USD per million uncached input tokens. */
@@ -66,16 +68,56 @@ const PRICES: ReadonlyArray<readonly [prefix: string, price: ModelPrice]> = [
 export const DEFAULT_PRICE: ModelPrice = { input: 15, output: 75 };
 
 export function priceOf(model: string): { price: ModelPrice; known: boolean } {
-  let best: readonly [string, ModelPrice] | undefined;
-  for (const entry of PRICES) {
-    if (model.startsWith(entry[0]) && (best === undefined || entry[0].length > best[0].length)) best = entry;
-  }
-  return best === undefined ? { price: DEFAULT_PRICE, known: false } : { price: best[1], known: true };
+  const price = longestPrefix(PRICES, model);
+  return price === undefined ? { price: DEFAULT_PRICE, known: false } : { price, known: true };
 }
 
-/** USD cost of one response's usage. */
-export function costOf(model: string, usage: UsageLike): number {
-  const base = priceOf(model).price;
+/**
+ * OpenAI's own models, as an OpenAI-compatible server (LiteLLM in front of OpenAI) names them. A cached
+ * read's discount differs by family, so each says it.
+ */
+const OPENAI_PRICES: ReadonlyArray<readonly [prefix: string, price: ModelPrice]> = [
+  ["gpt-5-nano", { input: 0.05, output: 0.4, cacheRead: 0.005 }],
+  ["gpt-5-mini", { input: 0.25, output: 2, cacheRead: 0.025 }],
+  ["gpt-5", { input: 1.25, output: 10, cacheRead: 0.125 }],
+  ["gpt-4.1-nano", { input: 0.1, output: 0.4, cacheRead: 0.025 }],
+  ["gpt-4.1-mini", { input: 0.4, output: 1.6, cacheRead: 0.1 }],
+  ["gpt-4.1", { input: 2, output: 8, cacheRead: 0.5 }],
+  ["gpt-4o-mini", { input: 0.15, output: 0.6, cacheRead: 0.075 }],
+  ["gpt-4o", { input: 2.5, output: 10, cacheRead: 1.25 }],
+  ["o4-mini", { input: 1.1, output: 4.4, cacheRead: 0.275 }],
+  ["o3", { input: 2, output: 8, cacheRead: 0.5 }],
+];
+
+/** A self-hosted model (vLLM, Ollama) costs its operator nothing per token unless TACKLE_MODEL_PRICES says so. */
+export const FREE_PRICE: ModelPrice = { input: 0, output: 0, cacheRead: 0 };
+
+/**
+ * A model's price on a provider: the operator's TACKLE_MODEL_PRICES first (longest prefix), then the
+ * provider's table. On `openai` an unknown model is free (a self-hosted server bills nobody per token)
+ * and a `claude-*` model is priced as Anthropic's (a LiteLLM proxy in front of it); elsewhere an unknown
+ * model is priced like the dearest family (DEFAULT_PRICE).
+ */
+export function providerPrice(provider: ModelProvider, model: string, configured: readonly ConfiguredPrice[] = []): ModelPrice {
+  const own = longestPrefix(
+    configured.map((entry) => [entry.prefix, entry] as const),
+    model,
+  );
+  if (own !== undefined) return { input: own.input, output: own.output, ...(own.cacheRead === undefined ? {} : { cacheRead: own.cacheRead }) };
+  if (provider !== "openai") return priceOf(model).price;
+  return longestPrefix(OPENAI_PRICES, model) ?? longestPrefix(PRICES, model) ?? FREE_PRICE;
+}
+
+function longestPrefix<T>(table: ReadonlyArray<readonly [string, T]>, model: string): T | undefined {
+  let best: readonly [string, T] | undefined;
+  for (const entry of table) {
+    if (model.startsWith(entry[0]) && (best === undefined || entry[0].length > best[0].length)) best = entry;
+  }
+  return best?.[1];
+}
+
+/** USD cost of one response's usage. @param base the model's price; @defaultValue the Anthropic table's (priceOf) */
+export function costOf(model: string, usage: UsageLike, base: ModelPrice = priceOf(model).price): number {
   const cacheWrite = usage.cache_creation_input_tokens ?? 0;
   const cacheRead = usage.cache_read_input_tokens ?? 0;
   const prompt = usage.input_tokens + cacheWrite + cacheRead;

@@ -1,5 +1,5 @@
 import type { TokenUsage } from "./model-client.js";
-import { costOf, type UsageLike } from "./pricing.js";
+import { costOf, type ModelPrice, type UsageLike } from "./pricing.js";
 
 /**
  * What a job has spent on models, over its agent, its subagents and its tools' model calls: one meter
@@ -27,9 +27,12 @@ export interface SpendOptions {
    * ignored. @defaultValue none
    */
   onCharge?: (usage: Readonly<TokenUsage>, costUsd: number) => void;
+  /** What a model costs on the job's provider. @defaultValue the Anthropic table (pricing.ts) */
+  priceFor?: (model: string) => ModelPrice;
 }
 
 export function createSpend(options: SpendOptions = {}): Spend {
+  const priceFor = options.priceFor;
   const usage: TokenUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   let costUsd = 0;
   let subagentTurns = 0;
@@ -59,7 +62,7 @@ export function createSpend(options: SpendOptions = {}): Spend {
       };
     },
     add(model, response) {
-      const cost = costOf(model, response);
+      const cost = costOf(model, response, priceFor?.(model));
       costUsd += cost;
       responses++;
       usage.input += response.input_tokens;

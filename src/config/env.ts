@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { TackleError } from "../errors/index.js";
 import { parseFetchAllow } from "./parse-fetch-allow.js";
+import { parseModelPrices, type ConfiguredPrice } from "./parse-model-prices.js";
 import { describeValue } from "./problem-text.js";
 
 /**
@@ -17,6 +18,10 @@ import { describeValue } from "./problem-text.js";
 export type EnvMode = "server" | "worker" | "local" | "action" | "setup";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+
+/** TACKLE_PROVIDER: who serves the model. */
+export const MODEL_PROVIDERS = ["anthropic", "bedrock", "vertex", "openai"] as const;
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
 
 export interface AppCredentials {
   appId: number;
@@ -51,7 +56,15 @@ export interface TackleEnv<M extends EnvMode = EnvMode> {
   /** ANTHROPIC_API_KEY (in action mode also the `anthropic_api_key` input). */
   anthropicApiKey: string | null;
   anthropicBaseUrl: string | null;
-  /** TACKLE_MODEL. @defaultValue "claude-sonnet-4-6" */
+  /** TACKLE_PROVIDER. @defaultValue "anthropic" */
+  provider: ModelProvider;
+  /** OPENAI_BASE_URL, without a trailing slash: the chat-completions server's base, `/v1` included (`http://vllm:8000/v1`). */
+  openaiBaseUrl: string | null;
+  /** OPENAI_API_KEY, sent as a bearer token; many local servers need none. */
+  openaiApiKey: string | null;
+  /** TACKLE_MODEL_PRICES: the operator's prices, before the built-in table. @defaultValue [] */
+  modelPrices: ConfiguredPrice[];
+  /** TACKLE_MODEL. @defaultValue "claude-sonnet-4-6" (required with TACKLE_PROVIDER=openai) */
   model: string;
   /** TACKLE_ALLOWED_MODELS; always includes `model`. @defaultValue [model] */
   allowedModels: string[];
@@ -86,7 +99,8 @@ export interface LoadEnvOptions<M extends EnvMode> {
   /** @defaultValue "server" */
   mode?: M;
   /**
-   * Whether this process runs jobs, which needs ANTHROPIC_API_KEY.
+   * Whether this process runs jobs, which needs the provider's credentials (ANTHROPIC_API_KEY; for
+   * `openai`, OPENAI_BASE_URL and TACKLE_MODEL).
    * @defaultValue true for worker and action; for server, true without REDIS_URL (jobs run
    * in-process); false for local, where a replayed run needs no key
    */
@@ -116,6 +130,8 @@ const SECRETS = new Set([
   "WEBHOOK_SECRET",
   "ANTHROPIC_API_KEY",
   "INPUT_ANTHROPIC_API_KEY",
+  "OPENAI_API_KEY",
+  "OPENAI_BASE_URL",
   "REDIS_URL",
   "GITHUB_TOKEN",
   "INPUT_GITHUB_TOKEN",
@@ -133,6 +149,8 @@ const EXPECTED: Record<string, string> = {
   WEBHOOK_PROXY_URL: "an http(s) URL, such as https://smee.io/<channel>",
   TACKLE_PUBLIC_URL: "the server's public http(s) URL, such as https://tackle.example.com",
   ANTHROPIC_BASE_URL: "an http(s) URL",
+  TACKLE_PROVIDER: `one of ${MODEL_PROVIDERS.join(", ")}`,
+  OPENAI_BASE_URL: "an http(s) URL of a chat-completions server, such as http://localhost:8000/v1",
   TACKLE_MODEL: "a model name without spaces",
   TACKLE_ALLOWED_MODELS: "a comma-separated list of model names",
   REDIS_URL: "a redis:// or rediss:// URL",
@@ -195,6 +213,9 @@ const envSchema = z.object({
   ANTHROPIC_API_KEY: optional(z.string()),
   INPUT_ANTHROPIC_API_KEY: optional(z.string()),
   ANTHROPIC_BASE_URL: optional(httpUrl),
+  TACKLE_PROVIDER: optional(z.string().trim().toLowerCase().pipe(z.enum(MODEL_PROVIDERS))),
+  OPENAI_BASE_URL: optional(httpUrl),
+  OPENAI_API_KEY: optional(z.string()),
   TACKLE_MODEL: optional(modelName),
   TACKLE_ALLOWED_MODELS: optional(
     z
@@ -258,21 +279,32 @@ export function parseEnv<M extends EnvMode = "server">(env: EnvVars, options: Lo
   const parsed = envSchema.safeParse(env);
   const problems = parsed.success ? [] : [...new Set(parsed.error.issues.map((issue) => describeIssue(issue, env)))];
   const has = (name: string) => (env[name] ?? "").trim() !== "";
-  problems.push(...missingForMode(has, mode, options.runsJobs, options.verifiesWebhooks ?? true));
+  // An unknown provider is reported by the schema; whose credentials are missing is then unknown too.
+  const provider = MODEL_PROVIDERS.find((name) => name === (env.TACKLE_PROVIDER?.trim().toLowerCase() || "anthropic"));
+  problems.push(...missingForMode(has, mode, options.runsJobs, options.verifiesWebhooks ?? true, provider));
   // Not in the schema: there an empty value means unset, and here it means "off".
   const fetchAllow = parseFetchAllow(env.TACKLE_FETCH_ALLOW);
   if (!fetchAllow.ok) problems.push(...fetchAllow.problems.map((problem) => `\`TACKLE_FETCH_ALLOW\`: ${problem}`));
+  const modelPrices = parseModelPrices(env.TACKLE_MODEL_PRICES?.trim() || undefined);
+  if (!modelPrices.ok) problems.push(...modelPrices.problems.map((problem) => `\`TACKLE_MODEL_PRICES\`: ${problem}`));
   const wantsApp = mode === "server" || mode === "worker" || (mode !== "setup" && has("APP_ID"));
   const readFile = options.readFile ?? ((path: string) => readFileSync(path, "utf8"));
   const privateKey = wantsApp ? readPrivateKey(env, readFile, mode, problems) : undefined;
-  if (!parsed.success || !fetchAllow.ok || problems.length > 0) return { ok: false, problems };
+  if (!parsed.success || !fetchAllow.ok || !modelPrices.ok || problems.length > 0) return { ok: false, problems };
 
   const { APP_ID: appId, WEBHOOK_SECRET: webhookSecret } = parsed.data;
   const app = appId !== undefined && privateKey !== undefined ? { appId, privateKey, webhookSecret: webhookSecret ?? null } : null;
-  return { ok: true, env: build(parsed.data, mode, app, options.homeDir ?? homedir(), fetchAllow.allow) };
+  const lists = { fetchAllow: fetchAllow.allow, modelPrices: modelPrices.prices };
+  return { ok: true, env: build(parsed.data, mode, app, options.homeDir ?? homedir(), lists) };
 }
 
-function build<M extends EnvMode>(vars: ParsedVars, mode: M, app: AppCredentials | null, homeDir: string, fetchAllow: string[] | null): TackleEnv<M> {
+function build<M extends EnvMode>(
+  vars: ParsedVars,
+  mode: M,
+  app: AppCredentials | null,
+  homeDir: string,
+  lists: { fetchAllow: string[] | null; modelPrices: ConfiguredPrice[] },
+): TackleEnv<M> {
   const ghe = vars.GHE_HOST === undefined ? null : { host: vars.GHE_HOST, protocol: vars.GHE_PROTOCOL ?? "https" };
   const runner = mode === "action" && ghe === null;
   const githubServerUrl = trimSlash(ghe !== null ? `${ghe.protocol}://${ghe.host}` : ((runner ? vars.GITHUB_SERVER_URL : undefined) ?? "https://github.com"));
@@ -296,6 +328,10 @@ function build<M extends EnvMode>(vars: ParsedVars, mode: M, app: AppCredentials
     publicUrl: vars.TACKLE_PUBLIC_URL === undefined ? null : trimSlash(vars.TACKLE_PUBLIC_URL),
     anthropicApiKey: apiKey ?? null,
     anthropicBaseUrl: vars.ANTHROPIC_BASE_URL ?? null,
+    provider: vars.TACKLE_PROVIDER ?? "anthropic",
+    openaiBaseUrl: vars.OPENAI_BASE_URL === undefined ? null : trimSlash(vars.OPENAI_BASE_URL),
+    openaiApiKey: vars.OPENAI_API_KEY ?? null,
+    modelPrices: lists.modelPrices,
     model,
     // The default model is always allowed: the operator chose it.
     allowedModels: [...new Set([model, ...(vars.TACKLE_ALLOWED_MODELS ?? [])])],
@@ -305,27 +341,45 @@ function build<M extends EnvMode>(vars: ParsedVars, mode: M, app: AppCredentials
     botName: vars.TACKLE_BOT_NAME ?? null,
     logLevel: vars.LOG_LEVEL ?? "info",
     githubToken: mode === "action" ? (vars.INPUT_GITHUB_TOKEN ?? vars.GITHUB_TOKEN ?? null) : null,
-    fetchAllow,
+    fetchAllow: lists.fetchAllow,
     dailyBudgetUsd: vars.TACKLE_DAILY_BUDGET_USD ?? null,
     metricsToken: vars.TACKLE_METRICS_TOKEN ?? null,
   };
 }
 
-function missingForMode(has: (name: string) => boolean, mode: EnvMode, runsJobs: boolean | undefined, verifiesWebhooks: boolean): string[] {
+function missingForMode(
+  has: (name: string) => boolean,
+  mode: EnvMode,
+  runsJobs: boolean | undefined,
+  verifiesWebhooks: boolean,
+  provider: ModelProvider | undefined,
+): string[] {
   const missing: string[] = [];
   if ((mode === "server" || mode === "worker") && !has("APP_ID")) missing.push(`\`APP_ID\`: required in ${mode} mode`);
   if (mode === "server" && verifiesWebhooks && !has("WEBHOOK_SECRET")) missing.push("`WEBHOOK_SECRET`: required in server mode");
   if (mode === "worker" && !has("REDIS_URL")) missing.push("`REDIS_URL`: required in worker mode");
   const jobs = runsJobs ?? (mode === "worker" || mode === "action" || (mode === "server" && !has("REDIS_URL")));
-  const apiKey = has("ANTHROPIC_API_KEY") || (mode === "action" && has("INPUT_ANTHROPIC_API_KEY"));
-  if (jobs && !apiKey) {
-    const input = mode === "action" ? " (or the `anthropic_api_key` input)" : "";
-    missing.push(`\`ANTHROPIC_API_KEY\`${input}: required to run jobs in ${mode} mode`);
-  }
+  if (jobs) missing.push(...missingProviderCredentials(has, mode, provider));
   if (mode === "action" && !has("INPUT_GITHUB_TOKEN") && !has("GITHUB_TOKEN")) {
     missing.push("`GITHUB_TOKEN` (or the `github_token` input): required in action mode");
   }
   return missing;
+}
+
+/** What the chosen provider needs to run a job; bedrock and vertex read their SDKs' own credentials. */
+function missingProviderCredentials(has: (name: string) => boolean, mode: EnvMode, provider: ModelProvider | undefined): string[] {
+  if (provider === "openai") {
+    return [
+      ...(has("OPENAI_BASE_URL")
+        ? []
+        : [`\`OPENAI_BASE_URL\`: required to run jobs with TACKLE_PROVIDER=openai (the server's base URL, such as http://localhost:8000/v1)`]),
+      ...(has("TACKLE_MODEL") ? [] : ["`TACKLE_MODEL`: required with TACKLE_PROVIDER=openai (the model name the server serves)"]),
+    ];
+  }
+  if (provider !== "anthropic") return [];
+  if (has("ANTHROPIC_API_KEY") || (mode === "action" && has("INPUT_ANTHROPIC_API_KEY"))) return [];
+  const input = mode === "action" ? " (or the `anthropic_api_key` input)" : "";
+  return [`\`ANTHROPIC_API_KEY\`${input}: required to run jobs in ${mode} mode`];
 }
 
 /** PRIVATE_KEY wins over PRIVATE_KEY_PATH, as in Probot; a key with literal `\n` or in base64 is accepted. */

@@ -23,7 +23,7 @@ import { actionLogDestination } from "./action-log.js";
 import { fail, reportStep, type StepResult } from "./action-report.js";
 import { setUpActionRipgrep } from "./action-ripgrep-setup.js";
 import { chooseActionSandbox } from "./action-sandbox.js";
-import { anthropicClientFor } from "./anthropic-client-for.js";
+import { missingModelCredentials, modelClientFor, modelSecrets } from "./model-client-for.js";
 
 /**
  * The user the workflow's GITHUB_TOKEN acts as: its own comments must never trigger a run. A personal
@@ -135,14 +135,21 @@ async function runTask(admission: TaskAdmission, context: TaskContext): Promise<
     await replyToTrigger(github, trigger, reply, admission.log);
     return { kind: "failed", message, issue };
   };
-  if (!env.anthropicApiKey) {
+  if (env.provider === "anthropic" && !env.anthropicApiKey) {
     return refuse(
       "The Anthropic API key is missing: set `anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }}` on the Tackle step and add that secret " +
         "(Settings → Secrets and variables → Actions). Workflows started from a fork get no secrets.",
       "Tackle did not run: this workflow has no Anthropic API key. A maintainer can add the `ANTHROPIC_API_KEY` secret and pass it as the Tackle step's `anthropic_api_key` input. The workflow run's log says more.",
     );
   }
-  core.setSecret(env.anthropicApiKey);
+  const missing = missingModelCredentials(env);
+  if (missing !== undefined) {
+    return refuse(
+      `${missing}: set it in the Tackle step's \`env:\`.`,
+      "Tackle did not run: this workflow's model provider is not configured. The workflow run's log says more.",
+    );
+  }
+  for (const secret of modelSecrets(env)) core.setSecret(secret);
   core.setSecret(env.githubToken!);
   const pushProblem = await checkPushAccess(env.gitUrl(trigger.repo.owner, trigger.repo.name), env.githubToken!);
   // A token GitHub rejects cannot post a reply either.
@@ -184,7 +191,7 @@ async function runInline(admission: TaskAdmission, context: TaskContext & { sand
   const repoCache = createRepoCache({ home, logger });
   const deps: ProcessJobDeps = {
     github: async () => github,
-    model: () => anthropicClientFor(env),
+    model: () => modelClientFor(env),
     workspaces: repoCache,
     clock: Date.now,
     logger,
@@ -200,7 +207,7 @@ async function runInline(admission: TaskAdmission, context: TaskContext & { sand
       sandbox: context.sandbox,
       gitUrl: env.gitUrl,
       gitHost: new URL(env.githubServerUrl).host.replace(":", "_"),
-      secrets: [env.anthropicApiKey, env.githubToken, ...Object.values(operatorMcpSecrets(vars))].filter((s): s is string => Boolean(s)),
+      secrets: [...modelSecrets(env), env.githubToken, ...Object.values(operatorMcpSecrets(vars))].filter((s): s is string => Boolean(s)),
       mcpSecrets: operatorMcpSecrets(vars),
       // Inline in a workflow there are no commands: cancel the workflow run instead.
       commandName: null,

@@ -5,6 +5,7 @@ import { environmentSecrets } from "../logging/environment-secrets.js";
 import { maskUrl } from "../logging/mask-url.js";
 import { createRedactor } from "../util/redact.js";
 import { detectSandbox } from "../workspace/index.js";
+import { checkModelProvider } from "./check-model-provider.js";
 
 const run = promisify(execFile);
 
@@ -61,16 +62,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<Check[]> {
   } else {
     checks.push({ name: "redis", ok: true, detail: "REDIS_URL unset: the server runs jobs in-process" });
   }
-  checks.push(
-    env.ANTHROPIC_API_KEY
-      ? { name: "model key", ok: true, detail: "ANTHROPIC_API_KEY is set" }
-      : {
-          name: "model key",
-          ok: false,
-          detail: "ANTHROPIC_API_KEY is not set",
-          fix: "export ANTHROPIC_API_KEY=sk-ant-… (or use --replay FILE for local runs)",
-        },
-  );
+  checks.push(...(await checkModelProvider(env)));
   const appReady = Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH) && env.WEBHOOK_SECRET);
   checks.push(
     appReady

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { createReplayClient, type ModelClient } from "../agent/index.js";
-import { anthropicClientFor } from "./anthropic-client-for.js";
+import { missingModelCredentials, modelClientFor, modelSecrets } from "./model-client-for.js";
 import { loadEnv } from "../config/index.js";
 import { createLogger } from "../logging/logger.js";
 import { runLocal } from "../worker/run-local.js";
@@ -18,11 +18,12 @@ export async function runLocalCommand(
   if (options.replay) {
     model = await createReplayClient(path.resolve(options.replay));
   } else {
-    if (!env.anthropicApiKey) {
-      console.error("tackle: ANTHROPIC_API_KEY is not set. Export it, or use --replay FILE to run a recorded session.");
+    const missing = missingModelCredentials(env);
+    if (missing !== undefined) {
+      console.error(`tackle: ${missing}. Export it, or use --replay FILE to run a recorded session.`);
       return 2;
     }
-    model = anthropicClientFor(env);
+    model = modelClientFor(env);
   }
   const sandbox = await detectSandbox();
   if (!sandbox.available) {
@@ -37,7 +38,7 @@ export async function runLocalCommand(
     modelName,
     home: env.home,
     sandbox: sandbox.available ? "bwrap" : "off",
-    secrets: env.anthropicApiKey ? [env.anthropicApiKey] : [],
+    secrets: modelSecrets(env),
     clock: Date.now,
     logger,
     print: (line) => console.log(line),

@@ -9,7 +9,7 @@ import type { Logger } from "../logging/logger.js";
 import type { ProcessJobDeps } from "../worker/process-job.js";
 import { createRepoCache, detectSandbox } from "../workspace/index.js";
 import type { BotIdentity } from "./webhook-app.js";
-import { anthropicClientFor } from "./anthropic-client-for.js";
+import { modelClientFor, modelSecrets } from "./model-client-for.js";
 
 export interface JobRuntime {
   env: TackleEnv<"server" | "worker">;
@@ -74,7 +74,7 @@ export async function createJobRuntime(
   const repoCache = createRepoCache({ home: env.home, logger });
   await repoCache.pruneStale();
   const mcpSecrets = operatorMcpSecrets(processEnv);
-  const secrets = [env.anthropicApiKey, app.webhookSecret, app.privateKey, env.metricsToken, ...Object.values(mcpSecrets)].filter((s): s is string =>
+  const secrets = [...modelSecrets(env), app.webhookSecret, app.privateKey, env.metricsToken, ...Object.values(mcpSecrets)].filter((s): s is string =>
     Boolean(s),
   );
   const deps: ProcessJobDeps = {
@@ -82,7 +82,7 @@ export async function createJobRuntime(
       if (data.installationId === undefined) throw new TackleError("payload_invalid", "the job has no installation id");
       return forInstallation(data.installationId);
     },
-    model: () => anthropicClientFor(env),
+    model: () => modelClientFor(env),
     workspaces: repoCache,
     clock: Date.now,
     logger,

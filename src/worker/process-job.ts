@@ -219,7 +219,8 @@ export async function processJob(
   let workspaceStart: Promise<Workspace | null> | undefined;
   // The whole job's model spend, read to settle its daily budget on every way out, and counted for /metrics as it goes.
   const onCharge = deps.metrics ? sessionObservers(deps.metrics, `${data.repo.owner}/${data.repo.name}`).onCharge : undefined;
-  const spend = createSpend(onCharge ? { onCharge } : {});
+  const priceFor = deps.model(deps.settings.defaultModel).price;
+  const spend = createSpend({ ...(onCharge ? { onCharge } : {}), ...(priceFor ? { priceFor } : {}) });
   let budget: HeldBudget | undefined;
   try {
     const inputs = readJobInputs(job);

@@ -185,7 +185,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   };
   const onCharge = input.observers?.onCharge;
   // A job with a daily budget brings its own meter (it settles the reservation from it).
-  const spend = input.spend ?? createSpend(onCharge ? { onCharge } : {});
+  const spend = input.spend ?? createSpend({ ...(onCharge ? { onCharge } : {}), ...(input.model.price ? { priceFor: input.model.price } : {}) });
   const transcript = await createTranscript({
     dir: input.transcriptDir,
     jobId: input.jobId,

@@ -5,6 +5,7 @@
 export { startFakeGitHub, type FakeGitHub, type RequestLogEntry } from "./fake-github.js";
 export { startFakeAnthropic, type FakeAnthropic, type RecordedRequest, type ScriptedBlock, type ScriptedModel, type ScriptedTurn } from "./fake-anthropic.js";
 export { computeUsage, createCacheState } from "./compute-usage.js";
+export { startFakeOpenAI, type FakeOpenAI } from "./fake-openai.js";
 export {
   issueCommentCreatedPayload,
   issuesAssignedPayload,

@@ -14,6 +14,7 @@ import {
   issuesLabeledPayload,
   startFakeAnthropic,
   startFakeGitHub,
+  startFakeOpenAI,
   type FakeAnthropic,
   type FakeGitHub,
   type ScriptedTurn,
@@ -535,6 +536,28 @@ describe("GitHub Action (dist/action.js)", () => {
     // A fork's pull request run has no secrets either; events that are not triggers must not fail for it.
     const plain = await runAction(world, commentEvent(world, "alice", "Thanks!"), { INPUT_ANTHROPIC_API_KEY: "" });
     expect(plain.code, plain.stdout + plain.stderr).toBe(0);
+  });
+
+  it("TACKLE_PROVIDER=openai in the step's env: the job runs against the OpenAI-compatible server without anthropic_api_key", async () => {
+    const world = await startWorld([]);
+    const openai = await startFakeOpenAI(fixTemperatureScript(), { apiKey: "sk-openai-action-canary-77", minCacheableTokens: 0 });
+    cleanups.push(() => openai.close());
+    const providerEnv = { INPUT_ANTHROPIC_API_KEY: "", ...openai.env(), TACKLE_MODEL: "fake-coder" };
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), providerEnv);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(world.model.requests).toHaveLength(0);
+    expect(openai.requests.length).toBe(fixTemperatureScript().length);
+    expect(openai.requests.every((r) => r.status === 200)).toBe(true);
+    expect(await world.gh.readFile(OWNER, REPO, `tackle/issue-${world.issueNumber}`, "src/temperature.js")).toContain("/ 5 + 32;");
+    // The runner masks the key in its log; no comment carries it.
+    expect(result.stdout).toContain("::add-mask::sk-openai-action-canary-77");
+    expect(JSON.stringify(world.gh.comments(OWNER, REPO, world.issueNumber))).not.toContain("sk-openai-action-canary-77");
+
+    // Without the server's URL the step fails before any model request, saying which variable is missing.
+    const missing = await runAction(world, commentEvent(world, "alice", "@tackle again"), { ...providerEnv, OPENAI_BASE_URL: "" });
+    expect(missing.code, missing.stdout + missing.stderr).toBe(1);
+    expect(errorAnnotations(missing.stdout).join("\n")).toContain("TACKLE_PROVIDER=openai needs OPENAI_BASE_URL");
+    expect(openai.requests.length).toBe(fixTemperatureScript().length);
   });
 
   it("a malformed allow_unsandboxed input fails the step naming the input", async () => {
