@@ -293,3 +293,17 @@ export function createBackgroundJobs(exec: ExecPort, options: BackgroundJobsOpti
     },
   };
 }
+
+/** One line about a background job: JobList, JobOutput, JobStop and the tracking comment. */
+export function describeJob(job: BackgroundJobInfo, now: number): string {
+  const seconds = Math.round(((job.endedAt ?? now) - job.startedAt) / 1000);
+  const status = job.status === "exited" ? `exited with code ${job.exitCode}` : job.status.replace("_", " ");
+  const events = job.events !== undefined ? `, ${job.events} events` : "";
+  const about = job.description !== undefined ? ` (${job.description})` : "";
+  return `${job.id}: ${status} after ${seconds}s${events}: ${oneLine(job.command)}${about}`;
+}
+
+function oneLine(text: string, max = 200): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

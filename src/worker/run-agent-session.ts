@@ -2,10 +2,9 @@ import { runAgent, buildSystemPrompt, buildTaskMessage, createTranscript, type A
 import type { ModelClient } from "../agent/model-client.js";
 import { createMcpGateway } from "../agent/mcp/mcp-gateway.js";
 import type { IssuePort, McpPort, McpServerFailure, MemoryPort, MemorySummary, PullsPort, SessionState, WebPort } from "../agent/ports.js";
-import { createBackgroundJobs, type BackgroundJobs } from "../agent/background-jobs.js";
+import { createBackgroundJobs, describeJob, type BackgroundJobs } from "../agent/background-jobs.js";
 import { buildJobTools } from "../agent/build-job-tools.js";
 import { renderBackgroundEvents } from "../agent/prompt/render-background-events.js";
-import { describeJob } from "../agent/tools/job-list.js";
 import { renderMemoryIndex } from "../agent/prompt/render-memory-index.js";
 import { createSideCalls } from "../agent/side-calls.js";
 import { createSkillPort } from "../agent/skills.js";

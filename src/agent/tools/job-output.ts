@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { TackleError } from "../../errors/index.js";
 import { defineTool } from "./tool.js";
-import { describeJob } from "./job-list.js";
+import { describeJob } from "../background-jobs.js";
 
 export const JOB_OUTPUT_MAX_WAIT_MS = 600_000;
 
