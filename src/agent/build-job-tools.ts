@@ -13,6 +13,7 @@ import {
   memoryReadTool,
   memoryWriteTool,
   monitorTool,
+  uploadArtifactTool,
   webFetchTool,
   worktreeTool,
 } from "./tools/index.js";
@@ -31,6 +32,8 @@ export interface JobToolsInput {
   background: boolean;
   /** A local run's worktrees (Worktree): the main agent's only, never a subagent's. @defaultValue false */
   worktrees?: boolean;
+  /** Whether the job stores artifacts (UploadArtifact): the main agent's only. @defaultValue false */
+  artifacts?: boolean;
 }
 
 export interface JobTools {
@@ -47,7 +50,7 @@ export interface JobTools {
 /**
  * The tools of one job: the core ones, Task over the built-in and the repository's subagent types, and
  * the tools of the optional ports it has (skills, WebFetch, memory, MCP, background commands, a local
- * run's worktrees), in the order the model sees them. New tools are appended: the order is part of the
+ * run's worktrees, artifacts), in the order the model sees them. New tools are appended: the order is part of the
  * prompt-cache prefix.
  */
 export function buildJobTools(input: JobToolsInput): JobTools {
@@ -72,6 +75,7 @@ export function buildJobTools(input: JobToolsInput): JobTools {
       ...(input.mcp ? [loadMcpToolsTool, callMcpToolTool] : []),
       ...(input.background ? [jobListTool, jobOutputTool, jobStopTool, monitorTool] : []),
       ...(input.worktrees === true ? [worktreeTool] : []),
+      ...(input.artifacts === true ? [uploadArtifactTool] : []),
     ],
     subagentTools: byName,
     types: types.map((type) => ({ ...type, tools: offered(type.tools) })),

@@ -359,3 +359,24 @@ export interface WorktreePort {
   /** Ends the worktree's processes, removes it and deletes its branch. */
   remove(name: string, signal?: AbortSignal): Promise<{ name: string; branch: string }>;
 }
+
+/** One file the job published for people to receive (UploadArtifact). */
+export interface ArtifactInfo {
+  /** What ReportToIssue's `artifact_ids` name (`a1`, `a2`, …). */
+  id: string;
+  name: string;
+  description?: string;
+  bytes: number;
+  /** Where a person downloads it (the dashboard), or null where there is none (the Action: the run's artifacts). */
+  url: string | null;
+}
+
+/**
+ * The job's artifacts, stored with its transcript. `upload` masks the job's secrets in a text file and
+ * refuses a binary one that holds any; it rejects with TackleError("invalid_input") past the size caps.
+ */
+export interface ArtifactPort {
+  upload(file: { name: string; content: Buffer; description?: string }, signal?: AbortSignal): Promise<ArtifactInfo>;
+  /** What this job uploaded so far, in order. */
+  list(): ArtifactInfo[];
+}

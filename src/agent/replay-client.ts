@@ -31,6 +31,7 @@ const lineSchema = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("response"), agent: agentSchema, turn: turnSchema, message: messageSchema }),
   z.looseObject({ type: z.literal("tool_results"), agent: agentSchema, turn: turnSchema, results: z.array(z.unknown()) }),
   z.looseObject({ type: z.literal("end"), agent: agentSchema, reason: z.string() }),
+  z.looseObject({ type: z.literal("approval"), agent: agentSchema, tool: z.string(), approved: z.boolean() }),
 ]);
 
 type RecordedMessage = z.infer<typeof messageSchema>;

@@ -39,8 +39,21 @@ export interface TranscriptSink {
   child?(agent: string): TranscriptSink;
 }
 
+/** A policy question put to a maintainer and how it was answered. */
+export interface ApprovalRecord {
+  /** The tool call that asked (`main/3/1`); its agent is the path without its last two parts. */
+  call?: string;
+  tool: string;
+  reason: string;
+  approved: boolean;
+  by?: string;
+  message?: string;
+}
+
 export interface TranscriptWriter extends TranscriptSink {
   readonly path: string;
+  /** Records a policy question and its answer (an `approval` line). */
+  approval(record: ApprovalRecord): Promise<void>;
   /** Resolves once every line written so far is on disk. */
   flush(): Promise<void>;
   /** Flushes; nothing else to release (every line is its own append). */
@@ -60,6 +73,11 @@ export interface CreateTranscriptOptions {
   redact?: ((text: string) => string) | undefined;
   /** @defaultValue Date.now */
   clock?: () => number;
+  /**
+   * Called with each line (redacted, without its newline) once it is on disk, in order: the job store's
+   * copy, which the dashboard reads when the job ran on another machine.
+   */
+  onLine?: (line: string) => void;
 }
 
 export function transcriptDir(tackleHome: string): string {
@@ -83,8 +101,11 @@ export async function createTranscript(options: CreateTranscriptOptions): Promis
 
   let queue: Promise<void> = Promise.resolve();
   const write = (event: Record<string, unknown>): Promise<void> => {
-    const line = `${JSON.stringify(redactDeep(event, redact))}\n`;
-    const written = queue.then(() => appendFile(path, line, "utf8"));
+    const json = JSON.stringify(redactDeep(event, redact));
+    const written = queue.then(async () => {
+      await appendFile(path, `${json}\n`, "utf8");
+      options.onLine?.(json);
+    });
     queue = written.catch(() => undefined);
     return written;
   };
@@ -110,7 +131,20 @@ export async function createTranscript(options: CreateTranscriptOptions): Promis
       child: (key) => sinkFor(key),
     };
   };
-  return { path, flush: () => queue, close: () => queue, ...sinkFor(MAIN_AGENT), child: (key) => sinkFor(key) };
+  return {
+    path,
+    flush: () => queue,
+    close: () => queue,
+    ...sinkFor(MAIN_AGENT),
+    child: (key) => sinkFor(key),
+    approval: (record) => write({ type: "approval", agent: agentOfCall(record.call), ...record }),
+  };
+}
+
+/** `main/3/1` -> `main`; `main/2/1/4/2` -> `main/2/1`; no call: the main agent. */
+function agentOfCall(call: string | undefined): string {
+  const parts = call?.split("/") ?? [];
+  return parts.length >= 3 ? parts.slice(0, -2).join("/") : MAIN_AGENT;
 }
 
 interface PreviousRequest {

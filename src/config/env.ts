@@ -93,6 +93,8 @@ export interface TackleEnv<M extends EnvMode = EnvMode> {
   dailyBudgetUsd: number | null;
   /** TACKLE_METRICS_TOKEN: when set, `GET /metrics` needs it as a bearer token. @defaultValue null: `/metrics` is open */
   metricsToken: string | null;
+  /** TACKLE_DASHBOARD_TOKEN: the dashboard at `/dashboard` is on when set. @defaultValue null: off */
+  dashboardToken: string | null;
 }
 
 export interface LoadEnvOptions<M extends EnvMode> {
@@ -136,6 +138,7 @@ const SECRETS = new Set([
   "GITHUB_TOKEN",
   "INPUT_GITHUB_TOKEN",
   "TACKLE_METRICS_TOKEN",
+  "TACKLE_DASHBOARD_TOKEN",
 ]);
 
 /** What each variable should hold, in the words a problem message uses. */
@@ -161,6 +164,7 @@ const EXPECTED: Record<string, string> = {
   GITHUB_API_URL: "an http(s) URL",
   GITHUB_SERVER_URL: "an http(s) URL",
   TACKLE_METRICS_TOKEN: "at least 16 characters, printable ASCII without spaces (it is sent in an Authorization header)",
+  TACKLE_DASHBOARD_TOKEN: "at least 16 characters without spaces (e.g. `openssl rand -hex 32`)",
 };
 
 /** An unset and an empty variable are the same thing. */
@@ -253,6 +257,12 @@ const envSchema = z.object({
   INPUT_GITHUB_TOKEN: optional(z.string()),
   // Printable ASCII without spaces: it must survive an HTTP header unchanged.
   TACKLE_METRICS_TOKEN: optional(z.string().regex(/^[\x21-\x7e]{16,}$/)),
+  TACKLE_DASHBOARD_TOKEN: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^\S{16,}$/),
+  ),
 });
 
 type ParsedVars = z.output<typeof envSchema>;
@@ -344,6 +354,7 @@ function build<M extends EnvMode>(
     fetchAllow: lists.fetchAllow,
     dailyBudgetUsd: vars.TACKLE_DAILY_BUDGET_USD ?? null,
     metricsToken: vars.TACKLE_METRICS_TOKEN ?? null,
+    dashboardToken: vars.TACKLE_DASHBOARD_TOKEN ?? null,
   };
 }
 

@@ -16,3 +16,5 @@ export type { MemoryStore } from "./memory-store.js";
 export { createDailyBudget } from "./create-daily-budget.js";
 export { createEmbeddedDailyBudget } from "./embedded-daily-budget.js";
 export type { BudgetCaps, BudgetReservation, DailyBudget } from "./daily-budget.js";
+export { createJobStore } from "./create-job-store.js";
+export { createFileJobStore } from "./file-job-store.js";

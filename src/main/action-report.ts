@@ -77,9 +77,21 @@ export function renderStepSummary(result: Exclude<StepResult, { kind: "quiet" }>
     rows.push(["Duration", formatDuration(s.durationMs)]);
   }
   if (rows.length > 0) lines.push("| | |", "| --- | --- |", ...rows.map(([name, value]) => `| ${name} | ${value.replaceAll("|", "\\|")} |`), "");
+  const artifacts = outcome?.artifacts ?? [];
+  if (artifacts.length > 0) {
+    lines.push(`### Artifacts`, "", `In \`$RUNNER_TEMP/${ACTION_ARTIFACTS_DIR}\`: publish them with a later \`actions/upload-artifact\` step.`, "");
+    for (const artifact of artifacts) {
+      const description = artifact.description ? `: ${escapeText(artifact.description)}` : "";
+      lines.push(`- \`${artifact.id}-${artifact.name}\` (${artifact.bytes} bytes)${description}`);
+    }
+    lines.push("");
+  }
   if (result.sandbox) lines.push(escapeText(result.sandbox), "");
   return lines.join("\n");
 }
+
+/** Where the Action puts the job's artifacts, under RUNNER_TEMP, each as `<id>-<name>`. */
+export const ACTION_ARTIFACTS_DIR = "tackle-artifacts";
 
 /** Text as text: no HTML, no line breaks that would end a table row. */
 function escapeText(text: string): string {

@@ -9,7 +9,7 @@ import { loadEnv, type TackleEnv } from "../config/index.js";
 import { operatorMcpSecrets } from "../config/substitute-mcp-secrets.js";
 import { errorMessage, TackleError } from "../errors/index.js";
 import { tokenClient } from "../github/index.js";
-import { createMemoryStore } from "../jobs/index.js";
+import { createFileJobStore, createMemoryStore } from "../jobs/index.js";
 import type { JobData } from "../jobs/job-data.js";
 import { createWebFetchCache } from "../net/index.js";
 import { createLogger, type Logger } from "../logging/logger.js";
@@ -20,7 +20,7 @@ import { actionCommandReply } from "./action-command-reply.js";
 import { checkPushAccess, describeAccessProblem, learnTokenLogin, watchGitHubAccess, type WatchedGitHub } from "./action-github-access.js";
 import { readActionInputs, type ActionInputs } from "./action-inputs.js";
 import { actionLogDestination } from "./action-log.js";
-import { fail, reportStep, type StepResult } from "./action-report.js";
+import { ACTION_ARTIFACTS_DIR, fail, reportStep, type StepResult } from "./action-report.js";
 import { setUpActionRipgrep } from "./action-ripgrep-setup.js";
 import { chooseActionSandbox } from "./action-sandbox.js";
 import { missingModelCredentials, modelClientFor, modelSecrets } from "./model-client-for.js";
@@ -199,6 +199,8 @@ async function runInline(admission: TaskAdmission, context: TaskContext & { sand
     // Memory lasts this run (the runner's temp directory) unless REDIS_URL names a Redis that outlives it.
     memory: { store: createMemoryStore({ redisUrl: env.redisUrl, home, logger }), host: new URL(env.githubServerUrl).host },
     web: { allow: env.fetchAllow, cache: createWebFetchCache() },
+    // The job's record stays in the runner's temp directory; its artifacts go where a later step can upload them.
+    jobStore: createFileJobStore({ home, artifactDir: () => path.join(artifactsRoot(vars, home), ACTION_ARTIFACTS_DIR) }),
     settings: {
       home,
       defaultModel: env.model,
@@ -226,4 +228,9 @@ async function runInline(admission: TaskAdmission, context: TaskContext & { sand
     process.off("SIGTERM", abort);
     await deps.memory?.store.close();
   }
+}
+
+/** RUNNER_TEMP on a runner; TACKLE_HOME elsewhere (a local try of the Action). */
+function artifactsRoot(vars: Vars, home: string): string {
+  return vars.RUNNER_TEMP?.trim() ? path.resolve(vars.RUNNER_TEMP) : home;
 }

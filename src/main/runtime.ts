@@ -3,7 +3,7 @@ import { loadEnv, type TackleEnv } from "../config/index.js";
 import { operatorMcpSecrets } from "../config/substitute-mcp-secrets.js";
 import { TackleError } from "../errors/index.js";
 import { createProbot, installationClients, type GitHubClient, type OctokitSettings } from "../github/index.js";
-import { createAckClaims, createApprovals, createDailyBudget, createMemoryStore } from "../jobs/index.js";
+import { createAckClaims, createApprovals, createDailyBudget, createJobStore, createMemoryStore } from "../jobs/index.js";
 import { createWebFetchCache } from "../net/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { ProcessJobDeps } from "../worker/process-job.js";
@@ -74,8 +74,8 @@ export async function createJobRuntime(
   const repoCache = createRepoCache({ home: env.home, logger });
   await repoCache.pruneStale();
   const mcpSecrets = operatorMcpSecrets(processEnv);
-  const secrets = [...modelSecrets(env), app.webhookSecret, app.privateKey, env.metricsToken, ...Object.values(mcpSecrets)].filter((s): s is string =>
-    Boolean(s),
+  const secrets = [...modelSecrets(env), app.webhookSecret, app.privateKey, env.metricsToken, env.dashboardToken, ...Object.values(mcpSecrets)].filter(
+    (s): s is string => Boolean(s),
   );
   const deps: ProcessJobDeps = {
     github: async (data) => {
@@ -96,6 +96,8 @@ export async function createJobRuntime(
     web: { allow: env.fetchAllow, cache: createWebFetchCache() },
     // With Redis, every worker reserves from the same daily counts; without it, this process runs every job.
     budget: createDailyBudget({ redisUrl: env.redisUrl, logger }),
+    // With Redis, the server's dashboard reads what every worker records.
+    jobStore: createJobStore({ redisUrl: env.redisUrl, home: env.home, logger }),
     settings: {
       commandName: identity.botName,
       home: env.home,
@@ -108,6 +110,7 @@ export async function createJobRuntime(
       secrets,
       mcpSecrets,
       dailyBudgetUsd: env.dailyBudgetUsd,
+      dashboardUrl: env.publicUrl === null ? null : `${env.publicUrl}/dashboard`,
     },
   };
   return { env, probot, forInstallation, deps, identity };

@@ -6,6 +6,9 @@ import { createEmbeddedAckClaims, createQueue, type JobData, type Queue } from "
 import { createLogger, type Logger } from "../logging/logger.js";
 import { createRedactor } from "../util/redact.js";
 import { createMetrics } from "../web/create-metrics.js";
+import type { JobStore } from "../jobs/job-store.js";
+import { createDashboard, type Dashboard } from "../web/dashboard/create-dashboard.js";
+import { createQueueBoard } from "../web/dashboard/create-queue-board.js";
 import { handleHealth } from "../web/health.js";
 import { serveMetrics } from "../web/serve-metrics.js";
 import { processJob, reportDeadJob, type JobOutcome } from "../worker/process-job.js";
@@ -108,7 +111,7 @@ export async function createTackleApp(
   }
   const webhookApp = createWebhookApp({
     identity,
-    queue,
+    queue: deps.jobStore === undefined ? queue : recordingEnqueues(queue, deps.jobStore, logger),
     github: forInstallation,
     logger,
     claims: deps.claims ?? createEmbeddedAckClaims(),
@@ -117,9 +120,14 @@ export async function createTackleApp(
     metrics,
   });
   const middleware = await createNodeMiddleware(webhookApp, { probot, webhooksPath: env.webhookPath });
+  const dashboard = openDashboard(env, deps.jobStore, logger);
   const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     if (handleHealth(req, res, { ready: () => queue.ready() })) return;
     if (serveMetrics(req, res, { metrics, token: env.metricsToken, logger })) return;
+    if (dashboard?.matches(req)) {
+      dashboard.handle(req, res);
+      return;
+    }
     void middleware(req, res, () => {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "Not Found" }));
     });
@@ -130,6 +138,8 @@ export async function createTackleApp(
     await deps.claims?.close();
     await deps.memory?.store.close();
     await deps.budget?.close();
+    await dashboard?.close();
+    await deps.jobStore?.close();
   };
   return {
     handler,
@@ -200,4 +210,51 @@ function localUrl(host: string | null, port: number, path: string): string {
   const wildcard = host === null || host === "0.0.0.0" || host === "::";
   const name = wildcard ? (host === "::" ? "::1" : "127.0.0.1") : host;
   return `http://${name.includes(":") ? `[${name}]` : name}:${port}${path}`;
+}
+
+/** The dashboard at /dashboard when TACKLE_DASHBOARD_TOKEN is set (with the queue's view when Redis is used); else none. */
+function openDashboard(
+  env: { dashboardToken: string | null; publicUrl: string | null; redisUrl: string | null },
+  store: JobStore | undefined,
+  logger: Logger,
+): Dashboard | undefined {
+  if (env.dashboardToken === null || store === undefined) return undefined;
+  return createDashboard({
+    token: env.dashboardToken,
+    publicUrl: env.publicUrl,
+    store,
+    logger,
+    ...(env.redisUrl === null ? {} : { queueBoard: createQueueBoard({ redisUrl: env.redisUrl, logger }) }),
+  });
+}
+
+/** The queue, recording each job it takes as queued in the job store (best effort: the webhook never waits on it). */
+function recordingEnqueues(queue: Queue, store: JobStore, logger: Logger): Queue {
+  return {
+    kind: queue.kind,
+    async enqueue(data) {
+      const outcome = await queue.enqueue(data);
+      if (outcome.status === "queued" && outcome.jobId === data.jobId) {
+        // No status: a worker that already started the job keeps its "running".
+        store
+          .record({
+            jobId: data.jobId,
+            repo: `${data.repo.owner}/${data.repo.name}`,
+            number: data.number,
+            isPullRequest: data.isPullRequest,
+            trigger: data.trigger.kind,
+            actor: data.trigger.actor,
+            enqueuedAt: data.enqueuedAt,
+          })
+          .catch((error: unknown) => logger.warn({ err: error }, "could not record the queued job for the dashboard"));
+      }
+      return outcome;
+    },
+    start: (processor) => queue.start(processor),
+    cancel: (repo, number) => queue.cancel(repo, number),
+    counts: () => queue.counts(),
+    ready: () => queue.ready(),
+    idle: () => queue.idle(),
+    close: (drainMs) => queue.close(drainMs),
+  };
 }

@@ -55,6 +55,7 @@ export async function startWorker(processEnv: NodeJS.ProcessEnv, options: Worker
     await deps.claims?.close();
     await deps.memory?.store.close();
     await deps.budget?.close();
+    await deps.jobStore?.close();
   };
   let health: HealthServer | undefined;
   if (port !== undefined) {

@@ -13,8 +13,14 @@ export function truncateMiddle(text: string, maxChars: number, hint: string): st
   const lineStart = text.indexOf("\n", tailStart);
   if (lineStart !== -1 && lineStart - tailStart < (text.length - tailStart) * 0.2) tailStart = lineStart + 1;
 
+  // Never split a surrogate pair (an emoji): half of one is not text, and GitHub may refuse the body.
+  if (headEnd > 0 && isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd--;
+  if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart++;
   const omitted = text.slice(headEnd, tailStart);
   const omittedLines = omitted.split("\n").length - 1;
   const note = `\n[... ${omitted.length} characters (${omittedLines} lines) omitted from the middle; ${hint} ...]\n`;
   return text.slice(0, headEnd) + note + text.slice(tailStart);
 }
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;

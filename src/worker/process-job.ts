@@ -1,13 +1,14 @@
 import path from "node:path";
 import type { AgentResult } from "../agent/index.js";
 import type { ModelClient } from "../agent/model-client.js";
-import type { SessionState } from "../agent/ports.js";
+import type { ArtifactInfo, SessionState } from "../agent/ports.js";
 import { parseRepoConfig, REPO_CONFIG_PATH, resolveModel, type RepoConfig } from "../config/index.js";
 import { TackleError, errorMessage, isTackleError } from "../errors/index.js";
 import { redactingGitHubClient, type GitHubClient, type ReactionTarget, type RepoRef } from "../github/index.js";
 import type { Approvals } from "../jobs/approvals.js";
 import type { DailyBudget } from "../jobs/daily-budget.js";
 import type { MemoryStore } from "../jobs/memory-store.js";
+import type { JobStore } from "../jobs/job-store.js";
 import type { WebFetchCache } from "../net/create-web-fetch-cache.js";
 import { createDestinationRules, createGuardedFetch, createMcpPort, createWebFetcher, isWebFetchOff, type McpServerSpec } from "../net/index.js";
 import { substituteMcpSecrets } from "../config/substitute-mcp-secrets.js";
@@ -31,6 +32,7 @@ import { githubIssuePort, githubPullsPort, ensureFixesLine } from "./github-port
 import { createGitHubApprovalHandler } from "./approval-handler.js";
 import { policyConfigOf, runAgentSession, type SessionInput } from "./run-agent-session.js";
 import { observedModels, sessionObservers, type JobMetrics } from "./job-metrics.js";
+import { startJobRecording, type JobRecording } from "./job-recording.js";
 import { createTracker, type Tracker, type TrackingSink } from "./tracker.js";
 import { trackingMarker, type JobStats, type TrackingState } from "./tracking-comment.js";
 
@@ -55,6 +57,8 @@ export interface WorkerSettings {
   mcpSecrets?: Record<string, string>;
   /** TACKLE_DAILY_BUDGET_USD: each installation's cap per UTC day (with `budget`). @defaultValue null: no cap */
   dailyBudgetUsd?: number | null;
+  /** The dashboard's base URL (`TACKLE_PUBLIC_URL` + `/dashboard`): the tracking comment links the job's page. @defaultValue none */
+  dashboardUrl?: string | null;
 }
 
 /** The ports processJob runs on; never a Probot context, so the server, worker and Action share it. */
@@ -89,6 +93,11 @@ export interface ProcessJobDeps {
   budget?: DailyBudget;
   /** Where the job reports what `/metrics` counts (model calls, tokens, tool calls, sandbox failures). @defaultValue none */
   metrics?: JobMetrics;
+  /**
+   * Where the job's record, transcript and artifacts go for the dashboard (Redis, or files under
+   * TACKLE_HOME; the Action's artifacts directory). @defaultValue none: nothing recorded, no UploadArtifact
+   */
+  jobStore?: JobStore;
 }
 
 export type JobOutcomeStatus = TrackingState["phase"];
@@ -99,6 +108,8 @@ export interface JobOutcome {
   pullRequestUrl: string | null;
   /** Turns, tokens, cost and duration, as the final tracking comment shows them (the Action's step summary). */
   stats: JobStats;
+  /** What the job uploaded with UploadArtifact (the Action's step summary lists them). */
+  artifacts?: ArtifactInfo[];
 }
 
 export function reactionTarget(data: JobData): ReactionTarget {
@@ -173,6 +184,8 @@ interface JobContext {
   startedAt: number;
   /** The tracking comment's writer; its first write waits for whoever posts the comment. */
   sink: TrackingSink;
+  /** The job store's record of this run, when the process has a store. */
+  recording: JobRecording | undefined;
 }
 
 /** What the job reads from GitHub before the agent starts, all started at once. */
@@ -199,13 +212,33 @@ export async function processJob(
   signal: AbortSignal,
   attempt: { attempt: number; maxAttempts: number } = { attempt: 1, maxAttempts: 1 },
 ): Promise<JobOutcome> {
-  const job = await openJob(data, deps, signal);
-  const { log, redact, startedAt } = job;
+  const job = await openJob(data, deps, signal, attempt.attempt);
+  try {
+    const outcome = await runJob(job, attempt);
+    await job.recording?.ended(outcome);
+    const artifacts = job.recording?.artifacts.list() ?? [];
+    return artifacts.length === 0 ? outcome : { ...outcome, artifacts };
+  } catch (error) {
+    // Only what the queue retries is thrown here (or what broke before the job could end itself).
+    await job.recording?.threw(error, isTackleError(error) ? error.retryable : true);
+    throw error;
+  }
+}
+
+async function runJob(job: JobContext, attempt: { attempt: number; maxAttempts: number }): Promise<JobOutcome> {
+  const { data, deps, signal, log, redact, startedAt } = job;
   log.info({ attempt: attempt.attempt, queuedMs: Date.now() - Date.parse(data.enqueuedAt) }, "job started");
   let tracker: Tracker | undefined;
   // The command the comments advertise: the repo's own phrase once its config is read.
   const trackerFor = (commandName: string | null) =>
-    (tracker ??= createTracker({ jobId: data.jobId, clock: deps.clock, logger: log, commandName, sink: job.sink }));
+    (tracker ??= createTracker({
+      jobId: data.jobId,
+      clock: deps.clock,
+      logger: log,
+      commandName,
+      sink: job.sink,
+      ...(job.recording?.jobUrl ? { jobUrl: job.recording.jobUrl } : {}),
+    }));
   const finish = async (state: FinalState, commandName: string | null = defaultCommandName(deps)): Promise<JobOutcome> => {
     await trackerFor(commandName).flush(state);
     log.info({ status: state.phase, reason: state.reason }, "job finished");
@@ -278,7 +311,7 @@ function defaultCommandName(deps: ProcessJobDeps): string | null {
 }
 
 /** The job's client, redactor and tracking comment; the comment is resolved in the background. */
-async function openJob(data: JobData, deps: ProcessJobDeps, signal: AbortSignal): Promise<JobContext> {
+async function openJob(data: JobData, deps: ProcessJobDeps, signal: AbortSignal, attempt: number): Promise<JobContext> {
   const startedAt = deps.clock();
   const repo: RepoRef = data.repo;
   const log = deps.logger.child({ jobId: data.jobId, repo: `${repo.owner}/${repo.name}`, issue: data.number });
@@ -299,7 +332,11 @@ async function openJob(data: JobData, deps: ProcessJobDeps, signal: AbortSignal)
   const sink = githubSink(github, repo, data.number, commentId, (id) => {
     void deps.claims?.setComment(data.jobId, id).catch((error: unknown) => log.warn({ err: errorMessage(error) }, "could not record the tracking comment"));
   });
-  return { data, deps, signal, repo, log, github, redact, startedAt, sink };
+  const recording =
+    deps.jobStore === undefined
+      ? undefined
+      : startJobRecording({ store: deps.jobStore, data, attempt, clock: deps.clock, log, redact, dashboardUrl: deps.settings.dashboardUrl ?? null });
+  return { data, deps, signal, repo, log, github, redact, startedAt, sink, recording };
 }
 
 function readJobInputs(job: JobContext): JobInputs {
@@ -483,6 +520,7 @@ async function runAndPublish(
     logger: log,
     ...sessionExtras(job, config, issue.author, workspace),
     ...(metrics ? { observers: sessionObservers(metrics, `${repo.owner}/${repo.name}`) } : {}),
+    ...(job.recording === undefined ? {} : { artifacts: job.recording.artifacts, onTranscriptLine: job.recording.onTranscriptLine }),
     ...(deps.approvals === undefined
       ? {}
       : {
@@ -505,6 +543,7 @@ async function runAndPublish(
     throw new TackleError("model_api", result.error ?? "the model API failed", { retryable: true });
   }
   const final = finalState(result, state, pullUrl, deps.clock() - startedAt, workspace.sandboxed, subagentTurns);
+  const artifacts = job.recording?.artifacts.list() ?? [];
   const ending = {
     ...final,
     ...(subagents.length > 0 ? { subagents } : {}),
@@ -513,6 +552,7 @@ async function runAndPublish(
     ...(backgroundJobs.length > 0 ? { backgroundJobs } : {}),
     ...(mcpUsage.length > 0 ? { mcpUsage } : {}),
     ...(mcpFailures.length > 0 ? { mcpFailures } : {}),
+    ...(artifacts.length > 0 ? { artifacts } : {}),
   };
   // Work the host refused to publish is a failure, whatever the agent said: never "no changes needed".
   return refused && !pullUrl ? { ...ending, phase: "failed", reason: `nothing was published: ${refused}` } : ending;

@@ -1,7 +1,7 @@
 import { runAgent, buildSystemPrompt, buildTaskMessage, createTranscript, type AgentResult } from "../agent/index.js";
 import type { ModelClient } from "../agent/model-client.js";
 import { createMcpGateway } from "../agent/mcp/mcp-gateway.js";
-import type { IssuePort, McpPort, McpServerFailure, MemoryPort, MemorySummary, PullsPort, SessionState, WebPort } from "../agent/ports.js";
+import type { ArtifactPort, IssuePort, McpPort, McpServerFailure, MemoryPort, MemorySummary, PullsPort, SessionState, WebPort } from "../agent/ports.js";
 import { createBackgroundJobs, describeJob, type BackgroundJobs } from "../agent/background-jobs.js";
 import { buildJobTools } from "../agent/build-job-tools.js";
 import { renderBackgroundEvents } from "../agent/prompt/render-background-events.js";
@@ -16,6 +16,7 @@ import {
   createToolHooks,
   createToolRegistry,
   denyingApprovalHandler,
+  type ApprovalAnswer,
   type ApprovalHandler,
   type ApprovalQuestion,
 } from "../agent/tools/index.js";
@@ -83,6 +84,10 @@ export interface SessionInput {
   untrustedAuthors?: readonly string[] | Promise<readonly string[]>;
   /** Told how each tool call ended and what each model response cost (the operator's metrics). @defaultValue none */
   observers?: SessionObservers;
+  /** Where UploadArtifact stores the job's artifacts; absent: the tool is not offered. */
+  artifacts?: ArtifactPort;
+  /** Each transcript line (redacted) once written: the job store's copy, for the dashboard. */
+  onTranscriptLine?: (line: string) => void;
 }
 
 export interface SessionOutcome {
@@ -146,6 +151,8 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   let waitedMs = 0;
   const subagentSteps = new Map<string, SubagentStep>();
   const memoryWrites: string[] = [];
+  // Set once the transcript is open: each policy question and its answer become an `approval` line.
+  let recordApproval: (question: ApprovalQuestion, answer: ApprovalAnswer) => void = () => undefined;
   const working = (current: string): TrackingState => ({
     phase: "working",
     step: current,
@@ -164,6 +171,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
             waitedMs += ms;
             input.tracker.update(working(step));
           },
+          answered: (question, answer) => recordApproval(question, answer),
         });
   const policy = createPolicyEngine(policyConfig);
   const gate = createApprovalGate(approval);
@@ -190,7 +198,20 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     jobId: input.jobId,
     model: input.modelName,
     redact: input.redact,
+    ...(input.onTranscriptLine === undefined ? {} : { onLine: input.onTranscriptLine }),
   });
+  recordApproval = (question, answer) => {
+    void transcript
+      .approval({
+        ...(question.call === undefined ? {} : { call: question.call }),
+        tool: question.tool,
+        reason: question.reason,
+        approved: answer.approved,
+        ...(answer.by === undefined ? {} : { by: answer.by }),
+        ...(answer.message === undefined ? {} : { message: answer.message }),
+      })
+      .catch(() => undefined);
+  };
 
   const tools = buildJobTools({
     repo: input.repoFullName,
@@ -201,6 +222,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     mcp: input.mcp !== undefined,
     background: workspace.exec.start !== undefined,
     worktrees: workspace.worktrees !== undefined,
+    artifacts: input.artifacts !== undefined,
   });
   const registry = createToolRegistry(tools.main, registryOptions);
   const background = workspace.exec.start === undefined ? undefined : createBackgroundJobs(workspace.exec, { clock: input.clock, redact: input.redact });
@@ -253,6 +275,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     ...(mcp === undefined ? {} : { mcp }),
     ...(background === undefined ? {} : { background }),
     ...(workspace.worktrees === undefined ? {} : { worktrees: workspace.worktrees.port }),
+    ...(input.artifacts === undefined ? {} : { artifacts: input.artifacts }),
   };
   const system = buildSystemPrompt({
     repo: input.repoFullName,
@@ -366,14 +389,21 @@ async function readMemoryIndex(memory: MemoryPort | undefined, logger: Logger): 
 /** Reports each wait for a maintainer: to the tracking comment, and its length to the deadline. */
 function trackedApproval(
   handler: ApprovalHandler,
-  hooks: { clock: () => number; waiting: (question: ApprovalQuestion) => void; resumed: (waitedMs: number) => void },
+  hooks: {
+    clock: () => number;
+    waiting: (question: ApprovalQuestion) => void;
+    resumed: (waitedMs: number) => void;
+    answered: (question: ApprovalQuestion, answer: ApprovalAnswer) => void;
+  },
 ): ApprovalHandler {
   return {
     async request(question, signal) {
       const since = hooks.clock();
       hooks.waiting(question);
       try {
-        return await handler.request(question, signal);
+        const answer = await handler.request(question, signal);
+        hooks.answered(question, answer);
+        return answer;
       } finally {
         hooks.resumed(hooks.clock() - since);
       }

@@ -28,6 +28,8 @@ export function createTracker(options: {
   minIntervalMs?: number;
   /** @defaultValue "tackle"; null: no commands to mention. */
   commandName?: string | null;
+  /** The job's dashboard page, linked from the comment. @defaultValue none */
+  jobUrl?: string;
 }): Tracker {
   const minInterval = options.minIntervalMs ?? 3000;
   let lastWrite = 0;
@@ -39,7 +41,7 @@ export function createTracker(options: {
     chain = chain.then(async () => {
       try {
         await options.sink.write(
-          renderTrackingComment(state, options.jobId, options.clock(), options.commandName === undefined ? "tackle" : options.commandName),
+          renderTrackingComment(state, options.jobId, options.clock(), options.commandName === undefined ? "tackle" : options.commandName, options.jobUrl),
         );
         lastWrite = options.clock();
       } catch (error) {

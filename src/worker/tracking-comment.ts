@@ -1,4 +1,4 @@
-import type { Todo } from "../agent/ports.js";
+import type { ArtifactInfo, Todo } from "../agent/ports.js";
 import type { SubagentEvent } from "../agent/subagents.js";
 import { truncateMiddle } from "../util/truncate-middle.js";
 
@@ -27,6 +27,8 @@ export type TrackingState =
       mcpUsage?: Array<{ server: string; tools: Array<{ name: string; calls: number }> }>;
       /** The repository's MCP servers the job could not use, and why. */
       mcpFailures?: Array<{ server: string; error: string }>;
+      /** What the job uploaded with UploadArtifact. */
+      artifacts?: ArtifactInfo[];
     };
 
 /** One subagent of the job, as the comment shows it: nested under its parent by depth. */
@@ -137,18 +139,40 @@ export function renderTrackingComment(
   now: number = Date.now(),
   /** The command name for the "how to stop" hint; null where there are no commands (the Action). */
   commandName: string | null = "tackle",
+  /** The job's page on the dashboard (TACKLE_PUBLIC_URL set). @defaultValue none */
+  jobUrl?: string,
 ): string {
-  const body = renderBody(state, jobId, now, commandName);
-  return truncateMiddle(body, MAX_TRACKING_COMMENT_CHARS, "cut to fit GitHub's comment limit");
+  return cutSafely(renderBody(state, jobId, now, commandName, jobUrl), MAX_TRACKING_COMMENT_CHARS, "cut to fit GitHub's comment limit");
 }
 
-function renderBody(
-  state: TrackingState,
-  jobId: string,
-  now: number = Date.now(),
-  /** The command name for the "how to stop" hint; null where there are no commands (the Action). */
-  commandName: string | null = "tackle",
-): string {
+/** The agent's summary at most; the sections after it stay whole. */
+const MAX_SUMMARY_CHARS = 20_000;
+/** A reason or what was kept (an error's text) at most. */
+const MAX_REASON_CHARS = 2_000;
+
+/**
+ * `truncateMiddle` that leaves no code block open: a cut that removed a closing fence would turn
+ * everything after it (the stats, the links) into code. Fences are counted line by line, as
+ * GitHub's Markdown opens and closes them.
+ */
+function cutSafely(text: string, maxChars: number, hint: string): string {
+  if (text.length <= maxChars) return text;
+  const cut = truncateMiddle(text, maxChars - 16, hint);
+  const start = cut.indexOf("\n[... ");
+  const end = cut.indexOf(" ...]\n", start);
+  if (start === -1 || end === -1) return cut;
+  const [head, note, tail] = [cut.slice(0, start), cut.slice(start, end + 6), cut.slice(end + 6)];
+  // A block the head opened is closed before the note; one the tail closes is opened again after it.
+  const close = openFences(head) % 2 === 1 ? "\n```" : "";
+  const reopen = openFences(tail) % 2 === 1 ? "```\n" : "";
+  return `${head}${close}${note}${reopen}${tail}`;
+}
+
+function openFences(text: string): number {
+  return text.split("\n").filter((line) => /^\s{0,3}(```|~~~)/.test(line)).length;
+}
+
+function renderBody(state: TrackingState, jobId: string, now: number, commandName: string | null, jobUrl: string | undefined): string {
   const lines: string[] = [trackingMarker(jobId)];
   if (state.phase === "queued") {
     lines.push(
@@ -164,14 +188,15 @@ function renderBody(
     lines.push(...renderSubagents(state.subagents));
     if (state.todos.length > 0) lines.push("", ...renderTodos(state.todos));
     if (state.unsandboxed) lines.push("", "⚠️ This job runs without a sandbox (`TACKLE_SANDBOX=off`).");
+    if (jobUrl) lines.push("", `[Follow the transcript live](${jobUrl})`);
     if (commandName) lines.push("", `_Comment \`/${commandName} stop\` to cancel._`);
     return lines.join("\n");
   }
   lines.push(`**${TITLES[state.phase]}**`, "");
   if (state.pullRequestUrl) lines.push(`Pull request: ${state.pullRequestUrl}`, "");
-  if (state.summary) lines.push(state.summary.trim(), "");
-  if (state.phase !== "done") lines.push(`Reason: ${state.reason}`, "");
-  if (state.kept) lines.push(`Kept: ${state.kept}`, "");
+  if (state.summary) lines.push(cutSafely(state.summary.trim(), MAX_SUMMARY_CHARS, "the summary was cut"), "");
+  if (state.phase !== "done") lines.push(`Reason: ${cutSafely(state.reason, MAX_REASON_CHARS, "cut")}`, "");
+  if (state.kept) lines.push(`Kept: ${cutSafely(state.kept, MAX_REASON_CHARS, "cut")}`, "");
   const subagents = renderSubagents(state.subagents);
   if (subagents.length > 0) lines.push(...subagents.slice(1), "");
   if (state.memoryWrites !== undefined && state.memoryWrites.length > 0) {
@@ -185,8 +210,12 @@ function renderBody(
   }
   if (state.mcpUsage !== undefined && state.mcpUsage.length > 0) lines.push(renderMcpUsage(state.mcpUsage), "");
   if (state.mcpFailures !== undefined && state.mcpFailures.length > 0) {
-    lines.push("MCP servers the job could not use:", ...state.mcpFailures.map((failure) => `- \`${oneLine(failure.server)}\`: ${oneLine(failure.error)}`), "");
+    const shown = state.mcpFailures.slice(0, MAX_SUBAGENT_LINES).map((failure) => `- \`${oneLine(failure.server)}\`: ${oneLine(failure.error)}`);
+    const more = state.mcpFailures.length - shown.length;
+    lines.push("MCP servers the job could not use:", ...shown, ...(more > 0 ? [`- and ${more} more`] : []), "");
   }
+  lines.push(...renderArtifacts(state.artifacts));
+  if (jobUrl) lines.push(`[Transcript and artifacts](${jobUrl})`, "");
   const s = state.stats;
   const subagentTurns = s.subagentTurns ? ` (+${s.subagentTurns} in subagents)` : "";
   lines.push(
@@ -195,4 +224,17 @@ function renderBody(
   );
   if (state.unsandboxed) lines.push("", "⚠️ This job ran without a sandbox (`TACKLE_SANDBOX=off`).");
   return lines.join("\n");
+}
+
+/** "Artifacts:" and one line each: a link to the dashboard's download, or the name in the Action. */
+function renderArtifacts(artifacts: readonly ArtifactInfo[] | undefined): string[] {
+  if (artifacts === undefined || artifacts.length === 0) return [];
+  const shown = artifacts.slice(0, MAX_SUBAGENT_LINES).map((artifact) => {
+    // The name is the host's safe base name; the description is the agent's words, kept to one line.
+    const label = `${artifact.name} (${artifact.id})`;
+    const link = artifact.url === null ? inlineCode(label) : `[${label}](${artifact.url})`;
+    return `- ${link}${artifact.description ? `: ${oneLine(artifact.description)}` : ""}`;
+  });
+  const more = artifacts.length - shown.length;
+  return ["Artifacts:", ...shown, ...(more > 0 ? [`- and ${more} more`] : []), ""];
 }

@@ -3,6 +3,8 @@ export interface ApprovalQuestion {
   tool: string;
   input: unknown;
   reason: string;
+  /** Where the call sits in the job's tree of conversations (`main/3/1`), for the transcript. */
+  call?: string;
 }
 
 export interface ApprovalAnswer {

@@ -55,6 +55,7 @@ export { jobOutputTool } from "./job-output.js";
 export { jobStopTool } from "./job-stop.js";
 export { monitorTool } from "./monitor.js";
 export { worktreeTool } from "./worktree.js";
+export { uploadArtifactTool } from "./upload-artifact.js";
 export { createApprovalGate } from "../policy/approval-gate.js";
 export { createToolRegistry, DEFAULT_MAX_RESULT_CHARS, type ToolRegistry, type ToolRegistryOptions } from "./registry.js";
 export { createToolHooks } from "./tool-hooks.js";

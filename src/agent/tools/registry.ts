@@ -199,7 +199,8 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
     if (decision.action === "ask") {
       let answer: ApprovalAnswer;
       try {
-        answer = await gate.ask({ tool: tool.name, input, reason: decision.reason }, decision.approvalKey, ctx.signal);
+        const question = { tool: tool.name, input, reason: decision.reason, ...(ctx.callPath === undefined ? {} : { call: ctx.callPath }) };
+        answer = await gate.ask(question, decision.approvalKey, ctx.signal);
       } catch (error) {
         return denied(
           tool,

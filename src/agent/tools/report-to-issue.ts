@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ArtifactInfo } from "../ports.js";
 import { defineTool } from "./tool.js";
 
 /** GitHub refuses comments over 65536 characters; leave room for what the host adds. */
@@ -6,7 +7,7 @@ const MAX_BODY_CHARS = 60_000;
 
 const inputSchema = z.object({
   body: z.string().trim().min(1).max(MAX_BODY_CHARS).describe("The comment to post on the issue (Markdown)."),
-  artifact_ids: z.array(z.string()).optional().describe("Artifacts to attach. Not supported yet: ignored."),
+  artifact_ids: z.array(z.string()).max(20).optional().describe("Ids from UploadArtifact to link in the comment."),
 });
 
 export const reportToIssueTool = defineTool({
@@ -18,9 +19,24 @@ export const reportToIssueTool = defineTool({
   inputSchema,
   effects: { issue: "write" },
   async execute(input, ctx) {
+    const ids = [...new Set(input.artifact_ids ?? [])];
+    const uploaded = ctx.artifacts?.list() ?? [];
+    const unknown = ids.filter((id) => !uploaded.some((artifact) => artifact.id === id));
+    if (unknown.length > 0) {
+      const known = uploaded.length === 0 ? "none was uploaded in this job" : `this job's are ${uploaded.map((a) => a.id).join(", ")}`;
+      return { content: `Unknown artifact id ${unknown.join(", ")} (${known}); nothing was posted.`, isError: true };
+    }
+    const links = ids.map((id) => renderArtifactLink(uploaded.find((artifact) => artifact.id === id)!));
+    const body = links.length === 0 ? input.body : `${input.body}\n\n**Artifacts:**\n${links.join("\n")}`;
     // Masked on its way out: by the job's redacting GitHub client, or by the local run's printer.
-    const { url } = await ctx.issue.report(input.body, ctx.signal);
-    const ignored = input.artifact_ids !== undefined && input.artifact_ids.length > 0 ? " (artifact_ids ignored: attachments are not supported yet)" : "";
-    return { content: `Posted: ${url}${ignored}` };
+    const { url } = await ctx.issue.report(body, ctx.signal);
+    return { content: `Posted: ${url}` };
   },
 });
+
+/** One list item: a link to the dashboard's download, or the name where there is none (the Action's run artifacts). */
+export function renderArtifactLink(artifact: ArtifactInfo): string {
+  // The name is the host's safe base name (letters, digits, `._ -`), so it cannot break the link text.
+  const label = `${artifact.name} (${artifact.id})`;
+  return artifact.url === null ? `- \`${label}\`` : `- [${label}](${artifact.url})`;
+}

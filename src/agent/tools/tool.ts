@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { Logger } from "../../logging/logger.js";
 import type { InvalidToolInput } from "../model-client.js";
 import type { BackgroundJobs } from "../background-jobs.js";
-import type { ExecPort, FsPort, GitPort, IssuePort, MemoryPort, PullsPort, SearchPort, SessionState, WebPort, WorktreePort } from "../ports.js";
+import type { ArtifactPort, ExecPort, FsPort, GitPort, IssuePort, MemoryPort, PullsPort, SearchPort, SessionState, WebPort, WorktreePort } from "../ports.js";
 import type { McpGateway } from "../mcp/mcp-gateway.js";
 import type { SideCalls } from "../side-calls.js";
 import type { SkillPort } from "../skills.js";
@@ -162,6 +162,8 @@ export interface ToolContext {
   background?: BackgroundJobs;
   /** Model calls a tool makes on the job's behalf (WebFetch's prompt), counted and recorded. */
   sideCalls?: SideCalls;
+  /** The job's artifacts (UploadArtifact, ReportToIssue's `artifact_ids`); absent where nothing stores them (and for subagents). */
+  artifacts?: ArtifactPort;
   /**
    * A local run's worktrees (Worktree), which move `fs`, `exec`, `search` and `git` between checkouts;
    * absent outside local runs (and for subagents).

@@ -260,6 +260,25 @@ describe("GitHub Action (dist/action.js)", () => {
     expect(summary).toContain(`| Turns | ${turns} |`);
   });
 
+  it("UploadArtifact writes to $RUNNER_TEMP/tackle-artifacts, masked, and the step summary lists it", async () => {
+    const act = (name: string, input: unknown): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }], stop_reason: "tool_use" });
+    const world = await startWorld([
+      // The model key (the fake's default), which the step must never publish.
+      act("Write", { file_path: "report.txt", content: "the findings, key sk-ant-fake-key\n" }),
+      act("UploadArtifact", { file_path: "report.txt", description: "what was found" }),
+      act("task_done", { summary: "Reported." }),
+    ]);
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle report"));
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(await readdir(path.join(result.runner, "tackle-artifacts"))).toEqual(["a1-report.txt"]);
+    expect(await readFile(path.join(result.runner, "tackle-artifacts", "a1-report.txt"), "utf8")).toBe("the findings, key [REDACTED]\n");
+    const summary = await readRunnerFile(result.runner, "summary.md");
+    expect(summary).toContain("### Artifacts");
+    expect(summary).toContain("- `a1-report.txt` (29 bytes): what was found");
+    const tracking = world.gh.comments(OWNER, REPO, world.issueNumber).find((c) => c.user === ACTIONS_BOT)!.body;
+    expect(tracking).toContain("Artifacts:\n- `report.txt (a1)`: what was found");
+  });
+
   it("without bubblewrap on the runner: refuses with an error naming allow_unsandboxed; no model request, no push; exit 1", async () => {
     const world = await startWorld();
     const { bin, sudoCalls } = await pathWithoutBwrap();

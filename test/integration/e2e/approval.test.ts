@@ -1,5 +1,7 @@
 // The approval flow through signed webhooks: a policy question posted on the issue, the job waiting
 // for `/tackle approve` or `/tackle deny` from a user with write access, or timing out as denied.
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { issueCommentCreatedPayload, type ScriptedModel } from "../../fakes/index.js";
 import { silentLogger } from "../../../src/logging/logger.js";
@@ -105,6 +107,15 @@ describe("approval flow", () => {
     expect(questionComment(h, number)!.body).toContain("Approved by @alice");
     expect(finalTracking(h, number)).toContain("Tackle finished");
     expect(botComments(h, number).some((c) => c.body.includes("no pending question"))).toBe(false);
+    // The transcript keeps the question and its answer, under the call that asked (the dashboard shows it there).
+    const [transcript] = await readdir(path.join(h.home, "transcripts"));
+    const lines = (await readFile(path.join(h.home, "transcripts", transcript!), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines.filter((line) => line.type === "approval")).toEqual([
+      { type: "approval", agent: "main", call: "main/1/1", tool: "Bash", reason: expect.stringContaining(".env"), approved: true, by: "alice" },
+    ]);
   });
 
   it("a deny with a reason reaches the model as an error result, and the job finishes", async () => {

@@ -20,6 +20,25 @@ describe("renderStepSummary", () => {
     expect(summary).toContain("Agent commands run in the bubblewrap sandbox.");
   });
 
+  it("lists the job's artifacts, where a later step finds them, descriptions escaped", () => {
+    const outcome: JobOutcome = {
+      status: "done",
+      reason: "the agent finished",
+      pullRequestUrl: null,
+      stats,
+      artifacts: [
+        { id: "a1", name: "report.md", description: "the <b>findings</b>", bytes: 120, url: null },
+        { id: "a2", name: "shot.png", bytes: 5_000, url: null },
+      ],
+    };
+    const summary = renderStepSummary({ kind: "job", outcome, issue: "o/r#4", sandbox: "" });
+    expect(summary).toContain(
+      "### Artifacts\n\nIn `$RUNNER_TEMP/tackle-artifacts`: publish them with a later `actions/upload-artifact` step.\n\n" +
+        "- `a1-report.md` (120 bytes): the &lt;b&gt;findings&lt;/b&gt;\n- `a2-shot.png` (5000 bytes)\n",
+    );
+    expect(renderStepSummary({ kind: "job", outcome: { ...outcome, artifacts: [] }, issue: "o/r#4", sandbox: "" })).not.toContain("Artifacts");
+  });
+
   it("a misconfiguration: the message, no table; text from GitHub or the job cannot add markup or break a row", () => {
     expect(renderStepSummary({ kind: "failed", message: "GitHub rejected the token" })).toBe("## ❌ Tackle could not run\n\nGitHub rejected the token\n");
     const outcome: JobOutcome = { status: "failed", reason: "a <img src=x> | b\nnext", pullRequestUrl: null, stats };

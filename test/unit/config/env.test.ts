@@ -45,6 +45,14 @@ describe("loadEnv: server", () => {
     expect(env.gitUrl("octo", "hello")).toBe("https://github.com/octo/hello.git");
   });
 
+  it("turns the dashboard on with TACKLE_DASHBOARD_TOKEN, and refuses a short one without showing it", () => {
+    expect(loadEnv(app, { mode: "server", homeDir: "/home/op" }).dashboardToken).toBeNull();
+    expect(loadEnv({ ...app, TACKLE_DASHBOARD_TOKEN: " 0123456789abcdef0123 " }, { mode: "server" }).dashboardToken).toBe("0123456789abcdef0123");
+    expect(problems({ ...app, TACKLE_DASHBOARD_TOKEN: "short-secret" }, "server")).toEqual([
+      "`TACKLE_DASHBOARD_TOKEN`: expected at least 16 characters without spaces (e.g. `openssl rand -hex 32`)",
+    ]);
+  });
+
   it("defaults to server mode", () => {
     expect(() => loadEnv({})).toThrow(/APP_ID/);
   });

@@ -73,10 +73,21 @@ describe("ReportToIssue", () => {
     expect(h.issue.reports).toEqual(["Found it."]);
   });
 
-  it("ignores artifact_ids with a note", async () => {
+  it("refuses artifact_ids this job did not upload, and posts nothing", async () => {
     const result = await callTool(h.ctx, "ReportToIssue", { body: "see logs", artifact_ids: ["a1"] });
-    expect(result.content).toContain("artifact_ids ignored");
-    expect(h.issue.reports).toHaveLength(1);
+    expect(result).toMatchObject({ is_error: true, content: "Unknown artifact id a1 (none was uploaded in this job); nothing was posted." });
+    expect(h.issue.reports).toHaveLength(0);
+  });
+
+  it("links the artifacts it names below the body", async () => {
+    const uploaded = [
+      { id: "a1", name: "report.md", bytes: 3, url: "https://tackle.example/dashboard/jobs/j/artifacts/a1" },
+      { id: "a2", name: "shot.png", bytes: 5, url: null },
+    ];
+    const ctx = { ...h.ctx, artifacts: { upload: async () => uploaded[0]!, list: () => uploaded } };
+    const result = await callTool(ctx, "ReportToIssue", { body: "Here.", artifact_ids: ["a2", "a1", "a2"] });
+    expect(result.is_error).toBe(false);
+    expect(h.issue.reports).toEqual(["Here.\n\n**Artifacts:**\n- `shot.png (a2)`\n- [report.md (a1)](https://tackle.example/dashboard/jobs/j/artifacts/a1)"]);
   });
 });
 

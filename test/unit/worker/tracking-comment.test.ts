@@ -141,7 +141,7 @@ describe("renderTrackingComment", () => {
     expect(body.endsWith(STATS_LINE)).toBe(true);
     expect(body).toContain("line 0 of a summary");
     expect(body).toContain("line 4999 of a summary");
-    expect(body).toMatch(/characters \(\d+ lines\) omitted from the middle; cut to fit GitHub's comment limit/);
+    expect(body).toMatch(/characters \(\d+ lines\) omitted from the middle; the summary was cut/);
   });
 
   it("a very long todo list stays under the limit too", () => {
@@ -219,5 +219,80 @@ describe("renderTrackingComment", () => {
     );
     expect(body).toContain("MCP servers the job could not use:\n- `local`: its process exited with code 7 mid-job and is not restarted\n");
     expect(renderTrackingComment(final("done", {}), JOB)).not.toContain("MCP servers");
+  });
+
+  it("links the job's dashboard page while working and at the end, and lists the artifacts (a link, or the name without a dashboard)", () => {
+    const url = "https://tackle.example/dashboard/jobs/octo-widgets-7-delivery-1";
+    const working = renderTrackingComment({ phase: "working", step: "reading", todos: [], startedAt: START }, JOB, START, "tackle", url);
+    expect(working).toContain(`\n\n[Follow the transcript live](${url})\n\n_Comment`);
+    const body = renderTrackingComment(
+      final("done", {
+        artifacts: [
+          { id: "a1", name: "report.md", description: "the\nfindings", bytes: 10, url: `${url}/artifacts/a1` },
+          { id: "a2", name: "shot.png", bytes: 20, url: null },
+        ],
+      }),
+      JOB,
+      START,
+      "tackle",
+      url,
+    );
+    expect(body).toContain(
+      `Artifacts:\n- [report.md (a1)](${url}/artifacts/a1): the findings\n- \`shot.png (a2)\`\n\n[Transcript and artifacts](${url})\n\n${STATS_LINE}`,
+    );
+    expect(renderTrackingComment(final("done"), JOB, START)).not.toContain("Transcript and artifacts");
+  });
+
+  it("stays under GitHub's limit with every section full, cut between whole characters, marker first and stats last", () => {
+    const many = (n: number, text: string) => Array.from({ length: n }, (_, i) => `${text} ${i}`);
+    const body = renderTrackingComment(
+      final("failed", {
+        summary: "🙂".repeat(40_000),
+        kept: "k".repeat(5_000),
+        memoryWrites: many(200, "saved `x`: ".padEnd(200, "m")),
+        hookDenials: many(500, "Bash"),
+        backgroundJobs: many(200, "job".padEnd(200, "b")),
+        mcpFailures: many(200, "e").map((error) => ({ server: "s".repeat(300), error: error.padEnd(300, "e") })),
+        subagents: many(200, "d").map((description, i) => ({
+          path: `main/${i}/1`,
+          depth: 1,
+          type: "explore",
+          description,
+          status: "done",
+          turns: 1,
+          costUsd: 0,
+        })),
+        artifacts: many(200, "a").map((_, i) => ({
+          id: `a${i + 1}`,
+          name: "n".repeat(120),
+          description: "d".repeat(300),
+          bytes: 1,
+          url: `https://x/${"u".repeat(200)}`,
+        })),
+      }),
+      JOB,
+      START,
+      "tackle",
+      "https://tackle.example/dashboard/jobs/j",
+    );
+    expect(body.length).toBeLessThanOrEqual(65_536);
+    expect(body.startsWith(MARKER)).toBe(true);
+    expect(body.endsWith(STATS_LINE)).toBe(true);
+    // No half of a surrogate pair: GitHub would refuse the body, or show garbage.
+    expect(body).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+    expect(body).toContain("omitted from the middle");
+  });
+
+  it("a cut never leaves a code block open over what follows (the stats stay outside any fence)", () => {
+    const fenced = `Logs:\n\`\`\`\n${"line of output\n".repeat(5_000)}\`\`\`\nThe fix is in.`;
+    for (const body of [
+      renderTrackingComment(final("done", { summary: fenced }), JOB, START),
+      renderTrackingComment(final("failed", { summary: "s".repeat(10), kept: "k", reason: fenced }), JOB, START),
+    ]) {
+      const fences = body.split("\n").filter((line) => line.startsWith("```")).length;
+      expect(fences % 2).toBe(0);
+      expect(body.endsWith(STATS_LINE)).toBe(true);
+    }
+    expect(renderTrackingComment(final("done", { summary: fenced }), JOB, START)).toContain("the summary was cut");
   });
 });

@@ -1,0 +1,64 @@
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import type http from "node:http";
+
+/** The login cookie's name; its value is never the token (see `sessionValue`). */
+export const SESSION_COOKIE = "tackle_dashboard";
+
+/**
+ * Who may see the dashboard: a request with `Authorization: Bearer <token>`, or with the cookie the
+ * login form sets. The cookie holds an HMAC of a fixed label keyed by the token: it proves the token
+ * was given, survives restarts and replicas, dies when the token changes, and does not reveal it.
+ */
+export interface DashboardAuth {
+  authorized(req: http.IncomingMessage): boolean;
+  /** True when `given` is the token. */
+  accepts(given: string): boolean;
+  /** The Set-Cookie header of a login (Secure on https), and of a logout. */
+  loginCookie(req: http.IncomingMessage): string;
+  logoutCookie(req: http.IncomingMessage): string;
+  /** Whether an unsafe request comes from the dashboard's own origin (its Origin header). */
+  sameOrigin(req: http.IncomingMessage): boolean;
+}
+
+export function createDashboardAuth(options: { token: string; publicUrl: string | null }): DashboardAuth {
+  const session = createHmac("sha256", options.token).update("tackle dashboard session v1").digest("base64url");
+  const digest = (text: string): Buffer => createHash("sha256").update(text).digest();
+  // Comparing fixed-length digests: neither the length nor the content leaks through timing.
+  const equal = (given: string, expected: string): boolean => timingSafeEqual(digest(given), digest(expected));
+  const publicOrigin = options.publicUrl === null ? null : new URL(options.publicUrl).origin;
+  const secure = (req: http.IncomingMessage): boolean =>
+    (req.socket as { encrypted?: boolean }).encrypted === true ||
+    String(req.headers["x-forwarded-proto"] ?? "")
+      .split(",")[0]
+      ?.trim() === "https" ||
+    publicOrigin?.startsWith("https:") === true;
+  const cookie = (req: http.IncomingMessage, value: string, maxAge: number): string =>
+    `${SESSION_COOKIE}=${value}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure(req) ? "; Secure" : ""}`;
+
+  return {
+    authorized(req) {
+      const header = req.headers.authorization;
+      if (typeof header === "string" && /^bearer\s+/i.test(header)) return equal(header.replace(/^bearer\s+/i, "").trim(), options.token);
+      const value = readCookie(req, SESSION_COOKIE);
+      return value !== undefined && equal(value, session);
+    },
+    accepts: (given) => equal(given, options.token),
+    loginCookie: (req) => cookie(req, session, 12 * 60 * 60),
+    logoutCookie: (req) => cookie(req, "", 0),
+    sameOrigin(req) {
+      const origin = req.headers.origin;
+      if (typeof origin !== "string" || origin === "null") return false;
+      if (publicOrigin !== null && origin === publicOrigin) return true;
+      const host = req.headers.host;
+      return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
+    },
+  };
+}
+
+function readCookie(req: http.IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const [key, ...rest] = part.trim().split("=");
+    if (key === name) return rest.join("=");
+  }
+  return undefined;
+}

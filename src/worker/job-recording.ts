@@ -1,0 +1,179 @@
+import path from "node:path";
+import type { ArtifactInfo, ArtifactPort } from "../agent/ports.js";
+import { TackleError, errorMessage } from "../errors/index.js";
+import type { JobData } from "../jobs/job-data.js";
+import type { JobRecordUpdate, JobStatus, JobStore } from "../jobs/job-store.js";
+import type { Logger } from "../logging/logger.js";
+import { safeArtifactName } from "../util/safe-artifact-name.js";
+import type { JobStats } from "./tracking-comment.js";
+
+/** What the job store learns of one run of a job, best effort: a store that fails never fails the job. */
+export interface JobRecording {
+  /** The dashboard's page of the job, when TACKLE_PUBLIC_URL is set. */
+  readonly jobUrl: string | null;
+  /** Each transcript line as the agent's writer put it on disk (already redacted). */
+  onTranscriptLine(line: string): void;
+  artifacts: ArtifactPort;
+  /** The run ended: its status, reason (already redacted) and figures. */
+  ended(outcome: { status: JobStatus; reason: string; pullRequestUrl: string | null; stats: JobStats }): Promise<void>;
+  /** The run threw: the queue retries it (queued again) or gives up (failed). */
+  threw(error: unknown, willRetry: boolean): Promise<void>;
+}
+
+export interface JobRecordingOptions {
+  store: JobStore;
+  data: JobData;
+  attempt: number;
+  clock: () => number;
+  log: Logger;
+  /** The job's redactor: what is stored is masked here, once. */
+  redact: (text: string) => string;
+  /** The dashboard's base URL (`https://host/dashboard`), or null. */
+  dashboardUrl: string | null;
+}
+
+/** Lines sent to the store in one command at most. */
+const MAX_BATCH_LINES = 200;
+
+/** Records the run as running now, then its transcript, artifacts and end, in order. */
+export function startJobRecording(options: JobRecordingOptions): JobRecording {
+  const { store, data, log, redact } = options;
+  const jobUrl = options.dashboardUrl === null ? null : `${options.dashboardUrl}/jobs/${encodeURIComponent(data.jobId)}`;
+  const uploaded: ArtifactInfo[] = [];
+  let chain: Promise<void> = Promise.resolve();
+  let failed = false;
+  const then = (what: string, step: () => Promise<unknown>): Promise<void> => {
+    chain = chain.then(step).then(
+      () => undefined,
+      (error: unknown) => {
+        // Once per job: a store that is down would otherwise log every line.
+        if (!failed) log.warn({ err: errorMessage(error) }, `the job store could not ${what}; the dashboard will miss the rest of the transcript`);
+        failed = true;
+      },
+    );
+    return chain;
+  };
+  const record = (update: Omit<JobRecordUpdate, "jobId">): Promise<void> => then("record the job", () => store.record({ jobId: data.jobId, ...update }));
+
+  const startedAt = options.clock();
+  void record({
+    repo: `${data.repo.owner}/${data.repo.name}`,
+    number: data.number,
+    isPullRequest: data.isPullRequest,
+    trigger: data.trigger.kind,
+    actor: data.trigger.actor,
+    enqueuedAt: data.enqueuedAt,
+    status: "running",
+    startedAt: new Date(startedAt).toISOString(),
+    attempt: options.attempt,
+  });
+
+  const pending: string[] = [];
+  let scheduled = false;
+  const sendLines = (): void => {
+    scheduled = false;
+    while (pending.length > 0) {
+      const batch = pending.splice(0, MAX_BATCH_LINES);
+      // After a failure, lines are dropped rather than queued behind a store that is down: the job's end
+      // would wait for each of them. The file on the worker keeps them all.
+      void then("store transcript lines", async () => (failed ? undefined : store.appendTranscript(data.jobId, batch)));
+    }
+  };
+
+  return {
+    jobUrl,
+    onTranscriptLine(line) {
+      pending.push(line);
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(sendLines);
+    },
+    artifacts: {
+      async upload(file) {
+        const content = maskArtifact(file.content, redact);
+        const description = file.description === undefined ? undefined : redact(file.description);
+        const name = safeArtifactName(file.name);
+        const meta = await store.putArtifact(data.jobId, {
+          name,
+          content,
+          contentType: contentTypeOf(name),
+          ...(description === undefined ? {} : { description }),
+        });
+        const info: ArtifactInfo = {
+          id: meta.id,
+          name: meta.name,
+          bytes: meta.bytes,
+          url: jobUrl === null ? null : `${jobUrl}/artifacts/${meta.id}`,
+          ...(meta.description === undefined ? {} : { description: meta.description }),
+        };
+        uploaded.push(info);
+        return info;
+      },
+      list: () => [...uploaded],
+    },
+    async ended(outcome) {
+      sendLines();
+      const s = outcome.stats;
+      await record({
+        status: outcome.status,
+        reason: outcome.reason,
+        endedAt: new Date(options.clock()).toISOString(),
+        durationMs: s.durationMs,
+        turns: s.turns,
+        subagentTurns: s.subagentTurns ?? 0,
+        inputTokens: s.inputTokens,
+        outputTokens: s.outputTokens,
+        cacheReadTokens: s.cacheReadTokens,
+        costUsd: s.costUsd,
+        ...(outcome.pullRequestUrl === null ? {} : { pullRequestUrl: outcome.pullRequestUrl }),
+      });
+    },
+    async threw(error, willRetry) {
+      sendLines();
+      await record({
+        status: willRetry ? "queued" : "failed",
+        reason: redact(errorMessage(error)),
+        ...(willRetry ? {} : { endedAt: new Date(options.clock()).toISOString(), durationMs: options.clock() - startedAt }),
+      });
+    },
+  };
+}
+
+/**
+ * The one redaction point of artifacts: a text file is masked like a transcript; a binary one cannot be
+ * masked without breaking it, so one holding a secret (by value or by a token's shape) is refused.
+ */
+export function maskArtifact(content: Buffer, redact: (text: string) => string): Buffer {
+  const text = content.toString("utf8");
+  if (!content.includes(0) && Buffer.byteLength(text) === content.length && !text.includes("\ufffd")) {
+    return Buffer.from(redact(text), "utf8");
+  }
+  const bytes = content.toString("latin1");
+  if (redact(bytes) !== bytes) {
+    throw new TackleError("invalid_input", "the file holds a secret of this job or something shaped like a token; it was not uploaded");
+  }
+  return content;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".txt": "text/plain",
+  ".log": "text/plain",
+  ".md": "text/markdown",
+  ".csv": "text/csv",
+  ".json": "application/json",
+  ".html": "text/html",
+  ".htm": "text/html",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".gif": "image/gif",
+  ".webp": "image/webp",
+  ".pdf": "application/pdf",
+  ".zip": "application/zip",
+};
+
+/** Informational only: the dashboard serves every artifact as an attachment, never rendered. */
+function contentTypeOf(name: string): string {
+  return CONTENT_TYPES[path.extname(name).toLowerCase()] ?? "application/octet-stream";
+}

@@ -1,0 +1,243 @@
+// The job store the dashboard reads: the same contract over files and over Redis, and Redis's caps,
+// which keep transcripts from ever filling the queue's `noeviction` Redis.
+import { randomUUID } from "node:crypto";
+import { appendFile, mkdir, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { transcriptDir, transcriptPath } from "../../../src/agent/transcript.js";
+import { createFileJobStore } from "../../../src/jobs/file-job-store.js";
+import { CUT_LINE, type JobRecord, type JobStore, type JobStoreLimits } from "../../../src/jobs/job-store.js";
+import { createRedisJobStore } from "../../../src/jobs/redis-job-store.js";
+import { silentLogger } from "../../../src/logging/logger.js";
+import { deleteKeys, testRedis } from "../queue/redis-server.js";
+
+let redis: { url: string; stop(): Promise<void> };
+beforeAll(async () => {
+  redis = await testRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+
+const record = (jobId: string, enqueuedAt: string, extra: Partial<JobRecord> = {}): JobRecord => ({
+  jobId,
+  repo: "octo/widgets",
+  number: 7,
+  isPullRequest: false,
+  trigger: "issue_assigned",
+  actor: "alice",
+  status: "queued",
+  enqueuedAt,
+  ...extra,
+});
+
+interface Backend {
+  /** Two stores over the same data, as the server and a worker. */
+  stores: [JobStore, JobStore];
+  /** Puts transcript lines where the backend keeps them (the file store reads the agent's own file). */
+  writeLines(jobId: string, lines: string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function fileBackend(): Promise<Backend> {
+  const home = await mkdtemp(path.join(os.tmpdir(), "tackle-jobstore-"));
+  const stores: [JobStore, JobStore] = [createFileJobStore({ home }), createFileJobStore({ home })];
+  return {
+    stores,
+    async writeLines(jobId, lines) {
+      await mkdir(transcriptDir(home), { recursive: true });
+      await appendFile(transcriptPath(transcriptDir(home), jobId), lines.map((line) => `${line}\n`).join(""));
+      await stores[1].appendTranscript(jobId, lines);
+    },
+    async close() {
+      for (const store of stores) await store.close();
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+}
+
+function redisBackend(limits: Partial<JobStoreLimits> = {}, clock?: () => number): Backend & { prefix: string } {
+  const prefix = `tackle-test-${randomUUID()}`;
+  const open = () => createRedisJobStore({ redisUrl: redis.url, prefix, logger: silentLogger, limits, ...(clock ? { clock } : {}) });
+  const stores: [JobStore, JobStore] = [open(), open()];
+  return {
+    prefix,
+    stores,
+    writeLines: (jobId, lines) => stores[1].appendTranscript(jobId, lines),
+    async close() {
+      for (const store of stores) await store.close();
+      await deleteKeys(redis.url, prefix);
+    },
+  };
+}
+
+describe.each([
+  ["files", fileBackend],
+  ["redis", async () => redisBackend()],
+])("job store contract (%s)", (_name, open) => {
+  it("merges updates into one record, lists the newest first, and reads it from another store", async () => {
+    const backend = await open();
+    const [server, worker] = backend.stores;
+    try {
+      const earlier = new Date(Date.now() - 60_000).toISOString();
+      await worker.record(record("job-old", earlier));
+      await worker.record(record("job-new", new Date().toISOString()));
+      await worker.record({ jobId: "job-old", status: "done", turns: 4, costUsd: 0.1234, pullRequestUrl: "https://x/pull/1" });
+      expect((await server.list(10)).map((job) => job.jobId)).toEqual(["job-new", "job-old"]);
+      expect(await server.get("job-old")).toEqual({
+        ...record("job-old", earlier),
+        status: "done",
+        turns: 4,
+        costUsd: 0.1234,
+        pullRequestUrl: "https://x/pull/1",
+        artifacts: [],
+        transcriptCut: false,
+      });
+      expect(await server.get("job-missing")).toBeNull();
+      expect(await server.list(1)).toHaveLength(1);
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it("reads the transcript from a cursor on, and tells a watcher in the other store of changes", async () => {
+    const backend = await open();
+    const [server, worker] = backend.stores;
+    try {
+      await worker.record(record("job-t", new Date().toISOString(), { status: "running" }));
+      const changes: string[] = [];
+      // The file store announces within its process only: there the server watches the store the job writes through.
+      const watching = backend.stores[0].kind === "file" ? worker : server;
+      const stop = watching.watch("job-t", () => changes.push("change"));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await backend.writeLines("job-t", ['{"type":"meta"}', '{"type":"response","n":1}']);
+      const first = await server.readTranscript("job-t", 0);
+      expect(first.lines).toEqual(['{"type":"meta"}', '{"type":"response","n":1}']);
+      await backend.writeLines("job-t", ['{"type":"end"}']);
+      const next = await server.readTranscript("job-t", first.cursor);
+      expect(next.lines).toEqual(['{"type":"end"}']);
+      expect((await server.readTranscript("job-t", next.cursor)).lines).toEqual([]);
+      await expect.poll(() => changes.length).toBeGreaterThanOrEqual(2);
+      stop();
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it("stores artifacts numbered per job, with a safe name, and refuses one over the cap", async () => {
+    const backend = await open();
+    const [server, worker] = backend.stores;
+    try {
+      await worker.record(record("job-a", new Date().toISOString()));
+      const a1 = await worker.putArtifact("job-a", {
+        name: "../../etc/report.md",
+        description: "the report",
+        contentType: "text/markdown",
+        content: Buffer.from("# hi"),
+      });
+      const a2 = await worker.putArtifact("job-a", { name: "shot.png", contentType: "image/png", content: Buffer.from([0, 1, 2]) });
+      expect([a1.id, a1.name, a2.id]).toEqual(["a1", "report.md", "a2"]);
+      const job = await server.get("job-a");
+      expect(job?.artifacts.map((a) => [a.id, a.name, a.bytes, a.description])).toEqual([
+        ["a1", "report.md", 4, "the report"],
+        ["a2", "shot.png", 3, undefined],
+      ]);
+      expect((await server.readArtifact("job-a", "a2"))?.content).toEqual(Buffer.from([0, 1, 2]));
+      expect(await server.readArtifact("job-a", "a3")).toBeNull();
+      expect(await server.readArtifact("job-a", "../x")).toBeNull();
+      await expect(worker.putArtifact("job-a", { name: "big", contentType: "text/plain", content: Buffer.alloc(5 * 1024 * 1024 + 1) })).rejects.toThrow(
+        "an artifact may have at most 5242880 (5 MB)",
+      );
+    } finally {
+      await backend.close();
+    }
+  });
+});
+
+describe("redis job store caps", () => {
+  const line = (n: number, size = 100) => JSON.stringify({ type: "response", n, pad: "x".repeat(size) });
+
+  it("cuts a job's transcript at its cap with one `cut` line, and drops the rest", async () => {
+    const backend = redisBackend({ maxTranscriptBytes: 1_000 });
+    const [store] = backend.stores;
+    try {
+      await store.record(record("job-cap", new Date().toISOString(), { status: "running" }));
+      await store.appendTranscript(
+        "job-cap",
+        Array.from({ length: 20 }, (_, i) => line(i)),
+      );
+      await store.appendTranscript("job-cap", [line(99)]);
+      const { lines } = await store.readTranscript("job-cap", 0);
+      expect(lines.length).toBeLessThan(20);
+      expect(lines.at(-1)).toBe(CUT_LINE);
+      expect(lines.filter((l) => l === CUT_LINE)).toHaveLength(1);
+      expect((await store.get("job-cap"))?.transcriptCut).toBe(true);
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it("keeps the total under its cap by dropping the oldest jobs' transcripts and artifacts, never their records", async () => {
+    const backend = redisBackend({ maxTotalBytes: 3_000 });
+    const [store] = backend.stores;
+    const raw = new Redis(redis.url);
+    try {
+      for (const [i, id] of ["job-1", "job-2", "job-3"].entries()) {
+        await store.record(record(id, new Date(Date.now() + i).toISOString(), { status: "running" }));
+        await store.appendTranscript(
+          id,
+          Array.from({ length: 10 }, (_, n) => line(n)),
+        );
+      }
+      await store.putArtifact("job-3", { name: "a.txt", contentType: "text/plain", content: Buffer.alloc(500, 0x61) });
+      const total = Number(await raw.get(`${backend.prefix}:jobstore:total`));
+      expect(total).toBeLessThanOrEqual(3_000);
+      expect((await store.readTranscript("job-1", 0)).lines).toEqual([]);
+      expect((await store.get("job-1"))?.transcriptCut).toBe(true);
+      expect((await store.get("job-1"))?.status).toBe("running");
+      expect((await store.readTranscript("job-3", 0)).lines).toHaveLength(10);
+      // What the counter says is what the keys hold.
+      let held = 0;
+      for (const id of ["job-1", "job-2", "job-3"]) {
+        for (const l of await raw.lrange(`${backend.prefix}:jobstore:lines:${id}`, 0, -1)) held += Buffer.byteLength(l);
+      }
+      expect(held + 500).toBe(total);
+      // A job that cannot make room stores nothing more, and says so.
+      await expect(store.putArtifact("job-3", { name: "b.txt", contentType: "text/plain", content: Buffer.alloc(4_000, 0x61) })).rejects.toThrow(
+        "the artifact store is full",
+      );
+    } finally {
+      raw.disconnect();
+      await backend.close();
+    }
+  });
+
+  it("gives every per-job key an expiry, and prunes records past retention with their bytes", async () => {
+    let now = Date.parse("2026-03-01T00:00:00.000Z");
+    const backend = redisBackend({ retentionMs: 60_000 }, () => now);
+    const [store] = backend.stores;
+    const raw = new Redis(redis.url);
+    try {
+      await store.record(record("job-old", new Date(now).toISOString(), { status: "running" }));
+      await store.appendTranscript("job-old", [line(1)]);
+      await store.putArtifact("job-old", { name: "a.txt", contentType: "text/plain", content: Buffer.from("abc") });
+      const keys = await raw.keys(`${backend.prefix}:jobstore:*job-old*`);
+      expect(keys.length).toBe(4);
+      for (const key of keys) {
+        const ttl = await raw.pttl(key);
+        expect(ttl).toBeGreaterThan(0);
+        expect(ttl).toBeLessThanOrEqual(60_000);
+      }
+      now += 120_000;
+      await store.record(record("job-new", new Date(now).toISOString()));
+      expect((await store.list(10)).map((job) => job.jobId)).toEqual(["job-new"]);
+      expect(await raw.keys(`${backend.prefix}:jobstore:*job-old*`)).toEqual([]);
+      expect(Number(await raw.get(`${backend.prefix}:jobstore:total`))).toBe(0);
+    } finally {
+      raw.disconnect();
+      await backend.close();
+    }
+  });
+});
