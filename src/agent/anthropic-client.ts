@@ -20,18 +20,29 @@ export interface AnthropicClientOptions {
   timeoutMs?: number;
 }
 
-/** Error types the API sends inside a 200 stream that another attempt may get past. */
-const RETRYABLE_STREAM_ERRORS = new Set(["overloaded_error", "rate_limit_error", "api_error", "timeout_error"]);
+/**
+ * Error types sent inside a 200 stream that another attempt may get past: the Messages API's, and
+ * the exceptions Bedrock sends as event-stream frames (which its SDK passes on as the error's type).
+ */
+const RETRYABLE_STREAM_ERRORS = new Set([
+  "overloaded_error",
+  "rate_limit_error",
+  "api_error",
+  "timeout_error",
+  "throttlingException",
+  "serviceUnavailableException",
+  "internalServerException",
+  "modelStreamErrorException",
+]);
+
+/** Each provider's client's `maxRetries` when unset. */
+export const DEFAULT_MAX_RETRIES = 4;
 
 /**
- * The Anthropic Messages API through the official SDK, always streaming (long outputs would hit the
- * non-streaming timeout). The SDK retries what fails before the stream starts (HTTP status, connection);
- * what fails inside the stream (an error event, a cut connection, no message_stop) is retried here. The
- * events are accumulated by accumulateMessage, so a tool call with malformed JSON input comes back
- * marked instead of failing the call. What still fails becomes a TackleError.
+ * The Anthropic Messages API through the official SDK. See createStreamingClient for what is retried.
  */
 export function createAnthropicClient(options: AnthropicClientOptions = {}): ModelClient {
-  const maxRetries = options.maxRetries ?? 4;
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const client = new Anthropic({
     maxRetries,
     ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
@@ -39,10 +50,58 @@ export function createAnthropicClient(options: AnthropicClientOptions = {}): Mod
     ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
     ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
   });
+  return createStreamingClient({ name: "anthropic", api: "Anthropic API", maxRetries, sdk: () => client });
+}
 
+/**
+ * What the streaming loop needs of an SDK client. The Bedrock and Vertex SDKs extend the Anthropic
+ * one and expose the same `messages.create`: only the wire under it differs.
+ */
+export interface MessagesApi {
+  messages: Pick<Anthropic["messages"], "create">;
+}
+
+export interface StreamingClientOptions {
+  /** The ModelClient's name (`anthropic`, `bedrock`, `vertex`). */
+  name: string;
+  /** What error messages call the service: `Anthropic API`, `Bedrock`, `Vertex AI`. */
+  api: string;
+  /** The SDK client's own retry count; the same count bounds retries of errors sent mid-stream. */
+  maxRetries: number;
+  /**
+   * Builds the SDK client, on the first call rather than at construction, so a provider's SDK is
+   * loaded only when chosen and its credentials resolved where a failure can be reported. Kept once
+   * built; a build that fails fails that call and is tried again on the next.
+   */
+  sdk: () => MessagesApi | Promise<MessagesApi>;
+}
+
+/**
+ * A ModelClient over any SDK client with the Messages API, always streaming (long outputs would hit
+ * the non-streaming timeout). The SDK retries what fails before the stream starts (HTTP status,
+ * connection); what fails inside the stream (an error event, a cut connection, no message_stop) is
+ * retried here. The events are accumulated by accumulateMessage, so a tool call with malformed JSON
+ * input comes back marked instead of failing the call. What still fails becomes a TackleError.
+ */
+export function createStreamingClient(options: StreamingClientOptions): ModelClient {
+  const { api, maxRetries } = options;
+  let built: Promise<MessagesApi> | undefined;
+  const sdk = () =>
+    (built ??= Promise.resolve()
+      .then(options.sdk)
+      .catch((error: unknown) => {
+        built = undefined;
+        throw error;
+      }));
   return {
-    name: "anthropic",
+    name: options.name,
     async create(request: MessageRequest, signal: AbortSignal): Promise<ModelMessage> {
+      let client: MessagesApi;
+      try {
+        client = await sdk();
+      } catch (error) {
+        throw toTackleError(error, signal, api);
+      }
       for (let attempt = 0; ; attempt++) {
         let streaming = false;
         try {
@@ -50,7 +109,7 @@ export function createAnthropicClient(options: AnthropicClientOptions = {}): Mod
           streaming = true;
           return await accumulateMessage(events);
         } catch (error) {
-          const mapped = streaming ? toStreamFailure(error, signal) : toTackleError(error, signal);
+          const mapped = streaming ? toStreamFailure(error, signal, api) : toTackleError(error, signal, api);
           if (!(streaming && mapped.retryable && attempt < maxRetries)) throw mapped;
           await sleep(backoffMs(attempt), signal);
         }
@@ -63,13 +122,13 @@ export function createAnthropicClient(options: AnthropicClientOptions = {}): Mod
  * Decides on `error.status` (or, for an error event sent inside a 200 stream, on its `type`), never
  * on the message text.
  */
-export function toTackleError(error: unknown, signal?: AbortSignal): TackleError {
+export function toTackleError(error: unknown, signal?: AbortSignal, api = "Anthropic API"): TackleError {
   if (error instanceof TackleError) return error;
   if (signal?.aborted === true || error instanceof APIUserAbortError) {
     return new TackleError("aborted", "the model call was aborted", { cause: error });
   }
   if (error instanceof APIConnectionError) {
-    return new TackleError("model_api", `could not reach the Anthropic API: ${error.message}`, {
+    return new TackleError("model_api", `could not reach the ${api}: ${error.message}`, {
       retryable: true,
       cause: error,
     });
@@ -81,7 +140,7 @@ export function toTackleError(error: unknown, signal?: AbortSignal): TackleError
         ? error.type !== null && RETRYABLE_STREAM_ERRORS.has(error.type)
         : status === 408 || status === 409 || status === 429 || status >= 500;
     const what = status === undefined ? `stream error ${error.type ?? "unknown"}` : `HTTP ${status}`;
-    return new TackleError("model_api", `Anthropic API ${what}: ${error.apiMessage ?? error.message}`, {
+    return new TackleError("model_api", `${api} ${what}: ${error.apiMessage ?? topLevelMessage(error.error) ?? error.message}`, {
       retryable,
       cause: error,
     });
@@ -91,15 +150,21 @@ export function toTackleError(error: unknown, signal?: AbortSignal): TackleError
   });
 }
 
+/** Bedrock's error bodies are `{"message": …}`, not the Messages API's `{"error": {"message": …}}`. */
+function topLevelMessage(body: unknown): string | undefined {
+  const message = typeof body === "object" && body !== null ? (body as { message?: unknown }).message : undefined;
+  return typeof message === "string" ? message : undefined;
+}
+
 /**
  * A failure after the response started: an error event is judged by its type; anything else the
  * stream throws (a reset connection, a garbled event) cut the stream, which another attempt may get past.
  */
-function toStreamFailure(error: unknown, signal: AbortSignal): TackleError {
+function toStreamFailure(error: unknown, signal: AbortSignal, api: string): TackleError {
   // The SDK ends the iteration quietly on an abort, which reads as a stream without message_stop.
   if (signal.aborted) return new TackleError("aborted", "the model call was aborted", { cause: error });
-  if (error instanceof TackleError || error instanceof APIError || error instanceof APIUserAbortError) return toTackleError(error, signal);
-  return new TackleError("model_api", `Anthropic stream cut: ${errorMessage(error)}`, { retryable: true, cause: error });
+  if (error instanceof TackleError || error instanceof APIError || error instanceof APIUserAbortError) return toTackleError(error, signal, api);
+  return new TackleError("model_api", `${api} stream cut: ${errorMessage(error)}`, { retryable: true, cause: error });
 }
 
 function backoffMs(attempt: number): number {

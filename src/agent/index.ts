@@ -3,6 +3,8 @@ export { runAgent, type AgentResult } from "./loop.js";
 
 export { createAnthropicClient } from "./anthropic-client.js";
 export { createOpenAIClient } from "./openai-client.js";
+export { createBedrockClient } from "./bedrock-client.js";
+export { createVertexClient } from "./vertex-client.js";
 export type { ModelClient } from "./model-client.js";
 export { createReplayClient } from "./replay-client.js";
 export { createTranscript } from "./transcript.js";

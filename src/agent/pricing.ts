@@ -2,7 +2,18 @@
  * What a model call costs, in USD, from the `usage` the API reports. Prices are per million tokens.
  * Cache writes (5 minutes) cost 1.25× input and cache reads 0.1× input unless a model says otherwise;
  * 1-hour cache writes cost 2× input. Source: the Claude pricing page; re-check it when models change.
- * OpenAI's models (for TACKLE_PROVIDER=openai): the OpenAI pricing page, likewise.
+ *
+ * Per provider, by the model id each one uses:
+ * - Anthropic: `claude-sonnet-4-5-20250929`, the table below.
+ * - Vertex AI: `claude-sonnet-4-5@20250929` finds the same family by its prefix, at the same price.
+ *   Vertex bills its regional endpoints 10% above `global` for the models with a regional premium
+ *   (below); the region is not in the id, so a regional endpoint's cost reads 10% low.
+ * - Bedrock: `anthropic.claude-sonnet-4-5-20250929-v1:0`, or behind an inference profile
+ *   (`global.`, `us.`, `eu.`, `apac.`, `jp.`, `au.`…): the family after `anthropic.`, at the same price
+ *   through `global.`, and 10% above it in-region or through a geographic profile, for the models with
+ *   a regional premium. An application inference profile's ARN names no model: priced as unknown.
+ * - OpenAI-compatible servers (TACKLE_PROVIDER=openai): OpenAI's models from the OpenAI pricing page,
+ *   likewise; see providerPrice.
  */
 import type { ConfiguredPrice, ModelProvider } from "../config/index.js";
 
@@ -62,14 +73,51 @@ const PRICES: ReadonlyArray<readonly [prefix: string, price: ModelPrice]> = [
 ];
 
 /**
+ * Families that cost the same on every endpoint: those before Claude Sonnet 4.5 and Haiku 4.5. Every
+ * later one costs 10% more on a regional endpoint than on a global one (Bedrock and Vertex).
+ */
+const NO_REGIONAL_PREMIUM = new Set([
+  "claude-opus-4-1",
+  "claude-opus-4",
+  "claude-3-opus",
+  "claude-sonnet-4",
+  "claude-3-7-sonnet",
+  "claude-3-5-sonnet",
+  "claude-3-5-haiku",
+  "claude-3-haiku",
+]);
+
+const REGIONAL_PREMIUM = 1.1;
+
+/** `[profile.]anthropic.<id>`: a Bedrock model id, with the inference profile's geography when there is one. */
+const BEDROCK_MODEL_ID = /^(?:([a-z]{2,6}(?:-[a-z]+)?)\.)?anthropic\.(.+)$/;
+
+/**
  * An unknown model is priced like the most expensive family, so a cost budget errs on the side of
  * stopping early rather than overspending.
  */
 export const DEFAULT_PRICE: ModelPrice = { input: 15, output: 75 };
 
 export function priceOf(model: string): { price: ModelPrice; known: boolean } {
-  const price = longestPrefix(PRICES, model);
-  return price === undefined ? { price: DEFAULT_PRICE, known: false } : { price, known: true };
+  const bedrock = BEDROCK_MODEL_ID.exec(model);
+  const id = bedrock?.[2] ?? model;
+  let best: readonly [string, ModelPrice] | undefined;
+  for (const entry of PRICES) {
+    if (id.startsWith(entry[0]) && (best === undefined || entry[0].length > best[0].length)) best = entry;
+  }
+  if (best === undefined) return { price: DEFAULT_PRICE, known: false };
+  const regional = bedrock !== null && bedrock[1] !== "global" && !NO_REGIONAL_PREMIUM.has(best[0]);
+  return { price: regional ? scaled(best[1], REGIONAL_PREMIUM) : best[1], known: true };
+}
+
+/** Every rate of a price times `factor` (the cache rates a price leaves out follow its input). */
+function scaled(price: ModelPrice, factor: number): ModelPrice {
+  const result: ModelPrice = { input: price.input * factor, output: price.output * factor };
+  if (price.cacheWrite5m !== undefined) result.cacheWrite5m = price.cacheWrite5m * factor;
+  if (price.cacheWrite1h !== undefined) result.cacheWrite1h = price.cacheWrite1h * factor;
+  if (price.cacheRead !== undefined) result.cacheRead = price.cacheRead * factor;
+  if (price.longPrompt !== undefined) result.longPrompt = { thresholdTokens: price.longPrompt.thresholdTokens, price: scaled(price.longPrompt.price, factor) };
+  return result;
 }
 
 /**
@@ -94,8 +142,9 @@ export const FREE_PRICE: ModelPrice = { input: 0, output: 0, cacheRead: 0 };
 
 /**
  * A model's price on a provider: the operator's TACKLE_MODEL_PRICES first (longest prefix), then the
- * provider's table. On `openai` an unknown model is free (a self-hosted server bills nobody per token)
- * and a `claude-*` model is priced as Anthropic's (a LiteLLM proxy in front of it); elsewhere an unknown
+ * provider's table (priceOf, which reads Bedrock's and Vertex's ids too). On `openai` an unknown model
+ * is free (a self-hosted server bills nobody per token) and a Claude model is priced as Anthropic's (a
+ * LiteLLM proxy in front of it); elsewhere an unknown
  * model is priced like the dearest family (DEFAULT_PRICE).
  */
 export function providerPrice(provider: ModelProvider, model: string, configured: readonly ConfiguredPrice[] = []): ModelPrice {
@@ -105,7 +154,8 @@ export function providerPrice(provider: ModelProvider, model: string, configured
   );
   if (own !== undefined) return { input: own.input, output: own.output, ...(own.cacheRead === undefined ? {} : { cacheRead: own.cacheRead }) };
   if (provider !== "openai") return priceOf(model).price;
-  return longestPrefix(OPENAI_PRICES, model) ?? longestPrefix(PRICES, model) ?? FREE_PRICE;
+  const claude = priceOf(model);
+  return longestPrefix(OPENAI_PRICES, model) ?? (claude.known ? claude.price : FREE_PRICE);
 }
 
 function longestPrefix<T>(table: ReadonlyArray<readonly [string, T]>, model: string): T | undefined {

@@ -31,6 +31,33 @@ export interface AppCredentials {
   webhookSecret: string | null;
 }
 
+/** Claude on Amazon Bedrock, from the AWS SDK's own variables. */
+export interface BedrockSettings {
+  /** AWS_REGION, else AWS_DEFAULT_REGION; null only where no job runs (checked when one does). */
+  region: string | null;
+  /** ANTHROPIC_BEDROCK_BASE_URL (the SDK's own): a VPC endpoint or a proxy. @defaultValue null: the region's endpoint */
+  baseUrl: string | null;
+  /**
+   * AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (with AWS_SESSION_TOKEN when set).
+   * @defaultValue null: the AWS SDK's credential chain (AWS_PROFILE, SSO, web identity, ECS and EC2 roles)
+   */
+  keys: { accessKeyId: string; secretAccessKey: string; sessionToken: string | null } | null;
+  /** AWS_BEARER_TOKEN_BEDROCK: a Bedrock API key, sent instead of signing with AWS credentials. */
+  apiKey: string | null;
+}
+
+/** Claude on Vertex AI, from the Vertex SDK's and Google's own variables. */
+export interface VertexSettings {
+  /** CLOUD_ML_REGION (`global`, `us-east5`, …); null only where no job runs (checked when one does). */
+  region: string | null;
+  /** ANTHROPIC_VERTEX_PROJECT_ID. @defaultValue null: the credentials' own project */
+  projectId: string | null;
+  /** ANTHROPIC_VERTEX_BASE_URL (the SDK's own). @defaultValue null: the region's endpoint */
+  baseUrl: string | null;
+  /** GOOGLE_APPLICATION_CREDENTIALS. @defaultValue null: Application Default Credentials (gcloud's file, the metadata server) */
+  credentialsFile: string | null;
+}
+
 export interface TackleEnv<M extends EnvMode = EnvMode> {
   mode: M;
   /** The GitHub App; always set for server and worker, set elsewhere only when APP_ID is. */
@@ -64,7 +91,11 @@ export interface TackleEnv<M extends EnvMode = EnvMode> {
   openaiApiKey: string | null;
   /** TACKLE_MODEL_PRICES: the operator's prices, before the built-in table. @defaultValue [] */
   modelPrices: ConfiguredPrice[];
-  /** TACKLE_MODEL. @defaultValue "claude-sonnet-4-6" (required with TACKLE_PROVIDER=openai) */
+  /** Set when `provider` is `bedrock`. */
+  bedrock: BedrockSettings | null;
+  /** Set when `provider` is `vertex`. */
+  vertex: VertexSettings | null;
+  /** TACKLE_MODEL, in the provider's own naming. @defaultValue the provider's in DEFAULT_MODELS (required with TACKLE_PROVIDER=openai) */
   model: string;
   /** TACKLE_ALLOWED_MODELS; always includes `model`. @defaultValue [model] */
   allowedModels: string[];
@@ -101,8 +132,7 @@ export interface LoadEnvOptions<M extends EnvMode> {
   /** @defaultValue "server" */
   mode?: M;
   /**
-   * Whether this process runs jobs, which needs the provider's credentials (ANTHROPIC_API_KEY; for
-   * `openai`, OPENAI_BASE_URL and TACKLE_MODEL).
+   * Whether this process runs jobs, which needs the chosen provider's settings (missingModelSettings).
    * @defaultValue true for worker and action; for server, true without REDIS_URL (jobs run
    * in-process); false for local, where a replayed run needs no key
    */
@@ -119,6 +149,17 @@ export interface LoadEnvOptions<M extends EnvMode> {
 }
 
 export const DEFAULT_MODEL = "claude-sonnet-4-6";
+
+/**
+ * The default model in each provider's naming: Bedrock's global inference profile (a regional one,
+ * `us.`/`eu.`/…, keeps requests in its geography and costs 10% more), Vertex's id. The OpenAI-compatible
+ * provider serves whatever its server names, so it has no default of ours.
+ */
+export const DEFAULT_MODELS: Readonly<Record<Exclude<ModelProvider, "openai">, string>> = {
+  anthropic: DEFAULT_MODEL,
+  bedrock: "global.anthropic.claude-sonnet-4-6",
+  vertex: "claude-sonnet-4-6",
+};
 
 /** Probot's default webhook path. */
 export const DEFAULT_WEBHOOK_PATH = "/api/github/webhooks";
@@ -139,6 +180,10 @@ const SECRETS = new Set([
   "INPUT_GITHUB_TOKEN",
   "TACKLE_METRICS_TOKEN",
   "TACKLE_DASHBOARD_TOKEN",
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_BEARER_TOKEN_BEDROCK",
 ]);
 
 /** What each variable should hold, in the words a problem message uses. */
@@ -154,6 +199,9 @@ const EXPECTED: Record<string, string> = {
   ANTHROPIC_BASE_URL: "an http(s) URL",
   TACKLE_PROVIDER: `one of ${MODEL_PROVIDERS.join(", ")}`,
   OPENAI_BASE_URL: "an http(s) URL of a chat-completions server, such as http://localhost:8000/v1",
+  ANTHROPIC_BEDROCK_BASE_URL: "an http(s) URL",
+  ANTHROPIC_VERTEX_BASE_URL: "an http(s) URL",
+  ANTHROPIC_VERTEX_PROJECT_ID: "a Google Cloud project id, such as my-project-123",
   TACKLE_MODEL: "a model name without spaces",
   TACKLE_ALLOWED_MODELS: "a comma-separated list of model names",
   REDIS_URL: "a redis:// or rediss:// URL",
@@ -220,6 +268,24 @@ const envSchema = z.object({
   TACKLE_PROVIDER: optional(z.string().trim().toLowerCase().pipe(z.enum(MODEL_PROVIDERS))),
   OPENAI_BASE_URL: optional(httpUrl),
   OPENAI_API_KEY: optional(z.string()),
+  // The AWS and Google variables may serve other tools in the same environment: checked for shape
+  // only when their provider is chosen (missingModelSettings).
+  AWS_REGION: optional(z.string().trim()),
+  AWS_DEFAULT_REGION: optional(z.string().trim()),
+  AWS_ACCESS_KEY_ID: optional(z.string().trim()),
+  AWS_SECRET_ACCESS_KEY: optional(z.string().trim()),
+  AWS_SESSION_TOKEN: optional(z.string().trim()),
+  AWS_BEARER_TOKEN_BEDROCK: optional(z.string().trim()),
+  ANTHROPIC_BEDROCK_BASE_URL: optional(httpUrl),
+  CLOUD_ML_REGION: optional(z.string().trim()),
+  ANTHROPIC_VERTEX_PROJECT_ID: optional(
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9.:_-]*$/),
+  ),
+  ANTHROPIC_VERTEX_BASE_URL: optional(httpUrl),
+  GOOGLE_APPLICATION_CREDENTIALS: optional(z.string()),
   TACKLE_MODEL: optional(modelName),
   TACKLE_ALLOWED_MODELS: optional(
     z
@@ -289,9 +355,7 @@ export function parseEnv<M extends EnvMode = "server">(env: EnvVars, options: Lo
   const parsed = envSchema.safeParse(env);
   const problems = parsed.success ? [] : [...new Set(parsed.error.issues.map((issue) => describeIssue(issue, env)))];
   const has = (name: string) => (env[name] ?? "").trim() !== "";
-  // An unknown provider is reported by the schema; whose credentials are missing is then unknown too.
-  const provider = MODEL_PROVIDERS.find((name) => name === (env.TACKLE_PROVIDER?.trim().toLowerCase() || "anthropic"));
-  problems.push(...missingForMode(has, mode, options.runsJobs, options.verifiesWebhooks ?? true, provider));
+  problems.push(...missingForMode(env, has, mode, options.runsJobs, options.verifiesWebhooks ?? true));
   // Not in the schema: there an empty value means unset, and here it means "off".
   const fetchAllow = parseFetchAllow(env.TACKLE_FETCH_ALLOW);
   if (!fetchAllow.ok) problems.push(...fetchAllow.problems.map((problem) => `\`TACKLE_FETCH_ALLOW\`: ${problem}`));
@@ -321,7 +385,8 @@ function build<M extends EnvMode>(
   const githubApiUrl = trimSlash(
     ghe !== null ? `${ghe.protocol}://${ghe.host}/api/v3` : ((runner ? vars.GITHUB_API_URL : undefined) ?? "https://api.github.com"),
   );
-  const model = vars.TACKLE_MODEL ?? DEFAULT_MODEL;
+  const provider = vars.TACKLE_PROVIDER ?? "anthropic";
+  const model = vars.TACKLE_MODEL ?? (provider === "openai" ? DEFAULT_MODEL : DEFAULT_MODELS[provider]);
   const apiKey = vars.ANTHROPIC_API_KEY ?? (mode === "action" ? vars.INPUT_ANTHROPIC_API_KEY : undefined);
   return {
     mode,
@@ -338,10 +403,12 @@ function build<M extends EnvMode>(
     publicUrl: vars.TACKLE_PUBLIC_URL === undefined ? null : trimSlash(vars.TACKLE_PUBLIC_URL),
     anthropicApiKey: apiKey ?? null,
     anthropicBaseUrl: vars.ANTHROPIC_BASE_URL ?? null,
-    provider: vars.TACKLE_PROVIDER ?? "anthropic",
+    provider,
     openaiBaseUrl: vars.OPENAI_BASE_URL === undefined ? null : trimSlash(vars.OPENAI_BASE_URL),
     openaiApiKey: vars.OPENAI_API_KEY ?? null,
     modelPrices: lists.modelPrices,
+    bedrock: provider === "bedrock" ? bedrockSettings(vars) : null,
+    vertex: provider === "vertex" ? vertexSettings(vars) : null,
     model,
     // The default model is always allowed: the operator chose it.
     allowedModels: [...new Set([model, ...(vars.TACKLE_ALLOWED_MODELS ?? [])])],
@@ -358,39 +425,74 @@ function build<M extends EnvMode>(
   };
 }
 
-function missingForMode(
-  has: (name: string) => boolean,
-  mode: EnvMode,
-  runsJobs: boolean | undefined,
-  verifiesWebhooks: boolean,
-  provider: ModelProvider | undefined,
-): string[] {
+function bedrockSettings(vars: ParsedVars): BedrockSettings {
+  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey } = vars;
+  return {
+    region: vars.AWS_REGION ?? vars.AWS_DEFAULT_REGION ?? null,
+    baseUrl: vars.ANTHROPIC_BEDROCK_BASE_URL ?? null,
+    keys: accessKeyId !== undefined && secretAccessKey !== undefined ? { accessKeyId, secretAccessKey, sessionToken: vars.AWS_SESSION_TOKEN ?? null } : null,
+    apiKey: vars.AWS_BEARER_TOKEN_BEDROCK ?? null,
+  };
+}
+
+function vertexSettings(vars: ParsedVars): VertexSettings {
+  return {
+    region: vars.CLOUD_ML_REGION ?? null,
+    projectId: vars.ANTHROPIC_VERTEX_PROJECT_ID ?? null,
+    baseUrl: vars.ANTHROPIC_VERTEX_BASE_URL ?? null,
+    credentialsFile: vars.GOOGLE_APPLICATION_CREDENTIALS ?? null,
+  };
+}
+
+/**
+ * What the chosen provider (TACKLE_PROVIDER) lacks to run a job, one problem each: Anthropic's API
+ * key; an OpenAI-compatible server's base URL and model name; Bedrock's region, and both halves of a key pair or neither; Vertex's region. Credentials the AWS
+ * or Google SDK finds by itself (a profile, an instance role, the metadata server) cannot be seen
+ * here and are not required; `tackle doctor` says which ones it finds.
+ */
+export function missingModelSettings(env: EnvVars, mode: EnvMode): string[] {
+  const value = (name: string) => env[name]?.trim() ?? "";
+  const provider = value("TACKLE_PROVIDER").toLowerCase() || "anthropic";
+  const problems: string[] = [];
+  if (provider === "anthropic" && !value("ANTHROPIC_API_KEY") && !(mode === "action" && value("INPUT_ANTHROPIC_API_KEY"))) {
+    const input = mode === "action" ? " (or the `anthropic_api_key` input)" : "";
+    problems.push(`\`ANTHROPIC_API_KEY\`${input}: required to run jobs in ${mode} mode`);
+  }
+  if (provider === "openai") {
+    if (!value("OPENAI_BASE_URL")) {
+      problems.push("`OPENAI_BASE_URL`: required to run jobs with TACKLE_PROVIDER=openai (the server's base URL, such as http://localhost:8000/v1)");
+    }
+    if (!value("TACKLE_MODEL")) problems.push("`TACKLE_MODEL`: required with TACKLE_PROVIDER=openai (the model name the server serves)");
+  }
+  if (provider === "bedrock") {
+    const name = value("AWS_REGION") ? "AWS_REGION" : "AWS_DEFAULT_REGION";
+    const region = value(name);
+    if (!region) problems.push("`AWS_REGION`: required with TACKLE_PROVIDER=bedrock (the Bedrock runtime's region, such as us-east-1)");
+    else if (!/^[a-z]{2}(?:-[a-z]+)+-\d+$/.test(region)) problems.push(`\`${name}\`: expected an AWS region such as us-east-1, got ${describeValue(region)}`);
+    if (Boolean(value("AWS_ACCESS_KEY_ID")) !== Boolean(value("AWS_SECRET_ACCESS_KEY"))) {
+      problems.push("`AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`: set both, or neither to use the AWS SDK's credential chain");
+    }
+  }
+  if (provider === "vertex") {
+    const region = value("CLOUD_ML_REGION");
+    if (!region) problems.push("`CLOUD_ML_REGION`: required with TACKLE_PROVIDER=vertex (a Vertex AI region such as global or us-east5)");
+    else if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(region))
+      problems.push(`\`CLOUD_ML_REGION\`: expected a Vertex AI region such as global or us-east5, got ${describeValue(region)}`);
+  }
+  return problems;
+}
+
+function missingForMode(env: EnvVars, has: (name: string) => boolean, mode: EnvMode, runsJobs: boolean | undefined, verifiesWebhooks: boolean): string[] {
   const missing: string[] = [];
   if ((mode === "server" || mode === "worker") && !has("APP_ID")) missing.push(`\`APP_ID\`: required in ${mode} mode`);
   if (mode === "server" && verifiesWebhooks && !has("WEBHOOK_SECRET")) missing.push("`WEBHOOK_SECRET`: required in server mode");
   if (mode === "worker" && !has("REDIS_URL")) missing.push("`REDIS_URL`: required in worker mode");
   const jobs = runsJobs ?? (mode === "worker" || mode === "action" || (mode === "server" && !has("REDIS_URL")));
-  if (jobs) missing.push(...missingProviderCredentials(has, mode, provider));
+  if (jobs) missing.push(...missingModelSettings(env, mode));
   if (mode === "action" && !has("INPUT_GITHUB_TOKEN") && !has("GITHUB_TOKEN")) {
     missing.push("`GITHUB_TOKEN` (or the `github_token` input): required in action mode");
   }
   return missing;
-}
-
-/** What the chosen provider needs to run a job; bedrock and vertex read their SDKs' own credentials. */
-function missingProviderCredentials(has: (name: string) => boolean, mode: EnvMode, provider: ModelProvider | undefined): string[] {
-  if (provider === "openai") {
-    return [
-      ...(has("OPENAI_BASE_URL")
-        ? []
-        : [`\`OPENAI_BASE_URL\`: required to run jobs with TACKLE_PROVIDER=openai (the server's base URL, such as http://localhost:8000/v1)`]),
-      ...(has("TACKLE_MODEL") ? [] : ["`TACKLE_MODEL`: required with TACKLE_PROVIDER=openai (the model name the server serves)"]),
-    ];
-  }
-  if (provider !== "anthropic") return [];
-  if (has("ANTHROPIC_API_KEY") || (mode === "action" && has("INPUT_ANTHROPIC_API_KEY"))) return [];
-  const input = mode === "action" ? " (or the `anthropic_api_key` input)" : "";
-  return [`\`ANTHROPIC_API_KEY\`${input}: required to run jobs in ${mode} mode`];
 }
 
 /** PRIVATE_KEY wins over PRIVATE_KEY_PATH, as in Probot; a key with literal `\n` or in base64 is accepted. */

@@ -2,6 +2,16 @@ export { DEFAULT_PROTECTED_PATHS, MAX_PUBLISHED_FILE_BYTES, REPO_CONFIG_PATH, de
 export { resolveModel } from "./resolve-model.js";
 export { buildAppManifest, type AppManifest } from "./app-manifest.js";
 export { formatDotEnv, withDotEnv } from "./dot-env.js";
-export { DEFAULT_WEBHOOK_PATH, loadEnv, MODEL_PROVIDERS, parseEnv, type EnvVars, type ModelProvider, type TackleEnv } from "./env.js";
+export {
+  DEFAULT_MODELS,
+  DEFAULT_WEBHOOK_PATH,
+  loadEnv,
+  MODEL_PROVIDERS,
+  missingModelSettings,
+  parseEnv,
+  type EnvVars,
+  type ModelProvider,
+  type TackleEnv,
+} from "./env.js";
 export type { ConfiguredPrice } from "./parse-model-prices.js";
 export { parseHostPattern, type HostPattern } from "./parse-fetch-allow.js";

@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import * as core from "@actions/core";
-import { loadEnv, type TackleEnv } from "../config/index.js";
+import { loadEnv, missingModelSettings, type TackleEnv } from "../config/index.js";
 import { operatorMcpSecrets } from "../config/substitute-mcp-secrets.js";
 import { errorMessage, TackleError } from "../errors/index.js";
 import { tokenClient } from "../github/index.js";
@@ -23,7 +23,7 @@ import { actionLogDestination } from "./action-log.js";
 import { ACTION_ARTIFACTS_DIR, fail, reportStep, type StepResult } from "./action-report.js";
 import { setUpActionRipgrep } from "./action-ripgrep-setup.js";
 import { chooseActionSandbox } from "./action-sandbox.js";
-import { missingModelCredentials, modelClientFor, modelSecrets } from "./model-client-for.js";
+import { modelClientFor, modelSecretsFor } from "./model-client-for.js";
 
 /**
  * The user the workflow's GITHUB_TOKEN acts as: its own comments must never trigger a run. A personal
@@ -142,14 +142,14 @@ async function runTask(admission: TaskAdmission, context: TaskContext): Promise<
       "Tackle did not run: this workflow has no Anthropic API key. A maintainer can add the `ANTHROPIC_API_KEY` secret and pass it as the Tackle step's `anthropic_api_key` input. The workflow run's log says more.",
     );
   }
-  const missing = missingModelCredentials(env);
-  if (missing !== undefined) {
+  const missing = missingModelSettings(effectiveEnv(context.vars, inputs), "action");
+  if (missing.length > 0) {
     return refuse(
-      `${missing}: set it in the Tackle step's \`env:\`.`,
-      "Tackle did not run: this workflow's model provider is not configured. The workflow run's log says more.",
+      `TACKLE_PROVIDER=${env.provider} is not set up:\n${missing.map((problem) => `- ${problem}`).join("\n")}`,
+      `Tackle did not run: this workflow's model provider (${env.provider}) is not set up. The workflow run's log says more.`,
     );
   }
-  for (const secret of modelSecrets(env)) core.setSecret(secret);
+  for (const secret of modelSecretsFor(env)) core.setSecret(secret);
   core.setSecret(env.githubToken!);
   const pushProblem = await checkPushAccess(env.gitUrl(trigger.repo.owner, trigger.repo.name), env.githubToken!);
   // A token GitHub rejects cannot post a reply either.
@@ -209,7 +209,7 @@ async function runInline(admission: TaskAdmission, context: TaskContext & { sand
       sandbox: context.sandbox,
       gitUrl: env.gitUrl,
       gitHost: new URL(env.githubServerUrl).host.replace(":", "_"),
-      secrets: [...modelSecrets(env), env.githubToken, ...Object.values(operatorMcpSecrets(vars))].filter((s): s is string => Boolean(s)),
+      secrets: [...modelSecretsFor(env), env.githubToken, ...Object.values(operatorMcpSecrets(vars))].filter((s): s is string => Boolean(s)),
       mcpSecrets: operatorMcpSecrets(vars),
       // Inline in a workflow there are no commands: cancel the workflow run instead.
       commandName: null,

@@ -3,13 +3,14 @@ import { MODEL_PROVIDERS } from "../config/index.js";
 import { errorMessage } from "../errors/index.js";
 import { maskUrl } from "../logging/mask-url.js";
 import type { Check } from "./doctor.js";
+import { anthropicKey, modelProviderChecks } from "./model-provider-checks.js";
 
 /** How long `tackle doctor` waits for a model server. */
 const PROBE_TIMEOUT_MS = 5000;
 
 /**
- * `tackle doctor`'s checks of the model provider TACKLE_PROVIDER names: its credentials are set and,
- * for a server of ours to reach (openai), that it answers and serves TACKLE_MODEL. Keys are never
+ * The model provider TACKLE_PROVIDER names: its credentials are set and, for a server of ours to reach
+ * (openai), that it answers and serves TACKLE_MODEL; bedrock and vertex as modelProviderChecks says. Keys are never
  * shown; a URL is shown with its password masked.
  */
 export async function checkModelProvider(env: NodeJS.ProcessEnv): Promise<Check[]> {
@@ -21,7 +22,7 @@ export async function checkModelProvider(env: NodeJS.ProcessEnv): Promise<Check[
       return [await openaiServer(env)];
     case "bedrock":
     case "vertex":
-      return [{ name: "model provider", ok: false, detail: `TACKLE_PROVIDER=${provider} is not built yet` }];
+      return modelProviderChecks(env);
     default:
       return [
         {
@@ -32,17 +33,6 @@ export async function checkModelProvider(env: NodeJS.ProcessEnv): Promise<Check[
         },
       ];
   }
-}
-
-function anthropicKey(env: NodeJS.ProcessEnv): Check {
-  return env.ANTHROPIC_API_KEY
-    ? { name: "model key", ok: true, detail: "ANTHROPIC_API_KEY is set" }
-    : {
-        name: "model key",
-        ok: false,
-        detail: "ANTHROPIC_API_KEY is not set",
-        fix: "export ANTHROPIC_API_KEY=sk-ant-… (or use --replay FILE for local runs)",
-      };
 }
 
 /** Asks `GET {base}/models`, which vLLM, Ollama, LiteLLM and OpenAI all serve, with the key if there is one. */

@@ -6,6 +6,7 @@ import { maskUrl } from "../logging/mask-url.js";
 import { createRedactor } from "../util/redact.js";
 import { detectSandbox } from "../workspace/index.js";
 import { checkModelProvider } from "./check-model-provider.js";
+import { modelProviderChecks } from "./model-provider-checks.js";
 
 const run = promisify(execFile);
 
@@ -62,7 +63,10 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<Check[]> {
   } else {
     checks.push({ name: "redis", ok: true, detail: "REDIS_URL unset: the server runs jobs in-process" });
   }
-  checks.push(...(await checkModelProvider(env)));
+  // The chosen provider's settings and where its credentials come from, never their values; an
+  // OpenAI-compatible server is asked whether it answers and serves TACKLE_MODEL.
+  checks.push(...modelProviderChecks(env));
+  if (env.TACKLE_PROVIDER?.trim().toLowerCase() === "openai") checks.push(...(await checkModelProvider(env)));
   const appReady = Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH) && env.WEBHOOK_SECRET);
   checks.push(
     appReady

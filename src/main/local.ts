@@ -1,10 +1,10 @@
 import path from "node:path";
 import { createReplayClient, type ModelClient } from "../agent/index.js";
-import { missingModelCredentials, modelClientFor, modelSecrets } from "./model-client-for.js";
-import { loadEnv } from "../config/index.js";
+import { loadEnv, missingModelSettings } from "../config/index.js";
 import { createLogger } from "../logging/logger.js";
 import { runLocal } from "../worker/run-local.js";
 import { detectSandbox } from "../workspace/index.js";
+import { modelClientFor, modelSecretsFor } from "./model-client-for.js";
 
 /** Wiring for `tackle run --local`. */
 export async function runLocalCommand(
@@ -18,9 +18,13 @@ export async function runLocalCommand(
   if (options.replay) {
     model = await createReplayClient(path.resolve(options.replay));
   } else {
-    const missing = missingModelCredentials(env);
-    if (missing !== undefined) {
-      console.error(`tackle: ${missing}. Export it, or use --replay FILE to run a recorded session.`);
+    if (env.provider === "anthropic" && !env.anthropicApiKey) {
+      console.error("tackle: ANTHROPIC_API_KEY is not set. Export it, or use --replay FILE to run a recorded session.");
+      return 2;
+    }
+    const missing = missingModelSettings(processEnv, "local");
+    if (missing.length > 0) {
+      console.error(`tackle: TACKLE_PROVIDER=${env.provider} is not set up:\n${missing.map((problem) => `- ${problem}`).join("\n")}`);
       return 2;
     }
     model = modelClientFor(env);
@@ -38,7 +42,7 @@ export async function runLocalCommand(
     modelName,
     home: env.home,
     sandbox: sandbox.available ? "bwrap" : "off",
-    secrets: modelSecrets(env),
+    secrets: modelSecretsFor(env),
     clock: Date.now,
     logger,
     print: (line) => console.log(line),

@@ -1,52 +1,97 @@
-import { createOpenAIClient } from "../agent/index.js";
-import type { ModelClient } from "../agent/model-client.js";
+import { readFileSync } from "node:fs";
+import { createAnthropicClient, createBedrockClient, createOpenAIClient, createVertexClient, type ModelClient } from "../agent/index.js";
 import { providerPrice } from "../agent/pricing.js";
 import type { TackleEnv } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import { urlSecrets } from "../logging/mask-url.js";
-import { anthropicClientFor } from "./anthropic-client-for.js";
 
-type ProviderEnv = Pick<TackleEnv, "provider" | "anthropicApiKey" | "anthropicBaseUrl" | "openaiBaseUrl" | "openaiApiKey" | "modelPrices">;
+/** What choosing, building and pricing a model client reads of the environment. */
+export type ModelEnv = Pick<
+  TackleEnv,
+  "provider" | "anthropicApiKey" | "anthropicBaseUrl" | "openaiBaseUrl" | "openaiApiKey" | "modelPrices" | "bedrock" | "vertex"
+>;
 
 /**
- * The model client of the provider TACKLE_PROVIDER names, for every entry point, priced by that
- * provider's table and the operator's TACKLE_MODEL_PRICES.
+ * The model client of the chosen provider (TACKLE_PROVIDER), for every entry point, priced by that
+ * provider's table and the operator's TACKLE_MODEL_PRICES. Each provider's SDK gets its settings from
+ * the parsed environment, never from process.env behind Tackle's back.
  */
-export function modelClientFor(env: ProviderEnv): ModelClient {
+export function modelClientFor(env: ModelEnv): ModelClient {
   const client = providerClient(env);
   return { ...client, price: (model) => providerPrice(env.provider, model, env.modelPrices) };
 }
 
-function providerClient(env: ProviderEnv): ModelClient {
+function providerClient(env: ModelEnv): ModelClient {
   switch (env.provider) {
     case "anthropic":
-      return anthropicClientFor(env);
+      return createAnthropicClient({
+        ...(env.anthropicApiKey ? { apiKey: env.anthropicApiKey } : {}),
+        ...(env.anthropicBaseUrl ? { baseURL: env.anthropicBaseUrl } : {}),
+      });
     case "openai":
       if (env.openaiBaseUrl === null) throw new TackleError("env_invalid", "TACKLE_PROVIDER=openai needs OPENAI_BASE_URL (such as http://localhost:8000/v1)");
       return createOpenAIClient({ baseURL: env.openaiBaseUrl, ...(env.openaiApiKey ? { apiKey: env.openaiApiKey } : {}) });
-    case "bedrock":
-    case "vertex":
-      throw new TackleError("env_invalid", `TACKLE_PROVIDER=${env.provider} is not built yet`);
+    case "bedrock": {
+      const bedrock = env.bedrock;
+      if (!bedrock?.region) throw unset("AWS_REGION", "bedrock");
+      return createBedrockClient({
+        region: bedrock.region,
+        ...(bedrock.baseUrl ? { baseURL: bedrock.baseUrl } : {}),
+        ...(bedrock.apiKey ? { apiKey: bedrock.apiKey } : {}),
+        ...(bedrock.keys
+          ? {
+              credentials: {
+                accessKeyId: bedrock.keys.accessKeyId,
+                secretAccessKey: bedrock.keys.secretAccessKey,
+                ...(bedrock.keys.sessionToken ? { sessionToken: bedrock.keys.sessionToken } : {}),
+              },
+            }
+          : {}),
+      });
+    }
+    case "vertex": {
+      const vertex = env.vertex;
+      if (!vertex?.region) throw unset("CLOUD_ML_REGION", "vertex");
+      return createVertexClient({
+        region: vertex.region,
+        ...(vertex.projectId ? { projectId: vertex.projectId } : {}),
+        ...(vertex.baseUrl ? { baseURL: vertex.baseUrl } : {}),
+        ...(vertex.credentialsFile ? { keyFile: vertex.credentialsFile } : {}),
+      });
+    }
   }
 }
+
+function unset(name: string, provider: string): TackleError {
+  return new TackleError("env_invalid", `${name} is not set: TACKLE_PROVIDER=${provider} needs it to reach the model`);
+}
+
+/** Fields of a Google credentials file that are credentials (the rest names accounts and endpoints). */
+const GOOGLE_SECRET_FIELDS = ["private_key", "private_key_id", "client_secret", "refresh_token"];
 
 /**
- * Why the chosen provider cannot serve a job, in words for the operator; undefined when it can. For
- * entry points that load the environment without requiring the model's credentials (local, Action).
+ * The model provider's credentials, masked by value in everything a job writes: the Anthropic key, the
+ * OpenAI key and a password inside OPENAI_BASE_URL, Bedrock's keys, session token and API key, and the
+ * secrets inside Vertex's credentials file (which is read here for that; one that cannot be read adds
+ * nothing, and fails the first model call instead).
  */
-export function missingModelCredentials(env: ProviderEnv): string | undefined {
-  switch (env.provider) {
-    case "anthropic":
-      return env.anthropicApiKey ? undefined : "ANTHROPIC_API_KEY is not set";
-    case "openai":
-      return env.openaiBaseUrl === null ? "TACKLE_PROVIDER=openai needs OPENAI_BASE_URL (the server's base URL, such as http://localhost:8000/v1)" : undefined;
-    case "bedrock":
-    case "vertex":
-      return undefined;
-  }
+export function modelSecretsFor(env: ModelEnv, readFile: (path: string) => string = (path) => readFileSync(path, "utf8")): string[] {
+  const secrets = [env.anthropicApiKey, env.openaiApiKey, ...(env.openaiBaseUrl === null ? [] : urlSecrets(env.openaiBaseUrl))];
+  const keys = env.bedrock?.keys;
+  secrets.push(env.bedrock?.apiKey ?? null, keys?.accessKeyId ?? null, keys?.secretAccessKey ?? null, keys?.sessionToken ?? null);
+  const file = env.vertex?.credentialsFile;
+  if (file) secrets.push(...googleFileSecrets(file, readFile));
+  return secrets.filter((secret): secret is string => Boolean(secret));
 }
 
-/** The provider's credentials, for the redaction list: keys, and a password inside a base URL. */
-export function modelSecrets(env: ProviderEnv): string[] {
-  return [env.anthropicApiKey, env.openaiApiKey, ...(env.openaiBaseUrl === null ? [] : urlSecrets(env.openaiBaseUrl))].filter((s): s is string => Boolean(s));
+function googleFileSecrets(file: string, readFile: (path: string) => string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFile(file));
+  } catch {
+    return [];
+  }
+  if (typeof parsed !== "object" || parsed === null) return [];
+  const fields = parsed as Record<string, unknown>;
+  return GOOGLE_SECRET_FIELDS.map((name) => fields[name]).filter((value): value is string => typeof value === "string");
 }

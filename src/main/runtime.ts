@@ -9,7 +9,7 @@ import type { Logger } from "../logging/logger.js";
 import type { ProcessJobDeps } from "../worker/process-job.js";
 import { createRepoCache, detectSandbox } from "../workspace/index.js";
 import type { BotIdentity } from "./webhook-app.js";
-import { modelClientFor, modelSecrets } from "./model-client-for.js";
+import { modelClientFor, modelSecretsFor } from "./model-client-for.js";
 
 export interface JobRuntime {
   env: TackleEnv<"server" | "worker">;
@@ -74,7 +74,7 @@ export async function createJobRuntime(
   const repoCache = createRepoCache({ home: env.home, logger });
   await repoCache.pruneStale();
   const mcpSecrets = operatorMcpSecrets(processEnv);
-  const secrets = [...modelSecrets(env), app.webhookSecret, app.privateKey, env.metricsToken, env.dashboardToken, ...Object.values(mcpSecrets)].filter(
+  const secrets = [...modelSecretsFor(env), app.webhookSecret, app.privateKey, env.metricsToken, env.dashboardToken, ...Object.values(mcpSecrets)].filter(
     (s): s is string => Boolean(s),
   );
   const deps: ProcessJobDeps = {

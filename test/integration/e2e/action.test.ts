@@ -19,6 +19,7 @@ import {
   type FakeGitHub,
   type ScriptedTurn,
 } from "../../fakes/index.js";
+import { startFakeBedrock } from "../../fakes/fake-bedrock.js";
 import { demoRepoFiles, fixTemperatureScript, OWNER, REPO, tempDirIn } from "./harness.js";
 
 const run = promisify(execFile);
@@ -575,7 +576,9 @@ describe("GitHub Action (dist/action.js)", () => {
     // Without the server's URL the step fails before any model request, saying which variable is missing.
     const missing = await runAction(world, commentEvent(world, "alice", "@tackle again"), { ...providerEnv, OPENAI_BASE_URL: "" });
     expect(missing.code, missing.stdout + missing.stderr).toBe(1);
-    expect(errorAnnotations(missing.stdout).join("\n")).toContain("TACKLE_PROVIDER=openai needs OPENAI_BASE_URL");
+    const missingErrors = errorAnnotations(missing.stdout).join("\n");
+    expect(missingErrors).toContain("TACKLE_PROVIDER=openai is not set up:");
+    expect(missingErrors).toContain("`OPENAI_BASE_URL`: required to run jobs with TACKLE_PROVIDER=openai");
     expect(openai.requests.length).toBe(fixTemperatureScript().length);
   });
 
@@ -585,5 +588,36 @@ describe("GitHub Action (dist/action.js)", () => {
     expect(result.code, result.stdout + result.stderr).toBe(1);
     expect(errorAnnotations(result.stdout)).toEqual(["::error::Tackle: the `allow_unsandboxed` input must be true or false, not 'yes'"]);
     expect(world.model.requests).toHaveLength(0);
+  });
+
+  it("TACKLE_PROVIDER=bedrock with the AWS keys a credentials step exports: no Anthropic key, signed requests, the keys masked; exit 0", async () => {
+    const world = await startWorld([]);
+    const bedrock = await startFakeBedrock(fixTemperatureScript());
+    cleanups.push(() => bedrock.close());
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), {
+      ...bedrock.env(),
+      INPUT_ANTHROPIC_API_KEY: "",
+      ANTHROPIC_BASE_URL: "",
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(world.gh.pulls(OWNER, REPO)).toHaveLength(1);
+    expect(bedrock.requests.length).toBe(fixTemperatureScript().length);
+    expect(bedrock.requests.every((r) => r.signature.ok)).toBe(true);
+    expect(world.model.requests).toHaveLength(0);
+    // The runner masks what the step registers as secrets in every later log line.
+    for (const secret of [bedrock.credentials.secretAccessKey, bedrock.credentials.sessionToken!]) expect(result.stdout).toContain(`::add-mask::${secret}`);
+  });
+
+  it("TACKLE_PROVIDER=vertex without CLOUD_ML_REGION: the step fails naming the variable and the issue is told; no model request", async () => {
+    const world = await startWorld();
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { TACKLE_PROVIDER: "vertex", INPUT_ANTHROPIC_API_KEY: "" });
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    const errors = errorAnnotations(result.stdout);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain("TACKLE_PROVIDER=vertex is not set up:");
+    expect(errors[0]).toContain("`CLOUD_ML_REGION`: required with TACKLE_PROVIDER=vertex");
+    expect(world.model.requests).toHaveLength(0);
+    const ours = world.gh.comments(OWNER, REPO, world.issueNumber).filter((c) => c.user === ACTIONS_BOT);
+    expect(ours.map((c) => c.body)).toEqual([expect.stringContaining("model provider (vertex) is not set up")]);
   });
 });

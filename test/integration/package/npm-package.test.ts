@@ -4,6 +4,7 @@
 // installed bin runs: `npx tackle --help`, `--version`, `doctor`, and the README's demo run.
 import { execFile } from "node:child_process";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { isBuiltin } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -56,7 +57,8 @@ async function externalImports(): Promise<Set<string>> {
     // esbuild writes an import it leaves external as a statement at the start of a line, double-quoted.
     for (const match of text.matchAll(/^import\s[^;]*?\bfrom\s*"([^"]+)";|^import\s*"([^"]+)";|\bimport\(\s*"([^"]+)"\s*\)/gm)) {
       const specifier = (match[1] ?? match[2] ?? match[3])!;
-      if (specifier.startsWith(".") || specifier.startsWith("node:")) continue;
+      // Node's own modules, with or without `node:` (a bundled dependency may write `import "crypto"`).
+      if (specifier.startsWith(".") || specifier.startsWith("node:") || isBuiltin(specifier)) continue;
       found.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!);
     }
   }

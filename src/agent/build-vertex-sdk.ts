@@ -1,0 +1,24 @@
+// Loaded by vertex-client.ts on the first call only. A module of ours rather than a dynamic import of
+// google-auth-library itself: in the split CLI bundle, a dynamic import of a CommonJS package has only
+// a default export, while a static one here gets its named exports.
+import { AnthropicVertex } from "@anthropic-ai/vertex-sdk";
+import { GoogleAuth } from "google-auth-library";
+import type { VertexClientOptions } from "./vertex-client.js";
+
+const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
+
+/** The Vertex SDK client over a Google auth client built here, so its failure is this call's. */
+export async function buildVertexSdk(options: VertexClientOptions, maxRetries: number): Promise<AnthropicVertex> {
+  // The file is passed, never left to the library: it would read GOOGLE_APPLICATION_CREDENTIALS
+  // from process.env, beside the environment Tackle was given.
+  const auth = new GoogleAuth({ scopes: CLOUD_PLATFORM_SCOPE, ...(options.keyFile !== undefined && { keyFilename: options.keyFile }) });
+  const authClient = await auth.getClient();
+  return new AnthropicVertex({
+    region: options.region,
+    authClient,
+    ...(options.projectId !== undefined && { projectId: options.projectId }),
+    ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
+    maxRetries,
+    ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+  });
+}
