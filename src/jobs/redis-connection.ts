@@ -96,3 +96,38 @@ export function redisUnavailable(what: string, cause?: unknown): TackleError {
   const detail = cause === undefined ? "" : `: ${errorMessage(cause)}`;
   return new TackleError("queue_unavailable", `Redis is unavailable; could not ${what}${detail}`, { retryable: true, cause });
 }
+
+/** A connection opened on its first operation, each operation failing as `redisUnavailable`. */
+export interface LazyRedis {
+  /** Runs one operation; a closed store, a connection or a command that fails: `queue_unavailable`. */
+  run<T>(what: string, operation: (redis: Redis) => Promise<T>): Promise<T>;
+  /** Drops the connection; later operations fail with "the <label> is closed". */
+  close(): void;
+}
+
+/**
+ * The connection of a Redis-backed store (memory, daily budget, job store): opened on first use, so a
+ * process that never needs it holds none, with a short command timeout and one retry per command.
+ */
+export function lazyRedis(options: { redisUrl: string; operationTimeoutMs?: number }, logger: Logger, label: string): LazyRedis {
+  let client: Redis | undefined;
+  let closed = false;
+  const redis = (): Redis => {
+    if (closed) throw new Error(`the ${label} is closed`);
+    client ??= connectRedis(options.redisUrl, logger, label, { maxRetriesPerRequest: 1, commandTimeout: options.operationTimeoutMs ?? 3_000 });
+    return client;
+  };
+  return {
+    async run(what, operation) {
+      try {
+        return await operation(redis());
+      } catch (error) {
+        throw redisUnavailable(what, error);
+      }
+    },
+    close() {
+      closed = true;
+      client?.disconnect();
+    },
+  };
+}

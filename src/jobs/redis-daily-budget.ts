@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
 import type { Logger } from "../logging/logger.js";
 import { sleep } from "../util/sleep.js";
 import {
@@ -16,7 +15,7 @@ import {
   type BudgetUsage,
   type DailyBudget,
 } from "./daily-budget.js";
-import { connectRedis, redisUnavailable } from "./redis-connection.js";
+import { lazyRedis } from "./redis-connection.js";
 
 export interface RedisDailyBudgetOptions {
   redisUrl: string;
@@ -115,22 +114,8 @@ const SETTLE_ATTEMPTS = 4;
 export function createRedisDailyBudget(options: RedisDailyBudgetOptions): DailyBudget {
   const prefix = options.prefix ?? "tackle";
   const log = options.logger.child({ budget: "redis" });
-  let client: Redis | undefined;
-  let closed = false;
-
   // Opened on first use: a process whose jobs have no cap holds no connection.
-  const redis = (): Redis => {
-    if (closed) throw new Error("the daily budget is closed");
-    client ??= connectRedis(options.redisUrl, log, "daily budget", { maxRetriesPerRequest: 1, commandTimeout: options.operationTimeoutMs ?? 3_000 });
-    return client;
-  };
-  const run = async <T>(what: string, operation: (redis: Redis) => Promise<T>): Promise<T> => {
-    try {
-      return await operation(redis());
-    } catch (error) {
-      throw redisUnavailable(what, error);
-    }
-  };
+  const { run, close } = lazyRedis(options, log, "daily budget");
   const keysOf = (scopes: { installation: string; repository: string; now: number }): [string, string] => {
     const base = `${prefix}:budget:{${utcDay(scopes.now)}}`;
     return [`${base}:installation:${scopes.installation}`, `${base}:repo:${normalizeRepository(scopes.repository)}`];
@@ -189,8 +174,7 @@ export function createRedisDailyBudget(options: RedisDailyBudgetOptions): DailyB
     },
 
     async close() {
-      closed = true;
-      client?.disconnect();
+      close();
     },
   };
 }

@@ -3,7 +3,7 @@ import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { safeArtifactName } from "../util/safe-artifact-name.js";
 import { ARTIFACT_ID, CUT_LINE, JOB_STORE_LIMITS, type ArtifactMeta, type JobRecord, type JobStore, type JobStoreLimits, type StoredJob } from "./job-store.js";
-import { connectRedis, redisUnavailable } from "./redis-connection.js";
+import { connectRedis, lazyRedis } from "./redis-connection.js";
 
 export interface RedisJobStoreOptions {
   redisUrl: string;
@@ -156,23 +156,10 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
   const limits: JobStoreLimits = { ...JOB_STORE_LIMITS, ...(options.limits ?? {}) };
   const clock = options.clock ?? Date.now;
   const log = options.logger.child({ jobStore: "redis" });
-  let client: Redis | undefined;
+  const connection = lazyRedis(options, log, "job store");
+  const run = connection.run;
   let subscriber: Redis | undefined;
   const watchers = new Map<string, Set<() => void>>();
-  let closed = false;
-
-  const redis = (): Redis => {
-    if (closed) throw new Error("the job store is closed");
-    client ??= connectRedis(options.redisUrl, log, "job store", { maxRetriesPerRequest: 1, commandTimeout: options.operationTimeoutMs ?? 3_000 });
-    return client;
-  };
-  const run = async <T>(what: string, operation: (redis: Redis) => Promise<T>): Promise<T> => {
-    try {
-      return await operation(redis());
-    } catch (error) {
-      throw redisUnavailable(what, error);
-    }
-  };
   const announce = (jobId: string): Promise<unknown> => run("announce a job change", (r) => r.publish(`${p}events:${jobId}`, "1"));
 
   const subscribe = (): Redis => {
@@ -312,9 +299,8 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
     },
 
     async close() {
-      closed = true;
+      connection.close();
       watchers.clear();
-      client?.disconnect();
       subscriber?.disconnect();
     },
   };

@@ -1,9 +1,8 @@
-import type { Redis } from "ioredis";
 import type { Memory } from "../agent/ports.js";
 import type { Logger } from "../logging/logger.js";
 import { fromStoredMemory, toMemorySummary, toStoredMemory } from "../workspace/stored-memory.js";
 import type { MemoryBackend } from "./memory-store.js";
-import { connectRedis, redisUnavailable } from "./redis-connection.js";
+import { lazyRedis } from "./redis-connection.js";
 
 export interface RedisMemoryBackendOptions {
   redisUrl: string;
@@ -37,23 +36,8 @@ export function createRedisMemoryBackend(options: RedisMemoryBackendOptions): Me
   const prefix = options.prefix ?? "tackle";
   const log = options.logger.child({ memory: "redis" });
   const hashKey = (repoKey: string): string => `${prefix}:memory:${repoKey}`;
-  let client: Redis | undefined;
-  let closed = false;
-
-  // Opened on first use: a process that never touches memory holds no connection.
-  const redis = (): Redis => {
-    if (closed) throw new Error("the memory store is closed");
-    client ??= connectRedis(options.redisUrl, log, "memory", { maxRetriesPerRequest: 1, commandTimeout: options.operationTimeoutMs ?? 3_000 });
-    return client;
-  };
-
-  const run = async <T>(what: string, operation: (redis: Redis) => Promise<T>): Promise<T> => {
-    try {
-      return await operation(redis());
-    } catch (error) {
-      throw redisUnavailable(what, error);
-    }
-  };
+  const connection = lazyRedis(options, log, "memory store");
+  const run = connection.run;
 
   return {
     async list(repoKey) {
@@ -82,8 +66,7 @@ export function createRedisMemoryBackend(options: RedisMemoryBackendOptions): Me
     },
 
     async close() {
-      closed = true;
-      client?.disconnect();
+      connection.close();
     },
   };
 }
