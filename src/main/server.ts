@@ -6,7 +6,7 @@ import { createEmbeddedAckClaims, createQueue, type JobData, type Queue } from "
 import { createLogger, type Logger } from "../logging/logger.js";
 import { createRedactor } from "../util/redact.js";
 import { createMetrics } from "../web/create-metrics.js";
-import type { JobStore } from "../jobs/job-store.js";
+import { triggerFields, type JobStore } from "../jobs/job-store.js";
 import { createDashboard, type Dashboard } from "../web/dashboard/create-dashboard.js";
 import { createQueueBoard } from "../web/dashboard/create-queue-board.js";
 import { handleHealth } from "../web/health.js";
@@ -236,17 +236,7 @@ function recordingEnqueues(queue: Queue, store: JobStore, logger: Logger): Queue
       const outcome = await queue.enqueue(data);
       if (outcome.status === "queued" && outcome.jobId === data.jobId) {
         // No status: a worker that already started the job keeps its "running".
-        store
-          .record({
-            jobId: data.jobId,
-            repo: `${data.repo.owner}/${data.repo.name}`,
-            number: data.number,
-            isPullRequest: data.isPullRequest,
-            trigger: data.trigger.kind,
-            actor: data.trigger.actor,
-            enqueuedAt: data.enqueuedAt,
-          })
-          .catch((error: unknown) => logger.warn({ err: error }, "could not record the queued job for the dashboard"));
+        store.record(triggerFields(data)).catch((error: unknown) => logger.warn({ err: error }, "could not record the queued job for the dashboard"));
       }
       return outcome;
     },

@@ -2,7 +2,7 @@ import path from "node:path";
 import type { ArtifactInfo, ArtifactPort } from "../agent/ports.js";
 import { TackleError, errorMessage } from "../errors/index.js";
 import type { JobData } from "../jobs/job-data.js";
-import type { JobRecordUpdate, JobStatus, JobStore } from "../jobs/job-store.js";
+import { triggerFields, type JobRecordUpdate, type JobStatus, type JobStore } from "../jobs/job-store.js";
 import type { Logger } from "../logging/logger.js";
 import { safeArtifactName } from "../util/safe-artifact-name.js";
 import type { JobStats } from "./tracking-comment.js";
@@ -57,12 +57,7 @@ export function startJobRecording(options: JobRecordingOptions): JobRecording {
 
   const startedAt = options.clock();
   void record({
-    repo: `${data.repo.owner}/${data.repo.name}`,
-    number: data.number,
-    isPullRequest: data.isPullRequest,
-    trigger: data.trigger.kind,
-    actor: data.trigger.actor,
-    enqueuedAt: data.enqueuedAt,
+    ...triggerFields(data),
     status: "running",
     startedAt: new Date(startedAt).toISOString(),
     attempt: options.attempt,

@@ -1,3 +1,4 @@
+import { readBody } from "./read-body.js";
 /**
  * A fake Anthropic Messages API on 127.0.0.1 driven by a script of turns. It speaks the wire
  * format the real SDK expects (JSON messages, SSE streams, error bodies and retry headers) and
@@ -330,13 +331,4 @@ function safePartialParse(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
 }

@@ -1,3 +1,5 @@
+import { readBody } from "./read-body.js";
+import { forwardToFakeAnthropic } from "./forward-to-fake-anthropic.js";
 /**
  * A fake Amazon Bedrock runtime on 127.0.0.1 for Claude: `POST /model/{modelId}/invoke` and
  * `/model/{modelId}/invoke-with-response-stream`, SigV4-checked against the test's known keys, the
@@ -7,7 +9,7 @@
  * across writes), errors as `{message}` with `x-amzn-ErrorType`, and a stream's error as an exception frame.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { bedrockChunk, bedrockException } from "./aws-event-stream.js";
 import { startFakeAnthropic, type FakeAnthropic, type ScriptedModel } from "./fake-anthropic.js";
@@ -119,7 +121,7 @@ export async function startFakeBedrock(script: ScriptedModel, options: FakeBedro
       if (extraneous in parsed) return fail(400, "ValidationException", `Malformed input request: extraneous key [${extraneous}] is not permitted`);
     }
     const { anthropic_version: version, anthropic_beta: _beta, ...messages } = parsed;
-    const upstream = await forward(model, { ...messages, model: record.modelId, stream: record.stream }, String(version));
+    const upstream = await forwardToFakeAnthropic(model, { ...messages, model: record.modelId, stream: record.stream }, String(version));
     if (upstream.statusCode !== 200) {
       const error = JSON.parse((await readBody(upstream)).toString("utf8")) as { error?: { type?: string; message?: string } };
       const type = error.error?.type ?? "api_error";
@@ -182,18 +184,6 @@ function retryHeaders(upstream: IncomingMessage): Record<string, string> {
     if (typeof value === "string") headers[name] = value;
   }
   return headers;
-}
-
-function forward(model: FakeAnthropic, body: Record<string, unknown>, version: string): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const upstream = httpRequest(`${model.url}/v1/messages`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-api-key": model.apiKey, "anthropic-version": version },
-    });
-    upstream.on("response", resolve);
-    upstream.on("error", reject);
-    upstream.end(JSON.stringify(body));
-  });
 }
 
 /**
@@ -268,13 +258,4 @@ function relayAsFrames(upstream: IncomingMessage, res: ServerResponse): Promise<
 
 function lowerFirst(name: string): string {
   return name.charAt(0).toLowerCase() + name.slice(1);
-}
-
-function readBody(stream: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    stream.on("end", () => resolve(Buffer.concat(chunks)));
-    stream.on("error", reject);
-  });
 }

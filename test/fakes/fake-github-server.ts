@@ -1,3 +1,4 @@
+import { readBody } from "./read-body.js";
 /**
  * The fake GitHub's HTTP front: routes each request to git smart HTTP or to the REST table,
  * applies GitHub's authentication rules and injected failures, and logs what it answered.
@@ -224,13 +225,4 @@ function gitCredential(header: string | undefined): string | undefined {
   // `x-access-token:TOKEN` (Apps) and `TOKEN:x-oauth-basic` (PATs) both work on GitHub.
   if (password && password !== "x-oauth-basic") return password;
   return user || undefined;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
 }

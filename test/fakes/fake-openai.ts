@@ -1,3 +1,4 @@
+import { readBody } from "./read-body.js";
 /**
  * A fake OpenAI-compatible chat-completions server (the API vLLM, Ollama and LiteLLM copy) on
  * 127.0.0.1, driven by the same scripts as the fake Anthropic API (ScriptedModel). It checks what the
@@ -354,13 +355,4 @@ function retryHeaders(turn: ScriptedError): Record<string, string> {
     ...(turn.retryAfter === undefined ? {} : { "retry-after": String(turn.retryAfter) }),
     ...(turn.retryAfterMs === undefined ? {} : { "retry-after-ms": String(turn.retryAfterMs) }),
   };
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
 }

@@ -1,3 +1,5 @@
+import { readBody } from "./read-body.js";
+import { forwardToFakeAnthropic } from "./forward-to-fake-anthropic.js";
 /**
  * A fake Vertex AI endpoint for Claude on 127.0.0.1, and the Google token service in front of it, the
  * content served by a scripted fake Anthropic behind both:
@@ -12,7 +14,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { startFakeAnthropic, type FakeAnthropic, type ScriptedModel } from "./fake-anthropic.js";
@@ -138,7 +140,7 @@ export async function startFakeVertex(script: ScriptedModel, options: FakeVertex
     if ("model" in body) return fail(400, "INVALID_ARGUMENT", "model: Extra inputs are not permitted (the model is in the URL)");
 
     const { anthropic_version: version, ...messages } = body;
-    const upstream = await forward(model, { ...messages, model: record.model, stream: record.stream }, version);
+    const upstream = await forwardToFakeAnthropic(model, { ...messages, model: record.model, stream: record.stream }, version);
     record.status = upstream.statusCode ?? 500;
     // Claude's own answers and errors come back in the Messages API's shapes, SSE included.
     const headers: Record<string, string> = {};
@@ -189,25 +191,4 @@ export async function startFakeVertex(script: ScriptedModel, options: FakeVertex
 function sendGoogleError(res: ServerResponse, status: number, googleStatus: string, message: string): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify({ error: { code: status, message, status: googleStatus } }));
-}
-
-function forward(model: FakeAnthropic, body: Record<string, unknown>, version: string): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const upstream = httpRequest(`${model.url}/v1/messages`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-api-key": model.apiKey, "anthropic-version": version },
-    });
-    upstream.on("response", resolve);
-    upstream.on("error", reject);
-    upstream.end(JSON.stringify(body));
-  });
-}
-
-function readBody(stream: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    stream.on("end", () => resolve(Buffer.concat(chunks)));
-    stream.on("error", reject);
-  });
 }
