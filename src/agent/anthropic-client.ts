@@ -1,3 +1,4 @@
+import { modelRetryDelayMs, waitToRetry } from "./model-retry.js";
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import { errorMessage, TackleError } from "../errors/tackle-error.js";
 import { accumulateMessage } from "./accumulate-message.js";
@@ -111,7 +112,7 @@ export function createStreamingClient(options: StreamingClientOptions): ModelCli
         } catch (error) {
           const mapped = streaming ? toStreamFailure(error, signal, api) : toTackleError(error, signal, api);
           if (!(streaming && mapped.retryable && attempt < maxRetries)) throw mapped;
-          await sleep(backoffMs(attempt), signal);
+          await waitToRetry(modelRetryDelayMs(attempt), signal);
         }
       }
     },
@@ -165,24 +166,4 @@ function toStreamFailure(error: unknown, signal: AbortSignal, api: string): Tack
   if (signal.aborted) return new TackleError("aborted", "the model call was aborted", { cause: error });
   if (error instanceof TackleError || error instanceof APIError || error instanceof APIUserAbortError) return toTackleError(error, signal, api);
   return new TackleError("model_api", `${api} stream cut: ${errorMessage(error)}`, { retryable: true, cause: error });
-}
-
-function backoffMs(attempt: number): number {
-  const base = Math.min(8_000, 500 * 2 ** attempt);
-  return base * (0.75 + Math.random() * 0.25);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new TackleError("aborted", "the model call was aborted"));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
 }

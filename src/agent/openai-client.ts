@@ -1,3 +1,4 @@
+import { modelRetryDelayMs, waitToRetry } from "./model-retry.js";
 import { errorMessage, TackleError } from "../errors/tackle-error.js";
 import { maskUrl } from "../logging/mask-url.js";
 import { accumulateChatCompletion } from "./accumulate-chat-completion.js";
@@ -69,7 +70,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
         } catch (error) {
           const mapped = error instanceof TackleError ? error : failure(error, signal, undefined, `model call failed: ${errorMessage(error)}`);
           if (!mapped.retryable || tries >= maxRetries) throw mapped;
-          await sleep(retryDelayMs(error, tries), signal);
+          await waitToRetry(retryDelayMs(error, tries), signal);
         }
       }
     },
@@ -194,21 +195,5 @@ function idleTimer(ms: number): IdleTimer {
 function retryDelayMs(error: unknown, tries: number): number {
   const asked = error instanceof HttpFailure ? error.retryAfterMs : undefined;
   if (asked !== undefined && asked <= MAX_RETRY_AFTER_MS) return asked;
-  const base = Math.min(8_000, 500 * 2 ** tries);
-  return base * (0.75 + Math.random() * 0.25);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new TackleError("aborted", "the model call was aborted"));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
+  return modelRetryDelayMs(tries);
 }
