@@ -56,6 +56,8 @@ export interface VertexSettings {
   baseUrl: string | null;
   /** GOOGLE_APPLICATION_CREDENTIALS. @defaultValue null: Application Default Credentials (gcloud's file, the metadata server) */
   credentialsFile: string | null;
+  /** gcloud's Application Default Credentials file, which the Google library reads when `credentialsFile` is null (`$CLOUDSDK_CONFIG/application_default_credentials.json`, else under `~/.config/gcloud`). */
+  defaultCredentialsFile: string;
 }
 
 export interface TackleEnv<M extends EnvMode = EnvMode> {
@@ -286,6 +288,7 @@ const envSchema = z.object({
   ),
   ANTHROPIC_VERTEX_BASE_URL: optional(httpUrl),
   GOOGLE_APPLICATION_CREDENTIALS: optional(z.string()),
+  CLOUDSDK_CONFIG: optional(z.string()),
   TACKLE_MODEL: optional(modelName),
   TACKLE_ALLOWED_MODELS: optional(
     z
@@ -408,7 +411,7 @@ function build<M extends EnvMode>(
     openaiApiKey: vars.OPENAI_API_KEY ?? null,
     modelPrices: lists.modelPrices,
     bedrock: provider === "bedrock" ? bedrockSettings(vars) : null,
-    vertex: provider === "vertex" ? vertexSettings(vars) : null,
+    vertex: provider === "vertex" ? vertexSettings(vars, homeDir) : null,
     model,
     // The default model is always allowed: the operator chose it.
     allowedModels: [...new Set([model, ...(vars.TACKLE_ALLOWED_MODELS ?? [])])],
@@ -435,12 +438,13 @@ function bedrockSettings(vars: ParsedVars): BedrockSettings {
   };
 }
 
-function vertexSettings(vars: ParsedVars): VertexSettings {
+function vertexSettings(vars: ParsedVars, homeDir: string): VertexSettings {
   return {
     region: vars.CLOUD_ML_REGION ?? null,
     projectId: vars.ANTHROPIC_VERTEX_PROJECT_ID ?? null,
     baseUrl: vars.ANTHROPIC_VERTEX_BASE_URL ?? null,
     credentialsFile: vars.GOOGLE_APPLICATION_CREDENTIALS ?? null,
+    defaultCredentialsFile: join(vars.CLOUDSDK_CONFIG ?? join(homeDir, ".config", "gcloud"), "application_default_credentials.json"),
   };
 }
 

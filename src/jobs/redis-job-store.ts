@@ -120,13 +120,13 @@ return kept
 
 /**
  * Stores one artifact within the job's and the total cap, numbering it. ARGV: prefix, jobId,
- * maxJobArtifacts, maxTotal, ttlMs, now, meta JSON (without id), content. Returns the id, or
- * 'job_full' / 'store_full'.
+ * maxJobArtifacts, maxTotal, ttlMs, now, meta JSON (without id), content, overhead. Returns the id, or
+ * 'job_full' / 'store_full'. An artifact costs its content, its metadata and its keys' overhead.
  */
 const PUT_ARTIFACT = `${DROP}
 local p, id = ARGV[1], ARGV[2]
 local key = p..'job:'..id
-local n = #ARGV[8]
+local n = #ARGV[8] + #ARGV[7] + tonumber(ARGV[9])
 local used = tonumber(redis.call('HGET', key, 'ab') or '0')
 if used + n > tonumber(ARGV[3]) then return 'job_full' end
 if not room(p, id, n, tonumber(ARGV[4])) then return 'store_full' end
@@ -141,6 +141,12 @@ redis.call('PEXPIRE', key, ARGV[5])
 redis.call('PEXPIRE', p..'arts:'..id, ARGV[5])
 return aid
 `;
+
+/**
+ * What Redis spends on an artifact beyond its content and metadata (its own key with a TTL, a hash
+ * field): counted against the caps, so empty files uploaded again and again reach them too.
+ */
+const ARTIFACT_OVERHEAD_BYTES = 256;
 
 /**
  * The job store in Redis, where BullMQ's queue lives (`noeviction`): every byte it adds is counted
@@ -262,6 +268,7 @@ export function createRedisJobStore(options: RedisJobStoreOptions): JobStore {
           String(clock()),
           JSON.stringify(meta),
           artifact.content,
+          String(ARTIFACT_OVERHEAD_BYTES),
         ),
       );
       if (id === "job_full") throw jobFull(limits);

@@ -79,7 +79,8 @@ export function modelSecretsFor(env: ModelEnv, readFile: (path: string) => strin
   const secrets = [env.anthropicApiKey, env.openaiApiKey, ...(env.openaiBaseUrl === null ? [] : urlSecrets(env.openaiBaseUrl))];
   const keys = env.bedrock?.keys;
   secrets.push(env.bedrock?.apiKey ?? null, keys?.accessKeyId ?? null, keys?.secretAccessKey ?? null, keys?.sessionToken ?? null);
-  const file = env.vertex?.credentialsFile;
+  // Without GOOGLE_APPLICATION_CREDENTIALS the Google library reads gcloud's file, when there is one.
+  const file = env.vertex ? (env.vertex.credentialsFile ?? env.vertex.defaultCredentialsFile) : null;
   if (file) secrets.push(...googleFileSecrets(file, readFile));
   return secrets.filter((secret): secret is string => Boolean(secret));
 }
@@ -91,7 +92,13 @@ function googleFileSecrets(file: string, readFile: (path: string) => string): st
   } catch {
     return [];
   }
-  if (typeof parsed !== "object" || parsed === null) return [];
-  const fields = parsed as Record<string, unknown>;
-  return GOOGLE_SECRET_FIELDS.map((name) => fields[name]).filter((value): value is string => typeof value === "string");
+  return secretFields(parsed);
+}
+
+/** The secret fields at any depth: an impersonated service account keeps its user's in `source_credentials`. */
+function secretFields(value: unknown): string[] {
+  if (typeof value !== "object" || value === null) return [];
+  const fields = value as Record<string, unknown>;
+  const own = GOOGLE_SECRET_FIELDS.map((name) => fields[name]).filter((field): field is string => typeof field === "string");
+  return [...own, ...Object.values(fields).flatMap(secretFields)];
 }

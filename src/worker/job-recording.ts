@@ -87,7 +87,8 @@ export function startJobRecording(options: JobRecordingOptions): JobRecording {
       async upload(file) {
         const content = maskArtifact(file.content, redact);
         const description = file.description === undefined ? undefined : redact(file.description);
-        const name = safeArtifactName(file.name);
+        // The agent chose the name: masked like the content before it is made safe for paths and headers.
+        const name = safeArtifactName(redact(file.name));
         const meta = await store.putArtifact(data.jobId, {
           name,
           content,

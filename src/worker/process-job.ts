@@ -221,8 +221,20 @@ export async function processJob(
   } catch (error) {
     // Only what the queue retries is thrown here (or what broke before the job could end itself).
     await job.recording?.threw(error, isTackleError(error) ? error.retryable : true);
-    throw error;
+    // The queue keeps what is thrown (BullMQ's failedReason and stacktrace, shown by the queue view): masked.
+    throw maskedError(error, job.redact);
   }
+}
+
+/** The error with its message and stack through the job's redactor; its code and retryable flag kept, the original as its cause. */
+function maskedError(error: unknown, redact: (text: string) => string): Error {
+  const message = redact(errorMessage(error));
+  const masked = isTackleError(error)
+    ? new TackleError(error.code, message, { retryable: error.retryable, cause: error })
+    : new Error(message, { cause: error });
+  const stack = error instanceof Error ? error.stack : undefined;
+  masked.stack = stack === undefined ? `${masked.name}: ${message}` : redact(stack);
+  return masked;
 }
 
 async function runJob(job: JobContext, attempt: { attempt: number; maxAttempts: number }): Promise<JobOutcome> {

@@ -53,6 +53,11 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const { store, logger } = options;
   const streams = new Set<() => void>();
   let failures: number[] = [];
+  /** Whether the form's wrong tokens passed the limit within the last minute. */
+  const guessing = (): boolean => {
+    failures = failures.filter((at) => at > Date.now() - 60_000);
+    return failures.length >= MAX_FAILED_SIGN_INS;
+  };
 
   const send = (res: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void => {
     res.writeHead(status, { "content-type": "text/html; charset=utf-8", ...PAGE_HEADERS, ...headers }).end(body);
@@ -73,10 +78,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       if (reading) return auth.authorized(req) ? redirect(res, "/dashboard") : send(res, 200, renderLoginPage());
       if (method !== "POST") return send(res, 405, renderNotFound("Use the form."));
       if (!auth.sameOrigin(req)) return send(res, 403, renderLoginPage("This form must be sent from the dashboard's own page."));
-      failures = failures.filter((at) => at > Date.now() - 60_000);
-      if (failures.length >= MAX_FAILED_SIGN_INS)
-        return send(res, 429, renderLoginPage("Too many wrong tokens: try again in a minute."), { "retry-after": "60" });
       const token = new URLSearchParams(await readBody(req)).get("token") ?? "";
+      // Counted after the body is read, in the same step as the comparison: posts waiting together cannot all pass.
+      if (guessing()) return send(res, 429, renderLoginPage("Too many wrong tokens: try again in a minute."), { "retry-after": "60" });
       if (!auth.accepts(token)) {
         failures.push(Date.now());
         logger.warn({ remote: req.socket.remoteAddress }, "dashboard: a sign-in with a wrong token");

@@ -99,7 +99,13 @@ describe("TACKLE_PROVIDER=vertex", () => {
       { mode: "worker" },
     );
     expect(env).toMatchObject({ provider: "vertex", bedrock: null, model: DEFAULT_MODELS.vertex });
-    expect(env.vertex).toEqual({ region: "global", projectId: "my-project-123", baseUrl: null, credentialsFile: "/etc/tackle/gcp.json" });
+    expect(env.vertex).toEqual({
+      region: "global",
+      projectId: "my-project-123",
+      baseUrl: null,
+      credentialsFile: "/etc/tackle/gcp.json",
+      defaultCredentialsFile: expect.stringMatching(/application_default_credentials\.json$/),
+    });
   });
 
   it("requires CLOUD_ML_REGION to run jobs and checks the project id and base URL", () => {
