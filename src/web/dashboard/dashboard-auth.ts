@@ -6,8 +6,9 @@ export const SESSION_COOKIE = "tackle_dashboard";
 
 /**
  * Who may see the dashboard: a request with `Authorization: Bearer <token>`, or with the cookie the
- * login form sets. The cookie holds an HMAC of a fixed label keyed by the token: it proves the token
- * was given, survives restarts and replicas, dies when the token changes, and does not reveal it.
+ * login form sets. The cookie holds its expiry and an HMAC of it keyed by the token: it proves the
+ * token was given, survives restarts and replicas, does not reveal the token, and is refused by the
+ * server once it expires (a copied cookie lasts 12 hours at most) or the token changes.
  */
 export interface DashboardAuth {
   authorized(req: http.IncomingMessage): boolean;
@@ -20,8 +21,12 @@ export interface DashboardAuth {
   sameOrigin(req: http.IncomingMessage): boolean;
 }
 
-export function createDashboardAuth(options: { token: string; publicUrl: string | null }): DashboardAuth {
-  const session = createHmac("sha256", options.token).update("tackle dashboard session v1").digest("base64url");
+/** How long a login lasts, in the cookie's Max-Age and in the value the server checks. */
+const SESSION_SECONDS = 12 * 60 * 60;
+
+export function createDashboardAuth(options: { token: string; publicUrl: string | null; clock?: () => number }): DashboardAuth {
+  const clock = options.clock ?? Date.now;
+  const sign = (expires: string): string => createHmac("sha256", options.token).update(`tackle dashboard session v2 ${expires}`).digest("base64url");
   const digest = (text: string): Buffer => createHash("sha256").update(text).digest();
   // Comparing fixed-length digests: neither the length nor the content leaks through timing.
   const equal = (given: string, expected: string): boolean => timingSafeEqual(digest(given), digest(expected));
@@ -39,11 +44,17 @@ export function createDashboardAuth(options: { token: string; publicUrl: string 
     authorized(req) {
       const header = req.headers.authorization;
       if (typeof header === "string" && /^bearer\s+/i.test(header)) return equal(header.replace(/^bearer\s+/i, "").trim(), options.token);
-      const value = readCookie(req, SESSION_COOKIE);
-      return value !== undefined && equal(value, session);
+      const parts = /^(\d{1,12})\.([\w-]+)$/.exec(readCookie(req, SESSION_COOKIE) ?? "");
+      if (parts === null) return false;
+      const [, expires = "", mac = ""] = parts;
+      // The expiry is checked after the MAC, so a forged one is refused whatever it says.
+      return equal(mac, sign(expires)) && Number(expires) * 1000 > clock();
     },
     accepts: (given) => equal(given, options.token),
-    loginCookie: (req) => cookie(req, session, 12 * 60 * 60),
+    loginCookie(req) {
+      const expires = String(Math.floor(clock() / 1000) + SESSION_SECONDS);
+      return cookie(req, `${expires}.${sign(expires)}`, SESSION_SECONDS);
+    },
     logoutCookie: (req) => cookie(req, "", 0),
     sameOrigin(req) {
       const origin = req.headers.origin;
