@@ -4,7 +4,7 @@ import path from "node:path";
 import { transcriptDir, transcriptPath } from "../agent/transcript.js";
 import { safeArtifactName } from "../util/safe-artifact-name.js";
 import { withLock } from "../workspace/file-lock.js";
-import { ARTIFACT_ID, JOB_STORE_LIMITS, type ArtifactMeta, type JobRecord, type JobStore, type JobStoreLimits, type StoredJob } from "./job-store.js";
+import { ARTIFACT_ID, CUT_LINE, JOB_STORE_LIMITS, type ArtifactMeta, type JobRecord, type JobStore, type JobStoreLimits, type StoredJob } from "./job-store.js";
 import { jobFull, tooLarge } from "./redis-job-store.js";
 
 export interface FileJobStoreOptions {
@@ -39,6 +39,7 @@ export function createFileJobStore(options: FileJobStoreOptions): JobStore {
   const jobsDir = path.join(options.home, "jobs");
   const safe = (jobId: string): string => jobId.replace(/[^A-Za-z0-9._-]/g, "_");
   const fileOf = (jobId: string): string => path.join(jobsDir, `${safe(jobId)}.json`);
+  const transcriptOf = (jobId: string): string => transcriptPath(transcriptDir(options.home), jobId);
   const artifactDir = options.artifactDir ?? ((jobId: string) => path.join(options.home, "artifacts", safe(jobId)));
   const artifactPath = (jobId: string, meta: Pick<ArtifactMeta, "id" | "name">): string => path.join(artifactDir(jobId), `${meta.id}-${meta.name}`);
   const events = new EventEmitter();
@@ -80,7 +81,9 @@ export function createFileJobStore(options: FileJobStoreOptions): JobStore {
 
     async get(jobId) {
       const job = await readJob(fileOf(jobId));
-      return job === null ? null : ({ ...job.record, artifacts: job.artifacts, transcriptCut: false } satisfies StoredJob);
+      if (job === null) return null;
+      const transcriptCut = (await fileSize(transcriptOf(jobId))) > limits.maxTranscriptBytes;
+      return { ...job.record, artifacts: job.artifacts, transcriptCut } satisfies StoredJob;
     },
 
     async list(limit) {
@@ -93,8 +96,18 @@ export function createFileJobStore(options: FileJobStoreOptions): JobStore {
       events.emit(jobId);
     },
 
+    // The dashboard reads what Redis would keep: the file's first maxTranscriptBytes, then one `cut`
+    // line (the cursor then stands one past the cap). The file itself stays whole on disk.
     async readTranscript(jobId, cursor, maxBytes = limits.maxTranscriptBytes) {
-      return readLinesFrom(transcriptPath(transcriptDir(options.home), jobId), Math.max(0, Math.floor(cursor)), maxBytes);
+      const file = transcriptOf(jobId);
+      const start = Math.max(0, Math.floor(cursor));
+      const cap = limits.maxTranscriptBytes;
+      const size = await fileSize(file);
+      const cut = { lines: [CUT_LINE], cursor: cap + 1 };
+      if (start >= cap) return start === cap && size > cap ? cut : { lines: [], cursor: start };
+      const chunk = await readLinesFrom(file, start, size, Math.min(maxBytes, cap - start), cap - start);
+      // Nothing whole before the cap while the file goes past it: the next line crosses the cap.
+      return chunk.lines.length === 0 && size > cap ? cut : chunk;
     },
 
     async putArtifact(jobId, artifact) {
@@ -163,29 +176,43 @@ async function readAll(dir: string): Promise<JobFile[]> {
 }
 
 /** Whole lines from byte `offset` on, at most `maxBytes` (at least one line); the cursor is the byte after the last. */
-async function readLinesFrom(file: string, offset: number, maxBytes: number): Promise<{ lines: string[]; cursor: number }> {
-  const size = await stat(file).then(
-    (s) => s.size,
-    () => 0,
-  );
+/**
+ * The whole lines of `file` from `offset`, at most `maxBytes` of them; a first line longer than that is
+ * read on to its end if it ends within `scanBytes`. None while the line at `offset` is unfinished.
+ */
+async function readLinesFrom(file: string, offset: number, size: number, maxBytes: number, scanBytes: number): Promise<{ lines: string[]; cursor: number }> {
   if (size <= offset) return { lines: [], cursor: offset };
   const handle = await open(file, "r");
   try {
-    const length = Math.min(size - offset, maxBytes);
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, offset);
-    let end = buffer.subarray(0, bytesRead).lastIndexOf(0x0a) + 1;
-    if (end === 0) {
-      // One line longer than maxBytes: read on to its end rather than never move.
-      const rest = await readFile(file);
-      const newline = rest.indexOf(0x0a, offset);
-      if (newline === -1) return { lines: [], cursor: offset };
-      return { lines: [rest.subarray(offset, newline).toString("utf8")], cursor: newline + 1 };
+    const read = async (length: number): Promise<Buffer> => {
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, offset);
+      return buffer.subarray(0, bytesRead);
+    };
+    const bytes = await read(Math.min(size - offset, maxBytes));
+    const end = bytes.lastIndexOf(0x0a) + 1;
+    if (end > 0) {
+      const lines = bytes
+        .subarray(0, end)
+        .toString("utf8")
+        .split("\n")
+        .filter((line) => line !== "");
+      return { lines, cursor: offset + end };
     }
-    const text = buffer.subarray(0, end).toString("utf8");
-    end = offset + end;
-    return { lines: text.split("\n").filter((line) => line !== ""), cursor: end };
+    if (size - offset <= maxBytes || scanBytes <= maxBytes) return { lines: [], cursor: offset };
+    // One line longer than maxBytes: read on to its end rather than never move.
+    const longer = await read(Math.min(size - offset, scanBytes));
+    const newline = longer.indexOf(0x0a);
+    if (newline === -1) return { lines: [], cursor: offset };
+    return { lines: [longer.subarray(0, newline).toString("utf8")], cursor: offset + newline + 1 };
   } finally {
     await handle.close();
   }
+}
+
+async function fileSize(file: string): Promise<number> {
+  return stat(file).then(
+    (s) => s.size,
+    () => 0,
+  );
 }

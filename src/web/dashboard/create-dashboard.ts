@@ -37,6 +37,9 @@ const PAGE_HEADERS = {
   "cache-control": "no-store",
 };
 
+const QUEUE_BOARD_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; manifest-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'";
+
 /** Longest login form body read. */
 const MAX_FORM_BYTES = 4096;
 /** Wrong tokens accepted per minute, from everyone together; past it, sign-ins wait for the minute to pass. */
@@ -107,6 +110,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       res.setHeader("x-content-type-options", "nosniff");
       res.setHeader("x-frame-options", "DENY");
       res.setHeader("referrer-policy", "same-origin");
+      // bull-board's page: its own scripts only (its config is a JSON block, not code); styles it sets
+      // inline; nothing from another origin (it asks for Google's fonts: the system's serve).
+      res.setHeader("content-security-policy", QUEUE_BOARD_CSP);
       return options.queueBoard.handle(req, res);
     }
     if (!reading) return send(res, 405, renderNotFound("Nothing to do here."));

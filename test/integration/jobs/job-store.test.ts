@@ -1,7 +1,7 @@
 // The job store the dashboard reads: the same contract over files and over Redis, and Redis's caps,
 // which keep transcripts from ever filling the queue's `noeviction` Redis.
 import { randomUUID } from "node:crypto";
-import { appendFile, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
@@ -152,6 +152,66 @@ describe.each([
       );
     } finally {
       await backend.close();
+    }
+  });
+});
+
+describe("file job store caps", () => {
+  const line = (n: number, size = 100) => JSON.stringify({ type: "response", n, pad: "x".repeat(size) });
+  const readAll = async (store: JobStore, jobId: string, maxBytes?: number): Promise<string[]> => {
+    const lines: string[] = [];
+    for (let cursor = 0; ; ) {
+      const chunk = await store.readTranscript(jobId, cursor, maxBytes);
+      if (chunk.cursor === cursor) return lines;
+      lines.push(...chunk.lines);
+      cursor = chunk.cursor;
+    }
+  };
+
+  it("shows the dashboard a transcript file's first maxTranscriptBytes, then one `cut` line; the file stays whole", async () => {
+    const home = await mkdtemp(path.join(os.tmpdir(), "tackle-jobstore-cap-"));
+    const store = createFileJobStore({ home, limits: { maxTranscriptBytes: 1_000 } });
+    try {
+      await store.record(record("job-cap", new Date().toISOString(), { status: "running" }));
+      await mkdir(transcriptDir(home), { recursive: true });
+      const file = transcriptPath(transcriptDir(home), "job-cap");
+      const written = Array.from({ length: 20 }, (_, i) => line(i));
+      await appendFile(file, written.map((l) => `${l}\n`).join(""));
+      expect((await store.get("job-cap"))?.transcriptCut).toBe(true);
+      for (const maxBytes of [undefined, 150, 10_000]) {
+        const lines = await readAll(store, "job-cap", maxBytes);
+        expect(lines.at(-1)).toBe(CUT_LINE);
+        expect(lines.slice(0, -1)).toEqual(written.slice(0, lines.length - 1));
+        expect(lines.slice(0, -1).join("\n").length).toBeLessThanOrEqual(1_000);
+      }
+      // A line that crosses the cap is cut rather than read on past it.
+      await store.record(record("job-long", new Date().toISOString(), { status: "running" }));
+      await appendFile(transcriptPath(transcriptDir(home), "job-long"), `${line(0)}\n${line(1, 5_000)}\n${line(2)}\n`);
+      expect(await readAll(store, "job-long", 500)).toEqual([line(0), CUT_LINE]);
+      expect((await readFile(file, "utf8")).split("\n").filter(Boolean)).toEqual(written);
+    } finally {
+      await store.close();
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it("reads a line longer than maxBytes whole when it ends before the cap, and waits on an unfinished one", async () => {
+    const home = await mkdtemp(path.join(os.tmpdir(), "tackle-jobstore-cap-"));
+    const store = createFileJobStore({ home, limits: { maxTranscriptBytes: 100_000 } });
+    try {
+      await store.record(record("job-wide", new Date().toISOString(), { status: "running" }));
+      await mkdir(transcriptDir(home), { recursive: true });
+      const file = transcriptPath(transcriptDir(home), "job-wide");
+      await appendFile(file, `${line(0, 3_000)}\n${line(1)}`);
+      const first = await store.readTranscript("job-wide", 0, 500);
+      expect(first.lines).toEqual([line(0, 3_000)]);
+      expect(await store.readTranscript("job-wide", first.cursor, 500)).toEqual({ lines: [], cursor: first.cursor });
+      await appendFile(file, "\n");
+      expect((await store.readTranscript("job-wide", first.cursor, 500)).lines).toEqual([line(1)]);
+      expect((await store.get("job-wide"))?.transcriptCut).toBe(false);
+    } finally {
+      await store.close();
+      await rm(home, { recursive: true, force: true });
     }
   });
 });
