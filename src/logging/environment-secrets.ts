@@ -6,7 +6,8 @@ import { urlSecrets } from "./mask-url.js";
  * `*_PASSWORD`), not the paths or files that point at them.
  */
 const SECRET_NAME = /(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)(?:_|$)/i;
-const NOT_SECRET_NAME = /_(?:PATH|FILE|DIR)$/i;
+// GOOGLE_APPLICATION_CREDENTIALS names a file too: the secrets in it are masked by value (modelSecretsFor).
+const NOT_SECRET_NAME = /_(?:PATH|FILE|DIR)$|^GOOGLE_APPLICATION_CREDENTIALS$/i;
 
 /**
  * The process's credentials, to mask by value: the values of the variables named like secrets, and

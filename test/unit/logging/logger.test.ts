@@ -48,9 +48,10 @@ describe("createLogger", () => {
       ANTHROPIC_API_KEY: "opaque-model-key-0123",
       WEBHOOK_SECRET: "webhook-secret-value",
       PRIVATE_KEY_PATH: "/etc/tackle/app.pem",
+      GOOGLE_APPLICATION_CREDENTIALS: "/etc/tackle/gcp.json",
     });
-    logger.info("key opaque-model-key-0123, secret webhook-secret-value, key file /etc/tackle/app.pem");
-    expect(JSON.parse(lines[0]!).msg).toBe("key [REDACTED], secret [REDACTED], key file /etc/tackle/app.pem");
+    logger.info("key opaque-model-key-0123, secret webhook-secret-value, key file /etc/tackle/app.pem, credentials /etc/tackle/gcp.json");
+    expect(JSON.parse(lines[0]!).msg).toBe("key [REDACTED], secret [REDACTED], key file /etc/tackle/app.pem, credentials /etc/tackle/gcp.json");
   });
 
   it("passes a clean line through unchanged", () => {
