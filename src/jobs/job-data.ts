@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { JobRecord } from "./job-store.js";
 
 const repoSchema = z.object({
   owner: z.string().min(1),
@@ -105,4 +106,17 @@ export function issueBranchName(issueNumber: number): string {
 /** Per issue or PR: the key of its serial lane. */
 export function laneKey(data: Pick<JobData, "repo" | "number">): string {
   return `${data.repo.owner}/${data.repo.name}#${data.number}`;
+}
+
+/** What a job's record says of its trigger, from its data: the same whether the server queued it or a worker started it. */
+export function triggerFields(data: JobData): Pick<JobRecord, "jobId" | "repo" | "number" | "isPullRequest" | "trigger" | "actor" | "enqueuedAt"> {
+  return {
+    jobId: data.jobId,
+    repo: `${data.repo.owner}/${data.repo.name}`,
+    number: data.number,
+    isPullRequest: data.isPullRequest,
+    trigger: data.trigger.kind,
+    actor: data.trigger.actor,
+    enqueuedAt: data.enqueuedAt,
+  };
 }

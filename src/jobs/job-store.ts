@@ -5,8 +5,6 @@
  * under TACKLE_HOME otherwise. Everything handed to a store is already redacted by the job that
  * wrote it: a store masks nothing and a page shows what it holds.
  */
-import type { JobData } from "./job-data.js";
-
 export type JobStatus = "queued" | "running" | "done" | "no_changes" | "failed" | "cancelled" | "budget_exhausted";
 
 export const FINAL_STATUSES: readonly JobStatus[] = ["done", "no_changes", "failed", "cancelled", "budget_exhausted"];
@@ -40,19 +38,6 @@ export interface JobRecord {
 
 /** A partial record: `jobId` and whatever changed. A field absent keeps its stored value. */
 export type JobRecordUpdate = Partial<JobRecord> & { jobId: string };
-
-/** What a job's record says of its trigger, from its data: the same whether the server queued it or a worker started it. */
-export function triggerFields(data: JobData): Pick<JobRecord, "jobId" | "repo" | "number" | "isPullRequest" | "trigger" | "actor" | "enqueuedAt"> {
-  return {
-    jobId: data.jobId,
-    repo: `${data.repo.owner}/${data.repo.name}`,
-    number: data.number,
-    isPullRequest: data.isPullRequest,
-    trigger: data.trigger.kind,
-    actor: data.trigger.actor,
-    enqueuedAt: data.enqueuedAt,
-  };
-}
 
 export interface ArtifactMeta {
   /** Short and unique within the job (`a1`, `a2`, …): what ReportToIssue's `artifact_ids` name. */

@@ -6,7 +6,8 @@ import { createEmbeddedAckClaims, createQueue, type JobData, type Queue } from "
 import { createLogger, type Logger } from "../logging/logger.js";
 import { createRedactor } from "../util/redact.js";
 import { createMetrics } from "../web/create-metrics.js";
-import { triggerFields, type JobStore } from "../jobs/job-store.js";
+import type { JobStore } from "../jobs/job-store.js";
+import { triggerFields } from "../jobs/job-data.js";
 import { createDashboard, type Dashboard } from "../web/dashboard/create-dashboard.js";
 import { createQueueBoard } from "../web/dashboard/create-queue-board.js";
 import { handleHealth } from "../web/health.js";

@@ -1,8 +1,8 @@
 import path from "node:path";
 import type { ArtifactInfo, ArtifactPort } from "../agent/ports.js";
 import { TackleError, errorMessage } from "../errors/index.js";
-import type { JobData } from "../jobs/job-data.js";
-import { triggerFields, type JobRecordUpdate, type JobStatus, type JobStore } from "../jobs/job-store.js";
+import { triggerFields, type JobData } from "../jobs/job-data.js";
+import type { JobRecordUpdate, JobStatus, JobStore } from "../jobs/job-store.js";
 import type { Logger } from "../logging/logger.js";
 import { safeArtifactName } from "../util/safe-artifact-name.js";
 import type { JobStats } from "./tracking-comment.js";
