@@ -21,3 +21,15 @@ export function resolveModel(requested: string | undefined, env: ModelSettings):
     problem: `\`model\`: \`${wanted}\` is not allowed on this Tackle installation; allowed: ${allowed}`,
   };
 }
+
+/**
+ * A repository's agents (`.tackle/agents/*.md`) may name a model only within the operator's allowed
+ * models, as the repo config may: one problem per agent that names another.
+ */
+export function disallowedAgentModels(agents: readonly { path: string; model?: string | undefined }[], env: ModelSettings): string[] {
+  return agents.flatMap((agent) => {
+    if (agent.model === undefined) return [];
+    const choice = resolveModel(agent.model, env);
+    return choice.ok ? [] : [`${agent.path}: ${choice.problem}`];
+  });
+}

@@ -48,6 +48,7 @@ export async function runLocalCommand(
     print: (line) => console.log(line),
     signal: controller.signal,
     fetchAllow: env.fetchAllow,
+    allowedModels: env.allowedModels,
   });
   console.log(`\nbranch: ${result.branch} (${result.commits} commit${result.commits === 1 ? "" : "s"})`);
   if (result.patchPath) console.log(`patch: ${result.patchPath}`);

@@ -2,7 +2,7 @@ import path from "node:path";
 import type { AgentResult } from "../agent/index.js";
 import type { ModelClient } from "../agent/model-client.js";
 import type { ArtifactInfo, SessionState } from "../agent/ports.js";
-import { parseRepoConfig, REPO_CONFIG_PATH, resolveModel, type RepoConfig } from "../config/index.js";
+import { disallowedAgentModels, parseRepoConfig, REPO_CONFIG_PATH, resolveModel, type RepoConfig } from "../config/index.js";
 import { TackleError, errorMessage, isTackleError } from "../errors/index.js";
 import { redactingGitHubClient, type GitHubClient, type ReactionTarget, type RepoRef } from "../github/index.js";
 import type { Approvals } from "../jobs/approvals.js";
@@ -16,7 +16,6 @@ import type { McpServerConfig } from "../config/repo-config.js";
 import { formatRepoKey } from "../workspace/index.js";
 import { SUBAGENT_TOOL_NAMES } from "../agent/subagent-types.js";
 import { createSpend, type Spend } from "../agent/spend.js";
-import type { AgentDefinition } from "../config/repo-extensions.js";
 import { loadRepoExtensions } from "./load-repo-extensions.js";
 import { createMemoryPort } from "./memory-port.js";
 import { reserveJobBudget, type HeldBudget } from "./reserve-job-budget.js";
@@ -160,15 +159,6 @@ function extensionProblemComment(problems: string[], commandName: string): strin
     "",
     `Fix the files and comment \`/${commandName} retry\`.`,
   ].join("\n");
-}
-
-/** A repository's agent may name a model only within the operator's allowed models: the operator pays. */
-function disallowedAgentModels(agents: readonly AgentDefinition[], settings: WorkerSettings): string[] {
-  return agents.flatMap((agent) => {
-    if (agent.model === undefined) return [];
-    const choice = resolveModel(agent.model, { model: settings.defaultModel, allowedModels: settings.allowedModels });
-    return choice.ok ? [] : [`${agent.path}: \`model\`: ${choice.problem}`];
-  });
 }
 
 /** What every phase of one job works with, built once when the job starts. */
@@ -478,7 +468,10 @@ async function runAndPublish(
   const { config, issue, modelName, target } = admitted;
   const extensions = await loadRepoExtensions(workspace.extensionFiles, SUBAGENT_TOOL_NAMES);
   if (extensions.warnings.length > 0) log.warn({ warnings: extensions.warnings }, "some repository agents or skills were skipped");
-  const problems = [...extensions.problems, ...disallowedAgentModels(extensions.agents, deps.settings)];
+  const problems = [
+    ...extensions.problems,
+    ...disallowedAgentModels(extensions.agents, { model: deps.settings.defaultModel, allowedModels: deps.settings.allowedModels }),
+  ];
   if (problems.length > 0) {
     await github.createComment(repo, data.number, extensionProblemComment(problems, admitted.commandName ?? "tackle"));
     return {

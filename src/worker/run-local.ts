@@ -4,7 +4,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import type { ModelClient } from "../agent/model-client.js";
 import type { IssuePort, PullsPort } from "../agent/ports.js";
-import { parseRepoConfig, REPO_CONFIG_PATH } from "../config/index.js";
+import { disallowedAgentModels, parseRepoConfig, REPO_CONFIG_PATH } from "../config/index.js";
 import { checkPublishedChange } from "../agent/tools/index.js";
 import { errorMessage, isTackleError, TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
@@ -35,6 +35,11 @@ export interface LocalRunOptions {
   signal: AbortSignal;
   /** TACKLE_FETCH_ALLOW as loadEnv reads it (null: unset, any public host). @defaultValue WebFetch is off */
   fetchAllow?: readonly string[] | null;
+  /**
+   * TACKLE_ALLOWED_MODELS: the models an agent file at HEAD may name besides `modelName` (a cloned
+   * repository's agents choose nothing the user did not allow). @defaultValue none besides `modelName`
+   */
+  allowedModels?: readonly string[];
 }
 
 export interface LocalRunResult {
@@ -151,8 +156,12 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
     // HEAD's agents and skills (its committed files, not the working tree), as a server job takes the default branch's.
     const extensions = await loadRepoExtensions(workspace.extensionFiles, SUBAGENT_TOOL_NAMES);
     for (const warning of extensions.warnings) options.print(`tackle: warning: ${warning}`);
-    if (extensions.problems.length > 0) {
-      return { ok: false, branch, patchPath: null, reason: `invalid agent or skill files at HEAD: ${extensions.problems.join("; ")}`, commits: 0 };
+    const problems = [
+      ...extensions.problems,
+      ...disallowedAgentModels(extensions.agents, { model: options.modelName, allowedModels: options.allowedModels ?? [] }),
+    ];
+    if (problems.length > 0) {
+      return { ok: false, branch, patchPath: null, reason: `invalid agent or skill files at HEAD: ${problems.join("; ")}`, commits: 0 };
     }
     const allow = options.fetchAllow;
     const repoAllow = parsed.config.web_fetch.allow;
