@@ -25,7 +25,8 @@ export interface RequestHandlerDeps {
   world: World;
   log: RequestLog;
   failures: FailureInjector;
-  latencyMs: () => number;
+  /** The delay before answering this request. */
+  latencyMs: (request: { method: string; path: string }) => number;
 }
 
 export function createRequestHandler(deps: RequestHandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
@@ -51,7 +52,8 @@ export function createRequestHandler(deps: RequestHandlerDeps): (req: IncomingMe
       entry.durationMs = Date.now() - at;
       log.record(entry);
     };
-    if (deps.latencyMs() > 0) await new Promise((resolve) => setTimeout(resolve, deps.latencyMs()));
+    const delay = deps.latencyMs({ method, path: url.pathname });
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
     const gitMatch = /^\/([^/]+)\/([^/]+?)\.git(\/.*)?$/.exec(url.pathname);
     if (gitMatch) {
       entry.kind = "git";

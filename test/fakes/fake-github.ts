@@ -178,7 +178,8 @@ export interface FakeGitHub {
   waitForRequest(filter: RequestFilter, timeoutMs?: number): Promise<RequestLogEntry>;
   failNext(rule: FailureRule): void;
   clearFailures(): void;
-  setLatency(ms: number): void;
+  /** A delay before every answer, or one chosen per request (method, path). */
+  setLatency(ms: number | ((request: { method: string; path: string }) => number)): void;
 }
 
 const DEFAULT_PERMISSIONS: TokenPermissions = { contents: "write", issues: "write", pull_requests: "write", metadata: "read" };
@@ -229,9 +230,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   };
   const log = createRequestLog();
   const failures = createFailureInjector();
-  let latencyMs = options.latencyMs ?? 0;
+  let latencyMs: (request: { method: string; path: string }) => number = () => options.latencyMs ?? 0;
 
-  const server = createServer(createRequestHandler({ world, log, failures, latencyMs: () => latencyMs }));
+  const server = createServer(createRequestHandler({ world, log, failures, latencyMs: (request) => latencyMs(request) }));
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
@@ -487,7 +488,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     failNext: (rule) => failures.failNext(rule),
     clearFailures: () => failures.clear(),
     setLatency(ms) {
-      latencyMs = ms;
+      latencyMs = typeof ms === "number" ? () => ms : ms;
     },
   };
   return fake;

@@ -14,8 +14,9 @@ afterEach(async () => {
 it("the target's pull request lookup is in flight while the repository read is, not after it", async () => {
   world = await startJobWorld([{ content: [{ type: "tool_use", name: "task_done", input: { summary: "nothing to change" } }], stop_reason: "tool_use" }]);
   const { gh, data, deps } = world;
-  // Every answer takes 300 ms: a lookup sent only after the repository read was answered arrives later than that.
-  gh.setLatency(300);
+  // Every answer takes 300 ms: a lookup sent only after the repository read was answered arrives later
+  // than that. Comments take 2 s, so a fetch that waited for one would start well after its answer.
+  gh.setLatency(({ method, path }) => (method === "POST" && /\/issues\/\d+\/comments$/.test(path) ? 2_000 : 300));
 
   const outcome = await processJob(data, deps, new AbortController().signal);
 
