@@ -159,11 +159,11 @@ function stopReason(finish: string | null | undefined, hasCalls: boolean): StopR
 
 /** The prompt tokens a server reports include the cached ones; Anthropic's `input_tokens` do not. */
 function toUsage(usage: ChatUsage | undefined): Anthropic.Messages.Usage {
-  const prompt = usage?.prompt_tokens ?? 0;
-  const cached = Math.min(prompt, usage?.prompt_tokens_details?.cached_tokens ?? usage?.prompt_cache_hit_tokens ?? 0);
+  const prompt = tokenCount(usage?.prompt_tokens);
+  const cached = Math.min(prompt, tokenCount(usage?.prompt_tokens_details?.cached_tokens ?? usage?.prompt_cache_hit_tokens));
   return {
     input_tokens: prompt - cached,
-    output_tokens: usage?.completion_tokens ?? 0,
+    output_tokens: tokenCount(usage?.completion_tokens),
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: cached,
     cache_creation: null,
@@ -173,6 +173,16 @@ function toUsage(usage: ChatUsage | undefined): Anthropic.Messages.Usage {
     service_tier: null,
     speed: null,
   };
+}
+
+/**
+ * A count as the job's meter and the daily ledger can add it: the server's words are not trusted to be
+ * one. A negative count would lower the job's spend, a string or 1e309 (Infinity once parsed) would
+ * make it NaN or Infinity, and either stops every budget check from tripping.
+ */
+function tokenCount(value: unknown): number {
+  if (typeof value !== "number" || Number.isNaN(value) || value <= 0) return 0;
+  return Math.min(Math.round(value), Number.MAX_SAFE_INTEGER);
 }
 
 /** Error types a stream may carry that another attempt may get past; an error that names neither code nor type is one too. */

@@ -25,6 +25,12 @@ export interface OpenAIClientOptions {
 const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
+ * Far past any one reply (a streamed chunk is a few hundred bytes a token): a server that keeps sending
+ * is cut here rather than grow the reply in the host's memory until the job's deadline.
+ */
+const MAX_RESPONSE_BYTES = 128 * 1024 * 1024;
+
+/**
  * Any OpenAI-compatible chat-completions server (vLLM, Ollama, LiteLLM, OpenAI) through plain `fetch`,
  * always streaming. The loop's Anthropic-shaped request is mapped by toChatCompletionRequest and the
  * streamed chunks back by accumulateChatCompletion; failures become TackleErrors as the Anthropic
@@ -51,7 +57,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
       if (!response.ok) throw await httpError(response);
       if (response.body === null) throw new TackleError("model_api", "the OpenAI-compatible server sent no body", { retryable: true });
       try {
-        return await accumulateChatCompletion(readSseData(idle.watch(response.body)), model);
+        return await accumulateChatCompletion(readSseData(capped(idle.watch(response.body), MAX_RESPONSE_BYTES)), model);
       } catch (error) {
         throw failure(error, signal, idle, `OpenAI-compatible stream cut: ${causeOf(error)}`);
       }
@@ -190,6 +196,18 @@ function idleTimer(ms: number): IdleTimer {
     },
     stop: () => clearTimeout(timer),
   };
+}
+
+/** The body, rejecting (not retryable) once more than `maxBytes` came: the rest is never read. */
+async function* capped(body: AsyncIterable<Uint8Array>, maxBytes: number): AsyncIterable<Uint8Array> {
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.byteLength;
+    if (total > maxBytes) {
+      throw new TackleError("model_api", `the OpenAI-compatible server sent more than ${maxBytes / 1024 / 1024} MiB for one response`, { retryable: false });
+    }
+    yield chunk;
+  }
 }
 
 function retryDelayMs(error: unknown, tries: number): number {

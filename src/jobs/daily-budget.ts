@@ -89,9 +89,18 @@ export function dayExpiry(now: number): number {
   return nextUtcMidnight(now) + DAY_MS;
 }
 
-/** Amounts are kept as integer micro-dollars: Redis adds integers exactly. */
+/**
+ * Amounts are kept as integer micro-dollars: Redis adds integers exactly. At most 2^53 - 1, so the
+ * settle script never formats what is not an integer (`%d` of inf or nan is INT64_MIN there).
+ */
 export function toMicros(usd: number): number {
-  return Math.max(0, Math.round(usd * 1_000_000));
+  if (Number.isNaN(usd)) return 0;
+  return Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, Math.round(usd * 1_000_000)));
+}
+
+/** What settling counts as spent, in micro-dollars: a cost that is not a number counts as all the job held. */
+export function settledMicros(costUsd: number, heldMicros: number): number {
+  return Number.isNaN(costUsd) ? heldMicros : toMicros(costUsd);
 }
 
 export function fromMicros(micros: number): number {

@@ -5,6 +5,7 @@ import {
   LEAST_WORTH_RUNNING_USD,
   nextUtcMidnight,
   normalizeRepository,
+  settledMicros,
   toMicros,
   utcDay,
   type BudgetRequest,
@@ -114,7 +115,7 @@ export function createEmbeddedDailyBudget(): DailyBudget {
           for (const key of [keys.installation, keys.repository]) {
             const entry = counter(key, expiresAt);
             entry.held -= held;
-            entry.spent += toMicros(costUsd);
+            entry.spent += settledMicros(costUsd, amount);
           }
         },
       };

@@ -7,6 +7,7 @@ import {
   LEAST_WORTH_RUNNING_USD,
   nextUtcMidnight,
   normalizeRepository,
+  settledMicros,
   toMicros,
   utcDay,
   type BudgetRequest,
@@ -144,16 +145,17 @@ export function createRedisDailyBudget(options: RedisDailyBudgetOptions): DailyB
         };
       }
       let settled = false;
+      const amount = Number(reply[1]);
       return {
         ok: true,
-        amountUsd: fromMicros(Number(reply[1])),
+        amountUsd: fromMicros(amount),
         limitedBy: reply[2] === "installation" || reply[2] === "repository" ? reply[2] : null,
         async settle(costUsd) {
           if (settled) return;
           settled = true;
           for (let attempt = 1; ; attempt++) {
             try {
-              await run("settle the job's budget", (r) => r.eval(SETTLE, keys.length, ...keys, token, String(toMicros(costUsd)), expiry));
+              await run("settle the job's budget", (r) => r.eval(SETTLE, keys.length, ...keys, token, String(settledMicros(costUsd, amount)), expiry));
               return;
             } catch (error) {
               if (attempt >= SETTLE_ATTEMPTS) throw error;

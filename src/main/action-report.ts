@@ -58,7 +58,7 @@ const TITLES: Record<JobOutcome["status"], string> = {
   budget_exhausted: "⚠️ Tackle ran out of budget",
 };
 
-/** The step summary in GitHub-flavoured Markdown; text from the job is escaped, so it cannot add markup. */
+/** The step summary in GitHub-flavoured Markdown; text from the job is escaped, so it cannot add markup (HTML or Markdown). */
 export function renderStepSummary(result: Exclude<StepResult, { kind: "quiet" }>): string {
   const outcome = result.outcome;
   const title = result.kind === "failed" ? (outcome ? TITLES.failed : "❌ Tackle could not run") : TITLES[result.outcome.status];
@@ -68,7 +68,7 @@ export function renderStepSummary(result: Exclude<StepResult, { kind: "quiet" }>
   const rows: Array<[string, string]> = [];
   if (result.issue) rows.push(["Issue", escapeText(result.issue)]);
   if (outcome) {
-    rows.push(["Outcome", `\`${outcome.status}\`: ${escapeText(outcome.reason)}`]);
+    rows.push(["Outcome", `\`${outcome.status}\`: ${escapeJobText(outcome.reason)}`]);
     rows.push(["Pull request", outcome.pullRequestUrl ? `[${escapeText(outcome.pullRequestUrl)}](${encodeURI(outcome.pullRequestUrl)})` : "none"]);
     const s = outcome.stats;
     rows.push(["Turns", String(s.turns)]);
@@ -81,7 +81,7 @@ export function renderStepSummary(result: Exclude<StepResult, { kind: "quiet" }>
   if (artifacts.length > 0) {
     lines.push(`### Artifacts`, "", `In \`$RUNNER_TEMP/${ACTION_ARTIFACTS_DIR}\`: publish them with a later \`actions/upload-artifact\` step.`, "");
     for (const artifact of artifacts) {
-      const description = artifact.description ? `: ${escapeText(artifact.description)}` : "";
+      const description = artifact.description ? `: ${escapeJobText(artifact.description)}` : "";
       lines.push(`- \`${artifact.id}-${artifact.name}\` (${artifact.bytes} bytes)${description}`);
     }
     lines.push("");
@@ -96,6 +96,11 @@ export const ACTION_ARTIFACTS_DIR = "tackle-artifacts";
 /** Text as text: no HTML, no line breaks that would end a table row. */
 function escapeText(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replace(/\r?\n/g, " ");
+}
+
+/** The job's words (the model's, in part): also no Markdown link, image, emphasis or code span, which would read as Tackle's own. */
+function escapeJobText(text: string): string {
+  return escapeText(text.replace(/[\\`*_~[\]]/g, "\\$&"));
 }
 
 function formatDuration(ms: number): string {

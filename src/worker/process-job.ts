@@ -241,11 +241,13 @@ async function runJob(job: JobContext, attempt: { attempt: number; maxAttempts: 
       sink: job.sink,
       ...(job.recording?.jobUrl ? { jobUrl: job.recording.jobUrl } : {}),
     }));
-  const finish = async (state: FinalState, commandName: string | null = defaultCommandName(deps)): Promise<JobOutcome> => {
+  const finish = async (ending: FinalState, commandName: string | null = defaultCommandName(deps)): Promise<JobOutcome> => {
+    // Masked before the comment cuts a long reason to size: a secret the cut splits no longer matches by value.
+    const state = { ...ending, reason: redact(ending.reason) };
     await trackerFor(commandName).flush(state);
     log.info({ status: state.phase, reason: state.reason }, "job finished");
     // The outcome leaves through the queue's job record and the Action's log, not only through GitHub.
-    return { status: state.phase, reason: redact(state.reason), pullRequestUrl: state.pullRequestUrl ?? null, stats: state.stats };
+    return { status: state.phase, reason: state.reason, pullRequestUrl: state.pullRequestUrl ?? null, stats: state.stats };
   };
 
   const stopWorkspace = new AbortController();

@@ -1,0 +1,28 @@
+// The step summary escaped HTML in text from the job, but not Markdown: an artifact's description
+// (the model's words, through UploadArtifact) or the outcome's reason could add a link with any text
+// to any address, or an image fetched when the run's page is opened, to a page GitHub shows as
+// Tackle's own report. Now the characters that make links, images, emphasis and code are escaped too.
+import { describe, expect, it } from "vitest";
+import { renderStepSummary } from "../../src/main/action-report.js";
+import type { JobOutcome } from "../../src/worker/process-job.js";
+
+const stats = { durationMs: 1_000, turns: 1, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, costUsd: 0 };
+const LURE = "[Download the fixed build](https://evil.example/build) ![](https://evil.example/pixel.png) **urgent** `code`";
+
+describe("the step summary, with Markdown in text from the job", () => {
+  it("shows an artifact's description and the outcome's reason as text", () => {
+    const outcome: JobOutcome = {
+      status: "done",
+      reason: LURE,
+      pullRequestUrl: null,
+      stats,
+      artifacts: [{ id: "a1", name: "notes.md", description: LURE, bytes: 3, url: null }],
+    };
+    const summary = renderStepSummary({ kind: "job", outcome, issue: "o/r#4", sandbox: "" });
+    expect(summary).not.toMatch(/(?<!\\)\[[^\]]*(?<!\\)\]\(/);
+    expect(summary).not.toMatch(/(?<!\\)\*\*urgent/);
+    expect(summary).toContain(
+      "- `a1-notes.md` (3 bytes): \\[Download the fixed build\\](https://evil.example/build) !\\[\\](https://evil.example/pixel.png) \\*\\*urgent\\*\\* \\`code\\`",
+    );
+  });
+});
