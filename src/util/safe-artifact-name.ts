@@ -5,10 +5,11 @@
  */
 export function safeArtifactName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? "";
+  // Trimmed before the leading dots go, so " .bashrc" cannot come out as ".bashrc".
   const cleaned = base
     .replace(/[^A-Za-z0-9._ -]/g, "_")
-    .replace(/^\.+/, "_")
     .slice(0, 120)
-    .trim();
+    .trim()
+    .replace(/^\.+/, "_");
   return cleaned === "" ? "artifact" : cleaned;
 }

@@ -239,6 +239,7 @@ async function runJob(job: JobContext, attempt: { attempt: number; maxAttempts: 
       logger: log,
       commandName,
       sink: job.sink,
+      redact: job.redact,
       ...(job.recording?.jobUrl ? { jobUrl: job.recording.jobUrl } : {}),
     }));
   const finish = async (ending: FinalState, commandName: string | null = defaultCommandName(deps)): Promise<JobOutcome> => {
@@ -845,7 +846,8 @@ function finalState(
  */
 export async function reportDeadJob(data: JobData, deps: ProcessJobDeps, reason: string): Promise<void> {
   const log = deps.logger.child({ jobId: data.jobId });
-  const github = redactingGitHubClient(await deps.github(data), createRedactor(deps.settings.secrets));
+  const redact = createRedactor(deps.settings.secrets);
+  const github = redactingGitHubClient(await deps.github(data), redact);
   const commentId = data.trackingCommentId ?? (await findTrackingComment(github, data.repo, data.number, data.jobId, log));
   const commandName = await repoCommandName(github, data.repo, defaultCommandName(deps) ?? "tackle").catch(() => defaultCommandName(deps) ?? "tackle");
   const tracker = createTracker({
@@ -853,6 +855,7 @@ export async function reportDeadJob(data: JobData, deps: ProcessJobDeps, reason:
     clock: deps.clock,
     logger: log,
     commandName,
+    redact,
     sink: githubSink(github, data.repo, data.number, Promise.resolve(commentId)),
   });
   await tracker.flush({

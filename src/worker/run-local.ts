@@ -140,6 +140,7 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
     clock: options.clock,
     logger: options.logger,
     minIntervalMs: 0,
+    redact,
     sink: {
       // The terminal gets each new step once; the checklist is in the transcript.
       async write(body) {

@@ -30,6 +30,12 @@ export function createTracker(options: {
   commandName?: string | null;
   /** The job's dashboard page, linked from the comment. @defaultValue none */
   jobUrl?: string;
+  /**
+   * The job's redactor, applied to every text of a state before the comment is rendered: rendering
+   * cuts long texts to size, and a secret the cut splits would no longer match by value afterwards.
+   * @defaultValue none (the sink masks what it writes)
+   */
+  redact?: (text: string) => string;
 }): Tracker {
   const minInterval = options.minIntervalMs ?? 3000;
   let lastWrite = 0;
@@ -40,8 +46,9 @@ export function createTracker(options: {
   const write = (state: TrackingState): Promise<void> => {
     chain = chain.then(async () => {
       try {
+        const shown = options.redact === undefined ? state : redactStrings(state, options.redact);
         await options.sink.write(
-          renderTrackingComment(state, options.jobId, options.clock(), options.commandName === undefined ? "tackle" : options.commandName, options.jobUrl),
+          renderTrackingComment(shown, options.jobId, options.clock(), options.commandName === undefined ? "tackle" : options.commandName, options.jobUrl),
         );
         lastWrite = options.clock();
       } catch (error) {
@@ -76,4 +83,14 @@ export function createTracker(options: {
       await write(state);
     },
   };
+}
+
+/** `value` with every string in it, at any depth of its arrays and plain objects, passed through `redact`. */
+function redactStrings<T>(value: T, redact: (text: string) => string): T {
+  if (typeof value === "string") return redact(value) as T;
+  if (Array.isArray(value)) return value.map((item) => redactStrings(item, redact)) as T;
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactStrings(item, redact)])) as T;
+  }
+  return value;
 }

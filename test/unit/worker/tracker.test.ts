@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../../../src/logging/logger.js";
+import { createRedactor } from "../../../src/util/redact.js";
 import { createTracker, type TrackingSink } from "../../../src/worker/tracker.js";
 import type { TrackingState } from "../../../src/worker/tracking-comment.js";
 
@@ -156,5 +157,31 @@ describe("createTracker", () => {
     const inAction = recordingSink();
     await tracker(inAction.sink, { commandName: null }).flush(working("x"));
     expect(inAction.writes[0]!.body).not.toContain("stop");
+  });
+});
+
+describe("createTracker with the job's redactor", () => {
+  // An opaque key (no token shape): only its value can find it, and only while it is whole.
+  const SECRET = "opaque-key-7f3a9c1e5b2d4086";
+  const redact = createRedactor([SECRET]);
+
+  it("masks each text before rendering cuts it, so a secret the cut would split never shows in part", async () => {
+    const { sink, writes } = recordingSink();
+    const tracker = createTracker({ sink, jobId: "job-1", clock: () => 0, logger: createLogger({ LOG_LEVEL: "silent" }), redact });
+    // The summary is cut in its middle (20 000 characters kept) and a subagent's description at 120:
+    // each puts the secret across its cut.
+    const half = "x".repeat(10_000 - 12);
+    const summary = `${half}${SECRET}${"y".repeat(30_000)}${SECRET.slice(0, 5)}${half}`;
+    await tracker.flush({
+      ...done,
+      summary,
+      reason: `${"r".repeat(1_990)}${SECRET}`,
+      subagents: [{ path: "main/1/1", depth: 1, type: "explore", description: `${"d".repeat(110)}${SECRET}`, status: "done", turns: 1, costUsd: 0 }],
+    });
+    const body = writes.at(-1)!.body;
+    for (let length = 6; length <= SECRET.length; length++) {
+      for (let start = 0; start + length <= SECRET.length; start++) expect(body).not.toContain(SECRET.slice(start, start + length));
+    }
+    expect(body).toContain("[REDACTED]");
   });
 });
