@@ -74,7 +74,7 @@ describe("dashboard over HTTP", () => {
     expect(signedIn).toMatchObject({ status: 303, headers: { location: "/dashboard" } });
     const setCookie = String(signedIn.headers["set-cookie"]);
     // Secure: TACKLE_PUBLIC_URL is https (the proxy in front terminates TLS).
-    expect(setCookie).toMatch(/^tackle_dashboard=[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict; Max-Age=43200; Secure$/);
+    expect(setCookie).toMatch(/^tackle_dashboard=\d{10}\.[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict; Max-Age=43200; Secure$/);
     expect(setCookie).not.toContain(TOKEN);
     // The public URL's origin is accepted too.
     expect((await form("https://tackle.example.test", TOKEN)).status).toBe(303);

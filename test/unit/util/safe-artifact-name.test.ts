@@ -5,7 +5,7 @@ describe("safeArtifactName", () => {
   it("keeps the base name in letters, digits and `._ -`", () => {
     expect(safeArtifactName("reports/run 1/summary.md")).toBe("summary.md");
     expect(safeArtifactName("..\\..\\evil<script>.html")).toBe("evil_script_.html");
-    expect(safeArtifactName("naïve\"name\r\n.txt")).toBe("na_ve_name__.txt");
+    expect(safeArtifactName('naïve"name\r\n.txt')).toBe("na_ve_name__.txt");
   });
 
   it("never starts with a dot, even after spaces are trimmed", () => {
