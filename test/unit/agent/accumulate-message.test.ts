@@ -1,7 +1,7 @@
+import { failure } from "./helpers.js";
 import type Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
 import { accumulateMessage } from "../../../src/agent/accumulate-message.js";
-import { isTackleError, type TackleError } from "../../../src/errors/tackle-error.js";
 import { messageStreamEvents } from "../../fakes/message-stream-events.js";
 
 type StreamEvent = Anthropic.Messages.RawMessageStreamEvent;
@@ -23,16 +23,6 @@ function eventsOf(
     usage: USAGE,
   };
   return messageStreamEvents(message, raw).filter((event) => event.type !== "ping") as unknown as StreamEvent[];
-}
-
-async function failure(promise: Promise<unknown>): Promise<TackleError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isTackleError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a rejection");
 }
 
 describe("accumulateMessage", () => {

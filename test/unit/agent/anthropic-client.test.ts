@@ -1,9 +1,9 @@
+import { failure } from "./helpers.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAnthropicClient } from "../../../src/agent/anthropic-client.js";
 import type { MessageRequest } from "../../../src/agent/model-client.js";
-import { isTackleError, type TackleError } from "../../../src/errors/tackle-error.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -85,16 +85,6 @@ const request: MessageRequest = {
   system: [{ type: "text", text: "sys", cache_control: { type: "ephemeral" } }],
   messages: [{ role: "user", content: "read a.ts" }],
 };
-
-async function failure(promise: Promise<unknown>): Promise<TackleError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isTackleError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a rejection");
-}
 
 let api: Awaited<ReturnType<typeof fakeApi>> | undefined;
 afterEach(async () => {

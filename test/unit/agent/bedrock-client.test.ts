@@ -1,9 +1,9 @@
+import { failure } from "./helpers.js";
 // The Bedrock model client through @anthropic-ai/bedrock-sdk against the fake Bedrock runtime: SigV4
 // on every request, AWS event-stream frames back, and Bedrock's errors mapped like the Messages API's.
 import { afterEach, describe, expect, it } from "vitest";
 import { createBedrockClient } from "../../../src/agent/bedrock-client.js";
 import type { MessageRequest } from "../../../src/agent/model-client.js";
-import { isTackleError, type TackleError } from "../../../src/errors/tackle-error.js";
 import { startFakeBedrock, type FakeBedrock } from "../../fakes/fake-bedrock.js";
 import type { ScriptedTurn } from "../../fakes/index.js";
 import { verifySigV4 } from "../../fakes/verify-sigv4.js";
@@ -39,16 +39,6 @@ function clientFor(bedrock: FakeBedrock, overrides: { secretAccessKey?: string; 
     credentials: { accessKeyId, secretAccessKey: overrides.secretAccessKey ?? secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
     maxRetries: overrides.maxRetries ?? 2,
   });
-}
-
-async function failure(promise: Promise<unknown>): Promise<TackleError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isTackleError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a rejection");
 }
 
 describe("createBedrockClient", () => {

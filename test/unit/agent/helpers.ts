@@ -1,6 +1,7 @@
 import type { MessageRequest, ModelClient, ModelMessage } from "../../../src/agent/model-client.js";
 import type { SessionState } from "../../../src/agent/ports.js";
 import type { ToolCall, ToolCallResult, ToolContext, ToolDefinition, ToolRunner } from "../../../src/agent/tools/tool.js";
+import { isTackleError, type TackleError } from "../../../src/errors/tackle-error.js";
 import { silentLogger } from "../../../src/logging/logger.js";
 
 type Block = ModelMessage["content"][number];
@@ -159,4 +160,15 @@ export function lastUserBlocks(request: MessageRequest): Array<Record<string, un
   const last = request.messages.at(-1);
   if (last === undefined || typeof last.content === "string") throw new Error("no block content");
   return last.content as unknown as Array<Record<string, unknown>>;
+}
+
+/** The TackleError `promise` rejects with; anything else (or no rejection) fails the test. */
+export async function failure(promise: Promise<unknown>): Promise<TackleError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isTackleError(error)) return error;
+    throw error;
+  }
+  throw new Error("expected a rejection");
 }

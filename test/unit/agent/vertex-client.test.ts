@@ -1,3 +1,4 @@
+import { failure } from "./helpers.js";
 // The Vertex model client through @anthropic-ai/vertex-sdk and google-auth-library against the fake
 // Vertex endpoint: the bearer token comes from a workload identity federation exchange with the fake's
 // token service (an external_account credentials file), never from Google.
@@ -7,7 +8,6 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { MessageRequest } from "../../../src/agent/model-client.js";
 import { createVertexClient } from "../../../src/agent/vertex-client.js";
-import { isTackleError, type TackleError } from "../../../src/errors/tackle-error.js";
 import { startFakeVertex, type FakeVertex } from "../../fakes/fake-vertex.js";
 import type { ScriptedTurn } from "../../fakes/index.js";
 
@@ -34,16 +34,6 @@ async function setUp(script: ScriptedTurn[]): Promise<{ vertex: FakeVertex; keyF
   fake = await startFakeVertex(script);
   dir = await mkdtemp(path.join(os.tmpdir(), "tackle-vertex-"));
   return { vertex: fake, keyFile: await fake.writeCredentials(dir) };
-}
-
-async function failure(promise: Promise<unknown>): Promise<TackleError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isTackleError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a rejection");
 }
 
 describe("createVertexClient", () => {
