@@ -243,7 +243,8 @@ async function runJob(job: JobContext, attempt: { attempt: number; maxAttempts: 
       ...(job.recording?.jobUrl ? { jobUrl: job.recording.jobUrl } : {}),
     }));
   const finish = async (ending: FinalState, commandName: string | null = defaultCommandName(deps)): Promise<JobOutcome> => {
-    // Masked before the comment cuts a long reason to size: a secret the cut splits no longer matches by value.
+    // The tracker masks the comment's texts itself; the outcome's reason leaves through the queue's job
+    // record, the log and the Action's summary, so it is masked here too.
     const state = { ...ending, reason: redact(ending.reason) };
     await trackerFor(commandName).flush(state);
     log.info({ status: state.phase, reason: state.reason }, "job finished");

@@ -1,8 +1,10 @@
 // The `tackle` bin as users run it, for the tests of the Probot conventions (.env, HOST, WEBHOOK_PATH,
 // WEBHOOK_PROXY_URL, receive, setup): spawned with only the variables a user's shell would give it.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { cp } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { cleanGitEnv } from "../../fakes/index.js";
 
 /**
  * `npm test` builds dist/ first. TACKLE_TEST_CLI points at a bundle built elsewhere inside the
@@ -96,4 +98,22 @@ export function spawnCli(args: string[], options: { env: Record<string, string>;
       clearTimeout(timer);
     },
   };
+}
+
+/** The demo repository as a user's local git repository, on main, for `tackle run --local`; `tempDir` makes (and later removes) its directories. */
+export async function localDemoRepo(tempDir: (prefix: string) => Promise<string>): Promise<{ dir: string; git: (...args: string[]) => Promise<string> }> {
+  const dir = await tempDir("tackle-local-repo-");
+  await cp(path.resolve("examples/demo-repo"), dir, { recursive: true });
+  const env = {
+    ...cleanGitEnv(await tempDir("tackle-git-home-")),
+    GIT_AUTHOR_NAME: "U",
+    GIT_AUTHOR_EMAIL: "u@example.com",
+    GIT_COMMITTER_NAME: "U",
+    GIT_COMMITTER_EMAIL: "u@example.com",
+  };
+  const git = async (...args: string[]) => (await run("git", args, { cwd: dir, env })).stdout;
+  await git("init", "-q", "-b", "main");
+  await git("add", "-A");
+  await git("commit", "-q", "-m", "initial");
+  return { dir, git };
 }

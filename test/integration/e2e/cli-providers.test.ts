@@ -1,17 +1,12 @@
 // The built `tackle` bin on each cloud provider: the Bedrock and Vertex SDKs are loaded from their own
 // chunks when first used, so this checks the bundle (not only the sources) reaches each fake and finishes.
-import { execFile } from "node:child_process";
-import { cp, readFile } from "node:fs/promises";
-import path from "node:path";
-import { promisify } from "node:util";
+import { readFile } from "node:fs/promises";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startFakeBedrock } from "../../fakes/fake-bedrock.js";
 import { startFakeVertex } from "../../fakes/fake-vertex.js";
-import { cleanGitEnv } from "../../fakes/index.js";
-import { CLI, runCli, shellEnv } from "./cli-process.js";
+import { CLI, localDemoRepo, runCli, shellEnv } from "./cli-process.js";
 import { fixTemperatureScript, tempDirIn } from "./harness.js";
 
-const run = promisify(execFile);
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -21,24 +16,6 @@ beforeAll(async () => {
   // `npm test` builds first; fail loudly rather than test a stale bundle.
   await readFile(CLI);
 });
-
-/** The demo repository as a local git repository, on main. */
-async function demoRepo(): Promise<{ dir: string; git: (...args: string[]) => Promise<string> }> {
-  const dir = await tempDirIn(cleanups, "tackle-provider-repo-");
-  await cp(path.resolve("examples/demo-repo"), dir, { recursive: true });
-  const env = {
-    ...cleanGitEnv(await tempDirIn(cleanups, "tackle-git-home-")),
-    GIT_AUTHOR_NAME: "U",
-    GIT_AUTHOR_EMAIL: "u@example.com",
-    GIT_COMMITTER_NAME: "U",
-    GIT_COMMITTER_EMAIL: "u@example.com",
-  };
-  const git = async (...args: string[]) => (await run("git", args, { cwd: dir, env })).stdout;
-  await git("init", "-q", "-b", "main");
-  await git("add", "-A");
-  await git("commit", "-q", "-m", "initial");
-  return { dir, git };
-}
 
 async function expectFixedOnLocalBranch(repo: { git: (...args: string[]) => Promise<string> }): Promise<void> {
   const branch = (await repo.git("branch", "--list", "tackle/local-*")).trim().replace(/^[*+ ]+/, "");
@@ -51,7 +28,7 @@ describe("tackle run --local on a cloud provider (the built bin)", () => {
     const bedrock = await startFakeBedrock(fixTemperatureScript());
     cleanups.push(() => bedrock.close());
     const home = await tempDirIn(cleanups, "tackle-bedrock-home-");
-    const repo = await demoRepo();
+    const repo = await localDemoRepo((prefix) => tempDirIn(cleanups, prefix));
     const result = await runCli(["run", "--local", repo.dir, "--task", "celsiusToFahrenheit(100) returns 203"], {
       env: shellEnv(home, { TACKLE_HOME: home, ...bedrock.env(), TACKLE_MODEL: "global.anthropic.claude-sonnet-4-6" }),
     });
@@ -67,7 +44,7 @@ describe("tackle run --local on a cloud provider (the built bin)", () => {
     cleanups.push(() => vertex.close());
     const home = await tempDirIn(cleanups, "tackle-vertex-home-");
     const credentials = await vertex.writeCredentials(home);
-    const repo = await demoRepo();
+    const repo = await localDemoRepo((prefix) => tempDirIn(cleanups, prefix));
     const result = await runCli(["run", "--local", repo.dir, "--task", "celsiusToFahrenheit(100) returns 203"], {
       env: shellEnv(home, { TACKLE_HOME: home, ...vertex.env(credentials) }),
     });
@@ -81,7 +58,7 @@ describe("tackle run --local on a cloud provider (the built bin)", () => {
 
   it("a cloud provider without its region: exit 2 and the variable to set, before any work", async () => {
     const home = await tempDirIn(cleanups, "tackle-noregion-home-");
-    const repo = await demoRepo();
+    const repo = await localDemoRepo((prefix) => tempDirIn(cleanups, prefix));
     const result = await runCli(["run", "--local", repo.dir, "--task", "x"], { env: shellEnv(home, { TACKLE_HOME: home, TACKLE_PROVIDER: "vertex" }) });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("TACKLE_PROVIDER=vertex is not set up:\n- `CLOUD_ML_REGION`: required with TACKLE_PROVIDER=vertex");

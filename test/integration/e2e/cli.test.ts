@@ -1,11 +1,12 @@
 // The built `tackle` bin, spawned the way users run it, with only the contract's environment variables.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { cp, readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { cleanGitEnv, startFakeAnthropic, startFakeGitHub } from "../../fakes/index.js";
+import { startFakeAnthropic, startFakeGitHub } from "../../fakes/index.js";
 import { binWebhookUrl, demoRepoFiles, fixTemperatureScript, OWNER, REPO, tempDirIn } from "./harness.js";
+import { localDemoRepo } from "./cli-process.js";
 import { sendAssigned } from "./trigger-helpers.js";
 
 const run = promisify(execFile);
@@ -36,23 +37,6 @@ async function runCli(args: string[], env: Record<string, string>) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
     return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
   }
-}
-
-async function makeLocalRepo(): Promise<{ dir: string; git: (...args: string[]) => Promise<string> }> {
-  const dir = await tempDir("tackle-local-repo-");
-  await cp(path.resolve("examples/demo-repo"), dir, { recursive: true });
-  const env = {
-    ...cleanGitEnv(await tempDir("tackle-git-home-")),
-    GIT_AUTHOR_NAME: "U",
-    GIT_AUTHOR_EMAIL: "u@example.com",
-    GIT_COMMITTER_NAME: "U",
-    GIT_COMMITTER_EMAIL: "u@example.com",
-  };
-  const git = async (...args: string[]) => (await run("git", args, { cwd: dir, env })).stdout;
-  await git("init", "-q", "-b", "main");
-  await git("add", "-A");
-  await git("commit", "-q", "-m", "initial");
-  return { dir, git };
 }
 
 describe("tackle CLI", () => {
@@ -103,7 +87,7 @@ describe("tackle CLI", () => {
     const model = await startFakeAnthropic(fixTemperatureScript(), { minCacheableTokens: 0 });
     cleanups.push(() => model.close());
     const home = await tempDir("tackle-run-home-");
-    const repo = await makeLocalRepo();
+    const repo = await localDemoRepo(tempDir);
     const result = await runCli(
       ["run", "--local", repo.dir, "--task", "celsiusToFahrenheit(100) returns 203, not 212"],
       contractEnv(home, {
@@ -141,14 +125,14 @@ describe("tackle CLI", () => {
     const model = await startFakeAnthropic(fixTemperatureScript(), { minCacheableTokens: 0 });
     cleanups.push(() => model.close());
     const home = await tempDir("tackle-replay-home-");
-    const first = await makeLocalRepo();
+    const first = await localDemoRepo(tempDir);
     const env = contractEnv(home, { TACKLE_HOME: home, ANTHROPIC_API_KEY: model.apiKey, ANTHROPIC_BASE_URL: model.url });
     expect((await runCli(["run", "--local", first.dir, "--task", "fix the offset"], env)).code).toBe(0);
     const [recorded] = await readdir(path.join(home, "transcripts"));
     const transcript = path.join(home, "transcripts", recorded!);
     await model.close();
 
-    const second = await makeLocalRepo();
+    const second = await localDemoRepo(tempDir);
     const replayEnv = contractEnv(home, { TACKLE_HOME: home });
     const replay = await runCli(["run", "--local", second.dir, "--task", "fix the offset", "--replay", transcript], replayEnv);
     expect(replay.code).toBe(0);
@@ -159,7 +143,7 @@ describe("tackle CLI", () => {
     const short = path.join(home, "short.jsonl");
     const firstLine = (await readFile(transcript, "utf8")).split("\n").find((l) => l.includes('"type":"response"'))!;
     await writeFile(short, `${firstLine}\n`);
-    const third = await makeLocalRepo();
+    const third = await localDemoRepo(tempDir);
     const cut = await runCli(["run", "--local", third.dir, "--task", "fix the offset", "--replay", short], replayEnv);
     expect(cut.code).toBe(1);
     expect(cut.stdout + cut.stderr).toMatch(/short\.jsonl has 1 responses?; the run asked for response 2/);
