@@ -4,8 +4,18 @@ import path from "node:path";
 import { transcriptDir, transcriptPath } from "../agent/transcript.js";
 import { safeArtifactName } from "../util/safe-artifact-name.js";
 import { withLock } from "../workspace/file-lock.js";
-import { ARTIFACT_ID, CUT_LINE, JOB_STORE_LIMITS, type ArtifactMeta, type JobRecord, type JobStore, type JobStoreLimits, type StoredJob } from "./job-store.js";
-import { jobFull, tooLarge } from "./redis-job-store.js";
+import {
+  ARTIFACT_ID,
+  CUT_LINE,
+  JOB_STORE_LIMITS,
+  jobFull,
+  tooLarge,
+  type ArtifactMeta,
+  type JobRecord,
+  type JobStore,
+  type JobStoreLimits,
+  type StoredJob,
+} from "./job-store.js";
 
 export interface FileJobStoreOptions {
   /** TACKLE_HOME: records in `<home>/jobs/`, transcripts where the agent writes them (`<home>/transcripts/`). */

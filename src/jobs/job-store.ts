@@ -5,6 +5,8 @@
  * under TACKLE_HOME otherwise. Everything handed to a store is already redacted by the job that
  * wrote it: a store masks nothing and a page shows what it holds.
  */
+import { TackleError } from "../errors/index.js";
+
 export type JobStatus = "queued" | "running" | "done" | "no_changes" | "failed" | "cancelled" | "budget_exhausted";
 
 export const FINAL_STATUSES: readonly JobStatus[] = ["done", "no_changes", "failed", "cancelled", "budget_exhausted"];
@@ -116,3 +118,18 @@ export const CUT_LINE = JSON.stringify({ type: "cut", reason: "the transcript pa
 
 /** Artifact ids as the store makes them; anything else is refused before it reaches a key or a path. */
 export const ARTIFACT_ID = /^a[1-9]\d{0,5}$/;
+
+/** The refusals of `putArtifact`, the same from both stores. */
+export function tooLarge(bytes: number, limits: Pick<JobStoreLimits, "maxArtifactBytes">): TackleError {
+  return new TackleError(
+    "invalid_input",
+    `the file has ${bytes} bytes; an artifact may have at most ${limits.maxArtifactBytes} (${Math.round(limits.maxArtifactBytes / 1024 / 1024)} MB)`,
+  );
+}
+
+export function jobFull(limits: Pick<JobStoreLimits, "maxJobArtifactBytes">): TackleError {
+  return new TackleError(
+    "invalid_input",
+    `this job's artifacts would pass ${Math.round(limits.maxJobArtifactBytes / 1024 / 1024)} MB together; upload nothing more, or something smaller`,
+  );
+}

@@ -2,7 +2,18 @@ import type { Redis } from "ioredis";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { safeArtifactName } from "../util/safe-artifact-name.js";
-import { ARTIFACT_ID, CUT_LINE, JOB_STORE_LIMITS, type ArtifactMeta, type JobRecord, type JobStore, type JobStoreLimits, type StoredJob } from "./job-store.js";
+import {
+  ARTIFACT_ID,
+  CUT_LINE,
+  JOB_STORE_LIMITS,
+  jobFull,
+  tooLarge,
+  type ArtifactMeta,
+  type JobRecord,
+  type JobStore,
+  type JobStoreLimits,
+  type StoredJob,
+} from "./job-store.js";
 import { connectRedis, lazyRedis } from "./redis-connection.js";
 
 export interface RedisJobStoreOptions {
@@ -330,18 +341,4 @@ function parseArtifact(json: string): ArtifactMeta[] {
   } catch {
     return [];
   }
-}
-
-export function tooLarge(bytes: number, limits: Pick<JobStoreLimits, "maxArtifactBytes">): TackleError {
-  return new TackleError(
-    "invalid_input",
-    `the file has ${bytes} bytes; an artifact may have at most ${limits.maxArtifactBytes} (${Math.round(limits.maxArtifactBytes / 1024 / 1024)} MB)`,
-  );
-}
-
-export function jobFull(limits: Pick<JobStoreLimits, "maxJobArtifactBytes">): TackleError {
-  return new TackleError(
-    "invalid_input",
-    `this job's artifacts would pass ${Math.round(limits.maxJobArtifactBytes / 1024 / 1024)} MB together; upload nothing more, or something smaller`,
-  );
 }
