@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { buildAppManifest, DEFAULT_WEBHOOK_PATH, formatDotEnv, loadEnv, type AppManifest, type TackleEnv } from "../config/index.js";
 import { errorMessage } from "../errors/index.js";
 import { convertAppManifest, type RegisteredApp } from "../github/index.js";
+import { escapeHtml } from "../util/escape-html.js";
 
 export interface SetupOptions {
   /** Where `.env` is written (and must not exist yet): the directory `tackle server` runs in. */
@@ -235,8 +236,4 @@ function page(title: string, body: string): string {
 
 function sendHtml(res: http.ServerResponse, status: number, html: string): void {
   res.writeHead(status, { "content-type": "text/html; charset=utf-8" }).end(html);
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -1,3 +1,5 @@
+import { escapeHtml } from "../../util/escape-html.js";
+
 /** Markup that is already escaped: the only thing `html` inserts as it is. */
 export class SafeHtml {
   constructor(readonly value: string) {}
@@ -23,11 +25,6 @@ function render(value: unknown): string {
   if (Array.isArray(value)) return value.map(render).join("");
   if (value === null || value === undefined || value === false) return "";
   return escapeHtml(String(value));
-}
-
-/** Text safe in element content and in quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** A whole page: the stylesheet and, where live, the one script, both files (the CSP allows no inline code). */
