@@ -30,7 +30,8 @@ export interface SetupOptions {
  * the manifest (app.yml, with the webhook URL from WEBHOOK_PROXY_URL or TACKLE_PUBLIC_URL) to GitHub's
  * "new App" page; GitHub sends the browser back with a one-time code, which is traded for the App's
  * id, key and webhook secret, written to `.env` with mode 0600. An existing `.env` is never
- * overwritten. Returns the exit code.
+ * overwritten. The page answers only as `127.0.0.1:<port>`, and only the first browser to open it
+ * (by its cookie) sees the state or completes the callback. Returns the exit code.
  */
 export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions): Promise<number> {
   const print = options.print ?? ((line: string) => console.log(line));
@@ -62,11 +63,16 @@ export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions
   let finish: (result: { app: RegisteredApp; written: string[] } | Error) => void = () => undefined;
   const finished = new Promise<{ app: RegisteredApp; written: string[] } | Error>((resolve) => (finish = resolve));
   let settled = false;
+  const browser = createBrowserBinding();
 
   const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    if (refuseForeignHost(req, res, origin)) return;
+    const url = new URL(req.url ?? "/", origin);
     if (req.method === "GET" && url.pathname === "/" && manifest) {
-      sendHtml(res, 200, registerPage(manifest, createUrl, env.githubServerUrl, options.org));
+      const cookie = browser.give(req, origin);
+      if (cookie === null) sendHtml(res, 403, page("Opened elsewhere", OPENED_ELSEWHERE));
+      else sendHtml(res, 200, registerPage(manifest, createUrl, env.githubServerUrl, options.org), { "set-cookie": cookie });
       return;
     }
     if (req.method !== "GET" || url.pathname !== "/callback") {
@@ -78,6 +84,10 @@ export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions
       return;
     }
     const code = url.searchParams.get("code");
+    if (!browser.knows(req, origin)) {
+      sendHtml(res, 403, page("Not this browser", NOT_THIS_BROWSER));
+      return;
+    }
     if (url.searchParams.get("state") !== state || !code) {
       sendHtml(
         res,
@@ -89,7 +99,7 @@ export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions
     settled = true;
     void complete(code).then(
       (result) => {
-        res.writeHead(302, { location: `${result.app.htmlUrl}/installations/new`, "content-type": "text/html; charset=utf-8" });
+        res.writeHead(302, { location: `${result.app.htmlUrl}/installations/new`, "content-type": "text/html; charset=utf-8", ...PAGE_HEADERS });
         res.end(page("Registered", `<p>Registered. <a href="${escapeHtml(result.app.htmlUrl)}/installations/new">Install the App</a>.</p>`));
         finish(result);
       },
@@ -234,6 +244,59 @@ function page(title: string, body: string): string {
   return `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)} · tackle setup</title></head>\n<body>\n<h1>${escapeHtml(title)}</h1>\n${body}\n</body></html>\n`;
 }
 
-function sendHtml(res: http.ServerResponse, status: number, html: string): void {
-  res.writeHead(status, { "content-type": "text/html; charset=utf-8" }).end(html);
+/** Never cached, never framed, and no Referer (the callback's URL holds the one-time code). */
+const PAGE_HEADERS = { "cache-control": "no-store", "x-frame-options": "DENY", "referrer-policy": "no-referrer" };
+
+const OPENED_ELSEWHERE =
+  "<p>This setup's page was already opened in another browser (or one that refused its cookie). Finish there, or stop <code>tackle setup</code> and run it again.</p>";
+const NOT_THIS_BROWSER =
+  "<p>This request does not come from the browser that opened this setup's page (its cookie is missing). Finish in that browser, or stop <code>tackle setup</code> and run it again.</p>";
+
+function sendHtml(res: http.ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "text/html; charset=utf-8", ...PAGE_HEADERS, ...headers }).end(html);
+}
+
+/**
+ * Answers a request that does not name this server as `127.0.0.1:<port>` and returns true. A
+ * DNS-rebinding page reaches the server under its own name: it gets neither the state nor the
+ * callback. `localhost` is sent to 127.0.0.1, the origin GitHub sends the browser back to, where the
+ * cookie must live.
+ */
+function refuseForeignHost(req: http.IncomingMessage, res: http.ServerResponse, origin: string): boolean {
+  const host = req.headers.host ?? "";
+  const own = new URL(origin).host;
+  if (host === own) return false;
+  if (host === own.replace("127.0.0.1", "localhost")) res.writeHead(302, { location: `${origin}${req.url ?? "/"}`, ...PAGE_HEADERS }).end();
+  else sendHtml(res, 421, page("Wrong address", `<p>This setup page answers only at <a href="${origin}/">${origin}/</a>.</p>`));
+  return true;
+}
+
+/**
+ * The first browser to open the page, bound by an HttpOnly cookie: only it sees the state or may
+ * bring GitHub's code back. `SameSite=Lax`, since the callback is a top-level navigation from GitHub
+ * (a `Strict` cookie would not come with it); the port is in the name, as cookies ignore ports.
+ */
+function createBrowserBinding() {
+  const value = randomBytes(16).toString("hex");
+  let given = false;
+  const name = (origin: string) => `tackle_setup_${new URL(origin).port}`;
+  const knows = (req: http.IncomingMessage, origin: string): boolean => cookieOf(req, name(origin)) === value;
+  return {
+    knows,
+    /** The cookie to set with the page, or null when another browser opened it first. */
+    give(req: http.IncomingMessage, origin: string): string | null {
+      if (given && !knows(req, origin)) return null;
+      given = true;
+      return `${name(origin)}=${value}; HttpOnly; SameSite=Lax; Path=/`;
+    },
+  };
+}
+
+/** One cookie's value from the request, or null. */
+function cookieOf(req: http.IncomingMessage, name: string): string | null {
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const [key, ...value] = part.trim().split("=");
+    if (key === name) return value.join("=");
+  }
+  return null;
 }
