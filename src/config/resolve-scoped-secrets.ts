@@ -52,7 +52,12 @@ function scopeProblem(name: string, where: string, use: SecretUse, secrets: Oper
   }
   if (use.url === undefined) return null;
   const destination = urlDestination(use.url);
-  if (secret.hosts.some((pattern) => matchesHostPattern(pattern, destination))) return null;
   const shown = `${use.url.hostname}:${destination.port}`;
-  return `\`${where}\` names \`${name}\`, which may not be sent to ${shown}: that host is not in \`${name}_HOSTS\``;
+  const matched = secret.hosts.find((pattern) => matchesHostPattern(pattern, destination));
+  if (matched === undefined) return `\`${where}\` names \`${name}\`, which may not be sent to ${shown}: that host is not in \`${name}_HOSTS\``;
+  // A host name is reached over the internet: only an operator's exact ip:port (its own network) may be plain http.
+  if (use.url.protocol === "http:" && matched.kind !== "address") {
+    return `\`${where}\` names \`${name}\`, which may not be sent to ${shown} over plain http: use https (only an \`ip:port\` in \`${name}_HOSTS\` takes http)`;
+  }
+  return null;
 }

@@ -98,6 +98,13 @@ describe("resolveScopedSecrets", () => {
       problems: [refused("docs.example.com:8080")],
     });
     expect(headers({ Authorization: "${TACKLE_SECRET_DOCS}" }, "https://a.docs.example.com/mcp")).toMatchObject({ ok: false });
+    // Never in clear text to a host name; an operator's ip:port (its own network) may be plain http.
+    expect(headers({ Authorization: "${TACKLE_SECRET_DOCS}" }, "http://docs.example.com/mcp")).toEqual({
+      ok: false,
+      problems: [
+        "`mcp_servers.x.headers.Authorization` names `TACKLE_SECRET_DOCS`, which may not be sent to docs.example.com:80 over plain http: use https (only an `ip:port` in `TACKLE_SECRET_DOCS_HOSTS` takes http)",
+      ],
+    });
     // In scope for the repository but with no _HOSTS: usable in a stdio env, never in a header.
     expect(env({ k: "${TACKLE_SECRET_ORG}" })).toMatchObject({ ok: true });
     expect(headers({ Authorization: "${TACKLE_SECRET_ORG}" }, "https://docs.example.com/mcp")).toEqual({
