@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { existsSync } from "node:fs";
 import { type FileHandle, lstat, open, readFile } from "node:fs/promises";
 import http from "node:http";
@@ -30,8 +30,9 @@ export interface SetupOptions {
  * the manifest (app.yml, with the webhook URL from WEBHOOK_PROXY_URL or TACKLE_PUBLIC_URL) to GitHub's
  * "new App" page; GitHub sends the browser back with a one-time code, which is traded for the App's
  * id, key and webhook secret, written to `.env` with mode 0600. An existing `.env` is never
- * overwritten. The page answers only as `127.0.0.1:<port>`, and only the first browser to open it
- * (by its cookie) sees the state or completes the callback. Returns the exit code.
+ * overwritten. The page answers only as `127.0.0.1:<port>`, and only a browser that opened the
+ * address printed in the terminal (its key becomes a cookie) sees the state or completes the
+ * callback. Returns the exit code.
  */
 export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions): Promise<number> {
   const print = options.print ?? ((line: string) => console.log(line));
@@ -70,9 +71,11 @@ export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions
     if (refuseForeignHost(req, res, origin)) return;
     const url = new URL(req.url ?? "/", origin);
     if (req.method === "GET" && url.pathname === "/" && manifest) {
-      const cookie = browser.give(req, origin);
-      if (cookie === null) sendHtml(res, 403, page("Opened elsewhere", OPENED_ELSEWHERE));
-      else sendHtml(res, 200, registerPage(manifest, createUrl, env.githubServerUrl, options.org), { "set-cookie": cookie });
+      const cookie = browser.admit(url, origin);
+      // The key leaves the address bar (and the history) at once; the cookie carries it from here.
+      if (cookie !== null) res.writeHead(302, { location: `${origin}/`, "set-cookie": cookie, ...PAGE_HEADERS }).end();
+      else if (browser.knows(req, origin)) sendHtml(res, 200, registerPage(manifest, createUrl, env.githubServerUrl, options.org));
+      else sendHtml(res, 403, page("Open the address from the terminal", NOT_THIS_BROWSER));
       return;
     }
     if (req.method !== "GET" || url.pathname !== "/callback") {
@@ -85,7 +88,7 @@ export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions
     }
     const code = url.searchParams.get("code");
     if (!browser.knows(req, origin)) {
-      sendHtml(res, 403, page("Not this browser", NOT_THIS_BROWSER));
+      sendHtml(res, 403, page("Open the address from the terminal", NOT_THIS_BROWSER));
       return;
     }
     if (url.searchParams.get("state") !== state || !code) {
@@ -133,7 +136,7 @@ export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions
       redirectUrl: `${local}/callback`,
       ...(options.name === undefined ? {} : { name: options.name }),
     });
-    print(`tackle setup: open ${local}/ in a browser signed in to ${env.githubServerUrl} to register the App "${manifest.name}"`);
+    print(`tackle setup: open ${local}/?key=${browser.key} in a browser signed in to ${env.githubServerUrl} to register the App "${manifest.name}"`);
     print(`  webhooks will go to ${hook}; the credentials will be written to ${envPath}`);
     const result = await finished;
     if (result instanceof Error) {
@@ -247,10 +250,8 @@ function page(title: string, body: string): string {
 /** Never cached, never framed, and no Referer (the callback's URL holds the one-time code). */
 const PAGE_HEADERS = { "cache-control": "no-store", "x-frame-options": "DENY", "referrer-policy": "no-referrer" };
 
-const OPENED_ELSEWHERE =
-  "<p>This setup's page was already opened in another browser (or one that refused its cookie). Finish there, or stop <code>tackle setup</code> and run it again.</p>";
 const NOT_THIS_BROWSER =
-  "<p>This request does not come from the browser that opened this setup's page (its cookie is missing). Finish in that browser, or stop <code>tackle setup</code> and run it again.</p>";
+  "<p>This browser has not opened the address <code>tackle setup</code> printed in its terminal (with <code>?key=</code>), or it refused the cookie that address sets. Open that address, in the browser you use on GitHub.</p>";
 
 function sendHtml(res: http.ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "text/html; charset=utf-8", ...PAGE_HEADERS, ...headers }).end(html);
@@ -272,24 +273,28 @@ function refuseForeignHost(req: http.IncomingMessage, res: http.ServerResponse, 
 }
 
 /**
- * The first browser to open the page, bound by an HttpOnly cookie: only it sees the state or may
- * bring GitHub's code back. `SameSite=Lax`, since the callback is a top-level navigation from GitHub
- * (a `Strict` cookie would not come with it); the port is in the name, as cookies ignore ports.
+ * The browsers of whoever sees the terminal: the printed address carries a random key, which the
+ * page trades for an HttpOnly cookie; only such a browser sees the state or may bring GitHub's code
+ * back, so neither a DNS-rebinding page nor another user of the machine can. `SameSite=Lax`, since
+ * the callback is a top-level navigation from GitHub (a `Strict` cookie would not come with it); the
+ * port is in its name, as cookies ignore ports.
  */
 function createBrowserBinding() {
-  const value = randomBytes(16).toString("hex");
-  let given = false;
+  const key = randomBytes(16).toString("hex");
   const name = (origin: string) => `tackle_setup_${new URL(origin).port}`;
-  const knows = (req: http.IncomingMessage, origin: string): boolean => cookieOf(req, name(origin)) === value;
   return {
-    knows,
-    /** The cookie to set with the page, or null when another browser opened it first. */
-    give(req: http.IncomingMessage, origin: string): string | null {
-      if (given && !knows(req, origin)) return null;
-      given = true;
-      return `${name(origin)}=${value}; HttpOnly; SameSite=Lax; Path=/`;
-    },
+    key,
+    knows: (req: http.IncomingMessage, origin: string): boolean => equalSecrets(cookieOf(req, name(origin)), key),
+    /** The cookie to set for a request with the printed key, else null. */
+    admit: (url: URL, origin: string): string | null =>
+      equalSecrets(url.searchParams.get("key"), key) ? `${name(origin)}=${key}; HttpOnly; SameSite=Lax; Path=/` : null,
   };
+}
+
+function equalSecrets(given: string | null, expected: string): boolean {
+  if (given === null) return false;
+  const [a, b] = [Buffer.from(given), Buffer.from(expected)];
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** One cookie's value from the request, or null. */

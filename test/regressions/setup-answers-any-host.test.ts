@@ -1,8 +1,9 @@
 // `tackle setup` answered any Host: a DNS-rebinding page (evil.example resolving to 127.0.0.1) could
 // read the setup page, and with it the manifest flow's state, then bring its own manifest code to the
 // callback, so `.env` would hold an App whose key the attacker has. Now the page answers only
-// `Host: 127.0.0.1:<port>` (`localhost:<port>` is sent there), the first browser to open it gets an
-// HttpOnly SameSite=Lax cookie, and only that browser sees the state or may complete the callback.
+// `Host: 127.0.0.1:<port>` (`localhost:<port>` is sent there), and only a browser that opened the
+// address printed in the terminal (its `?key=` traded for an HttpOnly SameSite=Lax cookie) sees the
+// state or may complete the callback.
 import http from "node:http";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
@@ -35,57 +36,67 @@ function get(url: string, headers: Record<string, string> = {}): Promise<Answer>
   });
 }
 
-/** `tackle setup` in this process against the fake GitHub; resolves its page's address once it serves it. */
+/** `tackle setup` in this process against the fake GitHub; resolves the address it prints once it serves it. */
 async function startSetup() {
   const gh = await startFakeGitHub();
   cleanups.push(() => gh.close());
   const dir = await mkdtemp(path.join(os.tmpdir(), "tackle-setup-"));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  let served: (local: string) => void = () => undefined;
-  const local = new Promise<string>((resolve) => (served = resolve));
+  let served: (printed: { local: string; key: string }) => void = () => undefined;
+  const printed = new Promise<{ local: string; key: string }>((resolve) => (served = resolve));
   const env = { GHE_HOST: new URL(gh.url).host, GHE_PROTOCOL: "http", TACKLE_PUBLIC_URL: "https://tackle.example.com" };
   const exit = setup(env, {
     dir,
     name: "Tackle Rebinding Test",
     print: (line) => {
-      const match = /open (http:\/\/127\.0\.0\.1:\d+)\/ in a browser/.exec(line);
-      if (match) served(match[1]!);
+      // The key is optional here so that a setup without one fails on what it serves, not on what it prints.
+      const match = /open (http:\/\/127\.0\.0\.1:\d+)\/(?:\?key=([0-9a-f]{32}))? in a browser/.exec(line);
+      if (match) served({ local: match[1]!, key: match[2] ?? "" });
     },
   });
-  return { gh, dir, exit, local: await local };
+  return { gh, dir, exit, ...(await printed) };
 }
 
 const stateIn = (html: string): string | null => /state=([0-9a-f]{32})/.exec(html)?.[1] ?? null;
 
 describe("tackle setup's local page", () => {
-  it("refuses another Host, a second browser and a callback without the first browser's cookie; the first browser completes the flow", async () => {
-    const { gh, dir, exit, local } = await startSetup();
+  it("refuses another Host, a browser without the printed key and a callback without its cookie; the key's browser completes the flow", async () => {
+    const { gh, dir, exit, local, key } = await startSetup();
     const port = new URL(local).port;
 
-    // A DNS-rebinding page: same socket, its own name in Host.
+    // A DNS-rebinding page: same socket, its own name in Host (even with the key, which it could not know).
     for (const host of [`evil.example:${port}`, "evil.example", `127.0.0.1.evil.example:${port}`]) {
-      const rebound = await get(`${local}/`, { host });
-      expect(rebound.status).toBe(421);
-      expect(stateIn(rebound.body)).toBeNull();
-      expect(rebound.headers["set-cookie"]).toBeUndefined();
+      for (const target of ["/", `/?key=${key}`]) {
+        const rebound = await get(`${local}${target}`, { host });
+        expect(rebound.status).toBe(421);
+        expect(stateIn(rebound.body)).toBeNull();
+        expect(rebound.headers["set-cookie"]).toBeUndefined();
+      }
     }
     // localhost is sent to 127.0.0.1, where GitHub sends the browser back (and the cookie lives).
-    const viaLocalhost = await get(`${local}/`, { host: `localhost:${port}` });
+    const viaLocalhost = await get(`${local}/?key=${key}`, { host: `localhost:${port}` });
     expect(viaLocalhost.status).toBe(302);
-    expect(viaLocalhost.headers.location).toBe(`${local}/`);
+    expect(viaLocalhost.headers.location).toBe(`${local}/?key=${key}`);
 
-    // The first browser: the page, its state and the cookie.
-    const page = await get(`${local}/`);
+    // A browser (or another user of the machine) without the key: no state, no cookie.
+    for (const target of ["/", `/?key=${"0".repeat(32)}`]) {
+      const stranger = await get(`${local}${target}`);
+      expect(stranger.status).toBe(403);
+      expect(stateIn(stranger.body)).toBeNull();
+      expect(stranger.headers["set-cookie"]).toBeUndefined();
+    }
+
+    // The printed address: its key becomes the cookie, and leaves the address bar.
+    const opened = await get(`${local}/?key=${key}`);
+    expect(opened.status).toBe(302);
+    expect(opened.headers.location).toBe(`${local}/`);
+    const setCookie = opened.headers["set-cookie"]?.[0] ?? "";
+    expect(setCookie).toMatch(new RegExp(`^tackle_setup_${port}=[0-9a-f]{32}; HttpOnly; SameSite=Lax; Path=/$`));
+    const cookie = setCookie.split(";")[0]!;
+    const page = await get(`${local}/`, { cookie });
     expect(page.status).toBe(200);
     const state = stateIn(page.body);
     expect(state).not.toBeNull();
-    const setCookie = page.headers["set-cookie"]?.[0] ?? "";
-    expect(setCookie).toMatch(new RegExp(`^tackle_setup_${port}=[0-9a-f]{32}; HttpOnly; SameSite=Lax; Path=/$`));
-    const cookie = setCookie.split(";")[0]!;
-    // Another browser (or another local user) gets no state.
-    const second = await get(`${local}/`);
-    expect(second.status).toBe(403);
-    expect(stateIn(second.body)).toBeNull();
 
     // GitHub registers the App and sends the browser back with a code and the state.
     const action = /<form method="post" action="([^"]+)">/.exec(page.body)![1]!.replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c)));

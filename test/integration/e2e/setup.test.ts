@@ -33,11 +33,13 @@ interface PostedManifest {
 async function startSetup(args: string[], env: Record<string, string>, cwd: string) {
   const setup = spawnCli(["setup", ...args], { env, cwd });
   cleanups.push(() => setup.stop());
-  const [, local = ""] = await setup.waitFor(/open (http:\/\/127\.0\.0\.1:\d+)\/ in a browser/);
-  const page = await fetch(`${local}/`);
+  const [, local = "", key = ""] = await setup.waitFor(/open (http:\/\/127\.0\.0\.1:\d+)\/\?key=([0-9a-f]{32}) in a browser/);
+  // The printed address sets the browser's cookie: only that browser sees the page and may bring GitHub's code back.
+  const opened = await fetch(`${local}/?key=${key}`, { redirect: "manual" });
+  expect(opened.status).toBe(302);
+  const cookie = (opened.headers.get("set-cookie") ?? "").split(";")[0]!;
+  const page = await fetch(`${local}/`, { headers: { cookie } });
   expect(page.status).toBe(200);
-  // The browser's cookie: only the browser that opened the page may bring GitHub's code back.
-  const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0]!;
   const html = await page.text();
   const action = unescapeHtml(/<form method="post" action="([^"]+)">/.exec(html)?.[1] ?? "");
   const manifestText = unescapeHtml(/<input type="hidden" name="manifest" value="([^"]*)">/.exec(html)?.[1] ?? "");
