@@ -11,12 +11,12 @@ import type { MemoryStore } from "../jobs/memory-store.js";
 import type { JobStore } from "../jobs/job-store.js";
 import type { WebFetchCache } from "../net/create-web-fetch-cache.js";
 import { createDestinationRules, createGuardedFetch, createMcpPort, createWebFetcher, isWebFetchOff, type McpServerSpec } from "../net/index.js";
-import { resolveScopedSecrets, type OperatorSecrets } from "../config/index.js";
-import type { McpServerConfig } from "../config/repo-config.js";
+import type { OperatorSecrets } from "../config/index.js";
 import { formatRepoKey } from "../workspace/index.js";
 import { SUBAGENT_TOOL_NAMES } from "../agent/subagent-types.js";
 import { createSpend, type Spend } from "../agent/spend.js";
 import { loadRepoExtensions } from "./load-repo-extensions.js";
+import { mcpServerSpecs } from "./mcp-server-specs.js";
 import { createMemoryPort } from "./memory-port.js";
 import { reserveJobBudget, type HeldBudget } from "./reserve-job-budget.js";
 import { createTrustCheck } from "./issue-thread.js";
@@ -620,33 +620,6 @@ function sessionExtras(job: JobContext, admitted: Extract<Admission, { ok: true 
     });
   }
   return extras;
-}
-
-/**
- * The repo config's MCP servers with `${TACKLE_SECRET_*}` filled in through resolveScopedSecrets: a
- * stdio server's `env` for the repository (its process has no network), an HTTP server's `headers`
- * for the repository and its URL's host. Every problem of every server is returned at once.
- */
-function mcpServerSpecs(
-  servers: Readonly<Record<string, McpServerConfig>>,
-  repo: RepoRef,
-  secrets: OperatorSecrets,
-): { ok: true; specs: McpServerSpec[] } | { ok: false; problems: string[] } {
-  const specs: McpServerSpec[] = [];
-  const problems: string[] = [];
-  const use = { repo: { owner: repo.owner, name: repo.name } };
-  for (const [name, server] of Object.entries(servers)) {
-    if ("url" in server) {
-      const headers = resolveScopedSecrets(server.headers, { ...use, url: new URL(server.url), where: `mcp_servers.${name}.headers` }, secrets);
-      if (headers.ok) specs.push({ name, kind: "http", url: server.url, headers: headers.values, trusted: server.trusted });
-      else problems.push(...headers.problems);
-    } else {
-      const env = resolveScopedSecrets(server.env, { ...use, where: `mcp_servers.${name}.env` }, secrets);
-      if (env.ok) specs.push({ name, kind: "stdio", command: server.command, env: env.values, trusted: server.trusted });
-      else problems.push(...env.problems);
-    }
-  }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, specs };
 }
 
 /** Authors in the job's thread (the issue's too) without write access: their text may steer what the agent keeps. */
