@@ -19,7 +19,7 @@ import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandl
 import { defaultRepoConfig } from "../src/config/index.js";
 import { createDestinationRules, createGuardedFetch, createMcpPort } from "../src/net/index.js";
 import { runAgentSession, type SessionInput } from "../src/worker/run-agent-session.js";
-import { sessionInput } from "../test/integration/agent/helpers.js";
+import { literalValues, sessionInput } from "../test/integration/agent/helpers.js";
 import type { ModelClient } from "../src/agent/model-client.js";
 import type { Workspace } from "../src/workspace/index.js";
 import { startFakeMcpServer } from "../test/fakes/fake-mcp-server.js";
@@ -371,7 +371,7 @@ async function runWithActivations(): Promise<void> {
       const { result } = await runAgentSession(
         benchSession(workspace, model, home, "bench-cache-mcp", {
           mcp: createMcpPort({
-            servers: [{ name: "docs", kind: "http", url: server.url, headers: {}, trusted: true }],
+            servers: [{ name: "docs", kind: "http", url: server.url, headers: literalValues(), trusted: true }],
             fetch: createGuardedFetch(createDestinationRules([server.address])),
           }),
         }),

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { TackleError } from "../errors/index.js";
 import { parseFetchAllow } from "./parse-fetch-allow.js";
 import { parseModelPrices, type ConfiguredPrice } from "./parse-model-prices.js";
+import { parseOperatorSecrets, type OperatorSecrets } from "./parse-operator-secrets.js";
 import { describeValue } from "./problem-text.js";
 
 /**
@@ -128,6 +129,11 @@ export interface TackleEnv<M extends EnvMode = EnvMode> {
   metricsToken: string | null;
   /** TACKLE_DASHBOARD_TOKEN: the dashboard at `/dashboard` is on when set. @defaultValue null: off */
   dashboardToken: string | null;
+  /**
+   * `TACKLE_SECRET_<NAME>` with their `_REPOS` and `_HOSTS` scopes: what a repository's MCP values may
+   * name (through resolveScopedSecrets only). @defaultValue none
+   */
+  operatorSecrets: OperatorSecrets;
 }
 
 export interface LoadEnvOptions<M extends EnvMode> {
@@ -364,6 +370,8 @@ export function parseEnv<M extends EnvMode = "server">(env: EnvVars, options: Lo
   if (!fetchAllow.ok) problems.push(...fetchAllow.problems.map((problem) => `\`TACKLE_FETCH_ALLOW\`: ${problem}`));
   const modelPrices = parseModelPrices(env.TACKLE_MODEL_PRICES?.trim() || undefined);
   if (!modelPrices.ok) problems.push(...modelPrices.problems.map((problem) => `\`TACKLE_MODEL_PRICES\`: ${problem}`));
+  const operatorSecrets = parseOperatorSecrets(env);
+  problems.push(...operatorSecrets.problems);
   const wantsApp = mode === "server" || mode === "worker" || (mode !== "setup" && has("APP_ID"));
   const readFile = options.readFile ?? ((path: string) => readFileSync(path, "utf8"));
   const privateKey = wantsApp ? readPrivateKey(env, readFile, mode, problems) : undefined;
@@ -371,7 +379,7 @@ export function parseEnv<M extends EnvMode = "server">(env: EnvVars, options: Lo
 
   const { APP_ID: appId, WEBHOOK_SECRET: webhookSecret } = parsed.data;
   const app = appId !== undefined && privateKey !== undefined ? { appId, privateKey, webhookSecret: webhookSecret ?? null } : null;
-  const lists = { fetchAllow: fetchAllow.allow, modelPrices: modelPrices.prices };
+  const lists = { fetchAllow: fetchAllow.allow, modelPrices: modelPrices.prices, operatorSecrets: operatorSecrets.secrets };
   return { ok: true, env: build(parsed.data, mode, app, options.homeDir ?? homedir(), lists) };
 }
 
@@ -380,7 +388,7 @@ function build<M extends EnvMode>(
   mode: M,
   app: AppCredentials | null,
   homeDir: string,
-  lists: { fetchAllow: string[] | null; modelPrices: ConfiguredPrice[] },
+  lists: { fetchAllow: string[] | null; modelPrices: ConfiguredPrice[]; operatorSecrets: OperatorSecrets },
 ): TackleEnv<M> {
   const ghe = vars.GHE_HOST === undefined ? null : { host: vars.GHE_HOST, protocol: vars.GHE_PROTOCOL ?? "https" };
   const runner = mode === "action" && ghe === null;
@@ -425,6 +433,7 @@ function build<M extends EnvMode>(
     dailyBudgetUsd: vars.TACKLE_DAILY_BUDGET_USD ?? null,
     metricsToken: vars.TACKLE_METRICS_TOKEN ?? null,
     dashboardToken: vars.TACKLE_DASHBOARD_TOKEN ?? null,
+    operatorSecrets: lists.operatorSecrets,
   };
 }
 

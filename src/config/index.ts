@@ -15,3 +15,6 @@ export {
 } from "./env.js";
 export type { ConfiguredPrice } from "./parse-model-prices.js";
 export { parseHostPattern, type HostPattern } from "./parse-fetch-allow.js";
+export { canonicalAddress, isStandardPort, matchesHostPattern, urlDestination, type Destination } from "./match-host-pattern.js";
+export { operatorSecretValues, parseOperatorSecrets, type OperatorSecrets } from "./parse-operator-secrets.js";
+export { resolveScopedSecrets, type ScopedValues } from "./resolve-scoped-secrets.js";

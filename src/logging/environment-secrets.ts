@@ -7,7 +7,8 @@ import { urlSecrets } from "./mask-url.js";
  */
 const SECRET_NAME = /(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)(?:_|$)/i;
 // GOOGLE_APPLICATION_CREDENTIALS names a file too: the secrets in it are masked by value (modelSecretsFor).
-const NOT_SECRET_NAME = /_(?:PATH|FILE|DIR)$|^GOOGLE_APPLICATION_CREDENTIALS$/i;
+// An operator secret's scope (TACKLE_SECRET_<NAME>_REPOS, _HOSTS) lists repositories and hosts, not a secret.
+const NOT_SECRET_NAME = /_(?:PATH|FILE|DIR)$|^GOOGLE_APPLICATION_CREDENTIALS$|^TACKLE_SECRET_\w+_(?:REPOS|HOSTS)$/i;
 
 /**
  * The process's credentials, to mask by value: the values of the variables named like secrets, and

@@ -5,8 +5,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import * as core from "@actions/core";
-import { loadEnv, missingModelSettings, type TackleEnv } from "../config/index.js";
-import { operatorMcpSecrets } from "../config/substitute-mcp-secrets.js";
+import { loadEnv, missingModelSettings, operatorSecretValues, type TackleEnv } from "../config/index.js";
 import { errorMessage, TackleError } from "../errors/index.js";
 import { tokenClient } from "../github/index.js";
 import { createFileJobStore, createMemoryStore } from "../jobs/index.js";
@@ -209,8 +208,8 @@ async function runInline(admission: TaskAdmission, context: TaskContext & { sand
       sandbox: context.sandbox,
       gitUrl: env.gitUrl,
       gitHost: new URL(env.githubServerUrl).host.replace(":", "_"),
-      secrets: [...modelSecretsFor(env), env.githubToken, ...Object.values(operatorMcpSecrets(vars))].filter((s): s is string => Boolean(s)),
-      mcpSecrets: operatorMcpSecrets(vars),
+      secrets: [...modelSecretsFor(env), env.githubToken, ...operatorSecretValues(env.operatorSecrets)].filter((s): s is string => Boolean(s)),
+      operatorSecrets: env.operatorSecrets,
       // Inline in a workflow there are no commands: cancel the workflow run instead.
       commandName: null,
     },

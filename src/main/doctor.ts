@@ -7,6 +7,7 @@ import { createRedactor } from "../util/redact.js";
 import { detectSandbox } from "../workspace/index.js";
 import { checkModelProvider } from "./check-model-provider.js";
 import { modelProviderChecks } from "./model-provider-checks.js";
+import { operatorSecretChecks } from "./operator-secret-checks.js";
 
 const run = promisify(execFile);
 
@@ -67,6 +68,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<Check[]> {
   // OpenAI-compatible server is asked whether it answers and serves TACKLE_MODEL.
   checks.push(...modelProviderChecks(env));
   if (env.TACKLE_PROVIDER?.trim().toLowerCase() === "openai") checks.push(...(await checkModelProvider(env)));
+  checks.push(...operatorSecretChecks(env));
   const appReady = Boolean(env.APP_ID && (env.PRIVATE_KEY || env.PRIVATE_KEY_PATH) && env.WEBHOOK_SECRET);
   checks.push(
     appReady

@@ -1,6 +1,5 @@
 import type { Probot } from "probot";
-import { loadEnv, type TackleEnv } from "../config/index.js";
-import { operatorMcpSecrets } from "../config/substitute-mcp-secrets.js";
+import { loadEnv, operatorSecretValues, type TackleEnv } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import { createProbot, installationClients, type GitHubClient, type OctokitSettings } from "../github/index.js";
 import { createAckClaims, createApprovals, createDailyBudget, createJobStore, createMemoryStore } from "../jobs/index.js";
@@ -73,10 +72,14 @@ export async function createJobRuntime(
   const forInstallation = installationClients(probot, { appId: String(app.appId), privateKey: app.privateKey });
   const repoCache = createRepoCache({ home: env.home, logger });
   await repoCache.pruneStale();
-  const mcpSecrets = operatorMcpSecrets(processEnv);
-  const secrets = [...modelSecretsFor(env), app.webhookSecret, app.privateKey, env.metricsToken, env.dashboardToken, ...Object.values(mcpSecrets)].filter(
-    (s): s is string => Boolean(s),
-  );
+  const secrets = [
+    ...modelSecretsFor(env),
+    app.webhookSecret,
+    app.privateKey,
+    env.metricsToken,
+    env.dashboardToken,
+    ...operatorSecretValues(env.operatorSecrets),
+  ].filter((s): s is string => Boolean(s));
   const deps: ProcessJobDeps = {
     github: async (data) => {
       if (data.installationId === undefined) throw new TackleError("payload_invalid", "the job has no installation id");
@@ -108,7 +111,7 @@ export async function createJobRuntime(
       // The cache key segment: the host, with a port written as host_port.
       gitHost: new URL(env.githubServerUrl).host.replace(":", "_"),
       secrets,
-      mcpSecrets,
+      operatorSecrets: env.operatorSecrets,
       dailyBudgetUsd: env.dailyBudgetUsd,
       dashboardUrl: env.publicUrl === null ? null : `${env.publicUrl}/dashboard`,
     },

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { existsSync } from "node:fs";
 import { type FileHandle, lstat, open, readFile } from "node:fs/promises";
 import http from "node:http";
@@ -30,7 +30,9 @@ export interface SetupOptions {
  * the manifest (app.yml, with the webhook URL from WEBHOOK_PROXY_URL or TACKLE_PUBLIC_URL) to GitHub's
  * "new App" page; GitHub sends the browser back with a one-time code, which is traded for the App's
  * id, key and webhook secret, written to `.env` with mode 0600. An existing `.env` is never
- * overwritten. Returns the exit code.
+ * overwritten. The page answers only as `127.0.0.1:<port>`, and only a browser that opened the
+ * address printed in the terminal (its key becomes a cookie) sees the state or completes the
+ * callback. Returns the exit code.
  */
 export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions): Promise<number> {
   const print = options.print ?? ((line: string) => console.log(line));
@@ -62,11 +64,18 @@ export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions
   let finish: (result: { app: RegisteredApp; written: string[] } | Error) => void = () => undefined;
   const finished = new Promise<{ app: RegisteredApp; written: string[] } | Error>((resolve) => (finish = resolve));
   let settled = false;
+  const browser = createBrowserBinding();
 
   const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    if (refuseForeignHost(req, res, origin)) return;
+    const url = new URL(req.url ?? "/", origin);
     if (req.method === "GET" && url.pathname === "/" && manifest) {
-      sendHtml(res, 200, registerPage(manifest, createUrl, env.githubServerUrl, options.org));
+      const cookie = browser.admit(url, origin);
+      // The key leaves the address bar (and the history) at once; the cookie carries it from here.
+      if (cookie !== null) res.writeHead(302, { location: `${origin}/`, "set-cookie": cookie, ...PAGE_HEADERS }).end();
+      else if (browser.knows(req, origin)) sendHtml(res, 200, registerPage(manifest, createUrl, env.githubServerUrl, options.org));
+      else sendHtml(res, 403, page("Open the address from the terminal", NOT_THIS_BROWSER));
       return;
     }
     if (req.method !== "GET" || url.pathname !== "/callback") {
@@ -78,6 +87,10 @@ export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions
       return;
     }
     const code = url.searchParams.get("code");
+    if (!browser.knows(req, origin)) {
+      sendHtml(res, 403, page("Open the address from the terminal", NOT_THIS_BROWSER));
+      return;
+    }
     if (url.searchParams.get("state") !== state || !code) {
       sendHtml(
         res,
@@ -89,7 +102,7 @@ export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions
     settled = true;
     void complete(code).then(
       (result) => {
-        res.writeHead(302, { location: `${result.app.htmlUrl}/installations/new`, "content-type": "text/html; charset=utf-8" });
+        res.writeHead(302, { location: `${result.app.htmlUrl}/installations/new`, "content-type": "text/html; charset=utf-8", ...PAGE_HEADERS });
         res.end(page("Registered", `<p>Registered. <a href="${escapeHtml(result.app.htmlUrl)}/installations/new">Install the App</a>.</p>`));
         finish(result);
       },
@@ -123,7 +136,7 @@ export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions
       redirectUrl: `${local}/callback`,
       ...(options.name === undefined ? {} : { name: options.name }),
     });
-    print(`tackle setup: open ${local}/ in a browser signed in to ${env.githubServerUrl} to register the App "${manifest.name}"`);
+    print(`tackle setup: open ${local}/?key=${browser.key} in a browser signed in to ${env.githubServerUrl} to register the App "${manifest.name}"`);
     print(`  webhooks will go to ${hook}; the credentials will be written to ${envPath}`);
     const result = await finished;
     if (result instanceof Error) {
@@ -234,6 +247,61 @@ function page(title: string, body: string): string {
   return `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)} · tackle setup</title></head>\n<body>\n<h1>${escapeHtml(title)}</h1>\n${body}\n</body></html>\n`;
 }
 
-function sendHtml(res: http.ServerResponse, status: number, html: string): void {
-  res.writeHead(status, { "content-type": "text/html; charset=utf-8" }).end(html);
+/** Never cached, never framed, and no Referer (the callback's URL holds the one-time code). */
+const PAGE_HEADERS = { "cache-control": "no-store", "x-frame-options": "DENY", "referrer-policy": "no-referrer" };
+
+const NOT_THIS_BROWSER =
+  "<p>This browser has not opened the address <code>tackle setup</code> printed in its terminal (with <code>?key=</code>), or it refused the cookie that address sets. Open that address, in the browser you use on GitHub.</p>";
+
+function sendHtml(res: http.ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "text/html; charset=utf-8", ...PAGE_HEADERS, ...headers }).end(html);
+}
+
+/**
+ * Answers a request that does not name this server as `127.0.0.1:<port>` and returns true. A
+ * DNS-rebinding page reaches the server under its own name: it gets neither the state nor the
+ * callback. `localhost` is sent to 127.0.0.1, the origin GitHub sends the browser back to, where the
+ * cookie must live.
+ */
+function refuseForeignHost(req: http.IncomingMessage, res: http.ServerResponse, origin: string): boolean {
+  const host = req.headers.host ?? "";
+  const own = new URL(origin).host;
+  if (host === own) return false;
+  if (host === own.replace("127.0.0.1", "localhost")) res.writeHead(302, { location: `${origin}${req.url ?? "/"}`, ...PAGE_HEADERS }).end();
+  else sendHtml(res, 421, page("Wrong address", `<p>This setup page answers only at <a href="${origin}/">${origin}/</a>.</p>`));
+  return true;
+}
+
+/**
+ * The browsers of whoever sees the terminal: the printed address carries a random key, which the
+ * page trades for an HttpOnly cookie; only such a browser sees the state or may bring GitHub's code
+ * back, so neither a DNS-rebinding page nor another user of the machine can. `SameSite=Lax`, since
+ * the callback is a top-level navigation from GitHub (a `Strict` cookie would not come with it); the
+ * port is in its name, as cookies ignore ports.
+ */
+function createBrowserBinding() {
+  const key = randomBytes(16).toString("hex");
+  const name = (origin: string) => `tackle_setup_${new URL(origin).port}`;
+  return {
+    key,
+    knows: (req: http.IncomingMessage, origin: string): boolean => equalSecrets(cookieOf(req, name(origin)), key),
+    /** The cookie to set for a request with the printed key, else null. */
+    admit: (url: URL, origin: string): string | null =>
+      equalSecrets(url.searchParams.get("key"), key) ? `${name(origin)}=${key}; HttpOnly; SameSite=Lax; Path=/` : null,
+  };
+}
+
+function equalSecrets(given: string | null, expected: string): boolean {
+  if (given === null) return false;
+  const [a, b] = [Buffer.from(given), Buffer.from(expected)];
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** One cookie's value from the request, or null. */
+function cookieOf(req: http.IncomingMessage, name: string): string | null {
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const [key, ...value] = part.trim().split("=");
+    if (key === name) return value.join("=");
+  }
+  return null;
 }

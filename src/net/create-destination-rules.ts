@@ -1,16 +1,8 @@
-import { isIP } from "node:net";
-import { type HostPattern, parseHostPattern } from "../config/index.js";
+import { canonicalAddress, type Destination, type HostPattern, isStandardPort, matchesHostPattern, parseHostPattern, urlDestination } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import { classifyAddress } from "./classify-address.js";
 
-/** Where a URL points, as the rules judge it. */
-export interface Destination {
-  /** The URL's host without brackets or a trailing dot: a domain name or an IP address. */
-  host: string;
-  port: number;
-  /** The host is an IP address (no DNS lookup). */
-  literal: boolean;
-}
+export type { Destination };
 
 /** The operator's and the repository's allow-lists, applied to every hop of a fetch. */
 export interface DestinationRules {
@@ -21,8 +13,6 @@ export interface DestinationRules {
   /** One address the destination resolved to; throws fetch_refused unless it is public or opened by the operator. */
   checkAddress(destination: Destination, address: string): void;
 }
-
-const STANDARD_PORTS = new Set([80, 443]);
 
 /**
  * Rules from the operator's TACKLE_FETCH_ALLOW (null: unset, any public host; `[]`: WebFetch off)
@@ -45,13 +35,13 @@ export function createDestinationRules(operator: readonly string[] | null, repo?
     if (url.username !== "" || url.password !== "") refuse("URLs with credentials (user:password@) are refused");
     if (operatorPatterns.length === 0) refuse("WebFetch is off: the operator set TACKLE_FETCH_ALLOW to an empty list");
     if (repoPatterns !== null && repoPatterns.length === 0) refuse("WebFetch is off for this repository: its web_fetch.allow is an empty list");
-    const destination = toDestination(url);
+    const destination = urlDestination(url);
     const shown = `${url.hostname}:${destination.port}`;
-    const portNote = STANDARD_PORTS.has(destination.port) ? "" : " (a pattern without a port allows ports 80 and 443 only)";
-    if (!operatorPatterns.some((pattern) => matches(pattern, destination))) {
+    const portNote = isStandardPort(destination.port) ? "" : " (a pattern without a port allows ports 80 and 443 only)";
+    if (!operatorPatterns.some((pattern) => matchesHostPattern(pattern, destination))) {
       refuse(`${shown} is not in the operator's allow-list (TACKLE_FETCH_ALLOW)${portNote}`);
     }
-    if (repoPatterns !== null && !repoPatterns.some((pattern) => matches(pattern, destination))) {
+    if (repoPatterns !== null && !repoPatterns.some((pattern) => matchesHostPattern(pattern, destination))) {
       refuse(`${shown} is not in this repository's allow-list (web_fetch.allow in .github/tackle.yml)${portNote}`);
     }
     return destination;
@@ -73,36 +63,6 @@ function parsePatterns(texts: readonly string[], source: string): { pattern: Hos
     if (!parsed.ok) throw new TackleError("config_invalid", `${source}: ${parsed.problem}`);
     return parsed;
   });
-}
-
-function toDestination(url: URL): Destination {
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
-  const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
-  return { host, port, literal: isIP(host) !== 0 };
-}
-
-function matches(pattern: HostPattern, destination: Destination): boolean {
-  const host = destination.literal ? canonicalAddress(destination.host) : destination.host;
-  switch (pattern.kind) {
-    case "address":
-      return destination.literal && pattern.address === host && pattern.port === destination.port;
-    case "any":
-      return STANDARD_PORTS.has(destination.port);
-    case "host":
-      return pattern.host === host && STANDARD_PORTS.has(destination.port);
-    case "subdomains":
-      return !destination.literal && host.endsWith(`.${pattern.host}`) && STANDARD_PORTS.has(destination.port);
-  }
-}
-
-/** An address as URLs and patterns write it (IPv6 compressed, in brackets), so `::1` and `0:0::1` compare equal. */
-function canonicalAddress(address: string): string {
-  if (isIP(address) !== 6) return address;
-  try {
-    return new URL(`http://[${address}]/`).hostname;
-  } catch {
-    return address; // a zone id (fe80::1%eth0): link-local, never opened
-  }
 }
 
 function refuse(message: string): never {

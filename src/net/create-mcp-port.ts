@@ -1,18 +1,18 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { McpCallResult, McpPort, McpServerFailure, McpToolInfo } from "../agent/ports.js";
+import type { ScopedValues } from "../config/index.js";
 import { errorMessage, TackleError } from "../errors/index.js";
 import type { GuardedFetch } from "./create-guarded-fetch.js";
 import { createSandboxStdioTransport, type SandboxStdioTransport, type ServerExit, type StartProcess } from "./create-sandbox-stdio-transport.js";
 
-/** One server of the repo config, its `${TACKLE_SECRET_*}` values already substituted. */
-export type McpServerSpec = (
-  | { name: string; kind: "http"; url: string; headers: Record<string, string>; trusted: boolean }
-  | { name: string; kind: "stdio"; command: string[]; env: Record<string, string>; trusted: boolean }
-) & {
-  /** `${TACKLE_SECRET_*}` names its values use that the operator did not set: the server is not started. */
-  missing?: string[];
-};
+/**
+ * One server of the repo config, its `${TACKLE_SECRET_*}` values filled in by resolveScopedSecrets
+ * (an HTTP server's headers for its `url`'s host, which is the only origin they are sent to).
+ */
+export type McpServerSpec =
+  | { name: string; kind: "http"; url: string; headers: ScopedValues; trusted: boolean }
+  | { name: string; kind: "stdio"; command: string[]; env: ScopedValues; trusted: boolean };
 
 type StdioServerSpec = Extract<McpServerSpec, { kind: "stdio" }>;
 
@@ -87,11 +87,9 @@ export function createMcpPort(options: McpPortOptions): McpPort {
 
   const open = async (spec: McpServerSpec): Promise<Connection> => {
     if (closed) throw new TackleError("mcp_failed", "the job's MCP servers are closed");
-    if (spec.missing !== undefined && spec.missing.length > 0) {
-      throw new TackleError("mcp_failed", `it needs ${spec.missing.join(", ")}, which the operator has not set`);
-    }
     if (spec.kind === "stdio") return openStdio(spec);
-    const transport = new StreamableHTTPClientTransport(new URL(spec.url), { fetch: options.fetch, requestInit: { headers: spec.headers } });
+    const url = new URL(spec.url);
+    const transport = new StreamableHTTPClientTransport(url, { fetch: sameOrigin(options.fetch, url), requestInit: { headers: spec.headers } });
     const client = new Client(CLIENT_INFO);
     await client.connect(transport, { timeout: connectTimeoutMs });
     return { client };
@@ -177,6 +175,20 @@ export function createMcpPort(options: McpPortOptions): McpPort {
       await Promise.all([...transports].map((transport) => transport.close().catch(() => undefined)));
       await Promise.all([...connections.values()].map((connection) => connection.then(({ client }) => client.close()).catch(() => undefined)));
     },
+  };
+}
+
+/**
+ * The server's headers were scoped to its URL's host: a request anywhere else (a redirect the SDK would
+ * follow, an endpoint the server names) is refused before it is sent, whatever the SDK's own policy.
+ */
+function sameOrigin(fetch: GuardedFetch, base: URL): GuardedFetch {
+  return (input, init) => {
+    const target = new URL(String(input));
+    if (target.origin !== base.origin) {
+      return Promise.reject(new TackleError("fetch_refused", `the MCP server's headers go to ${base.origin} only, not to ${target.origin}`));
+    }
+    return fetch(target, init);
   };
 }
 

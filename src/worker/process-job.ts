@@ -11,12 +11,12 @@ import type { MemoryStore } from "../jobs/memory-store.js";
 import type { JobStore } from "../jobs/job-store.js";
 import type { WebFetchCache } from "../net/create-web-fetch-cache.js";
 import { createDestinationRules, createGuardedFetch, createMcpPort, createWebFetcher, isWebFetchOff, type McpServerSpec } from "../net/index.js";
-import { substituteMcpSecrets } from "../config/substitute-mcp-secrets.js";
-import type { McpServerConfig } from "../config/repo-config.js";
+import type { OperatorSecrets } from "../config/index.js";
 import { formatRepoKey } from "../workspace/index.js";
 import { SUBAGENT_TOOL_NAMES } from "../agent/subagent-types.js";
 import { createSpend, type Spend } from "../agent/spend.js";
 import { loadRepoExtensions } from "./load-repo-extensions.js";
+import { mcpServerSpecs } from "./mcp-server-specs.js";
 import { createMemoryPort } from "./memory-port.js";
 import { reserveJobBudget, type HeldBudget } from "./reserve-job-budget.js";
 import { createTrustCheck } from "./issue-thread.js";
@@ -52,8 +52,8 @@ export interface WorkerSettings {
   approvalTimeoutMs?: number;
   /** The `/name stop` hint in the tracking comment; null where commands do not exist (the Action). @defaultValue "tackle" */
   commandName?: string | null;
-  /** The operator's TACKLE_SECRET_* variables, which a repository's MCP `env` and `headers` may name. @defaultValue {} */
-  mcpSecrets?: Record<string, string>;
+  /** The operator's TACKLE_SECRET_* variables and their scopes, which a repository's MCP `env` and `headers` may name. @defaultValue none */
+  operatorSecrets?: OperatorSecrets;
   /** TACKLE_DAILY_BUDGET_USD: each installation's cap per UTC day (with `budget`). @defaultValue null: no cap */
   dailyBudgetUsd?: number | null;
   /** The dashboard's base URL (`TACKLE_PUBLIC_URL` + `/dashboard`): the tracking comment links the job's page. @defaultValue none */
@@ -373,6 +373,8 @@ type Admission =
       target: Extract<Target, { ok: true }>;
       /** The job's share of the daily budgets; `config.max_cost_usd` is already clamped to it. */
       budget: HeldBudget;
+      /** The config's MCP servers, each secret they name checked against its scope. */
+      mcpServers: McpServerSpec[];
     };
 
 /**
@@ -407,6 +409,16 @@ async function admitJob(job: JobContext, inputs: JobInputs): Promise<Admission> 
       commandName,
     };
   }
+  // Before anything starts: a secret out of scope fails the job, so no MCP session ever opens with it.
+  const mcp = mcpServerSpecs(config.mcp_servers, job.repo, deps.settings.operatorSecrets ?? new Map());
+  if (!mcp.ok) {
+    return {
+      ok: false,
+      ending: { phase: "failed", reason: `invalid ${REPO_CONFIG_PATH}: ${mcp.problems.length} problem(s), listed in the comment below` },
+      reply: configProblemComment(mcp.problems, commandName ?? "tackle"),
+      commandName,
+    };
+  }
   const target = await inputs.target;
   if (!target.ok) return { ok: false, ending: { phase: "failed", reason: target.reason }, reply: target.reply, commandName };
   const instructionFiles = await inputs.instructionFiles;
@@ -429,6 +441,7 @@ async function admitJob(job: JobContext, inputs: JobInputs): Promise<Admission> 
     instructionFiles,
     target,
     budget,
+    mcpServers: mcp.specs,
   };
 }
 
@@ -527,7 +540,7 @@ async function runAndPublish(
     startedAt,
     signal,
     logger: log,
-    ...sessionExtras(job, config, issue.author, workspace),
+    ...sessionExtras(job, admitted, workspace),
     ...(metrics ? { observers: sessionObservers(metrics, `${repo.owner}/${repo.name}`) } : {}),
     ...(job.recording === undefined ? {} : { artifacts: job.recording.artifacts, onTranscriptLine: job.recording.onTranscriptLine }),
     ...(deps.approvals === undefined
@@ -574,8 +587,10 @@ type SessionExtras = Pick<SessionInput, "memory" | "web" | "mcp" | "untrustedAut
  * WebFetch's fetcher (unless an allow-list turns it off), its MCP servers (HTTP ones under WebFetch's
  * rules, stdio ones in the workspace's sandbox), and who in the thread lacks write access.
  */
-function sessionExtras(job: JobContext, config: RepoConfig, issueAuthor: string, workspace: Workspace): SessionExtras {
+function sessionExtras(job: JobContext, admitted: Extract<Admission, { ok: true }>, workspace: Workspace): SessionExtras {
   const { deps, data, repo, redact } = job;
+  const { config, mcpServers } = admitted;
+  const issueAuthor = admitted.issue.author;
   const extras: SessionExtras = {
     untrustedAuthors: untrustedAuthors(job, config, issueAuthor),
   };
@@ -593,34 +608,18 @@ function sessionExtras(job: JobContext, config: RepoConfig, issueAuthor: string,
   if (web !== undefined && !isWebFetchOff(web.allow, config.web_fetch.allow)) {
     extras.web = createWebFetcher({ allow: web.allow, repoAllow: config.web_fetch.allow, cache: web.cache });
   }
-  const servers = Object.entries(config.mcp_servers);
-  if (servers.length > 0) {
+  if (mcpServers.length > 0) {
     // HTTP servers are reached under WebFetch's rules; with WebFetch off (an empty list), none is reachable.
     const rules = createDestinationRules(web?.allow ?? [], config.web_fetch.allow);
     const exec = workspace.exec;
     extras.mcp = createMcpPort({
-      servers: mcpServerSpecs(servers, deps.settings.mcpSecrets ?? {}),
+      servers: mcpServers,
       fetch: createGuardedFetch(rules),
       // Stdio servers run as the job's own processes: its sandbox, its loopback-only network, killed with its workspace.
       ...(exec.start === undefined ? {} : { start: exec.start.bind(exec) }),
     });
   }
   return extras;
-}
-
-/**
- * The repo config's MCP servers with `${TACKLE_SECRET_*}` filled in. A server naming a secret the
- * operator did not set gets no value for it, and says so when it is reached.
- */
-function mcpServerSpecs(servers: Array<[string, McpServerConfig]>, secrets: Record<string, string>): McpServerSpec[] {
-  return servers.map(([name, server]) => {
-    if ("url" in server) {
-      const headers = substituteMcpSecrets(server.headers, secrets);
-      return { name, kind: "http", url: server.url, headers: headers.values, trusted: server.trusted, missing: headers.missing };
-    }
-    const env = substituteMcpSecrets(server.env, secrets);
-    return { name, kind: "stdio", command: server.command, env: env.values, trusted: server.trusted, missing: env.missing };
-  });
 }
 
 /** Authors in the job's thread (the issue's too) without write access: their text may steer what the agent keeps. */

@@ -11,7 +11,7 @@ import { runAgent, type AgentBudgets, type AgentProgressEvent, type AgentResult,
 import { buildSystemPrompt } from "../../../src/agent/prompt/build-system-prompt.js";
 import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler, type ToolRegistry } from "../../../src/agent/tools/index.js";
 import type { ToolContext } from "../../../src/agent/tools/tool.js";
-import { defaultRepoConfig } from "../../../src/config/index.js";
+import { defaultRepoConfig, resolveScopedSecrets, type ScopedValues } from "../../../src/config/index.js";
 import { silentLogger } from "../../../src/logging/logger.js";
 import type { ModelClient } from "../../../src/agent/model-client.js";
 import type { SessionInput } from "../../../src/worker/run-agent-session.js";
@@ -222,4 +222,11 @@ export function sessionInput(workspace: Workspace, model: ModelClient, home: str
     logger: silentLogger,
     ...overrides,
   };
+}
+
+/** MCP values that name no secret, through the one function that makes ScopedValues. */
+export function literalValues(values: Record<string, string> = {}): ScopedValues {
+  const scoped = resolveScopedSecrets(values, { repo: { owner: "octo", name: "widgets" }, where: "test" }, new Map());
+  if (!scoped.ok) throw new Error(scoped.problems.join("; "));
+  return scoped.values;
 }

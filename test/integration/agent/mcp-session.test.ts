@@ -17,7 +17,7 @@ import type { MessagesRequest } from "../../fakes/fake-anthropic.js";
 import { startFakeMcpServer, type FakeMcpServer } from "../../fakes/fake-mcp-server.js";
 import { startFakeAnthropic, type FakeAnthropic, type ScriptedTurn } from "../../fakes/index.js";
 import { removeDir, tempDir } from "../workspace/helpers.js";
-import { makeRepo, sandboxMode, sessionInput } from "./helpers.js";
+import { literalValues, makeRepo, sandboxMode, sessionInput } from "./helpers.js";
 
 const call = (name: string, input: unknown): ScriptedTurn => ({ content: [{ type: "tool_use", name, input }] });
 const turnOf = (request: MessagesRequest) => ((request.messages as Array<{ role: string }> | undefined) ?? []).filter((m) => m.role === "assistant").length;
@@ -63,7 +63,7 @@ describe("MCP servers behind the gateway", () => {
     const workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-mcp", home: path.join(base, "home"), sandbox: sandboxMode });
     workspaces.push(workspace);
     const mcp = createMcpPort({
-      servers: [{ name: "docs", kind: "http", url: server.url, headers: { "x-docs-key": "k-123" }, trusted: false }],
+      servers: [{ name: "docs", kind: "http", url: server.url, headers: literalValues({ "x-docs-key": "k-123" }), trusted: false }],
       fetch: createGuardedFetch(createDestinationRules([server.address])),
     });
     const questions: ApprovalQuestion[] = [];
@@ -128,7 +128,7 @@ describe("MCP servers behind the gateway", () => {
     const workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-mcp2", home: path.join(base, "home"), sandbox: sandboxMode });
     workspaces.push(workspace);
     const mcp = createMcpPort({
-      servers: [{ name: "docs", kind: "http", url: server.url, headers: {}, trusted: true }],
+      servers: [{ name: "docs", kind: "http", url: server.url, headers: literalValues(), trusted: true }],
       fetch: createGuardedFetch(createDestinationRules(["docs.example.com"])),
     });
     const model = createAnthropicClient({ apiKey: fake.apiKey, baseURL: fake.url, maxRetries: 0 });

@@ -62,7 +62,12 @@ describe("MCP servers, end to end", () => {
     ];
     const h = await startHarness({
       script: (request) => turns[Math.min(turnIndex(request), turns.length - 1)]!,
-      extraEnv: { TACKLE_FETCH_ALLOW: server.address, TACKLE_SECRET_DOCS: SECRET },
+      extraEnv: {
+        TACKLE_FETCH_ALLOW: server.address,
+        TACKLE_SECRET_DOCS: SECRET,
+        TACKLE_SECRET_DOCS_REPOS: `${OWNER}/${REPO}`,
+        TACKLE_SECRET_DOCS_HOSTS: server.address,
+      },
     });
     cleanups.push(() => h.close());
     await setRepoConfig(

@@ -33,13 +33,17 @@ interface PostedManifest {
 async function startSetup(args: string[], env: Record<string, string>, cwd: string) {
   const setup = spawnCli(["setup", ...args], { env, cwd });
   cleanups.push(() => setup.stop());
-  const [, local = ""] = await setup.waitFor(/open (http:\/\/127\.0\.0\.1:\d+)\/ in a browser/);
-  const page = await fetch(`${local}/`);
+  const [, local = "", key = ""] = await setup.waitFor(/open (http:\/\/127\.0\.0\.1:\d+)\/\?key=([0-9a-f]{32}) in a browser/);
+  // The printed address sets the browser's cookie: only that browser sees the page and may bring GitHub's code back.
+  const opened = await fetch(`${local}/?key=${key}`, { redirect: "manual" });
+  expect(opened.status).toBe(302);
+  const cookie = (opened.headers.get("set-cookie") ?? "").split(";")[0]!;
+  const page = await fetch(`${local}/`, { headers: { cookie } });
   expect(page.status).toBe(200);
   const html = await page.text();
   const action = unescapeHtml(/<form method="post" action="([^"]+)">/.exec(html)?.[1] ?? "");
   const manifestText = unescapeHtml(/<input type="hidden" name="manifest" value="([^"]*)">/.exec(html)?.[1] ?? "");
-  return { setup, local, action, manifestText, manifest: JSON.parse(manifestText) as PostedManifest };
+  return { setup, local, action, manifestText, manifest: JSON.parse(manifestText) as PostedManifest, browser: { cookie } };
 }
 
 /** What the browser does with the page's form: POST it to GitHub, which answers with a redirect. */
@@ -63,7 +67,7 @@ describe("tackle setup (GitHub's App manifest flow)", () => {
     const dir = await tempDir("tackle-setup-dir-");
     const env = shellEnv(home, { ...gheEnv(gh), TACKLE_PUBLIC_URL: "https://tackle.example.com/" });
 
-    const { setup, local, action, manifestText, manifest } = await startSetup(["--name", "Tackle Test"], env, dir);
+    const { setup, local, action, manifestText, manifest, browser } = await startSetup(["--name", "Tackle Test"], env, dir);
     // The page posts Tackle's app.yml, with the webhook URL and the way back filled in, to the GHE server's "new App" page.
     const state = new URL(action).searchParams.get("state");
     expect(action).toBe(`${gh.url}/settings/apps/new?state=${state}`);
@@ -85,9 +89,9 @@ describe("tackle setup (GitHub's App manifest flow)", () => {
     expect(`${back.origin}${back.pathname}`).toBe(`${local}/callback`);
     expect(back.searchParams.get("state")).toBe(state);
     // A request with another state is not this setup's: refused, and the flow goes on.
-    const forged = await fetch(`${local}/callback?code=${back.searchParams.get("code")}&state=${"0".repeat(32)}`, { redirect: "manual" });
+    const forged = await fetch(`${local}/callback?code=${back.searchParams.get("code")}&state=${"0".repeat(32)}`, { redirect: "manual", headers: browser });
     expect(forged.status).toBe(400);
-    const done = await fetch(back, { redirect: "manual" });
+    const done = await fetch(back, { redirect: "manual", headers: browser });
     expect(done.status).toBe(302);
     expect(done.headers.get("location")).toBe(`${gh.url}/apps/tackle-test/installations/new`);
     expect(await exitOf(setup)).toBe(0);
@@ -150,13 +154,13 @@ describe("tackle setup (GitHub's App manifest flow)", () => {
     const proxy = "https://smee.io/tackleDevChannel";
     const env = shellEnv(home, { ...gheEnv(gh), WEBHOOK_PROXY_URL: proxy, TACKLE_PUBLIC_URL: "https://tackle.example.com" });
 
-    const { setup, action, manifestText, manifest } = await startSetup(["--org", "acme"], env, dir);
+    const { setup, action, manifestText, manifest, browser } = await startSetup(["--org", "acme"], env, dir);
     expect(action).toMatch(new RegExp(`^${gh.url}/organizations/acme/settings/apps/new\\?state=[0-9a-f]{32}$`));
     expect(manifest.name).toBe("Tackle");
     expect(manifest.hook_attributes.url).toBe(proxy);
     const registered = await submit(action, manifestText);
     expect(registered.status).toBe(302);
-    expect((await fetch(registered.headers.get("location") ?? "", { redirect: "manual" })).status).toBe(302);
+    expect((await fetch(registered.headers.get("location") ?? "", { redirect: "manual", headers: browser })).status).toBe(302);
     expect(await exitOf(setup)).toBe(0);
     expect(parse(await readFile(path.join(dir, ".env"), "utf8"))).toMatchObject({ APP_ID: String(gh.appId), WEBHOOK_PROXY_URL: proxy });
     expect(gh.state.users.get("acme")?.type).toBe("Organization");
@@ -177,14 +181,14 @@ describe("tackle setup (GitHub's App manifest flow)", () => {
     expect(badPort.stderr).toContain("--port must be a port number");
 
     const env = shellEnv(home, { ...gheEnv(gh), TACKLE_PUBLIC_URL: "https://tackle.example.com" });
-    const { setup, local, action, manifestText } = await startSetup([], env, dir);
+    const { setup, local, action, manifestText, browser } = await startSetup([], env, dir);
     // The fake GitHub's own App is called Tackle: GitHub's form refuses the name and the browser stays there.
     const taken = await submit(action, manifestText);
     expect(taken.status).toBe(422);
     expect(await taken.text()).toContain("Name is already in use");
     // A code GitHub never issued (or one used or expired): the page and the command say so; no .env.
     const state = new URL(action).searchParams.get("state");
-    const bogus = await fetch(`${local}/callback?code=0000&state=${state}`, { redirect: "manual" });
+    const bogus = await fetch(`${local}/callback?code=0000&state=${state}`, { redirect: "manual", headers: browser });
     expect(bogus.status).toBe(502);
     expect(await bogus.text()).toContain("valid once, for one hour");
     expect(await exitOf(setup)).toBe(1);

@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMcpPort, type McpServerSpec } from "../../../src/net/index.js";
 import { createSandboxStdioTransport } from "../../../src/net/create-sandbox-stdio-transport.js";
 import { createSandboxExec, detectSandbox, type Sandbox, type SandboxMode } from "../../../src/workspace/index.js";
+import { literalValues } from "../agent/helpers.js";
 import { processesMatching, removeDir, tempDir } from "../workspace/helpers.js";
 
 const support = await detectSandbox();
@@ -46,7 +47,7 @@ describe.each(modes)("stdio MCP servers in the job's sandbox (%s)", (mode) => {
     name: "local",
     kind: "stdio",
     command,
-    env: { GREETING: "hello from the config" },
+    env: literalValues({ GREETING: "hello from the config" }),
     trusted: true,
   });
 

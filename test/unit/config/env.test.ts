@@ -53,6 +53,15 @@ describe("loadEnv: server", () => {
     ]);
   });
 
+  it("reads the operator's secrets with their scopes, and lists a scope that does not parse with the other problems", () => {
+    const env = loadEnv({ ...app, TACKLE_SECRET_DOCS: "d0cs", TACKLE_SECRET_DOCS_REPOS: "octo/*" }, { mode: "server" });
+    expect(env.operatorSecrets.get("TACKLE_SECRET_DOCS")).toEqual({ value: "d0cs", repos: ["octo/*"], hosts: [] });
+    expect(problems({ ...app, PORT: "x", TACKLE_SECRET_DOCS: "d0cs", TACKLE_SECRET_DOCS_REPOS: "*" }, "server")).toEqual([
+      '`PORT`: expected a port number from 0 to 65535 (0: any free port), got "x"',
+      "`TACKLE_SECRET_DOCS_REPOS`: `*` is not a repository pattern: expected `owner/name` or `owner/*` (a secret goes only to repositories named here)",
+    ]);
+  });
+
   it("defaults to server mode", () => {
     expect(() => loadEnv({})).toThrow(/APP_ID/);
   });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { parseRepoConfig } from "../../../src/config/index.js";
-import { operatorMcpSecrets, substituteMcpSecrets } from "../../../src/config/substitute-mcp-secrets.js";
 
 describe("mcp_servers in the repo config", () => {
   it("reads HTTP and stdio servers, trusted defaulting to false", () => {
@@ -22,22 +21,5 @@ describe("mcp_servers in the repo config", () => {
       ok: false,
       problems: ['`mcp_servers.docs.url`: Invalid URL, got "ftp://x" (line 3)'],
     });
-  });
-});
-
-describe("substituteMcpSecrets", () => {
-  const env = { TACKLE_SECRET_DOCS: "s3cret", ANTHROPIC_API_KEY: "sk-ant-key", TACKLE_SECRET_EMPTY: "" };
-
-  it("fills only TACKLE_SECRET_* names; anything else stays literal, and a missing one is reported", () => {
-    expect(
-      substituteMcpSecrets({ a: "Bearer ${TACKLE_SECRET_DOCS}", b: "${ANTHROPIC_API_KEY}", c: "${TACKLE_SECRET_NOPE}x${TACKLE_SECRET_EMPTY}" }, env),
-    ).toEqual({
-      values: { a: "Bearer s3cret", b: "${ANTHROPIC_API_KEY}", c: "${TACKLE_SECRET_NOPE}x${TACKLE_SECRET_EMPTY}" },
-      missing: ["TACKLE_SECRET_NOPE", "TACKLE_SECRET_EMPTY"],
-    });
-  });
-
-  it("offers a repository the operator's TACKLE_SECRET_* variables and nothing else", () => {
-    expect(operatorMcpSecrets(env)).toEqual({ TACKLE_SECRET_DOCS: "s3cret" });
   });
 });
