@@ -10,7 +10,7 @@ import type { DailyBudget } from "../jobs/daily-budget.js";
 import type { MemoryStore } from "../jobs/memory-store.js";
 import type { JobStore } from "../jobs/job-store.js";
 import type { WebFetchCache } from "../net/create-web-fetch-cache.js";
-import { createDestinationRules, createGuardedFetch, createMcpPort, createWebFetcher, isWebFetchOff, type McpServerSpec } from "../net/index.js";
+import { createDestinationRules, createHttpClient, createMcpPort, createWebFetcher, isWebFetchOff, type McpServerSpec } from "../net/index.js";
 import { substituteMcpSecrets } from "../config/substitute-mcp-secrets.js";
 import type { McpServerConfig } from "../config/repo-config.js";
 import { formatRepoKey } from "../workspace/index.js";
@@ -575,7 +575,7 @@ type SessionExtras = Pick<SessionInput, "memory" | "web" | "mcp" | "untrustedAut
  * rules, stdio ones in the workspace's sandbox), and who in the thread lacks write access.
  */
 function sessionExtras(job: JobContext, config: RepoConfig, issueAuthor: string, workspace: Workspace): SessionExtras {
-  const { deps, data, repo, redact } = job;
+  const { deps, data, repo, redact, signal } = job;
   const extras: SessionExtras = {
     untrustedAuthors: untrustedAuthors(job, config, issueAuthor),
   };
@@ -591,7 +591,7 @@ function sessionExtras(job: JobContext, config: RepoConfig, issueAuthor: string,
   }
   const web = deps.web;
   if (web !== undefined && !isWebFetchOff(web.allow, config.web_fetch.allow)) {
-    extras.web = createWebFetcher({ allow: web.allow, repoAllow: config.web_fetch.allow, cache: web.cache });
+    extras.web = createWebFetcher({ allow: web.allow, repoAllow: config.web_fetch.allow, cache: web.cache, signal });
   }
   const servers = Object.entries(config.mcp_servers);
   if (servers.length > 0) {
@@ -600,7 +600,8 @@ function sessionExtras(job: JobContext, config: RepoConfig, issueAuthor: string,
     const exec = workspace.exec;
     extras.mcp = createMcpPort({
       servers: mcpServerSpecs(servers, deps.settings.mcpSecrets ?? {}),
-      fetch: createGuardedFetch(rules),
+      // The job's signal reaches every exchange: a job that ends leaves no socket reading behind it.
+      http: createHttpClient({ rules, signal }),
       // Stdio servers run as the job's own processes: its sandbox, its loopback-only network, killed with its workspace.
       ...(exec.start === undefined ? {} : { start: exec.start.bind(exec) }),
     });
