@@ -111,7 +111,8 @@ export function createMcpPort(options: McpPortOptions): McpPort {
     const client = new Client(CLIENT_INFO);
     let broken: HttpLimitError | undefined;
     const exchanges = createMcpHttpFetch(options.http, httpLimits, (error) => {
-      if (broken !== undefined) return;
+      // A stream gone quiet is no misbehaviour: the SDK opens its GET stream again.
+      if (broken !== undefined || error.limit === "idleMs") return;
       broken = error;
       fail({ server: spec.name, error: brokenText(error) });
       // Every request waiting on this server fails now, naming the limit, not at its timeout.

@@ -27,9 +27,14 @@ export interface HostileMcpServer {
   close(): Promise<void>;
 }
 
-export async function startHostileMcpServer(handler: HostileHandler): Promise<HostileMcpServer> {
+/** `onGet`: the GET stream a server may hold open for its own messages. @defaultValue 405, none offered */
+export async function startHostileMcpServer(handler: HostileHandler, onGet?: (response: http.ServerResponse) => void): Promise<HostileMcpServer> {
   const received: HostileMcpServer["received"] = [];
   const server = http.createServer(async (request, response) => {
+    if (request.method === "GET" && onGet !== undefined) {
+      onGet(response);
+      return;
+    }
     if (request.method !== "POST") {
       response.writeHead(405).end();
       return;

@@ -56,8 +56,8 @@ describe("an HTTP MCP server whose answer never ends", () => {
     for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
   });
 
-  async function hostile(handler: HostileHandler): Promise<HostileMcpServer> {
-    const server = await startHostileMcpServer(handler);
+  async function hostile(handler: HostileHandler, onGet?: (response: http.ServerResponse) => void): Promise<HostileMcpServer> {
+    const server = await startHostileMcpServer(handler, onGet);
     closers.push(() => server.close());
     return server;
   }
@@ -163,6 +163,41 @@ describe("an HTTP MCP server whose answer never ends", () => {
     job.abort(new Error("the job was stopped"));
     expect((await dripped!).closedByClient).toBe(true);
     await expect(calling).rejects.toThrow(/failed the call to slow/);
+  });
+});
+
+describe("an HTTP MCP server's quiet GET stream", () => {
+  it("is closed at its idle limit and opened again, and the server is still used", async () => {
+    const streams: Array<Promise<boolean>> = [];
+    const second = deferred<void>();
+    const server = await startHostileMcpServer(
+      withSlowTool((message, response) => {
+        const result = { content: [{ type: "text", text: "done" }] };
+        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
+      }),
+      (response) => {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.flushHeaders();
+        streams.push(new Promise((resolve) => response.on("close", () => resolve(true))));
+        if (streams.length === 2) second.resolve();
+      },
+    );
+    const port = createMcpPort({
+      servers: [spec(server)],
+      http: createHttpClient({ rules: rulesFor(server) }),
+      ...NO_SDK_TIMEOUT,
+      httpLimits: { stream: { idleMs: 200 } },
+    });
+    try {
+      expect((await port.discover(never())).tools).toHaveLength(1);
+      await second.promise;
+      expect(await streams[0]).toBe(true);
+      expect(await port.call("evil", "slow", {}, never())).toEqual({ content: "done", isError: false });
+      expect(port.failures?.()).toEqual([]);
+    } finally {
+      await port.close();
+      await server.close();
+    }
   });
 });
 
