@@ -20,7 +20,8 @@ export interface HttpLimits {
   /** Longest silence: until the headers, and between two chunks of the body. @defaultValue 60 000 */
   idleMs: number;
   /**
-   * Longest event of a `text/event-stream` body (its lines up to the blank line that ends it). An SSE
+   * Longest event of an event-stream body (its lines up to the blank line that ends it): one whose
+   * Content-Type is `text/event-stream`, or asked for with `Accept: text/event-stream` alone. An SSE
    * parser holds an unfinished event whole, so a `data:` line that never ends errors here. @defaultValue 1 MiB
    */
   maxEventBytes: number;

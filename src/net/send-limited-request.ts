@@ -80,7 +80,7 @@ export function sendLimitedRequest(exchange: LimitedRequest): Promise<Response> 
       resolve(new Response(null, { status, statusText: response.statusMessage ?? "", headers }));
       return;
     }
-    const meter = /^\s*text\/event-stream\s*(;|$)/i.test(headers.get("content-type") ?? "") ? createEventSizeMeter() : undefined;
+    const meter = isEventStream(headers.get("content-type"), new Headers(init.headers ?? {}).get("accept")) ? createEventSizeMeter() : undefined;
     let received = 0;
     const stream = new ReadableStream<Uint8Array>(
       {
@@ -154,6 +154,16 @@ function open(url: URL, address: string, init: HttpRequestInit, onResponse: (res
   else if (typeof body === "string" || body instanceof Uint8Array) request.end(body);
   else request.destroy(new TackleError("fetch_failed", "a request body must be text or bytes"));
   return request;
+}
+
+const EVENT_STREAM = /^\s*text\/event-stream\s*(?:;|$)/i;
+
+/**
+ * A body read as an event stream: it says it is one, or the caller asked for nothing else (the MCP
+ * SDK parses its GET stream as events whatever type the server names).
+ */
+function isEventStream(contentType: string | null, accept: string | null): boolean {
+  return EVENT_STREAM.test(contentType ?? "") || EVENT_STREAM.test(accept ?? "");
 }
 
 function headersOf(response: IncomingMessage): Headers {

@@ -201,6 +201,32 @@ describe("an HTTP MCP server's quiet GET stream", () => {
   });
 });
 
+describe("an HTTP MCP server's GET stream that never ends a line", () => {
+  it("is cut at the event cap even when it does not call itself an event stream", async () => {
+    const poured = deferred<Poured>();
+    const server = await startHostileMcpServer(
+      withSlowTool(() => undefined),
+      (response) => {
+        // The SDK parses its GET stream as events whatever the type says.
+        response.writeHead(200, { "content-type": "text/plain" });
+        response.write("data: ");
+        poured.resolve(pour(response, CHUNK, CEILING));
+      },
+    );
+    const port = createMcpPort({ servers: [spec(server)], http: createHttpClient({ rules: rulesFor(server) }), ...NO_SDK_TIMEOUT });
+    try {
+      await port.discover(never());
+      const { written, closedByClient } = await poured.promise;
+      expect(closedByClient).toBe(true);
+      expect(written).toBeLessThanOrEqual(EVENT_CAP + SLACK);
+      expect(port.failures?.()[0]?.error).toContain("(maxEventBytes)");
+    } finally {
+      await port.close();
+      await server.close();
+    }
+  });
+});
+
 describe("a web page that never ends", () => {
   it("is cut at WebFetch's maxBytes, even under a huge Content-Length, and its socket closed", async () => {
     const poured = deferred<Poured>();
