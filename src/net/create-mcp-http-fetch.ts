@@ -32,7 +32,13 @@ export interface McpHttpFetch {
  * the request's answer stream open: seeing that notification go out ends the exchange that carries
  * the request, socket included.
  */
-export function createMcpHttpFetch(http: HttpClient, limits: McpHttpLimits, onLimit: (error: HttpLimitError) => void): McpHttpFetch {
+export function createMcpHttpFetch(
+  http: HttpClient,
+  limits: McpHttpLimits,
+  onLimit: (error: HttpLimitError) => void,
+  /** The port's: aborted when it closes, ending every exchange still open. */
+  closed: AbortSignal,
+): McpHttpFetch {
   const inFlight = new Map<RequestId, AbortController>();
   return {
     fetch: (url, init = {}) => {
@@ -47,11 +53,11 @@ export function createMcpHttpFetch(http: HttpClient, limits: McpHttpLimits, onLi
       const requests = sent.filter(isJSONRPCRequest);
       const own = requests.length > 0 ? new AbortController() : undefined;
       for (const request of requests) inFlight.set(request.id, own!);
-      const signals = [init.signal ?? undefined, own?.signal].filter((signal) => signal !== undefined);
+      const signals = [init.signal ?? undefined, own?.signal, closed].filter((signal) => signal !== undefined);
       const method = (init.method ?? "GET").toUpperCase();
       return http.fetch(url, {
         ...init,
-        ...(signals.length === 0 ? {} : { signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) }),
+        signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals),
         limits: method === "GET" ? limits.stream : limits.exchange,
         onLimit,
       });

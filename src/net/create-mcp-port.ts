@@ -67,6 +67,8 @@ export function createMcpPort(options: McpPortOptions): McpPort {
   const transports = new Set<SandboxStdioTransport>();
   let discovered: Promise<McpToolInfo[]> | undefined;
   let closed = false;
+  /** Aborted by close: no HTTP exchange outlives the port, not even a connect still waiting. */
+  const stop = new AbortController();
   const connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
   const callTimeoutMs = options.callTimeoutMs ?? 120_000;
   const httpLimits = mcpHttpLimits(Math.max(connectTimeoutMs, callTimeoutMs) + 30_000, options.httpLimits);
@@ -110,14 +112,15 @@ export function createMcpPort(options: McpPortOptions): McpPort {
   const openHttp = async (spec: HttpServerSpec): Promise<Connection> => {
     const client = new Client(CLIENT_INFO);
     let broken: HttpLimitError | undefined;
-    const exchanges = createMcpHttpFetch(options.http, httpLimits, (error) => {
+    const onLimit = (error: HttpLimitError) => {
       // A stream gone quiet is no misbehaviour: the SDK opens its GET stream again.
       if (broken !== undefined || error.limit === "idleMs") return;
       broken = error;
       fail({ server: spec.name, error: brokenText(error) });
       // Every request waiting on this server fails now, naming the limit, not at its timeout.
       void client.close().catch(() => undefined);
-    });
+    };
+    const exchanges = createMcpHttpFetch(options.http, httpLimits, onLimit, stop.signal);
     const transport = new StreamableHTTPClientTransport(new URL(spec.url), { fetch: exchanges.fetch, requestInit: { headers: spec.headers } });
     transport.onmessage = exchanges.answered; // the SDK calls it before its own handler
     try {
@@ -216,6 +219,7 @@ export function createMcpPort(options: McpPortOptions): McpPort {
     failures: () => [...failed.values()],
     async close() {
       closed = true;
+      stop.abort(new TackleError("aborted", "the job's MCP servers are closed"));
       // Stopping the processes first ends a stdio server's pending start at once, not at its timeout.
       await Promise.all([...transports].map((transport) => transport.close().catch(() => undefined)));
       await Promise.all([...connections.values()].map((connection) => connection.then(({ client }) => client.close()).catch(() => undefined)));

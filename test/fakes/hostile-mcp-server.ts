@@ -27,8 +27,14 @@ export interface HostileMcpServer {
   close(): Promise<void>;
 }
 
-/** `onGet`: the GET stream a server may hold open for its own messages. @defaultValue 405, none offered */
-export async function startHostileMcpServer(handler: HostileHandler, onGet?: (response: http.ServerResponse) => void): Promise<HostileMcpServer> {
+export interface HostileOptions {
+  /** The GET stream a server may hold open for its own messages. @defaultValue 405, none offered */
+  onGet?: (response: http.ServerResponse) => void;
+  /** Answers `initialize` instead of the server's proper answer. */
+  onInitialize?: HostileHandler;
+}
+
+export async function startHostileMcpServer(handler: HostileHandler, { onGet, onInitialize }: HostileOptions = {}): Promise<HostileMcpServer> {
   const received: HostileMcpServer["received"] = [];
   const server = http.createServer(async (request, response) => {
     if (request.method === "GET" && onGet !== undefined) {
@@ -45,6 +51,10 @@ export async function startHostileMcpServer(handler: HostileHandler, onGet?: (re
     received.push({ method: message.method, id: message.id, params: message.params });
     if (message.id === undefined) {
       response.writeHead(202).end();
+      return;
+    }
+    if (message.method === "initialize" && onInitialize !== undefined) {
+      onInitialize(message, response);
       return;
     }
     if (message.method === "initialize") {

@@ -16,7 +16,16 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createDestinationRules, createHttpClient, createMcpPort, createWebFetcher, type McpServerSpec } from "../../src/net/index.js";
-import { drip, type HostileHandler, type HostileMcpServer, kernelSocketSlack, type Poured, pour, startHostileMcpServer } from "../fakes/hostile-mcp-server.js";
+import {
+  drip,
+  type HostileHandler,
+  type HostileMcpServer,
+  type HostileOptions,
+  kernelSocketSlack,
+  type Poured,
+  pour,
+  startHostileMcpServer,
+} from "../fakes/hostile-mcp-server.js";
 
 const MiB = 1024 * 1024;
 /** MCP's defaults: the cap on one event-stream event, and the byte budget of one answer. */
@@ -56,8 +65,8 @@ describe("an HTTP MCP server whose answer never ends", () => {
     for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
   });
 
-  async function hostile(handler: HostileHandler, onGet?: (response: http.ServerResponse) => void): Promise<HostileMcpServer> {
-    const server = await startHostileMcpServer(handler, onGet);
+  async function hostile(handler: HostileHandler, options: HostileOptions = {}): Promise<HostileMcpServer> {
+    const server = await startHostileMcpServer(handler, options);
     closers.push(() => server.close());
     return server;
   }
@@ -164,6 +173,27 @@ describe("an HTTP MCP server whose answer never ends", () => {
     expect((await dripped!).closedByClient).toBe(true);
     await expect(calling).rejects.toThrow(/failed the call to slow/);
   });
+
+  it("closes the socket of a server still connecting when the session closes its servers", async () => {
+    const dripped = deferred<{ pieces: number; closedByClient: boolean }>();
+    const started = deferred<void>();
+    const server = await hostile(
+      withSlowTool(() => undefined),
+      {
+        onInitialize: (_message, response) => {
+          response.writeHead(200, { "content-type": "text/event-stream" });
+          dripped.resolve(drip(response, ": initializing\n\n", 10, 2_000));
+          started.resolve();
+        },
+      },
+    );
+    const port = createMcpPort({ servers: [spec(server)], http: createHttpClient({ rules: rulesFor(server) }), ...NO_SDK_TIMEOUT });
+    const discovering = port.discover(never());
+    await started.promise;
+    await port.close();
+    expect((await dripped.promise).closedByClient).toBe(true);
+    expect((await discovering).tools).toEqual([]);
+  });
 });
 
 describe("an HTTP MCP server's quiet GET stream", () => {
@@ -175,11 +205,13 @@ describe("an HTTP MCP server's quiet GET stream", () => {
         const result = { content: [{ type: "text", text: "done" }] };
         response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
       }),
-      (response) => {
-        response.writeHead(200, { "content-type": "text/event-stream" });
-        response.flushHeaders();
-        streams.push(new Promise((resolve) => response.on("close", () => resolve(true))));
-        if (streams.length === 2) second.resolve();
+      {
+        onGet: (response) => {
+          response.writeHead(200, { "content-type": "text/event-stream" });
+          response.flushHeaders();
+          streams.push(new Promise((resolve) => response.on("close", () => resolve(true))));
+          if (streams.length === 2) second.resolve();
+        },
       },
     );
     const port = createMcpPort({
@@ -206,11 +238,13 @@ describe("an HTTP MCP server's GET stream that never ends a line", () => {
     const poured = deferred<Poured>();
     const server = await startHostileMcpServer(
       withSlowTool(() => undefined),
-      (response) => {
-        // The SDK parses its GET stream as events whatever the type says.
-        response.writeHead(200, { "content-type": "text/plain" });
-        response.write("data: ");
-        poured.resolve(pour(response, CHUNK, CEILING));
+      {
+        onGet: (response) => {
+          // The SDK parses its GET stream as events whatever the type says.
+          response.writeHead(200, { "content-type": "text/plain" });
+          response.write("data: ");
+          poured.resolve(pour(response, CHUNK, CEILING));
+        },
       },
     );
     const port = createMcpPort({ servers: [spec(server)], http: createHttpClient({ rules: rulesFor(server) }), ...NO_SDK_TIMEOUT });
