@@ -29,7 +29,7 @@ export function sendLimitedRequest(exchange: LimitedRequest): Promise<Response> 
   const { url, init, limits } = exchange;
   const where = `${url.origin}${url.pathname}`;
   let request: http.ClientRequest | undefined;
-  let body: ReadableStreamDefaultController<Uint8Array> | undefined;
+  let body: LimitedBody | undefined;
   let ended = false;
   let reject: (error: Error) => void = () => {};
   let stopWaiting: (error: Error) => void = () => {};
@@ -82,33 +82,18 @@ export function sendLimitedRequest(exchange: LimitedRequest): Promise<Response> 
     }
     const meter = isEventStream(headers.get("content-type"), new Headers(init.headers ?? {}).get("accept")) ? createEventSizeMeter() : undefined;
     let received = 0;
-    const stream = new ReadableStream<Uint8Array>(
-      {
-        start: (controller) => {
-          body = controller;
-        },
-        pull: () => {
-          response.resume();
-        },
-        cancel: () => {
-          body = undefined; // the reader has let go: nothing is told, the socket just goes
-          end(new TackleError("aborted", `${where}: the reader cancelled the body`));
-        },
-      },
-      { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
-    );
-    response.on("data", (chunk: Buffer) => {
-      if (ended) return;
+    const admit = (chunk: Buffer): boolean => {
+      if (ended) return false;
       idle.refresh();
       received += chunk.length;
-      if (received > limits.maxBytes) return broke("maxBytes", `the response passed ${bytes(limits.maxBytes)}`);
-      if (meter !== undefined && meter.push(chunk) > limits.maxEventBytes) {
-        return broke("maxEventBytes", `an event of its event stream passed ${bytes(limits.maxEventBytes)} without ending`);
+      if (received > limits.maxBytes) broke("maxBytes", `the response passed ${bytes(limits.maxBytes)}`);
+      else if (meter !== undefined && meter.push(chunk) > limits.maxEventBytes) {
+        broke("maxEventBytes", `an event of its event stream passed ${bytes(limits.maxEventBytes)} without ending`);
       }
-      body?.enqueue(chunk);
-      if ((body?.desiredSize ?? 0) <= 0) response.pause();
-    });
-    resolve(new Response(stream, { status, statusText: response.statusMessage ?? "", headers }));
+      return !ended;
+    };
+    body = limitedBody(response, admit, () => end(new TackleError("aborted", `${where}: the reader cancelled the body`)));
+    resolve(new Response(body.stream, { status, statusText: response.statusMessage ?? "", headers }));
   };
 
   return new Promise<Response>((resolve, fail) => {
@@ -132,6 +117,51 @@ export function sendLimitedRequest(exchange: LimitedRequest): Promise<Response> 
       (error: unknown) => end(error instanceof Error ? error : new Error(String(error))),
     );
   });
+}
+
+interface LimitedBody {
+  stream: ReadableStream<Uint8Array>;
+  close(): void;
+  error(error: Error): void;
+}
+
+/**
+ * The response's body as a web stream read only as fast as its reader takes it (the socket is paused
+ * in between), each chunk let through only when `admit` says so. Once the reader cancels, it is told
+ * nothing more.
+ */
+function limitedBody(response: IncomingMessage, admit: (chunk: Buffer) => boolean, onCancel: () => void): LimitedBody {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let cancelled = false;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start: (started) => {
+        controller = started;
+      },
+      pull: () => {
+        response.resume();
+      },
+      cancel: () => {
+        cancelled = true;
+        onCancel();
+      },
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
+  response.on("data", (chunk: Buffer) => {
+    if (cancelled || !admit(chunk)) return;
+    controller.enqueue(chunk);
+    if ((controller.desiredSize ?? 0) <= 0) response.pause();
+  });
+  return {
+    stream,
+    close: () => {
+      if (!cancelled) controller.close();
+    },
+    error: (error) => {
+      if (!cancelled) controller.error(error);
+    },
+  };
 }
 
 /** Sends the request to the checked address: the socket's lookup answers with it, while the Host header and TLS name stay the URL's. */
