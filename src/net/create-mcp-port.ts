@@ -52,6 +52,12 @@ interface Connection {
 const CLIENT_INFO = { name: "tackle", version: "1" };
 /** Pages of tools read from one server; a server listing more is cut there. */
 const MAX_TOOL_PAGES = 20;
+/**
+ * Characters of tool listings (as JSON) kept from one server over all its pages: each page is one
+ * answer within the HTTP client's budget, but twenty of them would not be. The page that passes it and
+ * those after are left out.
+ */
+const MAX_LISTED_CHARS = 8 * MiB;
 
 /**
  * The repository's MCP servers, reached with the official SDK: streamable HTTP servers by the host
@@ -153,8 +159,11 @@ export function createMcpPort(options: McpPortOptions): McpPort {
   const listPages = async (spec: McpServerSpec, client: Client): Promise<McpToolInfo[]> => {
     const tools: McpToolInfo[] = [];
     let cursor: string | undefined;
+    let listedChars = 0;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
       const listed = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: connectTimeoutMs });
+      listedChars += JSON.stringify(listed.tools).length;
+      if (listedChars > MAX_LISTED_CHARS) break;
       for (const tool of listed.tools) {
         tools.push({
           server: spec.name,

@@ -196,6 +196,27 @@ describe("an HTTP MCP server whose answer never ends", () => {
   });
 });
 
+describe("an HTTP MCP server listing page after page", () => {
+  it("keeps at most 8 MiB of tool listings from it, and asks for no page past that", async () => {
+    const description = "d".repeat(3 * MiB);
+    const server = await startHostileMcpServer((message, response) => {
+      const page = Number((message.params?.cursor as string | undefined) ?? "0");
+      const result = { tools: [{ name: `tool${page}`, description, inputSchema: { type: "object" } }], nextCursor: String(page + 1) };
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
+    });
+    const port = createMcpPort({ servers: [spec(server)], http: createHttpClient({ rules: rulesFor(server) }), ...NO_SDK_TIMEOUT });
+    try {
+      const { tools, failures } = await port.discover(never());
+      expect(tools.map((tool) => tool.name)).toEqual(["tool0", "tool1"]);
+      expect(failures).toEqual([]);
+      expect(server.received.filter((message) => message.method === "tools/list")).toHaveLength(3);
+    } finally {
+      await port.close();
+      await server.close();
+    }
+  });
+});
+
 describe("an HTTP MCP server's quiet GET stream", () => {
   it("is closed at its idle limit and opened again, and the server is still used", async () => {
     const streams: Array<Promise<boolean>> = [];
