@@ -61,8 +61,8 @@ const MAX_LISTED_CHARS = 8 * MiB;
 
 /**
  * The repository's MCP servers, reached with the official SDK: streamable HTTP servers by the host
- * through the job's HTTP client (its limits, and MCP's, on every exchange), stdio servers as processes in the job's sandbox (no network, the
- * worktree as cwd), started at discovery or the first call. A server that cannot be reached, or whose
+ * through the job's HTTP client (its limits, and MCP's, on every exchange), stdio servers as processes
+ * in the job's sandbox (no network, the worktree as cwd), started at discovery or the first call. A server that cannot be reached, or whose
  * process ends, is reported (to the model, and through `failures` to the tracking comment) and left
  * out; a stdio server is never started twice, so a crash is not hidden by a silent restart.
  */
