@@ -17,7 +17,7 @@ import { buildSystemPrompt } from "../src/agent/prompt/build-system-prompt.js";
 import { buildTaskMessage } from "../src/agent/prompt/build-task-message.js";
 import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler } from "../src/agent/tools/index.js";
 import { defaultRepoConfig } from "../src/config/index.js";
-import { createDestinationRules, createGuardedFetch, createMcpPort } from "../src/net/index.js";
+import { createDestinationRules, createHttpClient, createMcpPort } from "../src/net/index.js";
 import { runAgentSession, type SessionInput } from "../src/worker/run-agent-session.js";
 import { literalValues, sessionInput } from "../test/integration/agent/helpers.js";
 import type { ModelClient } from "../src/agent/model-client.js";
@@ -372,7 +372,7 @@ async function runWithActivations(): Promise<void> {
         benchSession(workspace, model, home, "bench-cache-mcp", {
           mcp: createMcpPort({
             servers: [{ name: "docs", kind: "http", url: server.url, headers: literalValues(), trusted: true }],
-            fetch: createGuardedFetch(createDestinationRules([server.address])),
+            http: createHttpClient({ rules: createDestinationRules([server.address]) }),
           }),
         }),
       );

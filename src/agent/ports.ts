@@ -250,8 +250,9 @@ export interface WebPage {
 /**
  * Fetches http(s) pages for the agent on the host, never from the sandbox, within the operator's and
  * the repository's allow-list. Rejects with TackleError("fetch_refused") for a scheme or destination
- * the rules refuse (the message says which rule), and TackleError("fetch_failed") for network errors,
- * timeouts and oversized bodies.
+ * the rules refuse (the message says which rule), TackleError("fetch_failed") for network errors,
+ * timeouts and bodies that are not text, and TackleError("fetch_limit") for a body past the HTTP
+ * client's byte budget (a page past the text cap is truncated instead).
  */
 export interface WebPort {
   fetch(url: string, signal: AbortSignal): Promise<WebPage>;

@@ -32,7 +32,9 @@ export type TackleErrorCode =
   /** WebFetch: a scheme or destination the allow-lists or the address rules refuse (the message says which rule). */
   | "fetch_refused"
   /** WebFetch: a network error, a timeout, or a body that cannot be read as text. */
-  | "fetch_failed";
+  | "fetch_failed"
+  /** An outbound response broke a limit of the HTTP client (bytes, deadline, silence, event-stream event): the message names it. */
+  | "fetch_limit";
 
 export class TackleError extends Error {
   readonly code: TackleErrorCode;

@@ -1,9 +1,12 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpCallResult, McpPort, McpServerFailure, McpToolInfo } from "../agent/ports.js";
 import type { ScopedValues } from "../config/index.js";
 import { errorMessage, TackleError } from "../errors/index.js";
-import type { GuardedFetch } from "./create-guarded-fetch.js";
+import { type HttpClient, MiB } from "./create-http-client.js";
+import { createMcpHttpFetch, type McpHttpLimits } from "./create-mcp-http-fetch.js";
+import type { HttpLimitError } from "./http-limit-error.js";
 import { createSandboxStdioTransport, type SandboxStdioTransport, type ServerExit, type StartProcess } from "./create-sandbox-stdio-transport.js";
 
 /**
@@ -15,11 +18,12 @@ export type McpServerSpec =
   | { name: string; kind: "stdio"; command: string[]; env: ScopedValues; trusted: boolean };
 
 type StdioServerSpec = Extract<McpServerSpec, { kind: "stdio" }>;
+type HttpServerSpec = Extract<McpServerSpec, { kind: "http" }>;
 
 export interface McpPortOptions {
   servers: readonly McpServerSpec[];
-  /** The host's fetch under WebFetch's destination rules. */
-  fetch: GuardedFetch;
+  /** The job's HTTP client, under WebFetch's destination rules: the only way HTTP servers are reached. */
+  http: HttpClient;
   /**
    * Starts a process in the job's sandbox (the workspace's ExecPort.start): where stdio servers run.
    * @defaultValue none: stdio servers are reported as failed
@@ -29,22 +33,37 @@ export interface McpPortOptions {
   connectTimeoutMs?: number;
   /** For one call. @defaultValue 120 000 */
   callTimeoutMs?: number;
+  /**
+   * Over the defaults of each kind of HTTP exchange. A POST and its answer: 8 MiB, events of 1 MiB,
+   * and a deadline (and longest silence) 30 s past the longer timeout above, behind the SDK's own
+   * timeouts, which end the exchange sooner. The GET stream: 8 MiB, events of 1 MiB, no deadline, 5
+   * minutes of silence. @defaultValue those
+   */
+  httpLimits?: Partial<McpHttpLimits>;
 }
 
 interface Connection {
   client: Client;
   /** A stdio server's transport, which knows whether and how its process ended. */
   stdio?: SandboxStdioTransport;
+  /** An HTTP server's answer that broke a limit of the HTTP client: the server was closed then, and is not used again. */
+  broken?: () => HttpLimitError | undefined;
 }
 
 const CLIENT_INFO = { name: "tackle", version: "1" };
 /** Pages of tools read from one server; a server listing more is cut there. */
 const MAX_TOOL_PAGES = 20;
+/**
+ * Characters of tool listings (as JSON) kept from one server over all its pages: each page is one
+ * answer within the HTTP client's budget, but twenty of them would not be. The page that passes it and
+ * those after are left out.
+ */
+const MAX_LISTED_CHARS = 8 * MiB;
 
 /**
  * The repository's MCP servers, reached with the official SDK: streamable HTTP servers by the host
- * through the guarded fetch, stdio servers as processes in the job's sandbox (no network, the
- * worktree as cwd), started at discovery or the first call. A server that cannot be reached, or whose
+ * through the job's HTTP client (its limits, and MCP's, on every exchange), stdio servers as processes
+ * in the job's sandbox (no network, the worktree as cwd), started at discovery or the first call. A server that cannot be reached, or whose
  * process ends, is reported (to the model, and through `failures` to the tracking comment) and left
  * out; a stdio server is never started twice, so a crash is not hidden by a silent restart.
  */
@@ -55,7 +74,11 @@ export function createMcpPort(options: McpPortOptions): McpPort {
   const transports = new Set<SandboxStdioTransport>();
   let discovered: Promise<McpToolInfo[]> | undefined;
   let closed = false;
+  /** Aborted by close: no HTTP exchange outlives the port, not even a connect still waiting. */
+  const stop = new AbortController();
   const connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
+  const callTimeoutMs = options.callTimeoutMs ?? 120_000;
+  const httpLimits = mcpHttpLimits(Math.max(connectTimeoutMs, callTimeoutMs) + 30_000, options.httpLimits);
 
   const fail = (failure: McpServerFailure): void => {
     if (!failed.has(failure.server)) failed.set(failure.server, failure);
@@ -87,12 +110,30 @@ export function createMcpPort(options: McpPortOptions): McpPort {
 
   const open = async (spec: McpServerSpec): Promise<Connection> => {
     if (closed) throw new TackleError("mcp_failed", "the job's MCP servers are closed");
-    if (spec.kind === "stdio") return openStdio(spec);
-    const url = new URL(spec.url);
-    const transport = new StreamableHTTPClientTransport(url, { fetch: sameOrigin(options.fetch, url), requestInit: { headers: spec.headers } });
+    return spec.kind === "stdio" ? openStdio(spec) : openHttp(spec);
+  };
+
+  const openHttp = async (spec: HttpServerSpec): Promise<Connection> => {
     const client = new Client(CLIENT_INFO);
-    await client.connect(transport, { timeout: connectTimeoutMs });
-    return { client };
+    let broken: HttpLimitError | undefined;
+    const onLimit = (error: HttpLimitError) => {
+      // A stream gone quiet is no misbehaviour: the SDK opens its GET stream again.
+      if (broken !== undefined || error.limit === "idleMs") return;
+      broken = error;
+      fail({ server: spec.name, error: brokenText(error) });
+      // Every request waiting on this server fails now, naming the limit, not at its timeout.
+      void client.close().catch(() => undefined);
+    };
+    const exchanges = createMcpHttpFetch(options.http, httpLimits, onLimit, stop.signal);
+    const url = new URL(spec.url);
+    const transport = new StreamableHTTPClientTransport(url, { fetch: sameOrigin(exchanges.fetch, url), requestInit: { headers: spec.headers } });
+    transport.onmessage = exchanges.answered; // the SDK calls it before its own handler
+    try {
+      await client.connect(transport, { timeout: connectTimeoutMs });
+    } catch (error) {
+      throw brokenError(broken) ?? error;
+    }
+    return { client, broken: () => broken };
   };
 
   const connect = (spec: McpServerSpec): Promise<Connection> => {
@@ -106,11 +147,22 @@ export function createMcpPort(options: McpPortOptions): McpPort {
   };
 
   const listTools = async (spec: McpServerSpec): Promise<McpToolInfo[]> => {
-    const { client } = await connect(spec);
+    const connection = await connect(spec);
+    try {
+      return await listPages(spec, connection.client);
+    } catch (error) {
+      throw brokenError(connection.broken?.()) ?? error;
+    }
+  };
+
+  const listPages = async (spec: McpServerSpec, client: Client): Promise<McpToolInfo[]> => {
     const tools: McpToolInfo[] = [];
     let cursor: string | undefined;
+    let listedChars = 0;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
       const listed = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: connectTimeoutMs });
+      listedChars += JSON.stringify(listed.tools).length;
+      if (listedChars > MAX_LISTED_CHARS) break;
       for (const tool of listed.tools) {
         tools.push({
           server: spec.name,
@@ -127,15 +179,19 @@ export function createMcpPort(options: McpPortOptions): McpPort {
   };
 
   const callTool = async (spec: McpServerSpec, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> => {
-    const { client, stdio } = await connect(spec);
+    const { client, stdio, broken } = await connect(spec);
     const gone = stdio?.exit();
     if (gone !== undefined) return unavailable({ server: spec.name, error: `its process ${exitText(gone)} earlier in this job and is not restarted` });
+    const brokenBefore = broken?.();
+    if (brokenBefore !== undefined) return unavailable({ server: spec.name, error: brokenText(brokenBefore) });
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: options.callTimeoutMs ?? 120_000 });
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: callTimeoutMs });
       const blocks = Array.isArray(result.content) ? (result.content as Array<{ type: string; text?: string }>) : [];
       const content = blocks.map((block) => (block.type === "text" ? (block.text ?? "") : `[${block.type} content]`)).join("\n");
       return { content, isError: result.isError === true };
     } catch (error) {
+      const brokenNow = broken?.();
+      if (brokenNow !== undefined) return unavailable({ server: spec.name, error: brokenText(brokenNow) });
       const exit = stdio?.exit();
       if (exit === undefined || exit.stopped) throw error;
       return unavailable({
@@ -171,6 +227,7 @@ export function createMcpPort(options: McpPortOptions): McpPort {
     failures: () => [...failed.values()],
     async close() {
       closed = true;
+      stop.abort(new TackleError("aborted", "the job's MCP servers are closed"));
       // Stopping the processes first ends a stdio server's pending start at once, not at its timeout.
       await Promise.all([...transports].map((transport) => transport.close().catch(() => undefined)));
       await Promise.all([...connections.values()].map((connection) => connection.then(({ client }) => client.close()).catch(() => undefined)));
@@ -182,14 +239,31 @@ export function createMcpPort(options: McpPortOptions): McpPort {
  * The server's headers were scoped to its URL's host: a request anywhere else (a redirect the SDK would
  * follow, an endpoint the server names) is refused before it is sent, whatever the SDK's own policy.
  */
-function sameOrigin(fetch: GuardedFetch, base: URL): GuardedFetch {
+function sameOrigin(send: FetchLike, base: URL): FetchLike {
   return (input, init) => {
     const target = new URL(String(input));
     if (target.origin !== base.origin) {
       return Promise.reject(new TackleError("fetch_refused", `the MCP server's headers go to ${base.origin} only, not to ${target.origin}`));
     }
-    return fetch(target, init);
+    return send(target, init);
   };
+}
+
+/** MCP's limits for HTTP exchanges: `deadlineMs` for a POST and its answer, over the defaults. */
+function mcpHttpLimits(deadlineMs: number, over: Partial<McpHttpLimits> = {}): McpHttpLimits {
+  const common = { maxBytes: 8 * MiB, maxEventBytes: MiB };
+  return {
+    exchange: { ...common, deadlineMs, idleMs: deadlineMs, ...over.exchange },
+    stream: { ...common, deadlineMs: null, idleMs: 5 * 60_000, ...over.stream },
+  };
+}
+
+function brokenText(error: HttpLimitError): string {
+  return `its answer broke a limit of Tackle's HTTP client, and the server is not used again: ${error.message}`;
+}
+
+function brokenError(error: HttpLimitError | undefined): TackleError | undefined {
+  return error === undefined ? undefined : new TackleError("mcp_failed", brokenText(error), { cause: error });
 }
 
 function unavailable(failure: McpServerFailure): McpCallResult {

@@ -1,10 +1,10 @@
 import type { WebPage, WebPort } from "../agent/ports.js";
 import { errorMessage, isTackleError, TackleError } from "../errors/index.js";
-import { createDestinationRules, type Destination, type DestinationRules } from "./create-destination-rules.js";
+import { createDestinationRules } from "./create-destination-rules.js";
+import { createHttpClient, type HttpClient, MiB } from "./create-http-client.js";
 import { createWebFetchCache, type WebFetchCache } from "./create-web-fetch-cache.js";
-import { createFetchAgents, type FetchAgents, openResponse } from "./open-response.js";
+import { isHttpLimitError } from "./http-limit-error.js";
 import { type PageLimits, readPage } from "./read-page.js";
-import { resolveHost } from "./resolve-host.js";
 
 export interface WebFetcherOptions {
   /** The operator's TACKLE_FETCH_ALLOW as `loadEnv` gives it: null when unset (any public host), `[]` when off. */
@@ -23,12 +23,27 @@ export interface WebFetcherOptions {
   resolve?: (host: string) => Promise<string[]>;
   /** Share one between the fetchers of a process; keys include both allow-lists. @defaultValue a cache of this fetcher's own */
   cache?: WebFetchCache;
+  /** The job's signal: when it aborts, a fetch in flight ends and its socket is destroyed. @defaultValue none (each fetch's own signal still counts) */
+  signal?: AbortSignal;
 }
 
 /** Redirects followed; one more is refused. */
 const MAX_REDIRECTS = 5;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+const HEADERS = {
+  "user-agent": "Tackle-WebFetch/1",
+  accept: "text/html, application/xhtml+xml, text/plain;q=0.9, application/json;q=0.9, text/*;q=0.8, */*;q=0.1",
+  "accept-encoding": "gzip, deflate, br",
+};
+
+/**
+ * Bytes off the socket past maxBytes (which counts decoded bytes): room for a compressed body's
+ * overhead and read-ahead, so the page is cut at maxBytes first; a body that is all overhead (empty
+ * gzip members without end) breaks the client's budget instead.
+ */
+const WIRE_SLACK = MiB;
 
 /**
  * The host side of WebFetch, for one job's allow-lists. Every hop (the first URL and each redirect)
@@ -42,7 +57,12 @@ export function createWebFetcher(options: WebFetcherOptions): WebPort {
   const limits: PageLimits = { maxBytes: options.maxBytes ?? 5 * 1024 * 1024, maxChars: options.maxChars ?? 100_000 };
   const clock = options.clock ?? Date.now;
   const cache = options.cache ?? createWebFetchCache();
-  const hop: Hop = { rules, resolve: options.resolve ?? resolveHost, agents: createFetchAgents(), limits };
+  const http = createHttpClient({
+    rules,
+    ...(options.resolve === undefined ? {} : { resolve: options.resolve }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    limits: { maxBytes: limits.maxBytes + WIRE_SLACK, deadlineMs: timeoutMs, idleMs: timeoutMs },
+  });
 
   return {
     async fetch(text, signal) {
@@ -55,10 +75,11 @@ export function createWebFetcher(options: WebFetcherOptions): WebPort {
       const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
       let page: WebPage;
       try {
-        page = await follow(url, hop, deadline);
+        page = await follow(url, http, limits, deadline);
       } catch (error) {
-        if (signal.aborted) throw cancelled();
-        if (deadline.aborted) throw new TackleError("fetch_failed", `${url.href}: no complete answer within ${timeoutMs / 1000} s`, { retryable: true });
+        if (signal.aborted || options.signal?.aborted) throw cancelled();
+        if (deadline.aborted || isHttpLimitError(error, "deadlineMs") || isHttpLimitError(error, "idleMs"))
+          throw new TackleError("fetch_failed", `${url.href}: no complete answer within ${timeoutMs / 1000} s`, { retryable: true });
         if (isTackleError(error)) throw error;
         throw new TackleError("fetch_failed", `${url.href}: ${errorMessage(error)}`, { retryable: true, cause: error });
       }
@@ -68,46 +89,19 @@ export function createWebFetcher(options: WebFetcherOptions): WebPort {
   };
 }
 
-interface Hop {
-  rules: DestinationRules;
-  resolve: (host: string) => Promise<string[]>;
-  agents: FetchAgents;
-  limits: PageLimits;
-}
-
-async function follow(first: URL, hop: Hop, signal: AbortSignal): Promise<WebPage> {
+async function follow(first: URL, http: HttpClient, limits: PageLimits, signal: AbortSignal): Promise<WebPage> {
   let url = first;
   for (let redirects = 0; ; redirects += 1) {
-    const destination = hop.rules.checkUrl(url);
-    const address = await checkedAddress(destination, hop, signal);
-    const response = await openResponse(url, address, hop.agents, signal);
-    const location = response.headers.location;
-    if (!REDIRECTS.has(response.statusCode ?? 0) || location === undefined) return readPage(url, response, hop.limits);
-    response.destroy();
+    const response = await http.fetch(url, { headers: HEADERS, signal });
+    const location = response.headers.get("location");
+    if (!REDIRECTS.has(response.status) || location === null) return readPage(url, response, limits);
+    await response.body?.cancel();
     const next = parseUrl(location, url);
     if (redirects === MAX_REDIRECTS) {
       throw new TackleError("fetch_refused", `${first.href}: more than ${MAX_REDIRECTS} redirects (the next one went to ${next.href})`);
     }
     url = next;
   }
-}
-
-/** The address to connect to, after every address of the host passed the rules. */
-async function checkedAddress(destination: Destination, hop: Hop, signal: AbortSignal): Promise<string> {
-  if (destination.literal) {
-    hop.rules.checkAddress(destination, destination.host);
-    return destination.host;
-  }
-  let addresses: string[];
-  try {
-    addresses = await untilAborted(hop.resolve(destination.host), signal);
-  } catch (error) {
-    if (signal.aborted) throw error;
-    throw new TackleError("fetch_failed", `cannot resolve ${destination.host}: ${errorMessage(error)}`, { retryable: true, cause: error });
-  }
-  if (addresses.length === 0) throw new TackleError("fetch_failed", `${destination.host} has no address`);
-  for (const address of addresses) hop.rules.checkAddress(destination, address);
-  return addresses[0]!;
 }
 
 function parseUrl(text: string, base?: URL): URL {
@@ -117,16 +111,6 @@ function parseUrl(text: string, base?: URL): URL {
     const shown = JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
     throw new TackleError("fetch_refused", base === undefined ? `${shown} is not an absolute URL` : `${base.href} redirects to ${shown}, not a URL`);
   }
-}
-
-/** The system resolver takes no signal: stop waiting for it instead. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 function cancelled(): TackleError {

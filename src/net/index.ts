@@ -2,5 +2,7 @@ export { createWebFetcher, type WebFetcherOptions } from "./create-web-fetcher.j
 export { createWebFetchCache } from "./create-web-fetch-cache.js";
 export { isWebFetchOff } from "./is-web-fetch-off.js";
 export { createDestinationRules } from "./create-destination-rules.js";
-export { createGuardedFetch } from "./create-guarded-fetch.js";
+// The only outbound HTTP of src/net: a client with limits that only createHttpClient makes.
+export { createHttpClient, DEFAULT_HTTP_LIMITS, type HttpClient, type HttpLimits } from "./create-http-client.js";
+export { HttpLimitError, isHttpLimitError } from "./http-limit-error.js";
 export { createMcpPort, type McpServerSpec } from "./create-mcp-port.js";

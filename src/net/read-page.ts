@@ -1,5 +1,5 @@
-import type { IncomingMessage } from "node:http";
-import { pipeline, type Readable } from "node:stream";
+import { pipeline, Readable } from "node:stream";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import zlib from "node:zlib";
 import type { WebPage } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
@@ -18,11 +18,11 @@ const HTML = new Set(["text/html", "application/xhtml+xml"]);
  * Reads a final (non-redirect) response into a page: HTML as markdown, other text as it is, decoded
  * with its declared charset (UTF-8 by default). Anything but text is refused before its body is read.
  */
-export async function readPage(url: URL, response: IncomingMessage, limits: PageLimits): Promise<WebPage> {
-  const { mime, charset } = parseContentType(response.headers["content-type"]);
+export async function readPage(url: URL, response: Response, limits: PageLimits): Promise<WebPage> {
+  const { mime, charset } = parseContentType(response.headers.get("content-type") ?? undefined);
   const html = HTML.has(mime);
   if (!html && !isText(mime)) {
-    response.destroy();
+    await response.body?.cancel();
     throw new TackleError("fetch_failed", `${url.href} is ${mime === "" ? "of no declared type" : mime}, not text: WebFetch reads HTML, text, JSON and XML`);
   }
   const { bytes, cut } = await readBody(response, limits.maxBytes);
@@ -31,7 +31,7 @@ export async function readPage(url: URL, response: IncomingMessage, limits: Page
   const text = cutAt(full, limits.maxChars);
   return {
     url: url.href,
-    status: response.statusCode ?? 0,
+    status: response.status,
     contentType: mime,
     text,
     truncatedChars: full.length - text.length + unread(response, cut, limits),
@@ -49,25 +49,27 @@ function parseContentType(header: string | undefined): { mime: string; charset: 
   return { mime: type.trim().toLowerCase(), charset };
 }
 
-/** Reads at most maxBytes; one byte more tells that the body went on, and then reading stops. */
-async function readBody(response: IncomingMessage, maxBytes: number): Promise<{ bytes: Buffer; cut: boolean }> {
+/** Reads at most maxBytes; one byte more tells that the body went on, and then reading stops (the socket with it). */
+async function readBody(response: Response, maxBytes: number): Promise<{ bytes: Buffer; cut: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
+  if (response.body === null) return { bytes: Buffer.alloc(0), cut: false };
+  const raw = Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>);
   try {
-    for await (const chunk of decompressed(response)) {
+    for await (const chunk of decompressed(raw, response.headers)) {
       chunks.push(chunk as Buffer);
       size += (chunk as Buffer).length;
       if (size > maxBytes) break;
     }
   } finally {
-    response.destroy();
+    raw.destroy();
   }
   const bytes = Buffer.concat(chunks);
   return size > maxBytes ? { bytes: bytes.subarray(0, maxBytes), cut: true } : { bytes, cut: false };
 }
 
-function decompressed(response: IncomingMessage): Readable {
-  const encoding = (response.headers["content-encoding"] ?? "identity").trim().toLowerCase();
+function decompressed(response: Readable, headers: Headers): Readable {
+  const encoding = (headers.get("content-encoding") ?? "identity").trim().toLowerCase();
   const ignore = () => {}; // an error also destroys the last stream, whose reader sees it
   if (encoding === "identity" || encoding === "") return response;
   if (encoding === "gzip" || encoding === "x-gzip") return pipeline(response, zlib.createGunzip(), ignore);
@@ -102,9 +104,9 @@ function cutAt(text: string, maxChars: number): string {
  * A body cut at maxBytes still counts as truncated text: the bytes its Content-Length says were
  * left unread stand for characters, and at least 1, so 0 always means "the whole page".
  */
-function unread(response: IncomingMessage, cut: boolean, limits: PageLimits): number {
+function unread(response: Response, cut: boolean, limits: PageLimits): number {
   if (!cut) return 0;
-  const length = Number(response.headers["content-length"]);
-  const identity = response.headers["content-encoding"] === undefined;
+  const length = Number(response.headers.get("content-length"));
+  const identity = response.headers.get("content-encoding") === null;
   return identity && Number.isFinite(length) && length > limits.maxBytes ? length - limits.maxBytes : 1;
 }

@@ -10,7 +10,7 @@ import type { DailyBudget } from "../jobs/daily-budget.js";
 import type { MemoryStore } from "../jobs/memory-store.js";
 import type { JobStore } from "../jobs/job-store.js";
 import type { WebFetchCache } from "../net/create-web-fetch-cache.js";
-import { createDestinationRules, createGuardedFetch, createMcpPort, createWebFetcher, isWebFetchOff, type McpServerSpec } from "../net/index.js";
+import { createDestinationRules, createHttpClient, createMcpPort, createWebFetcher, isWebFetchOff, type McpServerSpec } from "../net/index.js";
 import type { OperatorSecrets } from "../config/index.js";
 import { formatRepoKey } from "../workspace/index.js";
 import { SUBAGENT_TOOL_NAMES } from "../agent/subagent-types.js";
@@ -588,7 +588,7 @@ type SessionExtras = Pick<SessionInput, "memory" | "web" | "mcp" | "untrustedAut
  * rules, stdio ones in the workspace's sandbox), and who in the thread lacks write access.
  */
 function sessionExtras(job: JobContext, admitted: Extract<Admission, { ok: true }>, workspace: Workspace): SessionExtras {
-  const { deps, data, repo, redact } = job;
+  const { deps, data, repo, redact, signal } = job;
   const { config, mcpServers } = admitted;
   const issueAuthor = admitted.issue.author;
   const extras: SessionExtras = {
@@ -606,7 +606,7 @@ function sessionExtras(job: JobContext, admitted: Extract<Admission, { ok: true 
   }
   const web = deps.web;
   if (web !== undefined && !isWebFetchOff(web.allow, config.web_fetch.allow)) {
-    extras.web = createWebFetcher({ allow: web.allow, repoAllow: config.web_fetch.allow, cache: web.cache });
+    extras.web = createWebFetcher({ allow: web.allow, repoAllow: config.web_fetch.allow, cache: web.cache, signal });
   }
   if (mcpServers.length > 0) {
     // HTTP servers are reached under WebFetch's rules; with WebFetch off (an empty list), none is reachable.
@@ -614,7 +614,8 @@ function sessionExtras(job: JobContext, admitted: Extract<Admission, { ok: true 
     const exec = workspace.exec;
     extras.mcp = createMcpPort({
       servers: mcpServers,
-      fetch: createGuardedFetch(rules),
+      // The job's signal reaches every exchange: a job that ends leaves no socket reading behind it.
+      http: createHttpClient({ rules, signal }),
       // Stdio servers run as the job's own processes: its sandbox, its loopback-only network, killed with its workspace.
       ...(exec.start === undefined ? {} : { start: exec.start.bind(exec) }),
     });

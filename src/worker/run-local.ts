@@ -186,7 +186,7 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
       signal: options.signal,
       logger: options.logger,
       extensions,
-      ...(webOff ? {} : { web: createWebFetcher({ allow: allow ?? null, repoAllow }) }),
+      ...(webOff ? {} : { web: createWebFetcher({ allow: allow ?? null, repoAllow, signal: options.signal }) }),
     });
     // The other worktrees' branches go with the private repository: only `branch` is handed back.
     const dropped = workspace.worktrees?.branches() ?? [];

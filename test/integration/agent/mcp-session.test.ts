@@ -1,6 +1,6 @@
 /**
  * The MCP gateway over the real session: a streamable-HTTP MCP server of the official SDK on loopback,
- * reached by the host's guarded fetch under the allow-list; LoadMcpTools activating 11 tools (the
+ * reached by the job's HTTP client under the allow-list; LoadMcpTools activating 11 tools (the
  * least recently used one evicted, and the model told), activated tools offered in slot order,
  * CallMcpTool calling a tool that is not active, approvals asked once per tool, and a server that
  * dies mid-job reported to the model while the job goes on.
@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createAnthropicClient } from "../../../src/agent/anthropic-client.js";
 import type { ApprovalQuestion } from "../../../src/agent/policy/index.js";
 import { coreTools } from "../../../src/agent/tools/index.js";
-import { createDestinationRules, createGuardedFetch, createMcpPort } from "../../../src/net/index.js";
+import { createDestinationRules, createHttpClient, createMcpPort } from "../../../src/net/index.js";
 import { runAgentSession } from "../../../src/worker/run-agent-session.js";
 import { openLocalWorkspace, type Workspace } from "../../../src/workspace/index.js";
 import type { MessagesRequest } from "../../fakes/fake-anthropic.js";
@@ -64,7 +64,7 @@ describe("MCP servers behind the gateway", () => {
     workspaces.push(workspace);
     const mcp = createMcpPort({
       servers: [{ name: "docs", kind: "http", url: server.url, headers: literalValues({ "x-docs-key": "k-123" }), trusted: false }],
-      fetch: createGuardedFetch(createDestinationRules([server.address])),
+      http: createHttpClient({ rules: createDestinationRules([server.address]) }),
     });
     const questions: ApprovalQuestion[] = [];
     const model = createAnthropicClient({ apiKey: fake.apiKey, baseURL: fake.url, maxRetries: 0 });
@@ -129,7 +129,7 @@ describe("MCP servers behind the gateway", () => {
     workspaces.push(workspace);
     const mcp = createMcpPort({
       servers: [{ name: "docs", kind: "http", url: server.url, headers: literalValues(), trusted: true }],
-      fetch: createGuardedFetch(createDestinationRules(["docs.example.com"])),
+      http: createHttpClient({ rules: createDestinationRules(["docs.example.com"]) }),
     });
     const model = createAnthropicClient({ apiKey: fake.apiKey, baseURL: fake.url, maxRetries: 0 });
     const outcome = await runAgentSession(sessionInput(workspace, model, path.join(base, "home"), { mcp }));

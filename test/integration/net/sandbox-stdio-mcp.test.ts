@@ -9,7 +9,7 @@ import { copyFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createMcpPort, type McpServerSpec } from "../../../src/net/index.js";
+import { createDestinationRules, createHttpClient, createMcpPort, type McpServerSpec } from "../../../src/net/index.js";
 import { createSandboxStdioTransport } from "../../../src/net/create-sandbox-stdio-transport.js";
 import { createSandboxExec, detectSandbox, type Sandbox, type SandboxMode } from "../../../src/workspace/index.js";
 import { literalValues } from "../agent/helpers.js";
@@ -19,7 +19,8 @@ const support = await detectSandbox();
 const modes: SandboxMode[] = support.available ? ["bwrap", "off"] : ["off"];
 const SERVER_SCRIPT = path.resolve("test/fakes/stdio-mcp-server.mjs");
 const ECHO_TOOLS = Array.from({ length: 12 }, (_, i) => `tool_${String(i + 1).padStart(2, "0")}`);
-const noFetch = () => Promise.reject(new Error("no HTTP server in these tests"));
+/** No HTTP server in these tests: a client whose rules refuse everything. */
+const noHttp = createHttpClient({ rules: createDestinationRules([]) });
 
 const textOf = (result: Record<string, unknown>) => (result.content as Array<{ text: string }>).map((block) => block.text).join("\n");
 
@@ -73,7 +74,7 @@ describe.each(modes)("stdio MCP servers in the job's sandbox (%s)", (mode) => {
   });
 
   it("createMcpPort starts the server at discovery, reports a crash to the call in flight and to later ones, and lists it as failed", async () => {
-    const port = createMcpPort({ servers: [local()], fetch: noFetch, start: sandbox.start! });
+    const port = createMcpPort({ servers: [local()], http: noHttp, start: sandbox.start! });
     const signal = new AbortController().signal;
     try {
       const found = await port.discover(signal);
@@ -111,7 +112,7 @@ describe.each(modes)("stdio MCP servers in the job's sandbox (%s)", (mode) => {
   });
 
   it("close stops every server it started, and none is left", async () => {
-    const port = createMcpPort({ servers: [local(), { ...local(), name: "second" }], fetch: noFetch, start: sandbox.start! });
+    const port = createMcpPort({ servers: [local(), { ...local(), name: "second" }], http: noHttp, start: sandbox.start! });
     const found = await port.discover(new AbortController().signal);
     expect(found.tools).toHaveLength(28);
     expect(sandbox.running).toBe(2);
@@ -126,7 +127,7 @@ describe.each(modes)("stdio MCP servers in the job's sandbox (%s)", (mode) => {
   it("a server that cannot start is reported with its exit code and stderr, and the others still work", async () => {
     const port = createMcpPort({
       servers: [local(["node", "tools/not-installed.mjs", marker]), { ...local(), name: "good" }],
-      fetch: noFetch,
+      http: noHttp,
       start: sandbox.start!,
     });
     try {
@@ -143,7 +144,7 @@ describe.each(modes)("stdio MCP servers in the job's sandbox (%s)", (mode) => {
   });
 
   it("without a sandbox that can hold a process, a stdio server is reported as failed with the reason", async () => {
-    const port = createMcpPort({ servers: [local()], fetch: noFetch });
+    const port = createMcpPort({ servers: [local()], http: noHttp });
     const found = await port.discover(new AbortController().signal);
     expect(found.tools).toEqual([]);
     expect(found.failures).toEqual([

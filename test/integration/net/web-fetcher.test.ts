@@ -6,8 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebPage } from "../../../src/agent/ports.js";
 import { isTackleError } from "../../../src/errors/index.js";
 import type { TackleErrorCode } from "../../../src/errors/tackle-error.js";
-import { createWebFetchCache, createWebFetcher, type WebFetcherOptions } from "../../../src/net/index.js";
-import { createFetchAgents, openResponse } from "../../../src/net/open-response.js";
+import { createHttpClient, createWebFetchCache, createWebFetcher, type WebFetcherOptions } from "../../../src/net/index.js";
 
 type Handler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
@@ -357,7 +356,7 @@ describe("WebFetch cache", () => {
   });
 });
 
-describe("openResponse", () => {
+describe("the HTTP client under WebFetch", () => {
   it("connects to the checked address without a DNS lookup, keeping the URL's host in the Host header", async () => {
     let host: string | undefined;
     const server = http.createServer((request, response) => {
@@ -368,11 +367,12 @@ describe("openResponse", () => {
     await once(server, "listening");
     const { port } = server.address() as AddressInfo;
     try {
-      // `pinned.invalid` never resolves (RFC 6761): reaching the server proves the lookup was answered with the address.
-      const response = await openResponse(new URL(`http://pinned.invalid:${port}/`), "127.0.0.1", createFetchAgents(), signal());
-      response.resume();
-      await once(response, "end");
-      expect(response.statusCode).toBe(200);
+      // `pinned.invalid` never resolves (RFC 6761): reaching the server proves the socket's lookup was answered with the checked address.
+      const rules = { key: "", checkUrl: (url: URL) => ({ host: url.hostname, port: Number(url.port), literal: false }), checkAddress: () => {} };
+      const http = createHttpClient({ rules, resolve: async () => ["127.0.0.1"] });
+      const response = await http.fetch(`http://pinned.invalid:${port}/`);
+      expect(await response.text()).toBe("pinned");
+      expect(response.status).toBe(200);
       expect(host).toBe(`pinned.invalid:${port}`);
     } finally {
       server.close();
