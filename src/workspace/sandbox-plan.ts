@@ -166,6 +166,8 @@ const STAGE_SCRIPT = [
  * supplementary groups, no capabilities in any set, and no way back through a setuid binary.
  */
 export function dropPrivileges(identity: SandboxIdentity, argv: readonly string[]): string[] {
+  // "Never uid 0": a drop to root's uid or group would drop nothing.
+  if (identity.uid === 0 || identity.gid === 0) throw new Error(`refusing to drop privileges to uid ${identity.uid}, gid ${identity.gid}`);
   return [
     "setpriv",
     "--reuid",

@@ -1,0 +1,123 @@
+/**
+ * Issue #20, broken case 6: a local run as root wrote into the user's `.git` as root. The repository's
+ * owner (uid 1000 here, an ordinary user asking root's cron job to run Tackle on their checkout)
+ * plants symlinks in their own `.git`; root's `update-ref` and `index-pack` followed them into
+ * root-owned directories (`refs/heads/tackle` -> a root directory got the branch file, then chowned
+ * to the owner; `objects/pack` -> a root directory got the pack), root's reflog append followed
+ * `logs/...` into a root file, and root read a `packed-refs` linked to a root-only file and printed
+ * its lines into the hand-over's error (the model's tool result). The hand-over now runs as the
+ * repository's owner, so the kernel applies that user's permissions.
+ */
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { execa } from "execa";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { detectSandbox, openLocalWorkspace, type SandboxMode, type Workspace } from "../../src/workspace/index.js";
+import { git, isRoot, removeDir, tempDir } from "../integration/workspace/helpers.js";
+
+const support = await detectSandbox();
+const mode: SandboxMode = support.available ? "bwrap" : "off";
+const OWNER = "1000:1000";
+const SECRET = "ROOT-ONLY-SECRET-LINE";
+
+describe.skipIf(!isRoot)("a local run as root writes into another user's repository only as that user", () => {
+  let base: string;
+  let repo: string;
+  /** Root's, as /etc/cron.daily is: nothing may appear in it. */
+  let rootDir: string;
+  /** Root's, as /root/.bashrc is: nothing may be appended. */
+  let rootFile: string;
+  /** Only root may read it. */
+  let secretFile: string;
+  let workspace: Workspace | undefined;
+
+  const userGit = (args: string[]) => git(repo, ["-c", "safe.directory=*", ...args], base);
+  const asOwner = (script: string) =>
+    execa("setpriv", ["--reuid", "1000", "--regid", "1000", "--clear-groups", "sh", "-c", script], {
+      cwd: repo,
+      env: { PATH: "/usr/bin:/bin", HOME: "/nonexistent" },
+      extendEnv: false,
+    });
+
+  beforeEach(async () => {
+    base = tempDir("planted-links");
+    chmodSync(base, 0o755);
+    repo = path.join(base, "project");
+    mkdirSync(repo);
+    await git(repo, ["init", "--quiet", "-b", "main"], base);
+    writeFileSync(path.join(repo, "README.md"), "hello\n");
+    await git(repo, ["add", "-A"], base);
+    await git(repo, ["-c", "user.name=Dev", "-c", "user.email=dev@example.com", "commit", "--quiet", "-m", "initial"], base);
+    await execa("chown", ["-R", OWNER, repo]);
+    rootDir = path.join(base, "cron.daily");
+    mkdirSync(rootDir, { mode: 0o755 });
+    rootFile = path.join(base, "bashrc");
+    writeFileSync(rootFile, "root's own\n", { mode: 0o644 });
+    secretFile = path.join(base, "shadow");
+    writeFileSync(secretFile, `${SECRET}\n`, { mode: 0o600 });
+  });
+  afterEach(async () => {
+    await workspace?.dispose();
+    workspace = undefined;
+    removeDir(base);
+  });
+
+  /** Opens a run on `repoPath`, commits a change in the sandbox, and hands it over. */
+  async function runAndHandOver(repoPath: string, branch: string, beforeHandOver?: () => Promise<unknown>): Promise<unknown> {
+    workspace = await openLocalWorkspace({ repoPath, branch, home: path.join(base, "home"), sandbox: mode });
+    const made = await workspace.exec.run("echo change >> README.md && git commit -qam change && echo COMMITTED", { timeoutMs: 30_000 });
+    expect(made.output).toContain("COMMITTED");
+    await beforeHandOver?.();
+    return workspace.push({ verify: () => ({ ok: true }) }).catch((error: unknown) => error);
+  }
+
+  const branchOf = (name: string) => userGit(["rev-parse", "--verify", "--quiet", `refs/heads/${name}`]).catch(() => null);
+
+  it("refs/heads/tackle linked to a root directory: no branch file appears there", async () => {
+    await asOwner(`ln -s ${rootDir} .git/refs/heads/tackle`);
+    const outcome = await runAndHandOver(repo, "tackle/local-cron");
+    expect(outcome).toBeInstanceOf(Error);
+    expect(readdirSync(rootDir)).toEqual([]);
+    expect(await branchOf("tackle/local-cron")).toBeNull();
+  });
+
+  it("objects/pack linked to a root directory: no pack is written there", async () => {
+    await asOwner(`rmdir .git/objects/pack && ln -s ${rootDir} .git/objects/pack`);
+    const outcome = await runAndHandOver(repo, "tackle/local-pack");
+    expect(outcome).toBeInstanceOf(Error);
+    expect(readdirSync(rootDir)).toEqual([]);
+    expect(await branchOf("tackle/local-pack")).toBeNull();
+  });
+
+  it("the new ref's reflog linked to a root file: nothing is appended to it", async () => {
+    await asOwner(`mkdir -p .git/logs/refs/heads/tackle && ln -s ${rootFile} .git/logs/refs/heads/tackle/local-log`);
+    await runAndHandOver(repo, "tackle/local-log");
+    expect(readFileSync(rootFile, "utf8")).toBe("root's own\n");
+  });
+
+  it("packed-refs linked to a root-only file after the run started: its lines reach nobody", async () => {
+    const outcome = await runAndHandOver(repo, "tackle/local-packed", () => asOwner(`ln -s ${secretFile} .git/packed-refs`));
+    expect(outcome).toBeInstanceOf(Error);
+    expect(String((outcome as Error).message)).not.toContain(SECRET);
+    expect(await workspace?.formatPatch()).not.toContain(SECRET);
+  });
+
+  it("through a linked worktree of the repository: the common dir's planted link is not followed either", async () => {
+    const linked = path.join(base, "linked");
+    mkdirSync(linked);
+    await execa("chown", [OWNER, linked]);
+    await asOwner(`git worktree add --quiet ${linked} -b side && ln -s ${rootDir} .git/refs/heads/tackle`);
+    const outcome = await runAndHandOver(linked, "tackle/local-linked");
+    expect(outcome).toBeInstanceOf(Error);
+    expect(readdirSync(rootDir)).toEqual([]);
+    expect(await branchOf("tackle/local-linked")).toBeNull();
+    expect(workspace?.baseBranch).toBe("side");
+  });
+
+  it("without planted links the hand-over works, and everything it wrote is the owner's", async () => {
+    const outcome = (await runAndHandOver(repo, "tackle/local-plain")) as { sha: string };
+    expect(await branchOf("tackle/local-plain")).toBe(outcome.sha);
+    const notOwners = await execa("find", [path.join(repo, ".git"), "!", "-uid", "1000"]);
+    expect(notOwners.stdout).toBe("");
+  });
+});
