@@ -10,6 +10,7 @@
  */
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { inspect } from "node:util";
 import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { detectSandbox, openLocalWorkspace, type SandboxMode, type Workspace } from "../../src/workspace/index.js";
@@ -95,10 +96,17 @@ describe.skipIf(!isRoot)("a local run as root writes into another user's reposit
     expect(readFileSync(rootFile, "utf8")).toBe("root's own\n");
   });
 
+  it("packed-refs linked to a root-only file before the run: root does not read it, its lines are in no error", async () => {
+    await asOwner(`ln -s ${secretFile} .git/packed-refs`);
+    const outcome = await runAndHandOver(repo, "tackle/local-packed").catch((error: unknown) => error);
+    // The error and its causes, as the CLI would print them.
+    expect(inspect(outcome, { depth: 10 })).not.toContain(SECRET);
+  });
+
   it("packed-refs linked to a root-only file after the run started: its lines reach nobody", async () => {
     const outcome = await runAndHandOver(repo, "tackle/local-packed", () => asOwner(`ln -s ${secretFile} .git/packed-refs`));
     expect(outcome).toBeInstanceOf(Error);
-    expect(String((outcome as Error).message)).not.toContain(SECRET);
+    expect(inspect(outcome, { depth: 10 })).not.toContain(SECRET);
     expect(await workspace?.formatPatch()).not.toContain(SECRET);
   });
 
