@@ -135,6 +135,8 @@ async function openPrivateRepo(
     sandbox: o.sandbox,
     owner,
     borrowed: borrow ? user.objectDirs : [],
+    // The owner's own directories are bound by the owner: a symlink they swap in leads only where they may go.
+    borrowedByOwner: owner !== null && owner.uid === user.owner.uid,
     templateDir: o.templateDir,
     author: o.author ?? DEFAULT_AUTHOR,
     ...(o.logger ? { logger: o.logger } : {}),

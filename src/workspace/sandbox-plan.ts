@@ -21,6 +21,8 @@ export interface Bind {
   src: string;
   dest: string;
   kind: "dir" | "file";
+  /** Bound by the dropped identity itself, never staged by root: the kernel checks that user's access. */
+  byIdentity?: boolean;
 }
 
 export interface BwrapPlanInput {
@@ -192,7 +194,7 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   // the binds are first made, as root, in a private mount namespace under a world-traversable
   // stage directory, and bubblewrap binds them from there.
   const source = (bind: Bind): string => {
-    if (launcher.kind !== "root-drop") return bind.src;
+    if (launcher.kind !== "root-drop" || bind.byIdentity === true) return bind.src;
     staged.push(bind);
     return `${launcher.stageDir}/${staged.length - 1}`;
   };

@@ -122,6 +122,19 @@ describe.skipIf(!isRoot)("a local run as root writes into another user's reposit
     expect(workspace?.baseBranch).toBe("side");
   });
 
+  it.skipIf(!support.available)("objects swapped for a link to root-only objects once the run started: the sandbox does not see them", async () => {
+    const rootOnly = path.join(base, "root-only");
+    mkdirSync(rootOnly, { mode: 0o700 });
+    await git(rootOnly, ["init", "--quiet", "--bare", "secret.git"], base);
+    const secretRepo = path.join(rootOnly, "secret.git");
+    const sha = (await execa("git", ["--git-dir", secretRepo, "hash-object", "-w", "--stdin"], { input: `${SECRET}\n` })).stdout.trim();
+    workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-swap", home: path.join(base, "home"), sandbox: mode });
+    // Before the first command, which binds the borrowed objects.
+    await asOwner(`mv .git/objects .git/objects.real && ln -s ${secretRepo}/objects .git/objects`);
+    const shown = await workspace.exec.run(`git cat-file -p ${sha}`, { timeoutMs: 30_000 }).catch((error: unknown) => ({ output: inspect(error) }));
+    expect(shown.output).not.toContain(SECRET);
+  });
+
   it("without planted links the hand-over works, and everything it wrote is the owner's", async () => {
     const outcome = (await runAndHandOver(repo, "tackle/local-plain")) as { sha: string };
     expect(await branchOf("tackle/local-plain")).toBe(outcome.sha);
