@@ -5,7 +5,7 @@ import type { Logger } from "../logging/logger.js";
 import { buildWorkspace, type PublishTarget } from "./build-workspace.js";
 import { checkoutPaths, claimCheckout, removeCheckout, type CheckoutPaths } from "./checkout-paths.js";
 import { extractRepoExtensions } from "./extract-repo-extensions.js";
-import { createHostGit, validateBranchName, type GitRepoLocation, type HostGit } from "./git-host.js";
+import { createHostGit, hardeningArgs, validateBranchName, type GitRepoLocation, type HostGit } from "./git-host.js";
 import { isOwnerAlive, parseOwnerRecord } from "./owner-record.js";
 import { transferCommits } from "./publish-repo.js";
 import { isRoot, type SandboxMode } from "./sandbox.js";
@@ -28,6 +28,8 @@ export interface LocalWorkspaceOptions {
 }
 
 const STALE_AFTER_MS = 7 * 24 * 3600_000;
+/** Bound on the first checkout of the private repository. */
+const START_TIMEOUT_MS = 600_000;
 
 /**
  * `tackle run --local PATH`: the job works in a private repository of its own under TACKLE_HOME,
@@ -109,11 +111,9 @@ async function openPrivateRepo(
     // Read out by the owner's git, indexed (and checked) by the host's.
     await transferCommits(user.git, { from: user.repo, to: repo, toGit: git, tip: user.headSha, exclude: [] });
   }
-  await git.run({ args: ["checkout", "--quiet", "-f", "-B", branch, user.headSha], repo });
-  // The user's branch name too, so `git diff main` works in the agent's shell.
-  if (user.baseBranch !== "HEAD" && user.baseBranch !== branch) {
-    await git.run({ args: ["branch", "--force", "--no-track", user.baseBranch, user.headSha], repo });
-  }
+  // Root borrowing another user's objects reads none of them: that checkout is made in the sandbox, as the owner.
+  const byOwner = owner !== null && owner.uid === user.owner.uid;
+  if (!byOwner) for (const args of startArgs(user, branch)) await git.run({ args, repo });
 
   // From HEAD's commit, as committed: never the user's working tree, which may hold anything.
   const extensionFiles = await extractRepoExtensions({
@@ -124,7 +124,7 @@ async function openPrivateRepo(
     ...(o.logger ? { logger: o.logger } : {}),
   });
 
-  return buildWorkspace({
+  const workspace = await buildWorkspace({
     git,
     paths,
     branch,
@@ -136,13 +136,43 @@ async function openPrivateRepo(
     owner,
     borrowed: borrow ? user.objectDirs : [],
     // The owner's own directories are bound by the owner: a symlink they swap in leads only where they may go.
-    borrowedByOwner: owner !== null && owner.uid === user.owner.uid,
+    borrowedByOwner: byOwner,
     templateDir: o.templateDir,
     author: o.author ?? DEFAULT_AUTHOR,
     ...(o.logger ? { logger: o.logger } : {}),
     publish: handOver(git, user, branch),
     ...(o.worktrees === true ? { worktrees: true } : {}),
   });
+  if (byOwner)
+    await startInSandbox(workspace, startArgs(user, branch)).catch(async (error: unknown) => {
+      await workspace.dispose();
+      throw error;
+    });
+  return workspace;
+}
+
+/** The run's branch at the user's HEAD, and the user's branch name too (so `git diff main` works in the agent's shell). */
+function startArgs(user: UserRepo, branch: string): string[][] {
+  const args = [["checkout", "--quiet", "-f", "-B", branch, user.headSha]];
+  if (user.baseBranch !== "HEAD" && user.baseBranch !== branch) args.push(["branch", "--force", "--no-track", user.baseBranch, user.headSha]);
+  return args;
+}
+
+/** `startArgs` in the sandbox, as the owner; the values reach git through the environment, never the shell. */
+async function startInSandbox(workspace: Workspace, commands: string[][]): Promise<void> {
+  for (const args of commands) {
+    const env = Object.fromEntries(args.map((arg, i) => [`TACKLE_ARG_${i}`, arg]));
+    const argv = args.map((_, i) => `"$TACKLE_ARG_${i}"`).join(" ");
+    const result = await workspace.exec.run(
+      `git ${hardeningArgs()
+        .map((arg) => `'${arg}'`)
+        .join(" ")} ${argv}`,
+      { timeoutMs: START_TIMEOUT_MS, env },
+    );
+    if (result.timedOut || result.exitCode !== 0) {
+      throw new TackleError("workspace", `git ${args[0]} in the private repository failed: ${result.output.trim().slice(-2000)}`);
+    }
+  }
 }
 
 /** The hand-over: the checked commit into the user's repository, as one pack and one new ref. */

@@ -135,6 +135,31 @@ describe.skipIf(!isRoot)("a local run as root writes into another user's reposit
     expect(shown.output).not.toContain(SECRET);
   });
 
+  it("HEAD naming a blob only root's objects hold, borrowed through the owner's alternates: the checkout does not have it", async () => {
+    const rootOnly = path.join(base, "root-only");
+    mkdirSync(rootOnly, { mode: 0o700 });
+    await git(rootOnly, ["init", "--quiet", "--bare", "secret.git"], base);
+    const secretObjects = path.join(rootOnly, "secret.git", "objects");
+    const sha = (await execa("git", ["--git-dir", path.dirname(secretObjects), "hash-object", "-w", "--stdin"], { input: `${SECRET}\n` })).stdout.trim();
+    // What the owner can do knowing only the blob's name: a commit that names it, and alternates that lead to it.
+    const commit = [
+      `git update-index --add --info-only --cacheinfo 100644,${sha},secret.txt`,
+      'tree=$(git write-tree --missing-ok) && git update-ref HEAD "$(echo leak | git -c user.name=o -c user.email=o@x commit-tree "$tree" -p HEAD)"',
+      `echo ${secretObjects} > .git/objects/info/alternates`,
+    ].join(" && ");
+    await asOwner(commit);
+    const opened = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-alt", home: path.join(base, "home"), sandbox: mode }).catch(
+      (error: unknown) => error,
+    );
+    if (opened instanceof Error) {
+      expect(inspect(opened, { depth: 10 })).not.toContain(SECRET);
+      return;
+    }
+    workspace = opened as Workspace;
+    const shown = await workspace.exec.run(`cat secret.txt; git cat-file -p ${sha}`, { timeoutMs: 30_000 });
+    expect(shown.output).not.toContain(SECRET);
+  });
+
   it("without planted links the hand-over works, and everything it wrote is the owner's", async () => {
     const outcome = (await runAndHandOver(repo, "tackle/local-plain")) as { sha: string };
     expect(await branchOf("tackle/local-plain")).toBe(outcome.sha);
