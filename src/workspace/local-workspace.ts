@@ -160,15 +160,13 @@ function startArgs(user: UserRepo, branch: string): string[][] {
 
 /** `startArgs` in the sandbox, as the owner; the values reach git through the environment, never the shell. */
 async function startInSandbox(workspace: Workspace, commands: string[][]): Promise<void> {
+  const hardening = hardeningArgs()
+    .map((arg) => `'${arg}'`)
+    .join(" ");
   for (const args of commands) {
     const env = Object.fromEntries(args.map((arg, i) => [`TACKLE_ARG_${i}`, arg]));
     const argv = args.map((_, i) => `"$TACKLE_ARG_${i}"`).join(" ");
-    const result = await workspace.exec.run(
-      `git ${hardeningArgs()
-        .map((arg) => `'${arg}'`)
-        .join(" ")} ${argv}`,
-      { timeoutMs: START_TIMEOUT_MS, env },
-    );
+    const result = await workspace.exec.run(`git ${hardening} ${argv}`, { timeoutMs: START_TIMEOUT_MS, env });
     if (result.timedOut || result.exitCode !== 0) {
       throw new TackleError("workspace", `git ${args[0]} in the private repository failed: ${result.output.trim().slice(-2000)}`);
     }
