@@ -32,6 +32,11 @@ describe.skipIf(!isRoot)("a local run as root writes into another user's reposit
   let secretFile: string;
   let workspace: Workspace | undefined;
 
+  /** TACKLE_HOME as root's usually is, under a directory only root may enter (/root/.tackle). */
+  const tackleHome = () => {
+    mkdirSync(path.join(base, "root-home"), { mode: 0o700, recursive: true });
+    return path.join(base, "root-home", "tackle");
+  };
   const userGit = (args: string[]) => git(repo, ["-c", "safe.directory=*", ...args], base);
   const asOwner = (script: string) =>
     execa("setpriv", ["--reuid", "1000", "--regid", "1000", "--clear-groups", "sh", "-c", script], {
@@ -65,7 +70,7 @@ describe.skipIf(!isRoot)("a local run as root writes into another user's reposit
 
   /** Opens a run on `repoPath`, commits a change in the sandbox, and hands it over. */
   async function runAndHandOver(repoPath: string, branch: string, beforeHandOver?: () => Promise<unknown>): Promise<unknown> {
-    workspace = await openLocalWorkspace({ repoPath, branch, home: path.join(base, "home"), sandbox: mode });
+    workspace = await openLocalWorkspace({ repoPath, branch, home: tackleHome(), sandbox: mode });
     const made = await workspace.exec.run("echo change >> README.md && git commit -qam change && echo COMMITTED", { timeoutMs: 30_000 });
     expect(made.output).toContain("COMMITTED");
     await beforeHandOver?.();
@@ -128,7 +133,7 @@ describe.skipIf(!isRoot)("a local run as root writes into another user's reposit
     await git(rootOnly, ["init", "--quiet", "--bare", "secret.git"], base);
     const secretRepo = path.join(rootOnly, "secret.git");
     const sha = (await execa("git", ["--git-dir", secretRepo, "hash-object", "-w", "--stdin"], { input: `${SECRET}\n` })).stdout.trim();
-    workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-swap", home: path.join(base, "home"), sandbox: mode });
+    workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-swap", home: tackleHome(), sandbox: mode });
     // Before the first command, which binds the borrowed objects.
     await asOwner(`mv .git/objects .git/objects.real && ln -s ${secretRepo}/objects .git/objects`);
     const shown = await workspace.exec.run(`git cat-file -p ${sha}`, { timeoutMs: 30_000 }).catch((error: unknown) => ({ output: inspect(error) }));
@@ -148,9 +153,7 @@ describe.skipIf(!isRoot)("a local run as root writes into another user's reposit
       `echo ${secretObjects} > .git/objects/info/alternates`,
     ].join(" && ");
     await asOwner(commit);
-    const opened = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-alt", home: path.join(base, "home"), sandbox: mode }).catch(
-      (error: unknown) => error,
-    );
+    const opened = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-alt", home: tackleHome(), sandbox: mode }).catch((error: unknown) => error);
     if (opened instanceof Error) {
       expect(inspect(opened, { depth: 10 })).not.toContain(SECRET);
       return;
