@@ -1,7 +1,5 @@
-import { execFile } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import type { ModelClient } from "../agent/model-client.js";
 import type { IssuePort, PullsPort } from "../agent/ports.js";
 import { disallowedAgentModels, parseRepoConfig, REPO_CONFIG_PATH } from "../config/index.js";
@@ -10,15 +8,13 @@ import { errorMessage, isTackleError, TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { createRedactor } from "../util/redact.js";
 import { sanitizeUntrustedText } from "../util/sanitize-untrusted-text.js";
-import { openLocalWorkspace } from "../workspace/index.js";
+import { openLocalWorkspace, readUserFilesAtHead } from "../workspace/index.js";
 import { INSTRUCTION_FILES } from "./process-job.js";
 import { policyConfigOf, runAgentSession } from "./run-agent-session.js";
 import { createTracker } from "./tracker.js";
 import { SUBAGENT_TOOL_NAMES } from "../agent/subagent-types.js";
 import { createWebFetcher, isWebFetchOff } from "../net/index.js";
 import { loadRepoExtensions } from "./load-repo-extensions.js";
-
-const run = promisify(execFile);
 
 export interface LocalRunOptions {
   repoPath: string;
@@ -65,16 +61,6 @@ export function localSlug(task: string, now: number): string {
   return `${words || "task"}-${now.toString(36).slice(-5)}`;
 }
 
-/** A file of the user's repository at HEAD (what "the default branch" means locally). */
-async function readAtHead(repoPath: string, file: string): Promise<string | null> {
-  try {
-    const { stdout } = await run("git", ["-C", repoPath, "show", `HEAD:${file}`], { maxBuffer: 4 * 1024 * 1024 });
-    return stdout;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * `tackle run --local`: the same agent session as a GitHub job, in a worktree of the user's
  * repository on a new branch; GetIssue serves the task, ReportToIssue prints, and the work is left
@@ -85,15 +71,17 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
   const repoPath = path.resolve(options.repoPath);
   const slug = localSlug(options.task, startedAt);
   const branch = `tackle/local-${slug}`;
-  const parsed = parseRepoConfig(await readAtHead(repoPath, REPO_CONFIG_PATH));
+  // HEAD's files are what "the default branch" means locally; read as the repository's owner.
+  const atHead = await readUserFilesAtHead({ userPath: repoPath, home: options.home, files: [REPO_CONFIG_PATH, ...INSTRUCTION_FILES] });
+  const parsed = parseRepoConfig(atHead.get(REPO_CONFIG_PATH) ?? null);
   if (!parsed.ok) {
     throw new TackleError("config_invalid", `invalid ${REPO_CONFIG_PATH}:\n${parsed.problems.map((p) => `  - ${p}`).join("\n")}`);
   }
   for (const warning of parsed.warnings) options.print(`tackle: warning: ${REPO_CONFIG_PATH}: ${warning}`);
   const instructionFiles: Array<{ path: string; content: string }> = [];
   for (const file of INSTRUCTION_FILES) {
-    const content = await readAtHead(repoPath, file);
-    if (content !== null) instructionFiles.push({ path: file, content });
+    const content = atHead.get(file);
+    if (content !== undefined) instructionFiles.push({ path: file, content });
   }
 
   const workspace = await openLocalWorkspace({ repoPath, branch, home: options.home, sandbox: options.sandbox, worktrees: true });

@@ -40,6 +40,11 @@ export interface BuildWorkspaceOptions {
   owner: SandboxIdentity | null;
   /** Object directories the checkout borrows through its alternates: read-only in the sandbox. */
   borrowed: readonly string[];
+  /**
+   * `borrowed` belongs to `owner`, who reaches it: bound by that user, not staged by root (a local
+   * run as the repository's owner). @defaultValue false
+   */
+  borrowedByOwner?: boolean;
   templateDir: string;
   author: CommitAuthor;
   logger?: Logger;
@@ -84,7 +89,7 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
     repo,
     mode: options.sandbox,
     owner,
-    extraReadOnly: [...options.borrowed],
+    ...(options.borrowedByOwner === true ? { extraReadOnly: [], identityReadOnly: [...options.borrowed] } : { extraReadOnly: [...options.borrowed] }),
     sharedReadOnly: extensionFiles ? [extensionFiles.dir] : [],
     // `.git` as its own mount point cannot be renamed or replaced from inside.
     extraWritable: [gitDir],

@@ -3,6 +3,7 @@ import path from "node:path";
 import { execa } from "execa";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
+import { dropPrivileges, type SandboxIdentity } from "./sandbox-plan.js";
 
 /**
  * Every git command the host runs goes through here. The environment is rebuilt from nothing
@@ -144,22 +145,36 @@ export function redactToken(text: string, token: string | undefined): string {
   return text.split(token).join("***").split(encoded).join("***");
 }
 
-export function createHostGit(options: { gitHome: string; logger?: Logger }): HostGit {
-  const { gitHome, logger } = options;
+/** A home that never exists: git run as another user ignores its (absent) files there. */
+const NO_HOME = "/nonexistent";
+
+export function createHostGit(options: {
+  gitHome: string;
+  logger?: Logger;
+  /**
+   * Runs every command as this user (root drops to it with setpriv, as for sandboxed commands), so
+   * the kernel applies that user's permissions; `gitHome` is then neither made nor used.
+   * @defaultValue Tackle's own user
+   */
+  runAs?: SandboxIdentity;
+}): HostGit {
+  const { logger, runAs } = options;
+  const gitHome = runAs === undefined ? options.gitHome : NO_HOME;
   let homeReady: Promise<unknown> | undefined;
 
   /** One host git command, its output as bytes; exit codes are the caller's to judge. */
   async function spawnGit(command: HostGitCommand, input: string | Buffer | undefined, maxBuffer: number) {
-    homeReady ??= mkdir(gitHome, { recursive: true, mode: 0o755 });
+    homeReady ??= runAs === undefined ? mkdir(gitHome, { recursive: true, mode: 0o755 }) : Promise.resolve();
     await homeReady;
     const args = [...hardeningArgs(), ...protocolArgs(command.protocols), ...command.args];
     const envOptions: { token?: string; repo?: GitRepoLocation } = {};
     if (command.token !== undefined) envOptions.token = command.token;
     if (command.repo !== undefined) envOptions.repo = command.repo;
     logger?.debug({ args: command.args, cwd: command.cwd }, "git");
-    const [file = "nice", ...rest] = niceArgv(["git", ...args]);
+    const gitArgv = ["git", ...args];
+    const [file = "nice", ...rest] = niceArgv(runAs === undefined ? gitArgv : dropPrivileges(runAs, gitArgv));
     const result = await execa(file, rest, {
-      cwd: command.cwd ?? gitHome,
+      cwd: command.cwd ?? (runAs === undefined ? gitHome : "/"),
       env: hostGitEnv(gitHome, envOptions),
       extendEnv: false,
       reject: false,

@@ -2,6 +2,7 @@
 export { createRepoCache, type PrepareOptions, type RepoCache } from "./repo-cache.js";
 
 export { openLocalWorkspace } from "./local-workspace.js";
+export { readUserFilesAtHead } from "./user-repo.js";
 export { DEFAULT_AUTHOR, type Workspace } from "./workspace.js";
 export { detectSandbox } from "./detect-sandbox.js";
 export { setUpSandbox } from "./set-up-sandbox.js";

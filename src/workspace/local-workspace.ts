@@ -1,16 +1,15 @@
-import { lchown, lstat, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { buildWorkspace, type PublishTarget } from "./build-workspace.js";
 import { checkoutPaths, claimCheckout, removeCheckout, type CheckoutPaths } from "./checkout-paths.js";
 import { extractRepoExtensions } from "./extract-repo-extensions.js";
-import { exists } from "./fs-util.js";
-import { createHostGit, validateBranchName, type GitRepoLocation, type HostGit } from "./git-host.js";
+import { createHostGit, hardeningArgs, validateBranchName, type GitRepoLocation, type HostGit } from "./git-host.js";
 import { isOwnerAlive, parseOwnerRecord } from "./owner-record.js";
 import { transferCommits } from "./publish-repo.js";
-import { isRoot, type SandboxIdentity, type SandboxMode } from "./sandbox.js";
-import { DEFAULT_IDENTITY } from "./sandbox-plan.js";
+import { isRoot, type SandboxMode } from "./sandbox.js";
+import { commandIdentity, handOverInto, locateUserRepo, type UserRepo } from "./user-repo.js";
 import { DEFAULT_AUTHOR, type CommitAuthor, type Workspace } from "./workspace.js";
 
 export interface LocalWorkspaceOptions {
@@ -29,8 +28,8 @@ export interface LocalWorkspaceOptions {
 }
 
 const STALE_AFTER_MS = 7 * 24 * 3600_000;
-/** Git's own limit on nested alternates. */
-const MAX_ALTERNATE_DEPTH = 5;
+/** Bound on the first checkout of the private repository. */
+const START_TIMEOUT_MS = 600_000;
 
 /**
  * `tackle run --local PATH`: the job works in a private repository of its own under TACKLE_HOME,
@@ -38,7 +37,8 @@ const MAX_ALTERNATE_DEPTH = 5;
  * new branch at the user's HEAD. Nothing of the user's repository is writable in the sandbox: not
  * its refs, config, hooks, `commondir` nor working tree. When the run hands its work over, the host
  * checks the branch from objects it owns (as before a push) and then writes exactly two things
- * into the user's repository: the new objects, as one pack, and the one new branch ref.
+ * into the user's repository: the new objects, as one pack, and the one new branch ref. Everything
+ * done in the user's repository is done as its owner (user-repo.ts).
  */
 export async function openLocalWorkspace(options: LocalWorkspaceOptions): Promise<Workspace> {
   const home = path.resolve(options.home);
@@ -46,10 +46,10 @@ export async function openLocalWorkspace(options: LocalWorkspaceOptions): Promis
   const git = createHostGit({ gitHome, ...(options.logger ? { logger: options.logger } : {}) });
   const templateDir = path.join(gitHome, "empty-template");
   await mkdir(templateDir, { recursive: true });
-  const user = await locateUserRepo(git, path.resolve(options.repoPath));
+  const user = await locateUserRepo({ userPath: path.resolve(options.repoPath), gitHome, ...(options.logger ? { logger: options.logger } : {}) });
 
   const branch = await validateBranchName(git, options.branch);
-  const branchExists = await git.run({ args: ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], repo: user.repo, okExitCodes: [0, 1] });
+  const branchExists = await user.git.run({ args: ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`], repo: user.repo, okExitCodes: [0, 1] });
   if (branchExists.exitCode === 0) {
     throw new TackleError("workspace", `branch ${branch} already exists in ${user.topLevel}; pick another name or delete it`);
   }
@@ -76,58 +76,6 @@ export async function openLocalWorkspace(options: LocalWorkspaceOptions): Promis
   }
 }
 
-interface UserRepo {
-  topLevel: string;
-  /** The repository's own git dir (the common dir of a linked worktree). */
-  commonDir: string;
-  repo: GitRepoLocation;
-  headSha: string;
-  /** The branch HEAD is on, or "HEAD" when detached. */
-  baseBranch: string;
-  /** Its object directory and every one it borrows from, absolute. */
-  objectDirs: string[];
-  owner: SandboxIdentity;
-}
-
-async function locateUserRepo(git: HostGit, userPath: string): Promise<UserRepo> {
-  // The user named this repository; it may belong to another uid than Tackle's.
-  const trust = ["-c", "safe.directory=*"];
-  const located = await git
-    .run({ args: [...trust, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"], cwd: userPath })
-    .catch((error: unknown) => {
-      throw new TackleError("workspace", `${userPath} is not inside a git repository with a working tree`, { cause: error });
-    });
-  const [topLevel = "", commonDir = ""] = located.stdout.split("\n").map((line) => line.trim());
-  const repo: GitRepoLocation = { gitDir: commonDir, workTree: topLevel };
-  const head = await git.run({ args: ["rev-parse", "--verify", "HEAD^{commit}"], repo }).catch((error: unknown) => {
-    throw new TackleError("workspace", `${topLevel} has no commits yet; commit something first`, { cause: error });
-  });
-  const headName = await git.run({ args: ["symbolic-ref", "--quiet", "--short", "HEAD"], repo, okExitCodes: [0, 1] });
-  const info = await stat(commonDir);
-  return {
-    topLevel,
-    commonDir,
-    repo,
-    headSha: head.stdout.trim(),
-    baseBranch: headName.exitCode === 0 ? headName.stdout.trim() : "HEAD",
-    objectDirs: await objectDirsOf(path.join(commonDir, "objects")),
-    owner: { uid: info.uid, gid: info.gid },
-  };
-}
-
-/** An object directory and the ones it borrows from through `info/alternates`, as git follows them. */
-async function objectDirsOf(objects: string, depth = 0): Promise<string[]> {
-  const dirs = [objects];
-  if (depth >= MAX_ALTERNATE_DEPTH) return dirs;
-  const text = await readFile(path.join(objects, "info", "alternates"), "utf8").catch(() => "");
-  for (const line of text.split("\n").map((l) => l.trim())) {
-    if (line === "" || line.startsWith("#")) continue;
-    const borrowed = path.resolve(objects, line);
-    if (await exists(borrowed)) dirs.push(...(await objectDirsOf(borrowed, depth + 1)));
-  }
-  return [...new Set(dirs)];
-}
-
 /** Whether every file and directory under `dir` is readable by anyone (objects are read-only, 0444). */
 async function worldReadable(dir: string): Promise<boolean> {
   const info = await stat(dir).catch(() => null);
@@ -148,8 +96,8 @@ async function openPrivateRepo(
   const root = paths.root;
   const gitDir = path.join(root, ".git");
   const repo: GitRepoLocation = { gitDir, workTree: root };
-  // As root, commands run as the repository's owner (never root): a root-owned repository gets the default identity.
-  const owner = isRoot() ? (user.owner.uid === 0 ? DEFAULT_IDENTITY : user.owner) : null;
+  // As root, commands run as the repository's owner, never as uid or gid 0.
+  const owner = isRoot() ? commandIdentity(user.owner) : null;
 
   await git.run({ args: ["init", "--quiet", `--template=${o.templateDir}`, root] });
   const alternates = path.join(gitDir, "objects", "info", "alternates");
@@ -160,24 +108,23 @@ async function openPrivateRepo(
   if (borrow) await writeFile(alternates, `${path.join(user.commonDir, "objects")}\n`);
   else {
     await writeFile(alternates, "");
-    await transferCommits(git, { from: user.repo, to: repo, tip: user.headSha, exclude: [] });
+    // Read out by the owner's git, indexed (and checked) by the host's.
+    await transferCommits(user.git, { from: user.repo, to: repo, toGit: git, tip: user.headSha, exclude: [] });
   }
-  await git.run({ args: ["checkout", "--quiet", "-f", "-B", branch, user.headSha], repo });
-  // The user's branch name too, so `git diff main` works in the agent's shell.
-  if (user.baseBranch !== "HEAD" && user.baseBranch !== branch) {
-    await git.run({ args: ["branch", "--force", "--no-track", user.baseBranch, user.headSha], repo });
-  }
+  // Root borrowing another user's objects reads none of them: that checkout is made in the sandbox, as the owner.
+  const byOwner = owner !== null && owner.uid === user.owner.uid;
+  if (!byOwner) for (const args of startArgs(user, branch)) await git.run({ args, repo });
 
   // From HEAD's commit, as committed: never the user's working tree, which may hold anything.
   const extensionFiles = await extractRepoExtensions({
-    git,
+    git: user.git,
     repo: { gitDir: user.commonDir },
     commit: user.headSha,
     dir: paths.extensionsDir,
     ...(o.logger ? { logger: o.logger } : {}),
   });
 
-  return buildWorkspace({
+  const workspace = await buildWorkspace({
     git,
     paths,
     branch,
@@ -188,12 +135,42 @@ async function openPrivateRepo(
     sandbox: o.sandbox,
     owner,
     borrowed: borrow ? user.objectDirs : [],
+    // The owner's own directories are bound by the owner: a symlink they swap in leads only where they may go.
+    borrowedByOwner: byOwner,
     templateDir: o.templateDir,
     author: o.author ?? DEFAULT_AUTHOR,
     ...(o.logger ? { logger: o.logger } : {}),
     publish: handOver(git, user, branch),
     ...(o.worktrees === true ? { worktrees: true } : {}),
   });
+  if (byOwner)
+    await startInSandbox(workspace, startArgs(user, branch)).catch(async (error: unknown) => {
+      await workspace.dispose();
+      throw error;
+    });
+  return workspace;
+}
+
+/** The run's branch at the user's HEAD, and the user's branch name too (so `git diff main` works in the agent's shell). */
+function startArgs(user: UserRepo, branch: string): string[][] {
+  const args = [["checkout", "--quiet", "-f", "-B", branch, user.headSha]];
+  if (user.baseBranch !== "HEAD" && user.baseBranch !== branch) args.push(["branch", "--force", "--no-track", user.baseBranch, user.headSha]);
+  return args;
+}
+
+/** `startArgs` in the sandbox, as the owner; the values reach git through the environment, never the shell. */
+async function startInSandbox(workspace: Workspace, commands: string[][]): Promise<void> {
+  const hardening = hardeningArgs()
+    .map((arg) => `'${arg}'`)
+    .join(" ");
+  for (const args of commands) {
+    const env = Object.fromEntries(args.map((arg, i) => [`TACKLE_ARG_${i}`, arg]));
+    const argv = args.map((_, i) => `"$TACKLE_ARG_${i}"`).join(" ");
+    const result = await workspace.exec.run(`git ${hardening} ${argv}`, { timeoutMs: START_TIMEOUT_MS, env });
+    if (result.timedOut || result.exitCode !== 0) {
+      throw new TackleError("workspace", `git ${args[0]} in the private repository failed: ${result.output.trim().slice(-2000)}`);
+    }
+  }
 }
 
 /** The hand-over: the checked commit into the user's repository, as one pack and one new ref. */
@@ -203,27 +180,9 @@ function handOver(git: HostGit, user: UserRepo, branch: string): PublishTarget {
     from: user.headSha,
     current: null,
     async deliver({ publish, sha, previous }) {
-      // Hooks, fsmonitor and reflogs off: nothing runs, and nothing but the pack and the ref is written.
-      const pack = await transferCommits(git, { from: { gitDir: publish.gitDir }, to: { gitDir: user.commonDir }, tip: sha, exclude: [user.headSha] });
-      await git.run({
-        args: ["-c", "core.logAllRefUpdates=false", "update-ref", `refs/heads/${branch}`, sha, previous ?? ""],
-        repo: { gitDir: user.commonDir },
-      });
-      // Written as root into someone else's repository: give what was written (and only that) to its owner.
-      if (isRoot() && user.owner.uid !== 0) await giveToOwner(user, pack, branch);
+      await handOverInto(user, { hostGit: git, from: { gitDir: publish.gitDir }, sha, branch, previous });
     },
   };
-}
-
-/** The new pack's files and the new ref (with any directory made for it) to the repository's owner. */
-async function giveToOwner(user: UserRepo, pack: string, branch: string): Promise<void> {
-  const written = ["pack", "idx", "rev", "keep"].map((ext) => path.join(user.commonDir, "objects", "pack", `pack-${pack}.${ext}`));
-  const parts = `refs/heads/${branch}`.split("/");
-  for (let i = 3; i <= parts.length; i += 1) written.push(path.join(user.commonDir, ...parts.slice(0, i)));
-  for (const file of written) {
-    const info = await lstat(file).catch(() => null);
-    if (info && info.uid === 0) await lchown(file, user.owner.uid, user.owner.gid);
-  }
 }
 
 /** Private repositories of earlier runs that crashed (their owner is gone). */

@@ -220,11 +220,12 @@ export async function indexPack(git: HostGit, options: { to: GitRepoLocation; pa
 
 /**
  * Copies commits between two repositories the host trusts (its own publish repository, the user's
- * repository), as a pack indexed by `indexPack`. Returns the new pack's hash.
+ * repository), as a pack indexed by `indexPack`: `git` packs them in `from`, `toGit` (the user's
+ * repository's owner, for the local hand-over) indexes them in `to`. Returns the new pack's hash.
  */
 export async function transferCommits(
   git: HostGit,
-  options: { from: GitRepoLocation; to: GitRepoLocation; tip: string; exclude: readonly string[]; signal?: AbortSignal },
+  options: { from: GitRepoLocation; to: GitRepoLocation; toGit?: HostGit; tip: string; exclude: readonly string[]; signal?: AbortSignal },
 ): Promise<string> {
   const { tip, exclude } = options;
   assertSha(tip, "the commit to copy");
@@ -239,7 +240,7 @@ export async function transferCommits(
     ...(options.signal ? { signal: options.signal } : {}),
   });
   if (pack.exitCode !== 0) throw new TackleError("workspace", `git pack-objects failed: ${pack.stderr.trim().slice(-300)}`);
-  return indexPack(git, { to: options.to, pack: pack.stdout, tip, ...(options.signal ? { signal: options.signal } : {}) });
+  return indexPack(options.toGit ?? git, { to: options.to, pack: pack.stdout, tip, ...(options.signal ? { signal: options.signal } : {}) });
 }
 
 interface RawEntry {

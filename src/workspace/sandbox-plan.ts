@@ -21,6 +21,8 @@ export interface Bind {
   src: string;
   dest: string;
   kind: "dir" | "file";
+  /** Bound by the dropped identity itself, never staged by root: the kernel checks that user's access. */
+  byIdentity?: boolean;
 }
 
 export interface BwrapPlanInput {
@@ -166,6 +168,8 @@ const STAGE_SCRIPT = [
  * supplementary groups, no capabilities in any set, and no way back through a setuid binary.
  */
 export function dropPrivileges(identity: SandboxIdentity, argv: readonly string[]): string[] {
+  // "Never uid 0": a drop to root's uid or group would drop nothing.
+  if (identity.uid === 0 || identity.gid === 0) throw new Error(`refusing to drop privileges to uid ${identity.uid}, gid ${identity.gid}`);
   return [
     "setpriv",
     "--reuid",
@@ -190,7 +194,7 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   // the binds are first made, as root, in a private mount namespace under a world-traversable
   // stage directory, and bubblewrap binds them from there.
   const source = (bind: Bind): string => {
-    if (launcher.kind !== "root-drop") return bind.src;
+    if (launcher.kind !== "root-drop" || bind.byIdentity === true) return bind.src;
     staged.push(bind);
     return `${launcher.stageDir}/${staged.length - 1}`;
   };

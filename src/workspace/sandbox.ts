@@ -97,6 +97,12 @@ export interface SandboxOptions {
   mode: SandboxMode;
   /** Host paths visible read-only at the same path: the repository mirror, toolchains. */
   extraReadOnly?: readonly string[];
+  /**
+   * Host paths visible read-only at the same path, bound by the command identity itself and never
+   * staged by root, so the kernel checks that user's access at bind time: a local run's borrowed
+   * objects of the user who owns them (and may swap a symlink in). @defaultValue none
+   */
+  identityReadOnly?: readonly string[];
   /** Paths inside the writable binds re-bound read-only (and so also unrenameable): `.git/config`, `.git/hooks`. */
   readOnlyInside?: readonly string[];
   /** More read-write binds after the root, e.g. `<root>/.git` (a mount point cannot be renamed away). */
@@ -359,7 +365,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
       return {
         launcher,
         writable: [root, ...(await bindsOf(options.extraWritable))],
-        readOnly: await bindsOf(options.extraReadOnly),
+        readOnly: [...(await bindsOf(options.extraReadOnly)), ...(await bindsOf(options.identityReadOnly)).map((bind) => ({ ...bind, byIdentity: true }))],
         readOnlyInside: await bindsOf(options.readOnlyInside),
       };
     })();
@@ -402,6 +408,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
           options.root,
           ...(options.extraWritable ?? []),
           ...(options.extraReadOnly ?? []),
+          ...(options.identityReadOnly ?? []),
           ...(options.homeDir !== undefined ? [options.homeDir] : []),
           ...(options.tmpDir !== undefined ? [options.tmpDir] : []),
         ];

@@ -82,6 +82,8 @@ export interface PortsInput {
   /** Who commands run as (and owner of new files) when Tackle runs as root, in every mode; null when it is not root. */
   owner: SandboxIdentity | null;
   extraReadOnly: string[];
+  /** Read-only, bound by the command identity itself (see SandboxOptions.identityReadOnly). @defaultValue none */
+  identityReadOnly?: readonly string[];
   /**
    * Host directories both the sandbox (read-only, at the same path) and the file tools (read, never
    * write, by absolute path) see: the repository's skills and agents. @defaultValue none
@@ -112,6 +114,7 @@ export function sandboxOptionsOf(input: PortsInput): SandboxOptions {
     root: input.root,
     mode: input.mode,
     extraReadOnly: [...input.extraReadOnly, ...(input.sharedReadOnly ?? [])],
+    ...(input.identityReadOnly ? { identityReadOnly: input.identityReadOnly } : {}),
     extraWritable: input.extraWritable,
     readOnlyInside: input.readOnlyInside,
     ...(input.owner ? { identity: input.owner } : {}),

@@ -122,6 +122,8 @@ describe("local workspace (tackle run --local)", () => {
 
   it.skipIf(!isRoot || !support.available)("as root on a user's repository: commands run as its owner, and what is handed over is the owner's", async () => {
     await execa("chown", ["-R", "1000:1000", repo]);
+    // Its owner reaches it: the hand-over and every read are done as that user.
+    await execa("chmod", ["755", base]);
     const workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-owned", home: path.join(base, "home"), sandbox: "bwrap" });
     try {
       const result = await workspace.exec.run("id -u; echo change >> README.md; git commit -qam owned && echo COMMITTED", { timeoutMs: 30_000 });
