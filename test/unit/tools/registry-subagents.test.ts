@@ -176,7 +176,7 @@ describe("tool groups", () => {
         name,
         description: name,
         inputSchema: z.object({ text: z.string().describe("text") }),
-        effects: { callsMcp: true },
+        effects: { callsMcp: { qualified: `s__${name}` } },
         execute: async () => ({ content: name }),
       });
     const registry = createToolRegistry([make("Core")], { policy: allowAll, approval: denyingApprovalHandler });
