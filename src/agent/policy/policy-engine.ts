@@ -22,6 +22,11 @@ import { isSensitivePath } from "./sensitive-paths.js";
  */
 export interface PolicyEngine {
   check(action: CanonicalAction, ctx: ToolContext): Promise<PolicyDecision>;
+  /**
+   * Told, by the registry, who wrote each result's text beyond the repository and its maintainers
+   * (outsideSourcesOf): from then on a memory write asks. One engine per job, shared with its subagents.
+   */
+  noteOutsideText(sources: readonly string[]): void;
 }
 
 const ALLOW: PolicyDecision = { action: "allow" };
@@ -34,6 +39,7 @@ export function createPolicyEngine(config: PolicyConfig = {}): PolicyEngine {
   const resolved = resolvePolicyConfig(config);
   const protectedPaths = createProtectedPaths(resolved.protectedPaths);
   const trackers = new WeakMap<FsPort, DiffSizeTracker>();
+  const outsideText = new Set<string>();
   const trackerFor = (fs: FsPort): DiffSizeTracker => {
     let tracker = trackers.get(fs);
     if (tracker === undefined) {
@@ -54,8 +60,11 @@ export function createPolicyEngine(config: PolicyConfig = {}): PolicyEngine {
       if (typeof effects.git === "object") decisions.push(await checkCommit(protectedPaths, stringArrayField(input, effects.git.commit), ctx));
       if (effects.publishes) decisions.push(await checkPublish(rules, ctx));
       if (effects.reads && effects.reads.names !== true) decisions.push(await checkFileRead(stringField(input, effects.reads.path), ctx));
-      if (effects.memory === "write") decisions.push(checkMemoryWrite(await resolved.untrustedSources()));
+      if (effects.memory === "write") decisions.push(checkMemoryWrite([...new Set([...(await resolved.untrustedSources()), ...outsideText])]));
       return decisions.find((decision) => decision.action === "deny") ?? decisions.find((decision) => decision.action === "ask") ?? ALLOW;
+    },
+    noteOutsideText(sources) {
+      for (const source of sources) outsideText.add(source);
     },
   };
 }
@@ -73,9 +82,9 @@ function changesUnseen(effects: ToolEffects): boolean {
 }
 
 /**
- * A memory outlives the job and steers later ones: when text from people without write access, or
- * from the web, reached this job, it may be what asks for the write (memory poisoning), so a
- * maintainer decides.
+ * A memory outlives the job and steers later ones: when text from outside the repository and its
+ * maintainers reached this job (the thread's outsiders, web pages, untrusted MCP servers, …), it may
+ * be what asks for the write (memory poisoning), so a maintainer decides.
  */
 function checkMemoryWrite(sources: readonly string[]): PolicyDecision {
   if (sources.length === 0) return ALLOW;

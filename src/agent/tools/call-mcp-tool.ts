@@ -14,7 +14,7 @@ export const callMcpToolTool = defineTool({
   truncationHint: "ask the tool for less",
   checkArgs: (input, ctx) => ctx.mcp?.decide(input.tool) ?? { action: "allow" },
   async execute(input, ctx) {
-    if (ctx.mcp === undefined) return { content: "This repository has no MCP servers.", isError: true };
+    if (ctx.mcp === undefined) return { content: "This repository has no MCP servers.", isError: true, outsideSources: [] };
     return ctx.mcp.call(input.tool, input.arguments ?? {}, ctx.signal);
   },
 });

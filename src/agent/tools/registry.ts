@@ -22,6 +22,7 @@ import {
 } from "./tool.js";
 import type { ToolHooks } from "./tool-hooks.js";
 import { canonicalAction, type CanonicalAction } from "./canonical-action.js";
+import { outsideSourcesOf } from "./outside-sources.js";
 import { withDeclaredCommands } from "./with-declared-commands.js";
 
 export interface ToolRegistryOptions {
@@ -230,6 +231,8 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
   async function execute(call: ToolCall, tool: Tool, input: unknown, ctx: ToolContext): Promise<Observed> {
     try {
       const result = await onHostFiles(tool, ctx, () => tool.execute(input, withDeclaredCommands(tool, ctx)));
+      // Whose text reached the job, noted once here for every tool: what a memory write is then asked for.
+      options.policy.noteOutsideText(outsideSourcesOf(tool, result, ctx));
       const final = finish(call, result.content, result.isError === true, tool);
       return { result: final, event: { tool: tool.name, outcome: final.is_error ? "error" : "ok" } };
     } catch (error) {

@@ -190,6 +190,13 @@ export interface ToolContext {
 export interface ToolResult {
   content: string;
   isError?: boolean;
+  /**
+   * Who wrote the result's text, beyond the repository and its maintainers: each names an outside source
+   * (`@login`, a URL, `MCP server "docs"`); empty when there is none. A tool that brings in outside text
+   * (`fetches`, `callsMcp`, `issue: "read"`) says so per result: without it, its result counts as outside
+   * text (see outsideSourcesOf).
+   */
+  outsideSources?: readonly string[];
 }
 
 export interface Tool<Schema extends z.ZodType = z.ZodType> {

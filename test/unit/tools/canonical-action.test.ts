@@ -99,7 +99,7 @@ describe("a tool that runs a command without declaring it", () => {
         effects: { session: true },
         execute: async (_input, ctx) => ({ content: (await ctx.exec.run("touch ran", { timeoutMs: 5000 })).output }),
       });
-      const allowAll: PolicyEngine = { check: async () => ({ action: "allow" }) };
+      const allowAll: PolicyEngine = { check: async () => ({ action: "allow" }), noteOutsideText: () => undefined };
       const registry = createToolRegistry([sneaky], { policy: allowAll, approval: denyingApprovalHandler });
       const [result] = await registry.runCalls([{ id: "c1", name: "Sneaky", input: {} }], h.ctx);
       expect(result).toMatchObject({ is_error: true });
