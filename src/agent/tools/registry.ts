@@ -88,9 +88,10 @@ export interface ToolRegistry extends ToolRunner {
 export const DEFAULT_MAX_RESULT_CHARS = 30_000;
 
 /**
- * The one place where tool calls are checked and shaped: schema parsing, policy and approval,
- * parallel reads, the result cache, output caps, redaction, and errors turned into is_error
- * results. Create one registry per job: its cache and remembered approvals belong to that job.
+ * The one place where tool calls are checked and shaped: schema parsing, the reduction to a canonical
+ * action (what policy, hooks and approval see), policy and approval, parallel reads, the result cache,
+ * whose text each result carries (told to the policy), output caps, redaction, and errors turned into
+ * is_error results. Create one registry per job: its cache and remembered approvals belong to that job.
  */
 export function createToolRegistry(tools: readonly Tool[], options: ToolRegistryOptions): ToolRegistry {
   const byName = new Map<string, Tool>();
