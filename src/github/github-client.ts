@@ -44,7 +44,8 @@ export interface PullInfo {
  * errors keep Octokit's `status` so callers decide on it, never on message text.
  */
 export interface GitHubClient {
-  getRepo(repo: RepoRef): Promise<{ defaultBranch: string; private: boolean; fullName: string }>;
+  /** `id`: GitHub's numeric id, which stays with the repository through renames and is never reused. */
+  getRepo(repo: RepoRef): Promise<{ id: number; defaultBranch: string; private: boolean; fullName: string }>;
   getPermission(repo: RepoRef, user: string): Promise<{ permission: string; roleName?: string }>;
   addReaction(repo: RepoRef, target: ReactionTarget, content: ReactionContent): Promise<void>;
   createComment(repo: RepoRef, number: number, body: string): Promise<{ id: number; url: string }>;
@@ -122,7 +123,7 @@ export function createGitHubClient(octokit: RestClient, options: { gitToken: () 
     getRepo: (repo) =>
       call("get repository", async () => {
         const { data } = await octokit.rest.repos.get(r(repo));
-        return { defaultBranch: data.default_branch, private: data.private, fullName: data.full_name };
+        return { id: data.id, defaultBranch: data.default_branch, private: data.private, fullName: data.full_name };
       }),
 
     getPermission: (repo, user) =>

@@ -1,6 +1,6 @@
 import type { Memory } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
-import { formatRepoKey, parseRepoKey } from "../workspace/repo-key.js";
+import { formatRepoKey, formatRepoName, parseRepoKey } from "../workspace/repo-key.js";
 import { MEMORY_LIMITS, type MemoryBackend, type MemoryStore } from "./memory-store.js";
 
 /**
@@ -29,12 +29,26 @@ export function checkedMemoryStore(backend: MemoryBackend): MemoryStore {
       return outcome;
     },
     delete: async (repoKey, name) => backend.delete(canonicalKey(repoKey), checkName(name)),
+    async recordName(host, fullName, id) {
+      const name = canonicalName(host, fullName);
+      await backend.recordName(name.host, name.fullName, parseRepoKey(formatRepoKey({ host, id })).id);
+    },
+    async idOf(host, fullName) {
+      const name = canonicalName(host, fullName);
+      return backend.idOf(name.host, name.fullName);
+    },
     close: () => backend.close(),
   };
 }
 
 function canonicalKey(repoKey: string): string {
   return formatRepoKey(parseRepoKey(repoKey));
+}
+
+function canonicalName(host: string, fullName: string): { host: string; fullName: string } {
+  const [owner = "", repo = "", ...rest] = fullName.split("/");
+  if (rest.length > 0 || repo === "") throw new TackleError("invalid_input", `"${fullName}" is not OWNER/NAME, such as octo/widgets`);
+  return formatRepoName({ host, owner, repo });
 }
 
 function checkName(name: string): string {

@@ -1,7 +1,9 @@
 import type { Memory, MemorySummary } from "../agent/ports.js";
 
 /**
- * Durable memory of every repository, keyed by `host/owner/repo` (see formatRepoKey). What callers
+ * Durable memory of every repository, keyed by `host/id` (see formatRepoKey): GitHub's numeric id, never
+ * the name, which GitHub frees on a rename or a deletion. Names are kept beside, for the operator's
+ * `tackle memory --repo owner/name`: each job notes its repository's current name. What callers
  * use: `createMemoryStore` checks every key, name and size before a backend sees it, and throws
  * TackleError("invalid_input") or TackleError("memory_full") with a message that says what to do.
  */
@@ -12,6 +14,10 @@ export interface MemoryStore {
   put(repoKey: string, memory: Memory): Promise<"created" | "updated">;
   /** False when there was no such memory. */
   delete(repoKey: string, name: string): Promise<boolean>;
+  /** Notes that `owner/name` (`fullName`) on `host` is now the repository with this id; a later note of the name replaces it. */
+  recordName(host: string, fullName: string, id: number): Promise<void>;
+  /** The id last noted for `owner/name` on `host`, or null when no job here ran on it. */
+  idOf(host: string, fullName: string): Promise<number | null>;
   /** Lets go of connections; the store is unusable afterwards. */
   close(): Promise<void>;
 }
@@ -28,6 +34,9 @@ export interface MemoryBackend {
   /** "full" (and nothing written) when `memory.name` is new and the repository already holds `maxMemories`. */
   put(repoKey: string, memory: Memory, maxMemories: number): Promise<"created" | "updated" | "full">;
   delete(repoKey: string, name: string): Promise<boolean>;
+  /** `fullName` is `owner/repo` in lower case, `host` checked. */
+  recordName(host: string, fullName: string, id: number): Promise<void>;
+  idOf(host: string, fullName: string): Promise<number | null>;
   close(): Promise<void>;
 }
 

@@ -29,13 +29,15 @@ return 'created'
 `;
 
 /**
- * Memory shared by workers on many machines: one hash per repository, `<prefix>:memory:<repoKey>`,
+ * Memory shared by workers on many machines: one hash per repository, `<prefix>:memory:<host>/<id>`,
  * each field a memory's name and its value the memory as JSON. No TTL: memory outlives jobs by design.
  */
 export function createRedisMemoryBackend(options: RedisMemoryBackendOptions): MemoryBackend {
   const prefix = options.prefix ?? "tackle";
   const log = options.logger.child({ memory: "redis" });
   const hashKey = (repoKey: string): string => `${prefix}:memory:${repoKey}`;
+  // The names jobs saw, `owner/repo` → id, one hash per host: for `tackle memory --repo` only.
+  const namesKey = (host: string): string => `${prefix}:memory-names:${host}`;
   const connection = lazyRedis(options, log, "memory store");
   const run = connection.run;
 
@@ -63,6 +65,15 @@ export function createRedisMemoryBackend(options: RedisMemoryBackendOptions): Me
     async delete(repoKey, name) {
       const removed = await run("delete a memory", (r) => r.hdel(hashKey(repoKey), name));
       return removed > 0;
+    },
+
+    async recordName(host, fullName, id) {
+      await run("note the repository's name", (r) => r.hset(namesKey(host), fullName, String(id)));
+    },
+
+    async idOf(host, fullName) {
+      const id = await run("look up the repository's id", (r) => r.hget(namesKey(host), fullName));
+      return id !== null && /^\d{1,16}$/.test(id) ? Number(id) : null;
     },
 
     async close() {

@@ -7,6 +7,7 @@ import { createMemoryStore, type MemoryStore } from "../jobs/index.js";
 import { silentLogger } from "../logging/logger.js";
 import { maskUrl } from "../logging/mask-url.js";
 import { formatRepoKey } from "../workspace/index.js";
+import { formatRepoName } from "../workspace/repo-key.js";
 
 /** Where the command writes: stdout and stderr, or a test's buffers. */
 export interface CommandOutput {
@@ -50,7 +51,8 @@ interface MemoryRequest {
   action: "list" | "show" | "delete";
   /** Required by show and delete. */
   name: string | undefined;
-  repoKey: string;
+  /** The repository as `--repo` and `--host` name it; its memory is found by the id jobs saw under that name. */
+  repository: { host: string; fullName: string };
   redisUrl: string | null;
   home: string;
   /** Where the memory is kept, in words, for the messages. */
@@ -78,15 +80,15 @@ function parseRequest(args: string[], env: EnvVars): MemoryRequest | { problem: 
   if (!loaded.ok) return { problem: `invalid environment:\n${loaded.problems.map((p) => `- ${p}`).join("\n")}` };
   const [owner = "", repo = "", ...more] = values.repo.split("/");
   if (more.length > 0 || repo === "") return { problem: `--repo "${values.repo}" is not OWNER/NAME, such as octo/widgets` };
-  let repoKey: string;
+  let repository: MemoryRequest["repository"];
   try {
-    repoKey = formatRepoKey({ host: values.host ?? loaded.env.ghe?.host ?? "github.com", owner, repo });
+    repository = formatRepoName({ host: values.host ?? loaded.env.ghe?.host ?? "github.com", owner, repo });
   } catch (error) {
     return { problem: errorMessage(error) };
   }
   const { redisUrl, home } = loaded.env;
   const where = redisUrl ? `in Redis at ${maskUrl(redisUrl)}` : `in files under ${path.join(home, "memory")} (REDIS_URL is not set)`;
-  return { action: action as MemoryRequest["action"], name, repoKey, redisUrl, home, where };
+  return { action: action as MemoryRequest["action"], name, repository, redisUrl, home, where };
 }
 
 function parseMemoryArgs(args: string[]) {
@@ -99,26 +101,34 @@ function parseMemoryArgs(args: string[]) {
 }
 
 async function perform(store: MemoryStore, request: MemoryRequest, output: CommandOutput): Promise<number> {
-  const { repoKey, where } = request;
+  const { repository, where } = request;
+  // Memory is keyed by the repository's id; the name finds the id the last job under that name saw.
+  const id = await store.idOf(repository.host, repository.fullName);
+  if (id === null) {
+    output.err(`tackle memory: no job has run on ${repository.host}/${repository.fullName} with memory on ${where}, so it has no memory here`);
+    return EXIT.failed;
+  }
+  const repoKey = formatRepoKey({ host: repository.host, id });
+  const shown = `${repository.host}/${repository.fullName} (repository id ${id})`;
   if (request.action === "list") {
     const memories = await store.list(repoKey);
-    output.out(memories.length === 0 ? `No memories for ${repoKey} ${where}.` : `${memories.length} of ${repoKey}'s memories, ${where}:\n${table(memories)}`);
+    output.out(memories.length === 0 ? `No memories for ${shown} ${where}.` : `${memories.length} of ${shown}'s memories, ${where}:\n${table(memories)}`);
     return EXIT.ok;
   }
   const name = request.name ?? "";
   if (request.action === "show") {
     const memory = await store.get(repoKey, name);
-    if (memory === null) return noSuchMemory(output, name, request);
+    if (memory === null) return noSuchMemory(output, name, shown, where);
     output.out(escapeControls(memory.content, { keepLines: true }));
     return EXIT.ok;
   }
-  if (!(await store.delete(repoKey, name))) return noSuchMemory(output, name, request);
-  output.out(`Deleted memory "${name}" of ${repoKey}.`);
+  if (!(await store.delete(repoKey, name))) return noSuchMemory(output, name, shown, where);
+  output.out(`Deleted memory "${name}" of ${shown}.`);
   return EXIT.ok;
 }
 
-function noSuchMemory(output: CommandOutput, name: string, request: MemoryRequest): number {
-  output.err(`tackle memory: ${request.repoKey} has no memory "${name}" ${request.where}; \`tackle memory list --repo ...\` shows its names`);
+function noSuchMemory(output: CommandOutput, name: string, shown: string, where: string): number {
+  output.err(`tackle memory: ${shown} has no memory "${name}" ${where}; \`tackle memory list --repo ...\` shows its names`);
   return EXIT.failed;
 }
 

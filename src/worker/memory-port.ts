@@ -5,7 +5,7 @@ import type { MemoryStore } from "../jobs/memory-store.js";
 export interface MemoryPortOptions {
   /** The store's limits reject bad names and sizes; this port adds redaction and provenance. */
   store: MemoryStore;
-  /** `host/owner/repo` (formatRepoKey) of the job's repository. */
+  /** `host/id` (formatRepoKey) of the job's repository. */
   repoKey: string;
   jobId: string;
   /** Who triggered the job: the provenance shown beside each memory in later prompts. */

@@ -181,6 +181,8 @@ interface JobContext {
 /** What the job reads from GitHub before the agent starts, all started at once. */
 interface JobInputs {
   defaultBranch: Promise<string>;
+  /** The repository's numeric id, as GitHub answers for its name now: what its memory is keyed by. */
+  repoId: Promise<number>;
   issue: Promise<IssueDetails>;
   config: Promise<ReturnType<typeof parseRepoConfig>>;
   instructionFiles: Promise<Array<{ path: string; content: string }>>;
@@ -347,11 +349,13 @@ async function openJob(data: JobData, deps: ProcessJobDeps, signal: AbortSignal,
 
 function readJobInputs(job: JobContext): JobInputs {
   const { github, repo, data } = job;
-  const defaultBranch = github.getRepo(repo).then((info) => info.defaultBranch);
+  const repository = github.getRepo(repo);
+  const defaultBranch = repository.then((info) => info.defaultBranch);
   // The target is asked first and beside the repository read: the workspace waits for it alone.
   const target = resolveTarget(github, repo, data, defaultBranch);
   const inputs: JobInputs = {
     defaultBranch,
+    repoId: repository.then((info) => info.id),
     target,
     issue: github.getIssue(repo, data.number),
     config: defaultBranch.then(async (branch) => parseRepoConfig(await github.getFile(repo, REPO_CONFIG_PATH, branch))),
@@ -370,6 +374,7 @@ type Admission =
       modelName: string;
       commandName: string | null;
       instructionFiles: Array<{ path: string; content: string }>;
+      repoId: number;
       target: Extract<Target, { ok: true }>;
       /** The job's share of the daily budgets; `config.max_cost_usd` is already clamped to it. */
       budget: HeldBudget;
@@ -439,6 +444,7 @@ async function admitJob(job: JobContext, inputs: JobInputs): Promise<Admission> 
     modelName: modelChoice.model,
     commandName,
     instructionFiles,
+    repoId: await inputs.repoId,
     target,
     budget,
     mcpServers: mcp.specs,
@@ -540,7 +546,7 @@ async function runAndPublish(
     startedAt,
     signal,
     logger: log,
-    ...sessionExtras(job, admitted, workspace),
+    ...(await sessionExtras(job, admitted, workspace)),
     ...(metrics ? { observers: sessionObservers(metrics, `${repo.owner}/${repo.name}`) } : {}),
     ...(job.recording === undefined ? {} : { artifacts: job.recording.artifacts, onTranscriptLine: job.recording.onTranscriptLine }),
     ...(deps.approvals === undefined
@@ -587,17 +593,23 @@ type SessionExtras = Pick<SessionInput, "memory" | "web" | "mcp" | "untrustedAut
  * WebFetch's fetcher (unless an allow-list turns it off), its MCP servers (HTTP ones under WebFetch's
  * rules, stdio ones in the workspace's sandbox), and who in the thread lacks write access.
  */
-function sessionExtras(job: JobContext, admitted: Extract<Admission, { ok: true }>, workspace: Workspace): SessionExtras {
+async function sessionExtras(job: JobContext, admitted: Extract<Admission, { ok: true }>, workspace: Workspace): Promise<SessionExtras> {
   const { deps, data, repo, redact, signal } = job;
   const { config, mcpServers } = admitted;
-  const issueAuthor = admitted.issue.author;
+  const about = { issueAuthor: admitted.issue.author, repoId: admitted.repoId };
   const extras: SessionExtras = {
-    untrustedAuthors: untrustedAuthors(job, config, issueAuthor),
+    untrustedAuthors: untrustedAuthors(job, config, about.issueAuthor),
   };
   if (deps.memory !== undefined && config.memory) {
+    // By id: a name is freed at once on a rename or a deletion, and a new repository under it is another one.
+    const { store, host } = deps.memory;
+    // The name is for `tackle memory --repo owner/name` only: a store that cannot note it costs the job nothing.
+    await store
+      .recordName(host, `${repo.owner}/${repo.name}`, about.repoId)
+      .catch((error: unknown) => job.log.warn({ err: error }, "could not note the repository's name for its memory"));
     extras.memory = createMemoryPort({
-      store: deps.memory.store,
-      repoKey: formatRepoKey({ host: deps.memory.host, owner: repo.owner, repo: repo.name }),
+      store,
+      repoKey: formatRepoKey({ host, id: about.repoId }),
       jobId: data.jobId,
       actor: data.trigger.actor,
       redact,

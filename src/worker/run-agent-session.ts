@@ -140,9 +140,9 @@ function recordingMemory(port: MemoryPort, writes: string[], redact: (text: stri
 export async function runAgentSession(input: SessionInput): Promise<SessionOutcome> {
   const { workspace, config } = input;
   const state: SessionState = { todos: [], notes: [] };
-  // Outsiders' text the agent was shown during the job (GetIssue on a live thread, web pages), beside the thread's.
-  const seen = new Set<string>();
-  const untrustedSources = async (): Promise<string[]> => [...new Set([...(await (input.untrustedAuthors ?? [])).map((login) => `@${login}`), ...seen])];
+  // The frozen thread's outsiders; what the tools bring in later (a live thread, web pages, MCP servers)
+  // the registry tells the policy engine, result by result.
+  const untrustedSources = async (): Promise<string[]> => (await (input.untrustedAuthors ?? [])).map((login) => `@${login}`);
   const policyConfig = { ...policyConfigOf(config), untrustedSources };
   const unsandboxed = !workspace.sandboxed;
   const extensions = input.extensions ?? NO_REPO_EXTENSIONS;
@@ -252,7 +252,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     exec: ports.exec,
     search: ports.search,
     git: ports.git,
-    issue: watchingIssue(input.issue, seen),
+    issue: input.issue,
     pulls: input.pulls,
     state,
     baseBranch: workspace.baseBranch,
@@ -269,7 +269,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       clock,
       transcript,
     }),
-    ...(input.web === undefined ? {} : { web: watchingWeb(input.web, seen) }),
+    ...(input.web === undefined ? {} : { web: input.web }),
     ...(input.memory === undefined ? {} : { memory: recordingMemory(input.memory, memoryWrites, input.redact) }),
     ...(extensions.skills.length > 0 ? { skills: createSkillPort(extensions.skills, (tools) => registry.offer(tools)) } : {}),
     ...(mcp === undefined ? {} : { mcp }),
@@ -349,30 +349,6 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
 function renderEvents(background: BackgroundJobs, redact: (text: string) => string): string | undefined {
   const text = renderBackgroundEvents(background.takeEvents());
   return text === undefined ? undefined : redact(text);
-}
-
-/** The issue port, noting the authors without write access whose words it showed the agent. */
-function watchingIssue(port: IssuePort, seen: Set<string>): IssuePort {
-  return {
-    report: (body, signal) => port.report(body, signal),
-    async get(signal) {
-      const snapshot = await port.get(signal);
-      for (const comment of snapshot.comments) if (!comment.trusted) seen.add(`@${comment.author}`);
-      for (const comment of snapshot.reviewComments ?? []) if (comment.trusted === false) seen.add(`@${comment.author}`);
-      return snapshot;
-    },
-  };
-}
-
-/** The web port, noting each page it returned: a page is an outsider's text too. */
-function watchingWeb(port: WebPort, seen: Set<string>): WebPort {
-  return {
-    async fetch(url, signal) {
-      const page = await port.fetch(url, signal);
-      seen.add(page.url);
-      return page;
-    },
-  };
 }
 
 /** The memory index for the first message; a store that cannot be read leaves it out rather than failing the job. */

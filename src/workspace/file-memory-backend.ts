@@ -4,11 +4,14 @@ import path from "node:path";
 import type { MemoryBackend } from "../jobs/memory-store.js";
 import { TackleError, errorMessage } from "../errors/index.js";
 import { withLock } from "./file-lock.js";
-import { parseRepoKey } from "./repo-key.js";
+import { checkRepoHost, parseRepoKey } from "./repo-key.js";
 import { fromStoredMemory, toMemorySummary, toStoredMemory } from "./stored-memory.js";
 
 export interface FileMemoryBackendOptions {
-  /** TACKLE_HOME: memories go to `<home>/memory/<host>/<owner>/<repo>.json`. */
+  /**
+   * TACKLE_HOME: memories go to `<home>/memory/<host>/<id>.json`, the names jobs saw to
+   * `<home>/memory/<host>/names.json`.
+   */
   home: string;
   /** How long a write waits for another process's. @defaultValue 30_000 */
   lockTimeoutMs?: number;
@@ -16,6 +19,9 @@ export interface FileMemoryBackendOptions {
 
 /** Entries by name, as read: values unchecked, so a write keeps what it cannot read. */
 type Entries = Map<string, unknown>;
+
+/** The object a file keeps its entries under: memories by name, or repository ids by `owner/repo`. */
+type Section = "memories" | "names";
 
 const FORMAT_VERSION = 1;
 
@@ -28,17 +34,19 @@ export function createFileMemoryBackend(options: FileMemoryBackendOptions): Memo
   const lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
   // The key is parsed again here, not trusted from the caller: it becomes a path.
   const fileOf = (repoKey: string): string => {
-    const { host, owner, repo } = parseRepoKey(repoKey);
-    return path.join(options.home, "memory", host, owner, `${repo}.json`);
+    const { host, id } = parseRepoKey(repoKey);
+    return path.join(options.home, "memory", host, `${id}.json`);
   };
+  // Checked again here, not trusted from the caller: it becomes a path.
+  const namesOf = (host: string): string => path.join(options.home, "memory", checkRepoHost(host), "names.json");
 
-  const update = <T>(file: string, change: (entries: Entries) => { result: T; write: boolean }): Promise<T> =>
+  const update = <T>(file: string, change: (entries: Entries) => { result: T; write: boolean }, section: Section = "memories"): Promise<T> =>
     withLock(
       `${file}.lock`,
       async () => {
-        const entries = await readEntries(file);
+        const entries = await readEntries(file, section);
         const { result, write } = change(entries);
-        if (write) await writeEntries(file, entries);
+        if (write) await writeEntries(file, entries, section);
         return result;
       },
       { timeoutMs: lockTimeoutMs },
@@ -72,11 +80,27 @@ export function createFileMemoryBackend(options: FileMemoryBackendOptions): Memo
         return { result: existed, write: existed };
       }),
 
+    recordName: (host, fullName, id) =>
+      update(
+        namesOf(host),
+        (names) => {
+          const changed = names.get(fullName) !== id;
+          names.set(fullName, id);
+          return { result: undefined, write: changed };
+        },
+        "names",
+      ),
+
+    async idOf(host, fullName) {
+      const id = (await readEntries(namesOf(host), "names")).get(fullName);
+      return typeof id === "number" && Number.isSafeInteger(id) ? id : null;
+    },
+
     async close() {},
   };
 }
 
-async function readEntries(file: string): Promise<Entries> {
+async function readEntries(file: string, section: Section = "memories"): Promise<Entries> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -90,15 +114,15 @@ async function readEntries(file: string): Promise<Entries> {
   } catch (error) {
     throw unreadable(file, errorMessage(error));
   }
-  const memories = (parsed as { memories?: unknown } | null)?.memories;
-  if (typeof memories !== "object" || memories === null || Array.isArray(memories)) throw unreadable(file, "it has no `memories` object");
-  return new Map(Object.entries(memories));
+  const entries = (parsed as Record<string, unknown> | null)?.[section];
+  if (typeof entries !== "object" || entries === null || Array.isArray(entries)) throw unreadable(file, `it has no \`${section}\` object`);
+  return new Map(Object.entries(entries));
 }
 
-async function writeEntries(file: string, entries: Entries): Promise<void> {
+async function writeEntries(file: string, entries: Entries, section: Section = "memories"): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${randomUUID()}.tmp`;
-  const text = `${JSON.stringify({ version: FORMAT_VERSION, memories: Object.fromEntries(entries) }, null, 2)}\n`;
+  const text = `${JSON.stringify({ version: FORMAT_VERSION, [section]: Object.fromEntries(entries) }, null, 2)}\n`;
   try {
     // Memory may hold what the repository's code says; only the operator's user reads it.
     await writeFile(temp, text, { mode: 0o600 });

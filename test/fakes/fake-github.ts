@@ -106,6 +106,11 @@ export interface FakeGitHub {
   close(): Promise<void>;
 
   addRepo(options: AddRepoOptions): Promise<RepoInfo>;
+  /**
+   * Gives the repository under this name another numeric id: GitHub's answer once the repository was
+   * deleted and a new one created under its name, or once another repository was renamed to it.
+   */
+  setRepoId(owner: string, name: string, id: number): void;
   addUser(login: string, type?: AccountType): void;
   setPermission(owner: string, repo: string, user: string, role: Role): void;
   /** `user` (the author) defaults to "alice", like the webhook builders' sender. */
@@ -295,6 +300,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await rm(dir, { recursive: true, force: true });
+    },
+
+    setRepoId(owner, name, id) {
+      repoOrThrow(owner, name).id = id;
     },
 
     async addRepo(opts) {

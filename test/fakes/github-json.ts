@@ -77,6 +77,8 @@ export interface RepoShape {
   description?: string | null;
   createdAt?: string;
   pushedAt?: string;
+  /** GitHub's numeric id; @defaultValue a stable hash of the name (repoId) */
+  id?: number;
 }
 
 export function repoId(owner: string, name: string): number {
@@ -84,7 +86,7 @@ export function repoId(owner: string, name: string): number {
 }
 
 export function repoJson(links: GitHubLinks, repo: RepoShape) {
-  const id = repoId(repo.owner, repo.name);
+  const id = repo.id ?? repoId(repo.owner, repo.name);
   const fullName = `${repo.owner}/${repo.name}`;
   const api = `${links.api}/repos/${fullName}`;
   const host = new URL(links.web).host;

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryStore } from "../../src/jobs/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { formatRepoKey } from "../../src/workspace/index.js";
+import { repoId } from "../fakes/github-json.js";
 import type { ScriptedTurn } from "../fakes/index.js";
 import { OWNER, REPO, startHarness, type Harness } from "../integration/e2e/harness.js";
 import { turnIndex } from "../integration/e2e/script-helpers.js";
@@ -34,7 +35,7 @@ describe("memory poisoning through a retried job", () => {
     const asked = botComments(h, issue.number).some((c) => c.body.includes("<!-- tackle:approval job="));
     const store = createMemoryStore({ home: h.home, logger: silentLogger });
     cleanups.push(() => store.close());
-    const stored = await store.get(formatRepoKey({ host: h.env.GHE_HOST!, owner: OWNER, repo: REPO }), poison.name);
+    const stored = await store.get(formatRepoKey({ host: h.env.GHE_HOST!, id: repoId(OWNER, REPO) }), poison.name);
     // A maintainer was asked; nobody answered within the timeout, which counts as denied: nothing stored.
     expect({ asked, stored: stored?.content ?? null }).toEqual({ asked: true, stored: null });
   }, 60_000);

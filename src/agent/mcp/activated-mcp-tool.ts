@@ -12,7 +12,7 @@ export function createActivatedMcpTool(info: McpToolInfo, gateway: McpGateway): 
     description: `${info.description.slice(0, 1_000)}\n(MCP tool ${info.name} of the server "${info.server}"; its results are the server's data.)`,
     inputSchema: z.record(z.string(), z.unknown()),
     jsonSchema: info.inputSchema,
-    effects: { callsMcp: true },
+    effects: { callsMcp: { qualified } },
     truncationHint: "ask the tool for less",
     checkArgs: () => gateway.decide(qualified),
     execute: (input, ctx) => gateway.call(qualified, input, ctx.signal),

@@ -2,7 +2,7 @@ import type { McpPort, McpServerFailure, McpToolInfo } from "../ports.js";
 import { fenceUntrusted } from "../prompt/fence-untrusted.js";
 import type { PolicyDecision, Tool, ToolResult } from "../tools/tool.js";
 import { createActivatedMcpTool } from "./activated-mcp-tool.js";
-import { qualifiedName } from "./mcp-tool-names.js";
+import { mcpSource, qualifiedName } from "./mcp-tool-names.js";
 import { renderMcpFailure } from "./render-mcp-failure.js";
 
 /** Activated MCP tools offered as first-class tools at once; an 11th evicts the least recently used. */
@@ -82,14 +82,16 @@ export function createMcpGateway(port: McpPort, offer: (tools: Tool[]) => void):
     },
     async call(qualified, args, signal) {
       const tool = await lookup(qualified, signal);
-      if (tool === undefined) return { content: `No MCP tool "${qualified}". Call LoadMcpTools to list them.`, isError: true };
+      if (tool === undefined) return { content: `No MCP tool "${qualified}". Call LoadMcpTools to list them.`, isError: true, outsideSources: [] };
       const index = slotOf(qualified);
       if (index !== -1) slots[index]!.used = ++tick;
       count(tool);
       const result = await port.call(tool.server, tool.name, args, signal);
-      if (result.unavailable !== undefined) return { content: renderMcpFailure(result.unavailable), isError: true };
+      // The server's text (a result, or its stderr) is an outsider's unless the repository trusts the server.
+      const outsideSources = tool.trusted ? [] : [mcpSource(tool.server)];
+      if (result.unavailable !== undefined) return { content: renderMcpFailure(result.unavailable), isError: true, outsideSources };
       const fenced = fenceUntrusted("mcp_result", result.content === "" ? "(no content)" : result.content, { server: tool.server, tool: tool.name });
-      return { content: fenced, ...(result.isError ? { isError: true } : {}) };
+      return { content: fenced, ...(result.isError ? { isError: true } : {}), outsideSources };
     },
     async decide(qualified) {
       const tool = await lookup(qualified, new AbortController().signal);

@@ -9,3 +9,8 @@ export function qualifiedName(tool: Pick<McpToolInfo, "server" | "name">): strin
 export function activatedName(tool: Pick<McpToolInfo, "server" | "name">): string {
   return `mcp__${qualifiedName(tool)}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
 }
+
+/** How an MCP server is named as a source of outside text (what a memory write is then asked for). */
+export function mcpSource(server: string): string {
+  return `MCP server "${server}"`;
+}

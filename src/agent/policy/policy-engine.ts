@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { errorMessage } from "../../errors/index.js";
 import type { FsPort } from "../ports.js";
-import type { PolicyDecision, Tool, ToolContext, ToolEffects } from "../tools/tool.js";
+import type { CanonicalAction } from "../tools/canonical-action.js";
+import type { PolicyDecision, ToolContext, ToolEffects } from "../tools/tool.js";
 import { bashPathOperands, bashWriteTargets, blockedCommandMatch, catastrophicReason, riskyReason } from "./bash-rules.js";
 import { pushDiffVerdict } from "./check-push-diff.js";
 import { createDiffSizeTracker, type DiffSizeTracker } from "./diff-size-tracker.js";
@@ -16,10 +17,16 @@ import { isSensitivePath } from "./sensitive-paths.js";
  * declared effect has its rule — commands: catastrophic, the repository's config, protected
  * targets, risky, sensitive files; writes: protected paths, the diff cap, sensitive files; commits:
  * protected paths; publishing: the branch's whole diff; reads: sensitive files — and a refusal from
- * any rule beats a question from another. `input` is the schema-parsed input.
+ * any rule beats a question from another. It sees a call only as its canonical action (a Monitor or a
+ * skill's tool is the Bash command it runs, CallMcpTool the MCP tool it calls), from the schema-parsed input.
  */
 export interface PolicyEngine {
-  check(tool: Pick<Tool, "name" | "effects">, input: unknown, ctx: ToolContext): Promise<PolicyDecision>;
+  check(action: CanonicalAction, ctx: ToolContext): Promise<PolicyDecision>;
+  /**
+   * Told, by the registry, who wrote each result's text beyond the repository and its maintainers
+   * (outsideSourcesOf): from then on a memory write asks. One engine per job, shared with its subagents.
+   */
+  noteOutsideText(sources: readonly string[]): void;
 }
 
 const ALLOW: PolicyDecision = { action: "allow" };
@@ -32,6 +39,7 @@ export function createPolicyEngine(config: PolicyConfig = {}): PolicyEngine {
   const resolved = resolvePolicyConfig(config);
   const protectedPaths = createProtectedPaths(resolved.protectedPaths);
   const trackers = new WeakMap<FsPort, DiffSizeTracker>();
+  const outsideText = new Set<string>();
   const trackerFor = (fs: FsPort): DiffSizeTracker => {
     let tracker = trackers.get(fs);
     if (tracker === undefined) {
@@ -42,18 +50,21 @@ export function createPolicyEngine(config: PolicyConfig = {}): PolicyEngine {
   };
 
   return {
-    async check(tool, input, ctx) {
+    async check(action, ctx) {
       const rules: Rules = { config: resolved, protectedPaths, diffSize: trackerFor(ctx.fs) };
-      const { effects } = tool;
+      const { effects, input } = action;
       if (changesUnseen(effects)) rules.diffSize.forget();
       const decisions: PolicyDecision[] = [];
       if (effects.runs) decisions.push(checkBash(rules, stringField(input, effects.runs.command) ?? "", ctx));
-      if (effects.writes) decisions.push(await checkFileWrite(rules, tool.name, effects.writes, input, ctx));
+      if (effects.writes) decisions.push(await checkFileWrite(rules, action.name, effects.writes, input, ctx));
       if (typeof effects.git === "object") decisions.push(await checkCommit(protectedPaths, stringArrayField(input, effects.git.commit), ctx));
       if (effects.publishes) decisions.push(await checkPublish(rules, ctx));
       if (effects.reads && effects.reads.names !== true) decisions.push(await checkFileRead(stringField(input, effects.reads.path), ctx));
-      if (effects.memory === "write") decisions.push(checkMemoryWrite(await resolved.untrustedSources()));
+      if (effects.memory === "write") decisions.push(checkMemoryWrite([...new Set([...(await resolved.untrustedSources()), ...outsideText])]));
       return decisions.find((decision) => decision.action === "deny") ?? decisions.find((decision) => decision.action === "ask") ?? ALLOW;
+    },
+    noteOutsideText(sources) {
+      for (const source of sources) outsideText.add(source);
     },
   };
 }
@@ -65,15 +76,15 @@ function changesUnseen(effects: ToolEffects): boolean {
     (effects.git !== undefined && effects.git !== "read") ||
     effects.publishes === true ||
     effects.delegates === true ||
-    effects.runsSkillCommand === true ||
+    effects.runsSkillCommand !== undefined ||
     (effects.writes !== undefined && effects.writes.preview === undefined)
   );
 }
 
 /**
- * A memory outlives the job and steers later ones: when text from people without write access, or
- * from the web, reached this job, it may be what asks for the write (memory poisoning), so a
- * maintainer decides.
+ * A memory outlives the job and steers later ones: when text from outside the repository and its
+ * maintainers reached this job (the thread's outsiders, web pages, untrusted MCP servers, …), it may
+ * be what asks for the write (memory poisoning), so a maintainer decides.
  */
 function checkMemoryWrite(sources: readonly string[]): PolicyDecision {
   if (sources.length === 0) return ALLOW;

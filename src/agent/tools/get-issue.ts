@@ -22,9 +22,19 @@ export const getIssueTool = defineTool({
   inputSchema: z.object({}),
   effects: { issue: "read" },
   async execute(_input, ctx) {
-    return { content: renderIssue(await ctx.issue.get(ctx.signal)) };
+    const issue = await ctx.issue.get(ctx.signal);
+    return { content: renderIssue(issue), outsideSources: outsiders(issue) };
   },
 });
+
+/** The authors without write access whose words the snapshot holds (review comments not checked count as trusted). */
+function outsiders(issue: IssueSnapshot): string[] {
+  const authors = [
+    ...issue.comments.filter((comment) => !comment.trusted).map((comment) => comment.author),
+    ...(issue.reviewComments ?? []).filter((comment) => comment.trusted === false).map((comment) => comment.author),
+  ];
+  return [...new Set(authors)].map((login) => `@${login}`);
+}
 
 export function renderIssue(issue: IssueSnapshot): string {
   const kind = issue.isPullRequest ? "Pull request" : "Issue";

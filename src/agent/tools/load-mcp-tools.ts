@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { qualifiedName } from "../mcp/mcp-tool-names.js";
+import { mcpSource, qualifiedName } from "../mcp/mcp-tool-names.js";
 import { renderMcpFailure } from "../mcp/render-mcp-failure.js";
 import { defineTool } from "./tool.js";
 
@@ -19,7 +19,7 @@ export const loadMcpToolsTool = defineTool({
   inputSchema,
   effects: { session: true },
   async execute(input, ctx) {
-    if (ctx.mcp === undefined) return { content: "This repository has no MCP servers.", isError: true };
+    if (ctx.mcp === undefined) return { content: "This repository has no MCP servers.", isError: true, outsideSources: [] };
     const change = await ctx.mcp.change({ activate: input.activate ?? [], deactivate: input.deactivate ?? [] }, ctx.signal);
     const { tools, failures } = await ctx.mcp.discover(ctx.signal);
     const words = (input.query ?? "").toLowerCase().split(/\s+/).filter(Boolean);
@@ -39,6 +39,8 @@ export const loadMcpToolsTool = defineTool({
     parts.push(matching.length === 0 ? "No MCP tools match." : `${matching.length} MCP tool${matching.length === 1 ? "" : "s"}:\n${lines.join("\n")}`);
     if (matching.length > MAX_LISTED) parts.push(`(${matching.length - MAX_LISTED} more: narrow the query)`);
     for (const failure of failures) parts.push(renderMcpFailure(failure));
-    return { content: parts.join("\n"), ...(change.unknown.length > 0 ? { isError: true } : {}) };
+    // Descriptions and stderr are the servers' text: an untrusted server's, or a failed one's, is an outsider's.
+    const untrusted = [...matching.slice(0, MAX_LISTED).filter((tool) => !tool.trusted), ...failures].map((item) => mcpSource(item.server));
+    return { content: parts.join("\n"), ...(change.unknown.length > 0 ? { isError: true } : {}), outsideSources: [...new Set(untrusted)] };
   },
 });

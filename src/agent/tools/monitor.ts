@@ -19,7 +19,7 @@ export const monitorTool = defineTool({
   name: "Monitor",
   description: "Runs a command in the background; each line it prints reaches you as an event with your next turn. Returns its id (JobList, JobStop).",
   inputSchema,
-  effects: { runs: { command: "command" } },
+  effects: { runs: { command: "command", inBackground: true } },
   checkArgs(input) {
     if (input.timeout !== undefined && input.timeout > MONITOR_MAX_TIMEOUT_MS) {
       return { action: "deny", reason: `timeout is in milliseconds; ${input.timeout} ms exceeds the ${MONITOR_MAX_TIMEOUT_MS} ms maximum` };

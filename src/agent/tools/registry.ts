@@ -21,6 +21,9 @@ import {
   type ToolRunner,
 } from "./tool.js";
 import type { ToolHooks } from "./tool-hooks.js";
+import { canonicalAction, type CanonicalAction } from "./canonical-action.js";
+import { outsideSourcesOf } from "./outside-sources.js";
+import { withDeclaredCommands } from "./with-declared-commands.js";
 
 export interface ToolRegistryOptions {
   policy: PolicyEngine;
@@ -85,9 +88,10 @@ export interface ToolRegistry extends ToolRunner {
 export const DEFAULT_MAX_RESULT_CHARS = 30_000;
 
 /**
- * The one place where tool calls are checked and shaped: schema parsing, policy and approval,
- * parallel reads, the result cache, output caps, redaction, and errors turned into is_error
- * results. Create one registry per job: its cache and remembered approvals belong to that job.
+ * The one place where tool calls are checked and shaped: schema parsing, the reduction to a canonical
+ * action (what policy, hooks and approval see), policy and approval, parallel reads, the result cache,
+ * whose text each result carries (told to the policy), output caps, redaction, and errors turned into
+ * is_error results. Create one registry per job: its cache and remembered approvals belong to that job.
  */
 export function createToolRegistry(tools: readonly Tool[], options: ToolRegistryOptions): ToolRegistry {
   const byName = new Map<string, Tool>();
@@ -145,8 +149,8 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
     return { tool_use_id: call.id, content: text, is_error: isError };
   };
 
-  async function decide(tool: Tool, input: unknown, ctx: ToolContext): Promise<PolicyDecision> {
-    const policy = await options.policy.check(tool, input, ctx);
+  async function decide(tool: Tool, action: CanonicalAction, input: unknown, ctx: ToolContext): Promise<PolicyDecision> {
+    const policy = await options.policy.check(action, ctx);
     if (policy.action !== "allow") return policy;
     return tool.checkArgs ? await tool.checkArgs(input, ctx) : policy;
   }
@@ -177,29 +181,31 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
       return invalid(tool, finish(call, `Invalid input for ${tool.name}: ${problems.join("; ")}. Expected: ${signatures.get(tool.name)}.`, true, tool));
     }
     const input: unknown = parsed.data;
+    // What the call does, as the policy, the hooks and a maintainer see it (Monitor is Bash, CallMcpTool mcp__…).
+    const action = canonicalAction(tool, input);
     const cache = cacheFor(ctx);
     // Anything but a read may change what a cached read would return.
     if (!isReadOnlyCall(tool, input)) cache.clear();
     // A hooked tool's every call goes through its hooks; a cached answer would skip them.
-    const hooked = options.hooks?.applies(tool.name) === true;
+    const hooked = options.hooks?.applies(action.name) === true;
     const cacheKey = tool.cacheable === true && !hooked ? `${tool.name}:${stableStringify(input)}` : undefined;
     const cached = cacheKey === undefined ? undefined : cache.get(cacheKey);
     if (cached !== undefined) return { result: { tool_use_id: call.id, content: cached, is_error: false }, event: { tool: tool.name, outcome: "ok" } };
 
     let decision: PolicyDecision;
     try {
-      decision = await decide(tool, input, ctx);
+      decision = await decide(tool, action, input, ctx);
     } catch (error) {
       return failed(tool, finish(call, `The policy check for ${tool.name} failed, so the call was not run: ${errorMessage(error)}`, true, tool));
     }
     if (decision.action === "deny") return denied(tool, "policy", finish(call, `Denied: ${decision.reason}`, true, tool));
     const hooks = hooked ? options.hooks : undefined;
-    const before = hooks === undefined ? [] : await beforeCall(hooks, call, tool, input, ctx);
+    const before = hooks === undefined ? [] : await beforeCall(hooks, call, tool, action, ctx);
     if (!Array.isArray(before)) return before;
     if (decision.action === "ask") {
       let answer: ApprovalAnswer;
       try {
-        const question = { tool: tool.name, input, reason: decision.reason, ...(ctx.callPath === undefined ? {} : { call: ctx.callPath }) };
+        const question = { tool: action.name, input: action.input, reason: decision.reason, ...(ctx.callPath === undefined ? {} : { call: ctx.callPath }) };
         answer = await gate.ask(question, decision.approvalKey, ctx.signal);
       } catch (error) {
         return denied(
@@ -219,13 +225,15 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
     const final = ran.result;
     if (cacheKey !== undefined && !final.is_error) cache.set(cacheKey, final.content);
     if (hooks === undefined || ctx.signal.aborted) return ran;
-    const after = await afterCall(hooks, call, tool, input, final, before, ctx);
+    const after = await afterCall(hooks, call, tool, action, final, before, ctx);
     return { result: after, event: { ...ran.event, outcome: after.is_error ? "error" : "ok" } };
   }
 
   async function execute(call: ToolCall, tool: Tool, input: unknown, ctx: ToolContext): Promise<Observed> {
     try {
-      const result = await onHostFiles(tool, ctx, () => tool.execute(input, ctx));
+      const result = await onHostFiles(tool, ctx, () => tool.execute(input, withDeclaredCommands(tool, ctx)));
+      // Whose text reached the job, noted once here for every tool: what a memory write is then asked for.
+      options.policy.noteOutsideText(outsideSourcesOf(tool, result, ctx));
       const final = finish(call, result.content, result.isError === true, tool);
       return { result: final, event: { tool: tool.name, outcome: final.is_error ? "error" : "ok" } };
     } catch (error) {
@@ -236,9 +244,9 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
   }
 
   /** PreToolUse: the call's ending when a hook denies it (or the job stops), else notes on hooks that failed. */
-  async function beforeCall(hooks: ToolHooks, call: ToolCall, tool: Tool, input: unknown, ctx: ToolContext): Promise<Observed | string[]> {
+  async function beforeCall(hooks: ToolHooks, call: ToolCall, tool: Tool, action: CanonicalAction, ctx: ToolContext): Promise<Observed | string[]> {
     try {
-      const pre = await hooks.preToolUse(tool.name, input, ctx);
+      const pre = await hooks.preToolUse(action, ctx);
       return pre.denied === undefined ? pre.notes : denied(tool, "hook", finish(call, `Denied by a PreToolUse hook: ${pre.denied}`, true, tool));
     } catch (error) {
       return failed(tool, finish(call, `${tool.name} was not run: ${ctx.signal.aborted ? "the job was cancelled" : errorMessage(error)}`, true, tool));
@@ -250,14 +258,14 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
     hooks: ToolHooks,
     call: ToolCall,
     tool: Tool,
-    input: unknown,
+    action: CanonicalAction,
     final: ToolCallResult,
     notes: readonly string[],
     ctx: ToolContext,
   ): Promise<ToolCallResult> {
     let added: string[];
     try {
-      added = await hooks.postToolUse(tool.name, input, final.content, ctx);
+      added = await hooks.postToolUse(action, final.content, ctx);
     } catch (error) {
       if (ctx.signal.aborted) return finish(call, `${tool.name} was stopped: the job was cancelled.`, true, tool);
       added = [`[PostToolUse hooks failed: ${errorMessage(error)}]`];

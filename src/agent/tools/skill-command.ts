@@ -10,15 +10,17 @@ import { defineTool, type Tool } from "./tool.js";
  * run in the sandbox like Bash, with the model's input as JSON on stdin.
  */
 export function createSkillCommandTool(skill: string, definition: SkillToolDefinition): Tool {
+  // The command line as it runs, declared as the tool's effect: the policy and hooks see this same text.
+  const command = shellQuote(definition.command);
   return defineTool({
     name: skillToolName(skill, definition.name),
     description: `${definition.description}\n(From the skill "${skill}": runs its command in the sandbox with your input as JSON on stdin.)`,
     inputSchema: z.record(z.string(), z.unknown()),
     jsonSchema: definition.inputSchema,
-    effects: { runsSkillCommand: true },
+    effects: { runsSkillCommand: { command } },
     truncationHint: "ask the command for less output",
     async execute(input, ctx) {
-      const result = await ctx.exec.run(shellQuote(definition.command), {
+      const result = await ctx.exec.run(command, {
         timeoutMs: BASH_DEFAULT_TIMEOUT_MS,
         signal: ctx.signal,
         input: JSON.stringify(input),

@@ -2,6 +2,7 @@ import { compileHookMatcher } from "../../config/compile-hook-matcher.js";
 import type { HookConfig } from "../../config/repo-config.js";
 import { errorMessage } from "../../errors/index.js";
 import type { ExecResult } from "../ports.js";
+import type { CanonicalAction } from "./canonical-action.js";
 import type { ToolContext } from "./tool.js";
 
 /** How long one hook may run. */
@@ -37,13 +38,18 @@ export interface PreToolUseOutcome {
   notes: string[];
 }
 
-/** The repository's hooks around each tool call, as the tool registry runs them. */
+/**
+ * The repository's hooks around each tool call, as the tool registry runs them. They see a call as its
+ * canonical action: matchers match its name (`Bash` for Monitor and a skill's tool, `mcp__<server>__<tool>`
+ * for CallMcpTool), and stdin carries its name and input as `tool_name` and `tool_input`, with the call
+ * as the model made it in `original_tool_name` and `original_tool_input` when that differs.
+ */
 export interface ToolHooks {
-  /** Whether a hook applies to this tool: its calls then bypass the result cache, so every call is seen. */
-  applies(toolName: string): boolean;
-  preToolUse(toolName: string, input: unknown, ctx: ToolContext): Promise<PreToolUseOutcome>;
+  /** Whether a hook applies to this action: its calls then bypass the result cache, so every call is seen. */
+  applies(actionName: string): boolean;
+  preToolUse(action: CanonicalAction, ctx: ToolContext): Promise<PreToolUseOutcome>;
   /** Text to append to the result: blocking hooks' stderr and notes on hooks that failed. */
-  postToolUse(toolName: string, input: unknown, response: string, ctx: ToolContext): Promise<string[]>;
+  postToolUse(action: CanonicalAction, response: string, ctx: ToolContext): Promise<string[]>;
 }
 
 interface CompiledHook {
@@ -61,15 +67,16 @@ export function createToolHooks(config: ToolHooksConfig): ToolHooks {
   return {
     applies: (toolName) => matching(pre, toolName).length > 0 || matching(post, toolName).length > 0,
 
-    async preToolUse(toolName, input, ctx) {
+    async preToolUse(action, ctx) {
       const notes: string[] = [];
       // In order; the first denial ends it, so a later hook never sees a call that will not run.
-      for (const hook of matching(pre, toolName)) {
-        const payload = { hook_event_name: "PreToolUse", tool_name: toolName, tool_input: input };
+      for (const hook of matching(pre, action.name)) {
+        const payload = { hook_event_name: "PreToolUse", ...describe(action) };
         const ran = await runHook(hook, payload, env, ctx);
         if (ran.exitCode === BLOCKING_EXIT) {
-          config.onDenied?.(toolName);
-          ctx.logger.info({ tool: toolName, hook: hook.command }, "a PreToolUse hook denied the call");
+          const called = action.original?.name ?? action.name;
+          config.onDenied?.(called);
+          ctx.logger.info({ tool: called, action: action.name, hook: hook.command }, "a PreToolUse hook denied the call");
           return { denied: ran.stderr === "" ? "(the hook gave no reason)" : ran.stderr, notes };
         }
         const note = failureNote("PreToolUse", hook, ran, ctx);
@@ -78,10 +85,10 @@ export function createToolHooks(config: ToolHooksConfig): ToolHooks {
       return { notes };
     },
 
-    async postToolUse(toolName, input, response, ctx) {
+    async postToolUse(action, response, ctx) {
       const added: string[] = [];
-      for (const hook of matching(post, toolName)) {
-        const payload = { hook_event_name: "PostToolUse", tool_name: toolName, tool_input: input, tool_response: response };
+      for (const hook of matching(post, action.name)) {
+        const payload = { hook_event_name: "PostToolUse", ...describe(action), tool_response: response };
         const ran = await runHook(hook, payload, env, ctx);
         if (ran.exitCode === BLOCKING_EXIT) {
           added.push(`[PostToolUse hook] ${ran.stderr === "" ? "(the hook gave no reason)" : ran.stderr}`);
@@ -93,6 +100,12 @@ export function createToolHooks(config: ToolHooksConfig): ToolHooks {
       return added;
     },
   };
+}
+
+/** The action's fields of a hook's stdin. */
+function describe(action: CanonicalAction): Record<string, unknown> {
+  const original = action.original === undefined ? {} : { original_tool_name: action.original.name, original_tool_input: action.original.input };
+  return { tool_name: action.name, tool_input: action.input, ...original };
 }
 
 function compileAll(hooks: readonly HookConfig[]): CompiledHook[] {

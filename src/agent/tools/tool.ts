@@ -32,8 +32,12 @@ export interface ToolEffects<Input = Record<string, unknown>> {
    * A writer without a preview costs a measurement with git at the next write.
    */
   writes?: { path: PathField<Input>; preview?(input: Input, current: string | undefined): string | undefined };
-  /** Runs the shell command in this field, in the sandbox: the shell rules apply, and any file may change. */
-  runs?: { command: PathField<Input> };
+  /**
+   * Runs the shell command in this field, in the sandbox: the shell rules apply, and any file may change.
+   * `inBackground`: the command keeps running after the call (Monitor); policy and hooks see it as
+   * `Bash` with `run_in_background: true`.
+   */
+  runs?: { command: PathField<Input>; inBackground?: true };
   /**
    * What it does with git: `"read"` (status, diff, log), `"branch"` (creates or switches branches,
    * which rewrites the worktree), or `{ commit }`: stages and commits the paths in that field (every
@@ -58,14 +62,16 @@ export interface ToolEffects<Input = Record<string, unknown>> {
   /**
    * Calls a tool of one of the repository's MCP servers, which the host reaches: whatever it does is
    * outside the sandbox's view. The tool's `checkArgs` asks once per MCP tool per job unless its server
-   * is `trusted` in the repo config.
+   * is `trusted` in the repo config. Which MCP tool: `{ tool, arguments }` names the input fields holding
+   * its `server__tool` name and its arguments (CallMcpTool); `{ qualified }` is a fixed one whose whole
+   * input is the arguments (an activated `mcp__…` tool). Policy and hooks see the call as `mcp__<server>__<tool>`.
    */
-  callsMcp?: true;
+  callsMcp?: { tool: PathField<Input>; arguments: PathField<Input> } | { qualified: string };
   /**
-   * Runs a command the default branch's skill folder defines, in the sandbox, with the input as JSON on
-   * stdin: like `runs`, any file may change; the command itself is the repository's, not the model's.
+   * Runs this command line, which the default branch's skill folder defines, in the sandbox, with the
+   * input as JSON on stdin: policy and hooks see it as `Bash` with this command; any file may change.
    */
-  runsSkillCommand?: true;
+  runsSkillCommand?: { command: string };
   /**
    * Reads the job's background commands (their list, their output), or stops one. Starting one is
    * `runs`: the command goes through the shell rules like any other.
@@ -113,6 +119,8 @@ export function assertDeclaresEffects(tool: Tool): void {
     effects?.runs?.command,
     typeof effects?.git === "object" ? effects.git.commit : undefined,
     effects?.fetches?.url,
+    effects?.callsMcp !== undefined && "tool" in effects.callsMcp ? effects.callsMcp.tool : undefined,
+    effects?.callsMcp !== undefined && "tool" in effects.callsMcp ? effects.callsMcp.arguments : undefined,
   ];
   for (const field of fields) {
     if (field !== undefined && !(field in shape))
@@ -182,6 +190,13 @@ export interface ToolContext {
 export interface ToolResult {
   content: string;
   isError?: boolean;
+  /**
+   * Who wrote the result's text, beyond the repository and its maintainers: each names an outside source
+   * (`@login`, a URL, `MCP server "docs"`); empty when there is none. A tool that brings in outside text
+   * (`fetches`, `callsMcp`, `issue: "read"`) says so per result: without it, its result counts as outside
+   * text (see outsideSourcesOf).
+   */
+  outsideSources?: readonly string[];
 }
 
 export interface Tool<Schema extends z.ZodType = z.ZodType> {

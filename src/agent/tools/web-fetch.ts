@@ -20,12 +20,13 @@ export const webFetchTool = defineTool({
   cacheable: true,
   truncationHint: "pass a prompt saying what to look for",
   async execute(input, ctx) {
-    if (ctx.web === undefined) return { content: "WebFetch is off for this job (the operator's or the repository's allow-list is empty).", isError: true };
+    if (ctx.web === undefined)
+      return { content: "WebFetch is off for this job (the operator's or the repository's allow-list is empty).", isError: true, outsideSources: [] };
     const page = await ctx.web.fetch(input.url, ctx.signal);
     const cut = page.truncatedChars > 0 ? `\n[${page.truncatedChars} more characters cut]` : "";
     const where = { url: page.url, status: String(page.status), type: page.contentType };
     if (input.prompt === undefined || ctx.sideCalls === undefined) {
-      return { content: fenceUntrusted("web_page", page.text + cut, where) };
+      return { content: fenceUntrusted("web_page", page.text + cut, where), outsideSources: [page.url] };
     }
     const answer = await ctx.sideCalls.complete(
       {
@@ -38,6 +39,6 @@ export const webFetchTool = defineTool({
       },
       ctx.signal,
     );
-    return { content: fenceUntrusted("web_page_answer", answer === "" ? "(no answer)" : answer, where) };
+    return { content: fenceUntrusted("web_page_answer", answer === "" ? "(no answer)" : answer, where), outsideSources: [page.url] };
   },
 });

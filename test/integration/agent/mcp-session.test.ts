@@ -104,7 +104,7 @@ describe("MCP servers behind the gateway", () => {
     expect(lastResults(requests[3]!)[0]?.content).toBe('<mcp_result server="docs" tool="tool1">\ntool1 says: b\n</mcp_result>');
     expect(lastResults(requests[4]!)[0]?.content).toContain("tool11 says: c");
     // Asked once per tool: tool11 (its second call went through unasked), tool1, and tool3.
-    expect(questions.map((question) => question.tool)).toEqual(["mcp__docs__tool11", "CallMcpTool", "CallMcpTool"]);
+    expect(questions.map((question) => question.tool)).toEqual(["mcp__docs__tool11", "mcp__docs__tool1", "mcp__docs__tool3"]);
     expect(questions.map((question) => question.reason)).toEqual([
       'it calls docs__tool11 on the repository\'s MCP server "docs"',
       'it calls docs__tool1 on the repository\'s MCP server "docs"',

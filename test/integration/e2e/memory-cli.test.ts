@@ -30,7 +30,9 @@ describe("tackle memory (the bin)", () => {
   it("lists, shows and deletes what a job stored under TACKLE_HOME; exit 1 for an unknown name, 2 for a bad --repo", async () => {
     const tackleHome = path.join(home, "state");
     const store = createMemoryStore({ home: tackleHome, logger: silentLogger });
-    await store.put("github.com/octo/widgets", {
+    // As a job leaves it: the memory under the repository's id, and the name it had noted beside.
+    await store.recordName("github.com", "octo/widgets", 1296269);
+    await store.put("github.com/1296269", {
       name: "build",
       description: "how to build",
       content: "make all",

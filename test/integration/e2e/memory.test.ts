@@ -10,6 +10,7 @@ import { createMemoryStore } from "../../../src/jobs/index.js";
 import { silentLogger } from "../../../src/logging/logger.js";
 import { runMemoryCommand } from "../../../src/main/memory-command.js";
 import { formatRepoKey } from "../../../src/workspace/index.js";
+import { repoId } from "../../fakes/github-json.js";
 import type { RecordedRequest, ScriptedBlock, ScriptedModel, ScriptedTurn } from "../../fakes/index.js";
 import { startOwnRedis } from "../queue/redis-server.js";
 import { CLI } from "./cli-process.js";
@@ -253,7 +254,7 @@ describe("durable memory, end to end", () => {
     });
     const store = createMemoryStore({ home: h.home, logger: silentLogger });
     cleanups.push(() => store.close());
-    await store.put(formatRepoKey({ host: h.env.GHE_HOST!, owner: OWNER, repo: REPO }), {
+    await store.put(formatRepoKey({ host: h.env.GHE_HOST!, id: repoId(OWNER, REPO) }), {
       name: "seeded-note",
       description: "A note from an earlier job",
       content: "Seeded.",
@@ -308,7 +309,7 @@ describe("durable memory, end to end", () => {
 
     const store = createMemoryStore({ home: h.home, logger: silentLogger });
     cleanups.push(() => store.close());
-    const stored = await store.get(formatRepoKey({ host: h.env.GHE_HOST!, owner: OWNER, repo: REPO }), "api-access");
+    const stored = await store.get(formatRepoKey({ host: h.env.GHE_HOST!, id: repoId(OWNER, REPO) }), "api-access");
     expect(stored).not.toBeNull();
     const everything = JSON.stringify(stored);
     for (const secret of [secrets.apiKey, secrets.webhookSecret, token]) expect(everything).not.toContain(secret);

@@ -32,12 +32,14 @@ function pair(prefix = `tackle-test-${randomUUID()}`) {
 memoryStoreContract("redis, two connections", async () => pair());
 
 describe("redis memory store", () => {
-  it("keeps one hash per repository, <prefix>:memory:<host/owner/repo>, a field per memory, without expiry", async () => {
+  it("keeps one hash per repository, <prefix>:memory:<host/id>, a field per memory, without expiry, and names beside", async () => {
     const p = pair();
     const raw = new Redis(redis.url);
     try {
-      await p.stores[0].put("GitHub.com/Octo/Widgets", memory("build"));
-      const key = `${p.prefix}:memory:github.com/octo/widgets`;
+      await p.stores[0].put("GitHub.com/1296269", memory("build"));
+      await p.stores[0].recordName("github.com", "Octo/Widgets", 1296269);
+      expect(await raw.hget(`${p.prefix}:memory-names:github.com`, "octo/widgets")).toBe("1296269");
+      const key = `${p.prefix}:memory:github.com/1296269`;
       expect(await raw.type(key)).toBe("hash");
       expect(await raw.pttl(key)).toBe(-1);
       expect(JSON.parse((await raw.hget(key, "build")) ?? "null")).toEqual({
@@ -49,8 +51,8 @@ describe("redis memory store", () => {
       });
       // A field written by hand that is not a memory reads as absent instead of failing the index.
       await raw.hset(key, "odd", "not json");
-      expect((await p.stores[1].list("github.com/octo/widgets")).map((m) => m.name)).toEqual(["build"]);
-      expect(await p.stores[1].get("github.com/octo/widgets", "odd")).toBeNull();
+      expect((await p.stores[1].list("github.com/1296269")).map((m) => m.name)).toEqual(["build"]);
+      expect(await p.stores[1].get("github.com/1296269", "odd")).toBeNull();
     } finally {
       raw.disconnect();
       await p.close();
@@ -62,7 +64,7 @@ describe("redis memory store", () => {
     const store = createMemoryStore({ redisUrl: own.url, home: "/nonexistent", logger: silentLogger });
     try {
       await own.stop();
-      await expect(store.put("github.com/octo/widgets", memory("build"))).rejects.toMatchObject({
+      await expect(store.put("github.com/1296269", memory("build"))).rejects.toMatchObject({
         code: "queue_unavailable",
         retryable: true,
         message: expect.stringContaining("Redis is unavailable; could not write a memory") as unknown,
@@ -75,13 +77,16 @@ describe("redis memory store", () => {
   it("`tackle memory` reads and deletes the memory in Redis when REDIS_URL is set", async () => {
     // The command uses the queue's own prefix, "tackle"; a repository of this run's own keeps it apart.
     const owner = `memory-cli-${randomUUID()}`;
-    const repoKey = `github.com/${owner}/widgets`;
+    // Memory is keyed by the repository's id; the command finds it by the name a job noted.
+    const id = 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
+    const repoKey = `github.com/${id}`;
     const store = createMemoryStore({ redisUrl: redis.url, home: "/nonexistent", logger: silentLogger });
     const lines: string[] = [];
     const output = { out: (text: string) => lines.push(text), err: (text: string) => lines.push(text) };
     const env = { REDIS_URL: redis.url, TACKLE_HOME: "/nonexistent" };
     try {
       await store.put(repoKey, memory("build", { content: "make all" }));
+      await store.recordName("github.com", `${owner}/widgets`, id);
       expect(await runMemoryCommand(["list", "--repo", `${owner}/widgets`], env, output)).toBe(0);
       expect(lines.join("\n")).toContain("in Redis at");
       expect(lines.join("\n")).toMatch(/build\s+what build holds/);
@@ -93,6 +98,7 @@ describe("redis memory store", () => {
       await store.close();
       const raw = new Redis(redis.url);
       await raw.del(`tackle:memory:${repoKey}`);
+      await raw.hdel("tackle:memory-names:github.com", `${owner}/widgets`);
       raw.disconnect();
     }
   });

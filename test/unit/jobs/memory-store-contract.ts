@@ -11,7 +11,8 @@ export interface MemoryStorePair {
   close(): Promise<void>;
 }
 
-const REPO = "github.com/octo/widgets";
+const REPO = "github.com/1296269";
+const OTHER = "github.com/1300192";
 
 export function memory(name: string, overrides: Partial<Memory> = {}): Memory {
   return {
@@ -69,33 +70,47 @@ export function memoryStoreContract(label: string, open: () => Promise<MemorySto
         expect((await a.list(REPO)).map((m) => m.name)).toEqual(["zeta"]);
       }));
 
-    it("keys by host/owner/repo without regard to case, and keeps repositories and hosts apart", () =>
+    it("keys by host/id, the host without regard to case, and keeps repositories and hosts apart", () =>
       withPair(async ({ stores: [a] }) => {
-        await a.put("GitHub.com/Octo/Widgets", memory("shared"));
+        await a.put("GitHub.com/1296269", memory("shared"));
         expect((await a.get(REPO, "shared"))?.name).toBe("shared");
-        expect(await a.list("github.com/octo/gadgets")).toEqual([]);
-        expect(await a.list("ghe.example.com:8443/octo/widgets")).toEqual([]);
-        await a.put("ghe.example.com:8443/octo/widgets", memory("on-ghe"));
-        expect((await a.list("ghe.example.com:8443/octo/widgets")).map((m) => m.name)).toEqual(["on-ghe"]);
+        expect(await a.list(OTHER)).toEqual([]);
+        expect(await a.list("ghe.example.com:8443/1296269")).toEqual([]);
+        await a.put("ghe.example.com:8443/1296269", memory("on-ghe"));
+        expect((await a.list("ghe.example.com:8443/1296269")).map((m) => m.name)).toEqual(["on-ghe"]);
         expect((await a.list(REPO)).map((m) => m.name)).toEqual(["shared"]);
       }));
 
-    it("refuses repository keys that are not host/owner/repo or could leave their directory", () =>
+    it("refuses repository keys that are not host/id or could leave their directory, names among them", () =>
       withPair(async ({ stores: [a] }) => {
         for (const key of [
-          "github.com/../widgets",
-          "github.com/octo/..",
-          "../octo/widgets",
-          "github.com/octo",
-          "github.com/octo/widgets/x",
-          "github..com/o/r",
-          "github.com/oc to/r",
+          "github.com/octo/widgets",
+          "github.com/..",
+          "../1296269",
+          "github.com",
+          "github.com/0",
+          "github.com/12/x",
+          "github..com/12",
+          "github.com/1e3",
         ]) {
           const error = await rejection(a.put(key, memory("x")));
           expect(error.code, key).toBe("invalid_input");
-          expect(error.message).toContain("host/owner/repo");
+          expect(error.message).toContain("host/id");
         }
-        await expect(a.list("github.com/octo/.")).rejects.toMatchObject({ code: "invalid_input" });
+        await expect(a.list("github.com/.")).rejects.toMatchObject({ code: "invalid_input" });
+      }));
+
+    it("finds a repository's id by the name a job last noted, without regard to case, per host", () =>
+      withPair(async ({ stores: [a, b] }) => {
+        expect(await a.idOf("github.com", "octo/widgets")).toBeNull();
+        await a.recordName("github.com", "Octo/Widgets", 1296269);
+        expect(await b.idOf("GitHub.com", "octo/widgets")).toBe(1296269);
+        expect(await b.idOf("ghe.example.com:8443", "octo/widgets")).toBeNull();
+        // Deleted and created again under the name: the newer repository's id wins.
+        await b.recordName("github.com", "octo/widgets", 1300192);
+        expect(await a.idOf("github.com", "octo/widgets")).toBe(1300192);
+        await expect(a.recordName("github.com", "octo/../x", 1)).rejects.toMatchObject({ code: "invalid_input" });
+        await expect(a.idOf("github..com", "octo/widgets")).rejects.toMatchObject({ code: "invalid_input" });
       }));
 
     it("refuses bad names, descriptions and sizes with messages that say what to do", () =>
@@ -134,7 +149,7 @@ export function memoryStoreContract(label: string, open: () => Promise<MemorySto
         expect(full.message).toContain("delete one");
         expect(await b.get(REPO, "one-more")).toBeNull();
         expect(await b.put(REPO, memory("m-007", { content: "changed" }))).toBe("updated");
-        expect(await b.put("github.com/octo/gadgets", memory("one-more"))).toBe("created");
+        expect(await b.put(OTHER, memory("one-more"))).toBe("created");
         expect(await a.delete(REPO, "m-000")).toBe(true);
         expect(await b.put(REPO, memory("one-more"))).toBe("created");
         expect(await a.list(REPO)).toHaveLength(100);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { createPolicyEngine, denyingApprovalHandler, type PolicyConfig, type PolicyDecision } from "../../../src/agent/policy/index.js";
-import { coreTools, defineTool, type Tool } from "../../../src/agent/tools/index.js";
+import { canonicalAction, coreTools, defineTool, type Tool } from "../../../src/agent/tools/index.js";
 import { createHarness, type Harness } from "../tools/helpers.js";
 
 let h: Harness;
@@ -17,7 +17,8 @@ afterEach(async () => {
 const core = new Map(coreTools().map((tool) => [tool.name, tool]));
 const tool = (name: string): Tool => core.get(name) ?? (undefined as never);
 
-const check = (name: string, input: unknown, config: PolicyConfig = {}): Promise<PolicyDecision> => createPolicyEngine(config).check(tool(name), input, h.ctx);
+const check = (name: string, input: unknown, config: PolicyConfig = {}): Promise<PolicyDecision> =>
+  createPolicyEngine(config).check(canonicalAction(tool(name), input), h.ctx);
 
 describe("protected paths", () => {
   it("denies Write and Edit to .github/workflows and .git by default", async () => {
@@ -178,23 +179,23 @@ describe("decisions come from the declared effects", () => {
 
   it("gives a new writing tool the protected-path, sensitive-file and diff checks without a case for its name", async () => {
     const engine = createPolicyEngine({ maxDiffLines: 2 });
-    expect(await engine.check(patchTool, { target: ".github/workflows/ci.yml", text: "x" }, h.ctx)).toMatchObject({
+    expect(await engine.check(canonicalAction(patchTool, { target: ".github/workflows/ci.yml", text: "x" }), h.ctx)).toMatchObject({
       action: "deny",
       reason: expect.stringContaining("protected path"),
     });
-    expect((await engine.check(patchTool, { target: ".env", text: "A=1\n" }, h.ctx)).action).toBe("ask");
-    expect(await engine.check(patchTool, { target: "big.txt", text: "1\n2\n3\n" }, h.ctx)).toMatchObject({
+    expect((await engine.check(canonicalAction(patchTool, { target: ".env", text: "A=1\n" }), h.ctx)).action).toBe("ask");
+    expect(await engine.check(canonicalAction(patchTool, { target: "big.txt", text: "1\n2\n3\n" }), h.ctx)).toMatchObject({
       action: "deny",
       reason: expect.stringContaining("this ApplyPatch would take the branch's diff to about 3 lines"),
     });
-    expect((await engine.check(patchTool, { target: "small.txt", text: "1\n" }, h.ctx)).action).toBe("allow");
+    expect((await engine.check(canonicalAction(patchTool, { target: "small.txt", text: "1\n" }), h.ctx)).action).toBe("allow");
   });
 
   it("checks a renamed tool by what it declares: Bash's rules follow the command field, not the name", async () => {
     const shell = { ...tool("Bash"), name: "Shell" };
-    expect((await createPolicyEngine().check(shell, { command: "rm -rf /" }, h.ctx)).action).toBe("deny");
+    expect((await createPolicyEngine().check(canonicalAction(shell, { command: "rm -rf /" }), h.ctx)).action).toBe("deny");
     const reader = { ...tool("Read"), name: "Cat" };
-    expect((await createPolicyEngine().check(reader, { file_path: ".env" }, h.ctx)).action).toBe("ask");
+    expect((await createPolicyEngine().check(canonicalAction(reader, { file_path: ".env" }), h.ctx)).action).toBe("ask");
   });
 
   it("allows tools that only touch the session or read git", async () => {
@@ -216,7 +217,7 @@ describe("diff size between writes", () => {
 
   /** Runs the check, then the edit itself, as the registry would. */
   async function editThrough(engine: ReturnType<typeof createPolicyEngine>, input: ReturnType<typeof edit>): Promise<PolicyDecision> {
-    const decision = await engine.check(tool("Edit"), input, h.ctx);
+    const decision = await engine.check(canonicalAction(tool("Edit"), input), h.ctx);
     if (decision.action === "allow") await tool("Edit").execute(input, h.ctx);
     return decision;
   }
@@ -249,7 +250,7 @@ describe("diff size between writes", () => {
     const diffStat = vi.spyOn(h.ctx.git, "diffStat");
     const engine = createPolicyEngine({ maxDiffLines: 3 });
     expect((await editThrough(engine, edit(0))).action).toBe("allow");
-    expect((await engine.check(tool("Bash"), { command: "printf 'x\\ny\\n' > b.txt" }, h.ctx)).action).toBe("allow");
+    expect((await engine.check(canonicalAction(tool("Bash"), { command: "printf 'x\\ny\\n' > b.txt" }), h.ctx)).action).toBe("allow");
     await h.repo.write("b.txt", "x\ny\n");
     const over = await editThrough(engine, edit(1));
     expect(over).toMatchObject({ action: "deny", reason: expect.stringContaining("about 6 lines (now 4)") });
@@ -261,14 +262,14 @@ describe("memory writes", () => {
   it("asks when the thread has authors without write access, and allows otherwise; reads never ask", async () => {
     const { memoryReadTool, memoryWriteTool } = await import("../../../src/agent/tools/index.js");
     const write = { name: "x", description: "d", content: "c" };
-    expect(await createPolicyEngine({}).check(memoryWriteTool, write, h.ctx)).toEqual({ action: "allow" });
+    expect(await createPolicyEngine({}).check(canonicalAction(memoryWriteTool, write), h.ctx)).toEqual({ action: "allow" });
     const sources: string[] = [];
     const engine = createPolicyEngine({ untrustedSources: async () => sources });
-    expect(await engine.check(memoryWriteTool, write, h.ctx)).toEqual({ action: "allow" });
+    expect(await engine.check(canonicalAction(memoryWriteTool, write), h.ctx)).toEqual({ action: "allow" });
     // Asked at each write: a source that arrives later in the job counts from then on.
     sources.push("@mallory", "https://example.com/page");
-    const asked = await engine.check(memoryWriteTool, write, h.ctx);
+    const asked = await engine.check(canonicalAction(memoryWriteTool, write), h.ctx);
     expect(asked).toMatchObject({ action: "ask", reason: expect.stringContaining("@mallory, https://example.com/page") });
-    expect(await engine.check(memoryReadTool, {}, h.ctx)).toEqual({ action: "allow" });
+    expect(await engine.check(canonicalAction(memoryReadTool, {}), h.ctx)).toEqual({ action: "allow" });
   });
 });

@@ -26,7 +26,7 @@ describe("MemoryRead and MemoryWrite", () => {
   it("saves, lists the index fenced as data, reads a body, and deletes without a description", async () => {
     const memory = createMemoryPort({
       store: createMemoryStore({ home, logger: silentLogger }),
-      repoKey: "github.com/octo/widgets",
+      repoKey: "github.com/1296269",
       jobId: "job-1",
       actor: "alice",
       redact: createRedactor([]),

@@ -21,9 +21,10 @@ afterEach(async () => {
   await h.repo.cleanup();
 });
 
-const allowAll: PolicyEngine = { check: async () => ({ action: "allow" }) };
+const allowAll: PolicyEngine = { check: async () => ({ action: "allow" }), noteOutsideText: () => undefined };
 const askAll = (approvalKey?: string): PolicyEngine => ({
   check: async () => ({ action: "ask", reason: "a reason", ...(approvalKey === undefined ? {} : { approvalKey }) }),
+  noteOutsideText: () => undefined,
 });
 const calls = (...items: Array<[string, unknown]>): ToolCall[] => items.map(([name, input], i) => ({ id: `c${i}`, name, input }));
 
@@ -176,7 +177,7 @@ describe("tool groups", () => {
         name,
         description: name,
         inputSchema: z.object({ text: z.string().describe("text") }),
-        effects: { callsMcp: true },
+        effects: { callsMcp: { qualified: `s__${name}` } },
         execute: async () => ({ content: name }),
       });
     const registry = createToolRegistry([make("Core")], { policy: allowAll, approval: denyingApprovalHandler });

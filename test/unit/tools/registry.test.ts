@@ -26,7 +26,7 @@ afterEach(async () => {
   await h.repo.cleanup();
 });
 
-const allowAll: PolicyEngine = { check: async () => ({ action: "allow" }) };
+const allowAll: PolicyEngine = { check: async () => ({ action: "allow" }), noteOutsideText: () => undefined };
 
 interface Span {
   id: string;
@@ -203,7 +203,7 @@ describe("createToolRegistry", () => {
   });
 
   it("asks for approval: a denial goes back to the model, an approval runs the call", async () => {
-    const asking: PolicyEngine = { check: async () => ({ action: "ask", reason: "it installs packages" }) };
+    const asking: PolicyEngine = { check: async () => ({ action: "ask", reason: "it installs packages" }), noteOutsideText: () => undefined };
     const denied = createToolRegistry(coreTools(), { policy: asking, approval: denyingApprovalHandler });
     const [refused] = await denied.runCalls(calls(["Bash", { command: "echo hi" }]), h.ctx);
     expect(refused?.is_error).toBe(true);
@@ -223,7 +223,7 @@ describe("createToolRegistry", () => {
   });
 
   it("asks once per approval key", async () => {
-    const keyed: PolicyEngine = { check: async () => ({ action: "ask", reason: "big diff", approvalKey: "diff-size" }) };
+    const keyed: PolicyEngine = { check: async () => ({ action: "ask", reason: "big diff", approvalKey: "diff-size" }), noteOutsideText: () => undefined };
     let asked = 0;
     const registry = createToolRegistry(coreTools(), {
       policy: keyed,

@@ -23,7 +23,7 @@ afterEach(async () => {
   await h.repo.cleanup();
 });
 
-const allowAll: PolicyEngine = { check: async () => ({ action: "allow" }) };
+const allowAll: PolicyEngine = { check: async () => ({ action: "allow" }), noteOutsideText: () => undefined };
 
 /** Denies (exit 2) any Bash command mentioning `rm -rf`, recording each payload it is given. */
 const denyRm = (logFile: string) =>
@@ -95,12 +95,12 @@ describe("PreToolUse hooks", () => {
       },
     };
     const config = { PreToolUse: [{ matcher: "Bash", command: denyRm(log) }] };
-    const policyDenies: PolicyEngine = { check: async () => ({ action: "deny", reason: "blocked command" }) };
+    const policyDenies: PolicyEngine = { check: async () => ({ action: "deny", reason: "blocked command" }), noteOutsideText: () => undefined };
     const refused = await run("Bash", { command: "echo hi" }, config, { policy: policyDenies });
     expect(refused.content).toBe("Denied: blocked command");
     expect(await events()).toEqual([]);
 
-    const asks: PolicyEngine = { check: async () => ({ action: "ask", reason: "it deletes files" }) };
+    const asks: PolicyEngine = { check: async () => ({ action: "ask", reason: "it deletes files" }), noteOutsideText: () => undefined };
     const denied = await run("Bash", { command: "rm -rf x" }, config, { policy: asks, approval });
     expect(denied.content).toContain("Denied by a PreToolUse hook");
     expect(asked).toBe(0);

@@ -8,7 +8,7 @@ import path from "node:path";
 import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ToolContext } from "../../../src/agent/tools/tool.js";
-import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler, worktreeTool } from "../../../src/agent/tools/index.js";
+import { canonicalAction, coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler, worktreeTool } from "../../../src/agent/tools/index.js";
 import { isReadOnly } from "../../../src/agent/tools/tool.js";
 import { silentLogger } from "../../../src/logging/logger.js";
 import { MAX_WORKTREES } from "../../../src/workspace/local-worktrees.js";
@@ -240,7 +240,7 @@ describe("Worktree (local runs)", () => {
 
   it("is not offered outside local runs, changes the tree the tools see, and says so without its port", async () => {
     expect(isReadOnly(worktreeTool.effects)).toBe(false);
-    expect(await createPolicyEngine().check(worktreeTool, { action: "create", name: "x" }, ctx)).toEqual({ action: "allow" });
+    expect(await createPolicyEngine().check(canonicalAction(worktreeTool, { action: "create", name: "x" }), ctx)).toEqual({ action: "allow" });
     const { worktrees: _, ...withoutPort } = ctx;
     const [result] = await registry.runCalls([{ id: "x", name: "Worktree", input: { action: "list" } }], withoutPort);
     expect(result?.is_error).toBe(true);

@@ -44,6 +44,7 @@ const policy: PolicyEngine = {
       : t.name === "Asking"
         ? { action: "ask", reason: "asks", approvalKey: "k" }
         : { action: "allow" },
+  noteOutsideText: () => undefined,
 };
 
 /** A PreToolUse hook that denies `Hooked`. */

@@ -9,7 +9,7 @@ import { createMemoryPort } from "../../../src/worker/memory-port.js";
 
 const SECRET = "hunter2-the-webhook-secret";
 const TOKEN = `ghs_${"a1B2".repeat(9)}`;
-const REPO = "github.com/octo/widgets";
+const REPO = "github.com/1296269";
 const T0 = Date.parse("2025-03-04T05:06:07.000Z");
 
 const homes: string[] = [];
@@ -41,7 +41,7 @@ describe("createMemoryPort", () => {
       content: `export GITHUB_TOKEN=${TOKEN}\nthen run make deploy (secret ${SECRET})`,
     });
     expect(outcome).toBe("created");
-    const stored = await readFile(path.join(home, "memory", "github.com", "octo", "widgets.json"), "utf8");
+    const stored = await readFile(path.join(home, "memory", "github.com", "1296269.json"), "utf8");
     expect(stored).not.toContain(SECRET);
     expect(stored).not.toContain(TOKEN);
     const read = await port.read("deploy");

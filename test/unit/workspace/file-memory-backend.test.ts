@@ -27,13 +27,13 @@ memoryStoreContract("files under TACKLE_HOME", async () => {
 });
 
 describe("file memory backend", () => {
-  const REPO = "github.com/octo/widgets";
+  const REPO = "github.com/1296269";
 
-  it("keeps one JSON file per repository at <home>/memory/<host>/<owner>/<repo>.json, readable by its owner only", async () => {
+  it("keeps one JSON file per repository at <home>/memory/<host>/<id>.json, readable by its owner only", async () => {
     const home = await tempHome();
     const store = createMemoryStore({ home, logger: silentLogger });
-    await store.put("GHE.example.com:8443/Octo/Widgets.js", memory("build"));
-    const file = path.join(home, "memory", "ghe.example.com:8443", "octo", "widgets.js.json");
+    await store.put("GHE.example.com:8443/42", memory("build"));
+    const file = path.join(home, "memory", "ghe.example.com:8443", "42.json");
     const saved = JSON.parse(await readFile(file, "utf8")) as unknown;
     expect(saved).toEqual({
       version: 1,
@@ -49,7 +49,7 @@ describe("file memory backend", () => {
   it("refuses a key that would leave its directory even when called without the checked store", async () => {
     const home = await tempHome();
     const backend = createFileMemoryBackend({ home: path.join(home, "inner") });
-    for (const key of ["github.com/../../escape", "../../x/y", "github.com/octo/../../../z"]) {
+    for (const key of ["github.com/../../escape", "../../x/y", "github.com/octo/../../../z", "github.com/../1", "../1"]) {
       await expect(backend.put(key, memory("x"), 100)).rejects.toMatchObject({ code: "invalid_input" });
     }
     expect(await readdir(home)).toEqual([]);
@@ -57,7 +57,7 @@ describe("file memory backend", () => {
 
   it("never overwrites a memory file it cannot read, and says which file to fix", async () => {
     const home = await tempHome();
-    const file = path.join(home, "memory", "github.com", "octo", "widgets.json");
+    const file = path.join(home, "memory", "github.com", "1296269.json");
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, "{ not json");
     const store = createMemoryStore({ home, logger: silentLogger });
@@ -68,7 +68,7 @@ describe("file memory backend", () => {
 
   it("reads an entry it does not understand as absent, but keeps it (and counts it) when writing others", async () => {
     const home = await tempHome();
-    const file = path.join(home, "memory", "github.com", "octo", "widgets.json");
+    const file = path.join(home, "memory", "github.com", "1296269.json");
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, JSON.stringify({ version: 1, memories: { odd: { description: 7 } } }));
     const store = createMemoryStore({ home, logger: silentLogger });
