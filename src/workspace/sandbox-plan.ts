@@ -1,4 +1,7 @@
 import { lstat, readlink, stat } from "node:fs/promises";
+import { dropPrivileges, helperArgv, helperPath, type HelperArgv } from "./launch-privileged.js";
+
+export { dropPrivileges } from "./launch-privileged.js";
 
 /**
  * Turns "what the sandbox may see" into a bubblewrap command line. Pure apart from probing the
@@ -56,8 +59,8 @@ export interface BwrapPlanInput {
 export type ExtraFd = { kind: "data"; content: string } | { kind: "info" };
 
 export interface BwrapPlan {
-  command: string;
-  args: string[];
+  /** bubblewrap, or what starts it, by absolute path (see launch-privileged.ts). */
+  argv: HelperArgv;
   /** Extra descriptors, fd 3 upwards in this order. */
   fds: ExtraFd[];
   /** bubblewrap writes the sandbox's pid here. */
@@ -161,26 +164,6 @@ const STAGE_SCRIPT = [
   'exec "$@"',
 ].join("\n");
 
-/**
- * Root's way down to `identity` before anything of the sandbox runs: real and effective ids, no
- * supplementary groups, no capabilities in any set, and no way back through a setuid binary.
- */
-export function dropPrivileges(identity: SandboxIdentity, argv: readonly string[]): string[] {
-  return [
-    "setpriv",
-    "--reuid",
-    String(identity.uid),
-    "--regid",
-    String(identity.gid),
-    "--clear-groups",
-    "--inh-caps=-all",
-    "--bounding-set=-all",
-    "--no-new-privs",
-    "--",
-    ...argv,
-  ];
-}
-
 export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   const { launcher } = input;
   const fds: ExtraFd[] = [];
@@ -242,16 +225,15 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   args.push("--info-fd", String(infoFd));
   args.push("--", ...input.innerArgv);
 
-  let argv = ["bwrap", ...args];
+  let argv = helperArgv("bwrap", args);
   if (launcher.kind === "root-drop") {
     const stageArgs = staged.flatMap((bind) => [bind.kind === "dir" ? "d" : "f", bind.src]);
-    argv = [
-      "unshare",
+    argv = helperArgv("unshare", [
       "--mount",
       "--propagation",
       "private",
       "--",
-      "sh",
+      helperPath("sh") ?? "/bin/sh",
       "-c",
       STAGE_SCRIPT,
       "tackle-stage",
@@ -259,15 +241,14 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
       ...stageArgs,
       "--",
       ...dropPrivileges(launcher.identity, argv),
-    ];
+    ]);
   }
   if (entersHolder) {
     if (input.holderPid === undefined) throw new Error(`network '${input.network}' needs the holder's pid`);
     // Unprivileged, the holder's user namespace is entered too: --preserve-credentials, since it maps
     // Tackle's uid to 0 and denies setgroups. As root, only the network namespace.
     const namespaces = entersHolderUserns ? ["--user", "--net", "--preserve-credentials"] : ["--net"];
-    argv = ["nsenter", "--target", String(input.holderPid), ...namespaces, "--", ...argv];
+    argv = helperArgv("nsenter", ["--target", String(input.holderPid), ...namespaces, "--", ...argv]);
   }
-  const [command = "bwrap", ...rest] = argv;
-  return { command, args: rest, fds, infoFd };
+  return { argv, fds, infoFd };
 }

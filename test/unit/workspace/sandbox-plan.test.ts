@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { dropPrivileges, planBwrap, type BwrapPlanInput, type HostLayout } from "../../../src/workspace/sandbox-plan.js";
+import { HELPERS, helperPath } from "../../../src/workspace/launch-privileged.js";
+import { dropPrivileges, planBwrap as planAbsolute, type BwrapPlanInput, type HostLayout } from "../../../src/workspace/sandbox-plan.js";
 
 const layout: HostLayout = {
   system: [{ path: "/usr" }, { path: "/bin", symlinkTo: "usr/bin" }, { path: "/lib", symlinkTo: "usr/lib" }],
@@ -25,6 +26,18 @@ function input(overrides: Partial<BwrapPlanInput> = {}): BwrapPlanInput {
   };
 }
 
+/** Helpers appear by absolute path; the assertions below name them by their names. */
+function named(argv: readonly string[]): string[] {
+  const names = new Map(HELPERS.flatMap((name) => (helperPath(name) === null ? [] : [[helperPath(name), name] as const])));
+  return argv.map((arg) => names.get(arg) ?? arg);
+}
+
+function planBwrap(planInput: BwrapPlanInput) {
+  const plan = planAbsolute(planInput);
+  const [command = "", ...args] = named(plan.argv);
+  return { ...plan, command, args };
+}
+
 function hasFlag(args: string[], flag: string, value: string): boolean {
   return args.some((arg, i) => arg === flag && args[i + 1] === value);
 }
@@ -33,6 +46,8 @@ describe("bubblewrap plan", () => {
   it("isolates every namespace, clears the environment and dies with its parent", () => {
     const plan = planBwrap(input());
     expect(plan.command).toBe("bwrap");
+    expect(planAbsolute(input()).argv[0]).toBe(helperPath("bwrap"));
+    expect(helperPath("bwrap")).toMatch(/^\/(usr\/)?s?bin\/bwrap$/);
     for (const flag of ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--clearenv"]) {
       expect(plan.args).toContain(flag);
     }
@@ -157,7 +172,7 @@ describe("bubblewrap plan", () => {
   });
 
   it("drops root the same way in every mode: ids, groups, every capability set, no new privileges", () => {
-    expect(dropPrivileges({ uid: 1000, gid: 100 }, ["bash", "-c", "true"])).toEqual([
+    expect(named(dropPrivileges({ uid: 1000, gid: 100 }, ["bash", "-c", "true"]))).toEqual([
       "setpriv",
       "--reuid",
       "1000",
