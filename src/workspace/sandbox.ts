@@ -260,12 +260,13 @@ function limitPrefix(limits: SandboxLimits, mergeStderr: boolean): string {
   ].join("; ");
 }
 
-/** A command's extra variables: valid names, none of the sandbox's own (`fixed`). */
+/** A command's extra variables: valid names, and none that would change the sandbox's own (`fixed`). */
 function checkEnv(env: Readonly<Record<string, string>> | undefined, fixed: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env ?? {})) {
     if (!ENV_NAME.test(key)) throw new TackleError("workspace", `invalid environment variable name '${key}'`);
-    if (Object.hasOwn(fixed, key)) throw new TackleError("workspace", `${key} is set by the sandbox itself; a command's environment cannot change it`);
+    if (Object.hasOwn(fixed, key) && fixed[key] !== value)
+      throw new TackleError("workspace", `${key} is set by the sandbox itself; a command's environment cannot change it`);
     out[key] = value;
   }
   return out;
