@@ -131,6 +131,12 @@ export interface SandboxOptions {
    * commands to share its loopback; the other sandbox ends it. @defaultValue one of its own
    */
   sharedNamespace?: NamespaceHolder;
+  /**
+   * Runs before each command starts (after any pause), and refuses it by throwing: what must be as the
+   * host left it where the sandbox does not keep it so (mode "off"), e.g. restoreRepoExtensions.
+   * @defaultValue nothing
+   */
+  beforeEachCommand?: () => Promise<unknown>;
   /** Environment for every command (never secrets), e.g. the git author. */
   env?: Readonly<Record<string, string>>;
   limits?: SandboxLimits;
@@ -504,6 +510,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     // From here until it is in `active`, a pause that begins waits for it, then pauses it too.
     launching += 1;
     try {
+      await options.beforeEachCommand?.();
       return await spawnSupervised(spec);
     } finally {
       launching -= 1;
