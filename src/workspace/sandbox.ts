@@ -49,9 +49,11 @@ export { isRoot } from "./sandbox-network.js";
  *   directory. The checkout is chowned to the identity; git's own settings stay root's. When Tackle is
  *   not root (the Docker image), bubblewrap runs as Tackle's own uid. Inside: --cap-drop ALL,
  *   /proc/sys and /proc/sysrq-trigger bound read-only over the fresh /proc, no /sys.
- * - Mode "off" as root: the same setpriv drop, then bash, in the checkout; its paths must be reachable
- *   by the identity (no stage directory without a mount namespace), which is checked before the first
- *   command.
+ * - Mode "off" as root: the same setpriv drop, then env -i with the command's environment, then bash,
+ *   in the checkout; its paths must be reachable by the identity (no stage directory without a mount
+ *   namespace), which is checked before the first command.
+ * - Helpers (setpriv, bwrap, unshare, nsenter, nice, env) start by absolute path with a fixed
+ *   environment (launch-privileged.ts): a command's environment reaches the command only.
  * - Limits: wall-clock timeout (SIGKILL to the sandbox's pid 1 tears the whole pid namespace down,
  *   setsid'd and nohup'd descendants included; the process group as a fallback), output cap with a
  *   hard ceiling, RLIMIT_NPROC (counted per user namespace, so it bounds this sandbox only),
