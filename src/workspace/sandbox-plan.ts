@@ -182,7 +182,6 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   const entersHolder = input.network === "joined" || input.network === "loopback";
   if (input.network === "host" || entersHolder) args.push("--share-net");
   args.push("--hostname", "tackle", "--clearenv");
-  for (const [key, value] of Object.entries(input.env)) args.push("--setenv", key, value);
   const { identity } = launcher;
   // Inside the (unprivileged) holder's user namespace Tackle may be uid 0; the sandbox gets its real uid back.
   const entersHolderUserns = entersHolder && launcher.kind === "unprivileged";
@@ -220,6 +219,11 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   // The skeleton bubblewrap builds (/, /etc, /home) is a tmpfs; freeze it once the binds are made.
   args.push("--remount-ro", "/", "--chdir", input.root);
 
+  // The command's environment reaches bubblewrap through a pipe, not its argv: what a command is given
+  // (a stdio MCP server's secret) does not show in the host's process list.
+  const setenv = Object.entries(input.env).flatMap(([key, value]) => ["--setenv", key, value]);
+  if (setenv.some((arg) => arg.includes("\0"))) throw new Error("an environment variable cannot hold a NUL byte");
+  if (setenv.length > 0) args.push("--args", String(fdFor({ kind: "data", content: `${setenv.join("\0")}\0` })));
   // The sandbox's pid 1, to kill first: killing only the outer bubblewrap would orphan it.
   const infoFd = fdFor({ kind: "info" });
   args.push("--info-fd", String(infoFd));

@@ -464,7 +464,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
       });
       const stdio: StdioOptions = [stdinOf(spec), "pipe", "pipe", ...plan.fds.map(() => "pipe" as const)];
       // bubblewrap's own environment (the helpers' fixed one) shows through /proc/1/environ inside; the
-      // command's is given with --setenv, applied in the box.
+      // command's comes through a pipe (--args with --setenv), applied in the box.
       const child = spawnHelper(niced(plan.argv), { detached: true, stdio });
       plan.fds.forEach((fd, index) => {
         const stream = child.stdio[index + 3] as Writable;

@@ -9,7 +9,7 @@
  * sandbox's own variables (PATH, HOME…) cannot be overridden. The loader's own debug output
  * (`LD_DEBUG=files`: "needed by <program>") shows which programs the variables reached.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -60,6 +60,44 @@ describe.each(modes)("a command's environment never reaches the helpers that sta
     expect(programs.has("bash"), output.slice(0, 2000)).toBe(true);
     for (const helper of HELPERS) expect(programs.has(helper), `${helper} loaded with the command's LD_*`).toBe(false);
   });
+
+  it("a long-running process's environment is not in any host process's command line (a stdio MCP server's secret)", async () => {
+    const secret = `tackle-secret-${process.pid}-${Date.now()}`;
+    let output = "";
+    let ready: () => void = () => undefined;
+    const isReady = new Promise<void>((resolve) => (ready = resolve));
+    const started = await sandbox.start!(["bash", "-c", 'echo "ready $SERVER_TOKEN" | wc -c; exec cat'], {
+      env: { SERVER_TOKEN: secret },
+      stdin: true,
+      onStdout: (chunk) => {
+        output += chunk.toString("utf8");
+        if (output.includes("\n")) ready();
+      },
+    });
+    await isReady;
+    const showing = readdirSync("/proc")
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(secret);
+        } catch {
+          return false;
+        }
+      });
+    await started.stop();
+    expect(output.trim()).toBe(String(`ready ${secret}\n`.length));
+    expect(showing).toEqual([]);
+  });
+
+  if (mode === "bwrap" && support.network) {
+    it("the same with network: true (the holder, slirp4netns, nsenter and ip in front of the command)", async () => {
+      const result = await sandbox.run("echo ran", { timeoutMs: 60_000, env: LOADER_ENV, network: true });
+      expect(result.output).toContain("ran");
+      const programs = loadedBy(result.output);
+      expect(programs.has("bash"), result.output.slice(0, 2000)).toBe(true);
+      for (const helper of [...HELPERS, "slirp4netns", "ip"]) expect(programs.has(helper), `${helper} loaded with the command's LD_*`).toBe(false);
+    });
+  }
 
   it('PATH: "." with a committed ./setpriv (and ./env, ./nice, ./bwrap): refused, and none of them runs', async () => {
     const marker = path.join(root, "hijacked");

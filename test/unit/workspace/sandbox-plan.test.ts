@@ -53,7 +53,10 @@ describe("bubblewrap plan", () => {
     }
     expect(hasFlag(plan.args, "--cap-drop", "ALL")).toBe(true);
     expect(plan.args).not.toContain("--share-net");
-    expect(hasFlag(plan.args, "--setenv", "PATH")).toBe(true);
+    // The environment comes through a pipe (--args), not the argv the host's process list shows.
+    expect(plan.args).not.toContain("--setenv");
+    const envFd = plan.fds[Number(plan.args[plan.args.indexOf("--args") + 1]) - 3];
+    expect(envFd).toEqual({ kind: "data", content: "--setenv\0PATH\0/usr/bin\0--setenv\0HOME\0/home/tackle\0" });
     expect(plan.args.slice(-4)).toEqual(["--", "bash", "-c", "true"]);
   });
 
@@ -82,12 +85,12 @@ describe("bubblewrap plan", () => {
 
   it("synthesises passwd, group and hosts, and a resolver only with network", () => {
     const offline = planBwrap(input());
-    expect(offline.fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "info"]);
-    expect(hasFlag(offline.args, "--info-fd", "6")).toBe(true);
+    expect(offline.fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "data", "info"]);
+    expect(hasFlag(offline.args, "--info-fd", "7")).toBe(true);
     const online = planBwrap(input({ network: "joined", holderPid: 4242 }));
-    expect(online.fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "data", "info"]);
+    expect(online.fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "data", "data", "info"]);
     expect(online.fds[3]).toEqual({ kind: "data", content: "nameserver 10.0.2.3\n" });
-    expect(hasFlag(online.args, "--info-fd", "7")).toBe(true);
+    expect(hasFlag(online.args, "--info-fd", "8")).toBe(true);
     // bubblewrap never configures the namespace itself: slirp4netns has, before it starts.
     expect(online.args).not.toContain("--block-fd");
   });
@@ -96,7 +99,7 @@ describe("bubblewrap plan", () => {
     const { args, fds } = planBwrap(input({ network: "host" }));
     expect(args).toContain("--share-net");
     expect(hasFlag(args, "--ro-bind-try", "/etc/resolv.conf")).toBe(true);
-    expect(fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "info"]);
+    expect(fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "data", "info"]);
     expect(planBwrap(input()).args).not.toContain("--share-net");
   });
 
@@ -117,7 +120,7 @@ describe("bubblewrap plan", () => {
     expect(args).toContain("--share-net");
     expect(hasFlag(args, "--uid", "1000")).toBe(true);
     // Nothing to resolve names with: the namespace has a loopback and nothing else.
-    expect(fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "info"]);
+    expect(fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "data", "info"]);
     expect(args).not.toContain("/etc/resolv.conf");
     expect(hasFlag(args, "--bind", "/home/u/.tackle/checkouts/j1.tmp")).toBe(true);
     expect(args[args.indexOf("/home/u/.tackle/checkouts/j1.tmp") + 1]).toBe("/tmp");
