@@ -31,12 +31,18 @@ declare const helperArgvBrand: unique symbol;
  */
 export type HelperArgv = readonly string[] & { readonly [helperArgvBrand]: true };
 
-const found = new Map<HelperName, string | null>();
+const found = new Map<HelperName, string>();
 
-/** The helper's absolute path in {@link TRUSTED_PATH}, or null when it is not installed there. */
+/**
+ * The helper's absolute path in {@link TRUSTED_PATH}, or null when it is not installed there. A helper
+ * found is remembered; one missing is looked for again (the Action may install bubblewrap meanwhile).
+ */
 export function helperPath(name: HelperName): string | null {
-  if (!found.has(name)) found.set(name, lookUp(name));
-  return found.get(name) ?? null;
+  const known = found.get(name);
+  if (known !== undefined) return known;
+  const file = lookUp(name);
+  if (file !== null) found.set(name, file);
+  return file;
 }
 
 function lookUp(name: string): string | null {
