@@ -3,6 +3,7 @@ import { z } from "zod";
 import { compilePathPattern } from "../util/compile-path-pattern.js";
 import { compileHookMatcher } from "./compile-hook-matcher.js";
 import { parseHostPattern } from "./parse-fetch-allow.js";
+import { repoEnvNameProblem } from "./repo-env-name.js";
 import { closestKey, describeValue } from "./problem-text.js";
 
 /** Always protected, whatever the repo config says; a repo's `protected_paths` add to these. */
@@ -130,25 +131,33 @@ const webFetchSchema = z
   })
   .strict();
 
-const mcpServerSchema = z.union(
-  [
-    z
-      .object({
-        url: z.url({ protocol: /^https?$/ }),
-        headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/), z.string().max(4_000)).optional(),
-        trusted: z.boolean().default(false),
-      })
-      .strict(),
-    z
-      .object({
-        command: z.array(z.string().min(1)).min(1).max(100),
-        env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,100}$/), z.string().max(4_000)).optional(),
-        trusted: z.boolean().default(false),
-      })
-      .strict(),
-  ],
-  { error: "expected `{url: http(s)://…, headers?, trusted?}` or `{command: [argv…], env?, trusted?}`" },
-);
+const mcpServerSchema = z
+  .union(
+    [
+      z
+        .object({
+          url: z.url({ protocol: /^https?$/ }),
+          headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/), z.string().max(4_000)).optional(),
+          trusted: z.boolean().default(false),
+        })
+        .strict(),
+      z
+        .object({
+          command: z.array(z.string().min(1)).min(1).max(100),
+          env: z.record(z.string(), z.string().max(4_000)).optional(),
+          trusted: z.boolean().default(false),
+        })
+        .strict(),
+    ],
+    { error: "expected `{url: http(s)://…, headers?, trusted?}` or `{command: [argv…], env?, trusted?}`" },
+  )
+  .superRefine((server, ctx) => {
+    // Checked past the union, so that each refused variable is a problem naming its own key.
+    for (const name of Object.keys("env" in server ? (server.env ?? {}) : {})) {
+      const problem = repoEnvNameProblem(name);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", path: ["env", name], message: problem });
+    }
+  });
 const hookSchema = z
   .object({
     matcher: z

@@ -8,6 +8,7 @@ import type { HostGit } from "./git-host.js";
 import { createCheckoutReader } from "./git-port.js";
 import { createLocalWorktrees } from "./local-worktrees.js";
 import { createPublishRepo, verifiedTip, type PublishRepo } from "./publish-repo.js";
+import { restoreRepoExtensions } from "./restore-repo-extensions.js";
 import type { SandboxIdentity, SandboxMode } from "./sandbox.js";
 import { assemblePorts, type CommitAuthor, type PortsInput, type Workspace } from "./workspace.js";
 
@@ -91,6 +92,9 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
     owner,
     ...(options.borrowedByOwner === true ? { extraReadOnly: [], identityReadOnly: [...options.borrowed] } : { extraReadOnly: [...options.borrowed] }),
     sharedReadOnly: extensionFiles ? [extensionFiles.dir] : [],
+    // Without bubblewrap only ownership guards the extracted files, and not at all where commands run
+    // as Tackle's own uid: the host puts them back before each command instead.
+    ...(extensionFiles && options.sandbox === "off" ? { beforeEachCommand: () => restoreRepoExtensions(extensionFiles, options.logger) } : {}),
     // `.git` as its own mount point cannot be renamed or replaced from inside.
     extraWritable: [gitDir],
     readOnlyInside: protectedPaths,

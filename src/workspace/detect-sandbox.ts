@@ -1,10 +1,10 @@
 /** `tackle doctor` and the server ask here whether commands can be sandboxed. */
-import { spawnSync } from "node:child_process";
 import { chown, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createSandboxExec, isRoot } from "./sandbox.js";
-import { hasCommand, slirpAvailable } from "./sandbox-network.js";
+import { hasHelper, helperPath, helperArgv, runHelperSync } from "./launch-privileged.js";
+import { slirpAvailable } from "./sandbox-network.js";
 import { DEFAULT_IDENTITY } from "./sandbox-plan.js";
 
 export interface SandboxSupport {
@@ -28,10 +28,11 @@ export function detectSandbox(options: { again?: boolean } = {}): Promise<Sandbo
   if (options.again) detected = undefined;
   detected ??= (async () => {
     const network = slirpAvailable();
-    const probe = spawnSync("bwrap", ["--ro-bind", "/", "/", "true"], { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 });
-    if (probe.error) return { available: false, installed: false, network, detail: "bubblewrap (bwrap) is not installed: apt-get install bubblewrap" };
+    if (helperPath("bwrap") === null)
+      return { available: false, installed: false, network, detail: "bubblewrap (bwrap) is not installed: apt-get install bubblewrap" };
+    const probe = runHelperSync(helperArgv("bwrap", ["--ro-bind", "/", "/", "true"]), { timeoutMs: 10_000 });
     if (probe.status !== 0) {
-      const why = probe.stderr.toString("utf8").trim();
+      const why = (probe.error?.message ?? probe.stderr).trim();
       return {
         available: false,
         installed: true,
@@ -39,7 +40,7 @@ export function detectSandbox(options: { again?: boolean } = {}): Promise<Sandbo
         detail: `bubblewrap does not work here (${why}); unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces, or on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)`,
       };
     }
-    if (isRoot() && !(hasCommand("setpriv") && hasCommand("unshare"))) {
+    if (isRoot() && !(hasHelper("setpriv") && hasHelper("unshare"))) {
       return { available: false, installed: true, network, detail: "running as root needs setpriv and unshare (util-linux) to drop privileges" };
     }
     const dir = await mkdtemp(path.join(tmpdir(), "tackle-probe-"));
@@ -49,7 +50,7 @@ export function detectSandbox(options: { again?: boolean } = {}): Promise<Sandbo
       if (result.exitCode !== 0 || !result.output.includes("ok")) {
         return { available: false, installed: true, network, detail: `bubblewrap fails as Tackle starts it: ${result.output.trim().slice(0, 500)}` };
       }
-      const version = spawnSync("bwrap", ["--version"], { encoding: "utf8" }).stdout.trim();
+      const version = runHelperSync(helperArgv("bwrap", ["--version"]), { timeoutMs: 10_000 }).stdout.trim();
       const who = isRoot() ? `commands run as uid ${DEFAULT_IDENTITY.uid}` : "commands run as the current user";
       return {
         available: true,

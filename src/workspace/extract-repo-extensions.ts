@@ -34,11 +34,30 @@ export interface ExtensionFiles {
   commit: string;
 }
 
+/** One extracted file, as the host wrote it. */
+export interface ExtractedFile {
+  /** Repo-relative, forward slashes. */
+  path: string;
+  executable: boolean;
+  content: Buffer;
+}
+
 interface TreeEntry {
   mode: string;
   oid: string;
   size: number;
   path: string;
+}
+
+/**
+ * What each extraction wrote, kept by the host: where nothing else keeps the folder read-only to
+ * commands (mode "off"), restoreRepoExtensions compares it with this before each command.
+ */
+const written = new WeakMap<ExtensionFiles, readonly ExtractedFile[]>();
+
+/** The files extraction wrote for `files`, or undefined when it was not made by extractRepoExtensions. */
+export function extractedFiles(files: ExtensionFiles): readonly ExtractedFile[] | undefined {
+  return written.get(files);
 }
 
 const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -65,14 +84,20 @@ export async function extractRepoExtensions(options: ExtractRepoExtensionsOption
   if (kept.length === 0) return null;
 
   const contents = await readBlobs(git, repo, kept, options.signal);
+  const files = kept.map((entry) => {
+    const content = contents.get(entry.oid);
+    if (content === undefined || content.length !== entry.size) throw new TackleError("workspace", `git returned a different ${entry.path} than it listed`);
+    return { path: entry.path, executable: entry.mode === "100755", content };
+  });
   await mkdir(dir, { mode: 0o755 });
   try {
-    await writeEntries(dir, kept, contents, logger);
+    const extracted = { dir, commit };
+    written.set(extracted, await writeEntries(dir, files, logger));
+    return extracted;
   } catch (error) {
     await removeTree(dir);
     throw error;
   }
-  return { dir, commit };
 }
 
 function droppedSummary(count: number, limits: ExtensionLimits): string {
@@ -152,35 +177,44 @@ async function readBlobs(git: HostGit, repo: GitRepoLocation, entries: TreeEntry
 /**
  * Writes each file new (O_EXCL, O_NOFOLLOW) under `dir`, which only the host has written: a tree
  * naming one path twice, or a file where a folder should be, loses the later entry, never overwrites.
+ * Returns the files written.
  */
-async function writeEntries(dir: string, entries: TreeEntry[], contents: Map<string, Buffer>, logger: Logger | undefined): Promise<void> {
+async function writeEntries(dir: string, files: readonly ExtractedFile[], logger: Logger | undefined): Promise<ExtractedFile[]> {
   const clashes: string[] = [];
+  const written: ExtractedFile[] = [];
   const dirs = new Set<string>([dir]);
-  for (const entry of entries) {
-    const content = contents.get(entry.oid);
-    if (content === undefined || content.length !== entry.size) {
-      throw new TackleError("workspace", `git returned a different ${entry.path} than it listed`);
-    }
-    const target = path.join(dir, ...entry.path.split("/"));
-    const mode = entry.mode === "100755" ? 0o555 : 0o444;
+  for (const file of files) {
+    const target = path.join(dir, ...file.path.split("/"));
     try {
       for (let parent = path.dirname(target); parent !== dir; parent = path.dirname(parent)) dirs.add(parent);
       await mkdir(path.dirname(target), { recursive: true, mode: 0o755 });
       const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
       try {
-        await handle.writeFile(content);
-        await handle.chmod(mode);
+        await handle.writeFile(file.content);
+        await handle.chmod(modeOf(file));
       } finally {
         await handle.close();
       }
+      written.push(file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "EEXIST" && code !== "ENOTDIR") throw error;
-      clashes.push(entry.path);
+      clashes.push(file.path);
     }
   }
   if (clashes.length > 0)
     logger?.warn({ clashes: clashes.slice(0, 20) }, "the repository's agents and skills name some paths twice; the later ones were left out");
   // mkdir's mode is filtered by the umask; the sandbox user must be able to list and enter every folder.
   for (const folder of dirs) await chmod(folder, 0o755).catch(() => undefined);
+  return written;
+}
+
+/** Writes the extracted files again into the empty folder `dir` (see restoreRepoExtensions). */
+export async function rewriteExtensionFiles(dir: string, files: readonly ExtractedFile[]): Promise<void> {
+  const written = await writeEntries(dir, files, undefined);
+  if (written.length !== files.length) throw new TackleError("workspace", `could not write the repository's agents, skills and hooks into ${dir} again`);
+}
+
+function modeOf(file: ExtractedFile): number {
+  return file.executable ? 0o555 : 0o444;
 }

@@ -1,8 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { networkInterfaces } from "node:os";
 import type { Readable } from "node:stream";
 import { TackleError } from "../errors/index.js";
+import { hasHelper, helperArgv, helperPath, spawnHelper } from "./launch-privileged.js";
 
 export function isRoot(): boolean {
   return process.getuid?.() === 0;
@@ -92,10 +93,19 @@ function waitClose(child: ChildProcess): Promise<number | null> {
 async function attachNetwork(holderPid: number, signal: AbortSignal, asRoot: boolean): Promise<ChildProcess> {
   const netns = `/proc/${holderPid}/ns/net`;
   const target = asRoot ? ["--netns-type=path", netns] : [String(holderPid)];
-  const slirp = spawn(
-    "slirp4netns",
-    ["--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4", ...target, "tap0"],
-    { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } },
+  const slirp = spawnHelper(
+    helperArgv("slirp4netns", [
+      "--configure",
+      "--mtu=65520",
+      "--disable-host-loopback",
+      "--enable-sandbox",
+      "--enable-seccomp",
+      "--ready-fd=3",
+      "--exit-fd=4",
+      ...target,
+      "tap0",
+    ]),
+    { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] },
   );
   // A pipe of a killed process may report ECONNRESET; unhandled, that would take Tackle down.
   for (const stream of slirp.stdio) stream?.on("error", () => undefined);
@@ -113,10 +123,7 @@ async function attachNetwork(holderPid: number, signal: AbortSignal, asRoot: boo
       slirp.once("exit", () => reject(new TackleError("sandbox_unavailable", `slirp4netns failed: ${stderr.trim()}`)));
     });
     const enter = asRoot ? [`--net=${netns}`] : ["--target", String(holderPid), "--user", "--net", "--preserve-credentials"];
-    const routes = spawn("nsenter", [...enter, "--", "ip", "-4", "-batch", "-"], {
-      stdio: ["pipe", "ignore", "pipe"],
-      env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
-    });
+    const routes = spawnHelper(helperArgv("nsenter", [...enter, "--", helperPath("ip") ?? "ip", "-4", "-batch", "-"]), { stdio: ["pipe", "ignore", "pipe"] });
     let routeErrors = "";
     routes.stderr?.on("data", (chunk: Buffer) => (routeErrors += chunk.toString("utf8")));
     routes.stdin?.on("error", () => undefined);
@@ -140,9 +147,8 @@ async function attachNetwork(holderPid: number, signal: AbortSignal, asRoot: boo
  */
 async function startNetworkHolder(signal: AbortSignal): Promise<ChildProcess> {
   const namespaces = isRoot() ? ["--net"] : ["--user", "--net", "--map-root-user"];
-  const holder = spawn("unshare", [...namespaces, "--", "sh", "-c", "echo ready; exec cat >/dev/null"], {
+  const holder = spawnHelper(helperArgv("unshare", [...namespaces, "--", helperPath("sh") ?? "sh", "-c", "echo ready; exec cat >/dev/null"]), {
     stdio: ["pipe", "pipe", "pipe"],
-    env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
   });
   for (const stream of holder.stdio) stream?.on("error", () => undefined);
   let stderr = "";
@@ -161,10 +167,6 @@ async function startNetworkHolder(signal: AbortSignal): Promise<ChildProcess> {
   }
 }
 
-export function hasCommand(name: string): boolean {
-  return spawnSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" }).status === 0;
-}
-
 let slirpCache: boolean | undefined;
 
 /**
@@ -172,7 +174,7 @@ let slirpCache: boolean | undefined;
  */
 export function slirpAvailable(): boolean {
   slirpCache ??= (() => {
-    if (!["slirp4netns", "ip", "nsenter", "unshare"].every(hasCommand)) return false;
+    if (!(["slirp4netns", "ip", "nsenter", "unshare"] as const).every(hasHelper)) return false;
     if (isRoot()) return true;
     try {
       accessSync("/dev/net/tun", constants.R_OK | constants.W_OK);

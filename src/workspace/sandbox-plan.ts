@@ -1,4 +1,7 @@
 import { lstat, readlink, stat } from "node:fs/promises";
+import { dropPrivileges, helperArgv, helperPath, type HelperArgv } from "./launch-privileged.js";
+
+export { dropPrivileges } from "./launch-privileged.js";
 
 /**
  * Turns "what the sandbox may see" into a bubblewrap command line. Pure apart from probing the
@@ -58,8 +61,8 @@ export interface BwrapPlanInput {
 export type ExtraFd = { kind: "data"; content: string } | { kind: "info" };
 
 export interface BwrapPlan {
-  command: string;
-  args: string[];
+  /** bubblewrap, or what starts it, by absolute path (see launch-privileged.ts). */
+  argv: HelperArgv;
   /** Extra descriptors, fd 3 upwards in this order. */
   fds: ExtraFd[];
   /** bubblewrap writes the sandbox's pid here. */
@@ -163,28 +166,6 @@ const STAGE_SCRIPT = [
   'exec "$@"',
 ].join("\n");
 
-/**
- * Root's way down to `identity` before anything of the sandbox runs: real and effective ids, no
- * supplementary groups, no capabilities in any set, and no way back through a setuid binary.
- */
-export function dropPrivileges(identity: SandboxIdentity, argv: readonly string[]): string[] {
-  // "Never uid 0": a drop to root's uid or group would drop nothing.
-  if (identity.uid === 0 || identity.gid === 0) throw new Error(`refusing to drop privileges to uid ${identity.uid}, gid ${identity.gid}`);
-  return [
-    "setpriv",
-    "--reuid",
-    String(identity.uid),
-    "--regid",
-    String(identity.gid),
-    "--clear-groups",
-    "--inh-caps=-all",
-    "--bounding-set=-all",
-    "--no-new-privs",
-    "--",
-    ...argv,
-  ];
-}
-
 export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   const { launcher } = input;
   const fds: ExtraFd[] = [];
@@ -203,7 +184,6 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   const entersHolder = input.network === "joined" || input.network === "loopback";
   if (input.network === "host" || entersHolder) args.push("--share-net");
   args.push("--hostname", "tackle", "--clearenv");
-  for (const [key, value] of Object.entries(input.env)) args.push("--setenv", key, value);
   const { identity } = launcher;
   // Inside the (unprivileged) holder's user namespace Tackle may be uid 0; the sandbox gets its real uid back.
   const entersHolderUserns = entersHolder && launcher.kind === "unprivileged";
@@ -241,21 +221,25 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
   // The skeleton bubblewrap builds (/, /etc, /home) is a tmpfs; freeze it once the binds are made.
   args.push("--remount-ro", "/", "--chdir", input.root);
 
+  // The command's environment reaches bubblewrap through a pipe, not its argv: what a command is given
+  // (a stdio MCP server's secret) does not show in the host's process list.
+  const setenv = Object.entries(input.env).flatMap(([key, value]) => ["--setenv", key, value]);
+  if (setenv.some((arg) => arg.includes("\0"))) throw new Error("an environment variable cannot hold a NUL byte");
+  if (setenv.length > 0) args.push("--args", String(fdFor({ kind: "data", content: `${setenv.join("\0")}\0` })));
   // The sandbox's pid 1, to kill first: killing only the outer bubblewrap would orphan it.
   const infoFd = fdFor({ kind: "info" });
   args.push("--info-fd", String(infoFd));
   args.push("--", ...input.innerArgv);
 
-  let argv = ["bwrap", ...args];
+  let argv = helperArgv("bwrap", args);
   if (launcher.kind === "root-drop") {
     const stageArgs = staged.flatMap((bind) => [bind.kind === "dir" ? "d" : "f", bind.src]);
-    argv = [
-      "unshare",
+    argv = helperArgv("unshare", [
       "--mount",
       "--propagation",
       "private",
       "--",
-      "sh",
+      helperPath("sh") ?? "/bin/sh",
       "-c",
       STAGE_SCRIPT,
       "tackle-stage",
@@ -263,15 +247,14 @@ export function planBwrap(input: BwrapPlanInput): BwrapPlan {
       ...stageArgs,
       "--",
       ...dropPrivileges(launcher.identity, argv),
-    ];
+    ]);
   }
   if (entersHolder) {
     if (input.holderPid === undefined) throw new Error(`network '${input.network}' needs the holder's pid`);
     // Unprivileged, the holder's user namespace is entered too: --preserve-credentials, since it maps
     // Tackle's uid to 0 and denies setgroups. As root, only the network namespace.
     const namespaces = entersHolderUserns ? ["--user", "--net", "--preserve-credentials"] : ["--net"];
-    argv = ["nsenter", "--target", String(input.holderPid), ...namespaces, "--", ...argv];
+    argv = helperArgv("nsenter", ["--target", String(input.holderPid), ...namespaces, "--", ...argv]);
   }
-  const [command = "bwrap", ...rest] = argv;
-  return { command, args: rest, fds, infoFd };
+  return { argv, fds, infoFd };
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
+import type { ChildProcess, StdioOptions } from "node:child_process";
 import { chmod, lstat, mkdir, mkdtemp, realpath, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,13 +8,12 @@ import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { freezeProcesses, processTree, type FreezeMemo } from "./freeze-processes.js";
 import { createOutputCollector } from "./output-collector.js";
-import { niceArgv } from "./git-host.js";
+import { dropPrivileges, niced, spawnHelper, withEnvironment } from "./launch-privileged.js";
 import { isRoot, openNetwork, readChildPid, slirpAvailable } from "./sandbox-network.js";
 import { processesInNetns, startJobNamespace, type JobNamespace } from "./start-job-namespace.js";
 import { supervise, type LaunchSpec, type Supervision } from "./supervise.js";
 import {
   DEFAULT_IDENTITY,
-  dropPrivileges,
   planBwrap,
   probeHostLayout,
   SANDBOX_HOME,
@@ -50,9 +49,11 @@ export { isRoot } from "./sandbox-network.js";
  *   directory. The checkout is chowned to the identity; git's own settings stay root's. When Tackle is
  *   not root (the Docker image), bubblewrap runs as Tackle's own uid. Inside: --cap-drop ALL,
  *   /proc/sys and /proc/sysrq-trigger bound read-only over the fresh /proc, no /sys.
- * - Mode "off" as root: the same setpriv drop, then bash, in the checkout; its paths must be reachable
- *   by the identity (no stage directory without a mount namespace), which is checked before the first
- *   command.
+ * - Mode "off" as root: the same setpriv drop, then env -i with the command's environment, then bash,
+ *   in the checkout; its paths must be reachable by the identity (no stage directory without a mount
+ *   namespace), which is checked before the first command.
+ * - Helpers (setpriv, bwrap, unshare, nsenter, nice, env) start by absolute path with a fixed
+ *   environment (launch-privileged.ts): a command's environment reaches the command only.
  * - Limits: wall-clock timeout (SIGKILL to the sandbox's pid 1 tears the whole pid namespace down,
  *   setsid'd and nohup'd descendants included; the process group as a fallback), output cap with a
  *   hard ceiling, RLIMIT_NPROC (counted per user namespace, so it bounds this sandbox only),
@@ -138,6 +139,12 @@ export interface SandboxOptions {
    * commands to share its loopback; the other sandbox ends it. @defaultValue one of its own
    */
   sharedNamespace?: NamespaceHolder;
+  /**
+   * Runs before each command starts (after any pause), and refuses it by throwing: what must be as the
+   * host left it where the sandbox does not keep it so (mode "off"), e.g. restoreRepoExtensions.
+   * @defaultValue nothing
+   */
+  beforeEachCommand?: () => Promise<unknown>;
   /** Environment for every command (never secrets), e.g. the git author. */
   env?: Readonly<Record<string, string>>;
   limits?: SandboxLimits;
@@ -267,10 +274,13 @@ function limitPrefix(limits: SandboxLimits, mergeStderr: boolean): string {
   ].join("; ");
 }
 
-function checkEnv(env: Readonly<Record<string, string>> | undefined): Record<string, string> {
+/** A command's extra variables: valid names, and none that would change the sandbox's own (`fixed`). */
+function checkEnv(env: Readonly<Record<string, string>> | undefined, fixed: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env ?? {})) {
     if (!ENV_NAME.test(key)) throw new TackleError("workspace", `invalid environment variable name '${key}'`);
+    if (Object.hasOwn(fixed, key) && fixed[key] !== value)
+      throw new TackleError("workspace", `${key} is set by the sandbox itself; a command's environment cannot change it`);
     out[key] = value;
   }
   return out;
@@ -350,7 +360,6 @@ function createNamespaceHolder(): NamespaceHolder {
 export function createSandboxExec(options: SandboxOptions): Sandbox {
   const limits = options.limits ?? {};
   const logger = options.logger;
-  const baseEnv = checkEnv(options.env);
   const rootIdentity = isRoot() ? (options.identity ?? DEFAULT_IDENTITY) : null;
   let prepared: Promise<{ launcher: Launcher; writable: Bind[]; readOnly: Bind[]; readOnlyInside: Bind[] }> | undefined;
   let offChecked: Promise<void> | undefined;
@@ -381,28 +390,29 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     return namespace.get();
   }
 
+  /** The sandbox's own variables; neither the sandbox's options nor a command's environment change them. */
+  const fixedEnv: Readonly<Record<string, string>> = {
+    PATH: SANDBOX_PATH,
+    HOME: options.mode === "bwrap" ? SANDBOX_HOME : (options.homeDir ?? tmpdir()),
+    USER: "tackle",
+    LOGNAME: "tackle",
+    LANG: "C.UTF-8",
+    TERM: "dumb",
+    TMPDIR: options.mode === "bwrap" ? "/tmp" : (options.tmpDir ?? "/tmp"),
+    PAGER: "cat",
+    GIT_PAGER: "cat",
+    GIT_TERMINAL_PROMPT: "0",
+  };
+  const baseEnv = checkEnv(options.env, fixedEnv);
+
   function innerEnv(extra: Record<string, string> | undefined): Record<string, string> {
-    const home = options.mode === "bwrap" ? SANDBOX_HOME : (options.homeDir ?? tmpdir());
-    const tmp = options.mode === "bwrap" ? "/tmp" : (options.tmpDir ?? "/tmp");
-    return {
-      PATH: SANDBOX_PATH,
-      HOME: home,
-      USER: "tackle",
-      LOGNAME: "tackle",
-      LANG: "C.UTF-8",
-      TERM: "dumb",
-      TMPDIR: tmp,
-      PAGER: "cat",
-      GIT_PAGER: "cat",
-      GIT_TERMINAL_PROMPT: "0",
-      ...baseEnv,
-      ...checkEnv(extra),
-    };
+    return { ...baseEnv, ...checkEnv(extra, fixedEnv), ...fixedEnv };
   }
 
   async function spawnBox(spec: LaunchSpec): Promise<Spawned> {
     if (options.mode === "off") {
-      let argv = spec.innerArgv;
+      // The command's environment is applied last, by env(1): never to setpriv, which starts as root.
+      let argv = withEnvironment(spec.env, spec.innerArgv);
       if (rootIdentity) {
         const paths = [
           options.root,
@@ -416,12 +426,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
         await offChecked;
         argv = dropPrivileges(rootIdentity, argv);
       }
-      const child = spawn(argv[0] ?? "bash", argv.slice(1), {
-        cwd: options.root,
-        env: spec.env,
-        detached: true,
-        stdio: [stdinOf(spec), "pipe", "pipe"],
-      });
+      const child = spawnHelper(argv, { cwd: options.root, detached: true, stdio: [stdinOf(spec), "pipe", "pipe"] });
       return { child, helpers: [] };
     }
     const setup = await prepare();
@@ -465,9 +470,9 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
         ...(holderPid !== undefined ? { holderPid } : {}),
       });
       const stdio: StdioOptions = [stdinOf(spec), "pipe", "pipe", ...plan.fds.map(() => "pipe" as const)];
-      // bubblewrap's own environment shows through /proc/1/environ inside: give it nothing.
-      const [command = "nice", ...args] = niceArgv([plan.command, ...plan.args]);
-      const child = spawn(command, args, { cwd: "/", env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, detached: true, stdio });
+      // bubblewrap's own environment (the helpers' fixed one) shows through /proc/1/environ inside; the
+      // command's comes through a pipe (--args with --setenv), applied in the box.
+      const child = spawnHelper(niced(plan.argv), { detached: true, stdio });
       plan.fds.forEach((fd, index) => {
         const stream = child.stdio[index + 3] as Writable;
         // Killed before it read its data (a timeout at start-up), bubblewrap leaves an ECONNRESET
@@ -514,6 +519,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     // From here until it is in `active`, a pause that begins waits for it, then pauses it too.
     launching += 1;
     try {
+      await options.beforeEachCommand?.();
       return await spawnSupervised(spec);
     } finally {
       launching -= 1;
@@ -527,7 +533,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     let sandboxPid: number | undefined;
     const reported = info ? readChildPid(info) : undefined;
     void reported?.then((pid) => (sandboxPid = pid)).catch(() => undefined);
-    const what = options.mode === "bwrap" ? "bubblewrap" : rootIdentity ? "setpriv (util-linux)" : "bash";
+    const what = options.mode === "bwrap" ? "bubblewrap" : rootIdentity ? "setpriv (util-linux)" : "env (coreutils)";
     const supervision = supervise(child, spec, killAfter, what, () => sandboxPid);
     for (const helper of helpers) supervision.alsoKill(helper);
     active.set(supervision, child);

@@ -1,7 +1,7 @@
-import { spawn } from "node:child_process";
 import { readdirSync, readlinkSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { TackleError } from "../errors/index.js";
+import { helperArgv, helperPath, spawnHelper } from "./launch-privileged.js";
 import { isRoot, readChildPid } from "./sandbox-network.js";
 
 /**
@@ -27,11 +27,14 @@ export interface JobNamespace {
 
 export async function startJobNamespace(): Promise<JobNamespace> {
   const namespaces = isRoot() ? ["--unshare-net"] : ["--unshare-user", "--unshare-net"];
-  const holder = spawn("bwrap", [...namespaces, "--ro-bind", "/", "/", "--die-with-parent", "--info-fd", "3", "--", "sh", "-c", "echo ready; exec cat"], {
-    // bubblewrap's environment shows through /proc/<pid>/environ: give it nothing.
-    env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
-    stdio: ["pipe", "pipe", "pipe", "pipe"],
-  });
+  const sh = helperPath("sh") ?? "sh";
+  // bubblewrap's environment shows through /proc/<pid>/environ: it has the helpers' fixed one only.
+  const holder = spawnHelper(
+    helperArgv("bwrap", [...namespaces, "--ro-bind", "/", "/", "--die-with-parent", "--info-fd", "3", "--", sh, "-c", "echo ready; exec cat"]),
+    {
+      stdio: ["pipe", "pipe", "pipe", "pipe"],
+    },
+  );
   for (const stream of holder.stdio) stream?.on("error", () => undefined);
   let stderr = "";
   holder.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-2000)));

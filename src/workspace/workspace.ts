@@ -89,6 +89,8 @@ export interface PortsInput {
    * write, by absolute path) see: the repository's skills and agents. @defaultValue none
    */
   sharedReadOnly?: readonly string[];
+  /** See SandboxOptions.beforeEachCommand. @defaultValue nothing */
+  beforeEachCommand?: () => Promise<unknown>;
   extraWritable: string[];
   readOnlyInside: string[];
   homeDir?: string;
@@ -123,6 +125,7 @@ export function sandboxOptionsOf(input: PortsInput): SandboxOptions {
     ...(input.tmpDir !== undefined ? { tmpDir: input.tmpDir } : {}),
     ...(input.logger ? { logger: input.logger } : {}),
     ...(input.sharedNamespace ? { sharedNamespace: input.sharedNamespace } : {}),
+    ...(input.beforeEachCommand ? { beforeEachCommand: input.beforeEachCommand } : {}),
   };
 }
 

@@ -2,7 +2,7 @@
 // action's own checkout (no node_modules next to it), with only the Actions contract's environment.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { access, chmod, copyFile, readdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { access, chmod, copyFile, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { rgPath } from "@vscode/ripgrep";
@@ -77,7 +77,7 @@ async function startWorld(script: ScriptedTurn[] = fixTemperatureScript()): Prom
 }
 
 /** Runs the bundle copied into a bare "action checkout", with the runner's variables and nothing else. */
-async function runAction(world: World, event: { name: string; payload: unknown }, extraEnv: Record<string, string> = {}) {
+async function runAction(world: World, event: { name: string; payload: unknown }, extraEnv: Record<string, string> = {}, view: readonly string[] = []) {
   const actionDir = await tempDir("tackle-action-checkout-");
   await copyFile(ACTION, path.join(actionDir, "action.js"));
   const runner = await tempDir("tackle-runner-");
@@ -109,7 +109,8 @@ async function runAction(world: World, event: { name: string; payload: unknown }
     ...extraEnv,
   };
   try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(actionDir, "action.js")], { env, cwd: runner, timeout: 120_000 });
+    const [file = process.execPath, ...args] = [...view, process.execPath, path.join(actionDir, "action.js")];
+    const { stdout, stderr } = await run(file, args, { env, cwd: runner, timeout: 120_000 });
     return { code: 0, stdout, stderr, runner };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -118,21 +119,47 @@ async function runAction(world: World, event: { name: string; payload: unknown }
 }
 
 /**
- * A PATH with what a job needs and no bubblewrap: git, node and the shell tools from this machine,
- * ripgrep from node_modules (a clean machine has no `rg` on PATH), and a `sudo` that records its
- * arguments and fails, so a set-up attempt shows without touching the machine or the network.
+ * A PATH with what a job needs: git, node and the shell tools from this machine, ripgrep from
+ * node_modules (a clean machine has no `rg` on PATH).
  */
-async function pathWithoutBwrap(): Promise<{ bin: string; sudoCalls(): Promise<string[]> }> {
+async function pathWithoutBwrap(): Promise<{ bin: string; sudoCalls(): Promise<string[]>; view: string[] }> {
   const bin = await tempDir("tackle-nobwrap-bin-");
   for (const tool of ["git", "node", "bash", "sh", "tail", "env"]) {
     const found = (await run("sh", ["-c", `command -v ${tool}`])).stdout.trim();
     await symlink(found, path.join(bin, tool));
   }
   await symlink(rgPath, path.join(bin, "rg"));
-  const record = path.join(bin, "sudo-calls.txt");
-  await writeFile(path.join(bin, "sudo"), `#!/bin/sh\necho "$*" >> '${record}'\necho "sudo: a password is required" >&2\nexit 1\n`, { mode: 0o755 });
+  const { view, sudoCalls } = await hostView({ hideBwrap: true });
+  return { bin, sudoCalls, view };
+}
+
+const SYSTEM_BWRAP = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/sbin/bwrap", "/sbin/bwrap"].find((file) => existsSync(file));
+
+/**
+ * How the Action sees the machine: Tackle starts its helpers (bubblewrap, sudo) only from the system
+ * directories, never from PATH, so a runner without bubblewrap is shown by hiding the system's
+ * (/dev/null over it) in a mount namespace of the Action's own, and sudo is one that records its
+ * arguments and fails, so a set-up attempt shows without touching the machine or the network.
+ * The namespace is made with bubblewrap itself (as root: root's mount namespace; otherwise a user
+ * namespace mapping the same uid), with the whole host bound in it.
+ */
+async function hostView(options: { hideBwrap: boolean }): Promise<{ view: string[]; sudoCalls(): Promise<string[]> }> {
+  const dir = await tempDir("tackle-host-view-");
+  const record = path.join(dir, "sudo-calls.txt");
+  const sbin = path.join(dir, "sbin");
+  // /usr/sbin as it is (the original bound at .orig, linked to) plus the recording sudo, bound over
+  // /usr/sbin, the first directory Tackle looks in.
+  const orig = path.join(sbin, ".orig");
+  await mkdir(orig, { recursive: true });
+  for (const name of await readdir("/usr/sbin")) await symlink(path.join(orig, name), path.join(sbin, name));
+  await rm(path.join(sbin, "sudo"), { force: true });
+  await writeFile(path.join(sbin, "sudo"), `#!/bin/sh\necho "$*" >> '${record}'\necho "sudo: a password is required" >&2\nexit 1\n`, { mode: 0o755 });
+  if (SYSTEM_BWRAP === undefined) throw new Error("these tests make the Action's view of the machine with bubblewrap");
+  const view = [SYSTEM_BWRAP, "--dev-bind", "/", "/", "--ro-bind", "/usr/sbin", orig, "--ro-bind", sbin, "/usr/sbin"];
+  if (options.hideBwrap) view.push("--ro-bind", "/dev/null", SYSTEM_BWRAP);
+  view.push("--die-with-parent", "--");
   const sudoCalls = async () => (await readFile(record, "utf8").catch(() => "")).split("\n").filter(Boolean);
-  return { bin, sudoCalls };
+  return { view, sudoCalls };
 }
 
 /**
@@ -282,8 +309,8 @@ describe("GitHub Action (dist/action.js)", () => {
 
   it("without bubblewrap on the runner: refuses with an error naming allow_unsandboxed; no model request, no push; exit 1", async () => {
     const world = await startWorld();
-    const { bin, sudoCalls } = await pathWithoutBwrap();
-    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { PATH: bin });
+    const { bin, sudoCalls, view } = await pathWithoutBwrap();
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { PATH: bin }, view);
     expect(result.code, result.stdout + result.stderr).toBe(1);
     expect(result.stdout).toMatch(/^::error::Tackle refused to run: bubblewrap is not available .*`allow_unsandboxed: true`/m);
     // Not a GitHub-hosted runner: no attempt to set anything up.
@@ -302,8 +329,8 @@ describe("GitHub Action (dist/action.js)", () => {
 
   it("on a GitHub-hosted runner without bubblewrap: tries to set it up with sudo -n, logs it, and refuses when that fails", async () => {
     const world = await startWorld();
-    const { bin, sudoCalls } = await pathWithoutBwrap();
-    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { PATH: bin, RUNNER_ENVIRONMENT: "github-hosted" });
+    const { bin, sudoCalls, view } = await pathWithoutBwrap();
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { PATH: bin, RUNNER_ENVIRONMENT: "github-hosted" }, view);
     expect(result.code, result.stdout + result.stderr).toBe(1);
     expect(await sudoCalls()).toEqual(["-n apt-get install -y bubblewrap", "-n apt-get update"]);
     expect(result.stdout).toContain("tackle: setting up the sandbox: sudo -n apt-get install -y bubblewrap");
@@ -316,8 +343,8 @@ describe("GitHub Action (dist/action.js)", () => {
 
   it("without bubblewrap and with allow_unsandboxed: true: warns, runs unsandboxed, and the tracking comment says so", async () => {
     const world = await startWorld();
-    const { bin, sudoCalls } = await pathWithoutBwrap();
-    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { PATH: bin, INPUT_ALLOW_UNSANDBOXED: "true" });
+    const { bin, sudoCalls, view } = await pathWithoutBwrap();
+    const result = await runAction(world, commentEvent(world, "alice", "@tackle fix it"), { PATH: bin, INPUT_ALLOW_UNSANDBOXED: "true" }, view);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^::warning::bubblewrap is not available .*agent commands run WITHOUT a sandbox/m);
     expect(await sudoCalls()).toEqual([]);
@@ -461,16 +488,16 @@ describe("GitHub Action (dist/action.js)", () => {
     // Never skipped (CI fails on a skip): the machine must be like such a runner.
     expect(systemHasRipgrep, "this test needs a machine without /usr/bin/rg, as GitHub's Ubuntu runners are").toBe(false);
     const world = await startWorld(searchScript());
-    const bin = await tempDir("tackle-sudo-bin-");
-    const record = path.join(bin, "sudo-calls.txt");
-    await writeFile(path.join(bin, "sudo"), `#!/bin/sh\necho "$*" >> '${record}'\necho "sudo: a password is required" >&2\nexit 1\n`, { mode: 0o755 });
-    const result = await runAction(world, commentEvent(world, "alice", "@tackle look around"), {
-      PATH: [bin, await pathWithoutRipgrep()].join(path.delimiter),
-      RUNNER_ENVIRONMENT: "github-hosted",
-    });
+    const { view, sudoCalls } = await hostView({ hideBwrap: false });
+    const result = await runAction(
+      world,
+      commentEvent(world, "alice", "@tackle look around"),
+      { PATH: await pathWithoutRipgrep(), RUNNER_ENVIRONMENT: "github-hosted" },
+      view,
+    );
     expect(result.code, result.stdout + result.stderr).toBe(0);
     // bubblewrap works here, so the only sudo call is the check before installing ripgrep; no apt-get without it.
-    expect((await readFile(record, "utf8")).split("\n").filter(Boolean)).toEqual(["-n true"]);
+    expect(await sudoCalls()).toEqual(["-n true"]);
     const warnings = result.stdout.split("\n").filter((line) => line.startsWith("::warning"));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^::warning::ripgrep \(`rg`\) is not installed on this runner and could not be installed, so the agent's Grep and Glob tools/);

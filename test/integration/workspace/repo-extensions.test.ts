@@ -189,9 +189,15 @@ describe("repository agents and skills: extracted from the default branch", () =
       "echo end",
     ].join("; ");
     const result = await workspace.exec.run(attack, { timeoutMs: 30_000 });
-    expect(result.output).toContain("name: x");
     expect(result.output).toContain("end");
-    for (const marker of ["WROTE-SKILL", "CREATED", "REMOVED", "CHMODDED", "MOVED"]) expect(result.output).not.toContain(marker);
+    // Without bubblewrap, a Tackle that is not root runs commands as the files' owner: the attack may
+    // work for that one command, and the host puts the files back before the next one
+    // (test/regressions/off-mode-extensions-writable-by-agent.test.ts). Otherwise it fails outright.
+    const ownsFiles = mode === "off" && !isRoot;
+    if (!ownsFiles) {
+      expect(result.output).toContain("name: x");
+      for (const marker of ["WROTE-SKILL", "CREATED", "REMOVED", "CHMODDED", "MOVED"]) expect(result.output).not.toContain(marker);
+    } else await workspace.exec.run("true", { timeoutMs: 30_000 });
     expect(readFileSync(skillFile, "utf8")).toBe(SKILL_MD);
     expect(readdirSync(dir)).toEqual([".tackle"]);
     if (mode === "bwrap" && isRoot) {
@@ -209,7 +215,7 @@ describe("repository agents and skills: extracted from the default branch", () =
     const run = await workspace.exec.run(shellQuote(command), { timeoutMs: 30_000, input });
     expect(run.exitCode, run.output).toBe(0);
     expect(run.output).toContain(`stdin=${input}`);
-    expect(run.output).not.toContain("PLANTED");
+    if (!ownsFiles) expect(run.output).not.toContain("PLANTED");
     expect(run.output).toMatch(isRoot ? /uid=65534/ : /uid=\d+/);
     // Under bubblewrap, the sandbox's own hostname: the command ran inside it.
     if (mode === "bwrap") expect(run.output).toContain("host=tackle");

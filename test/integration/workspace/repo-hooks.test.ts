@@ -12,7 +12,7 @@ import type { ToolCallResult, ToolContext } from "../../../src/agent/tools/tool.
 import { silentLogger } from "../../../src/logging/logger.js";
 import { createRepoCache, detectSandbox, type RepoCache, type SandboxMode, type Workspace } from "../../../src/workspace/index.js";
 import { createFakeIssuePort, createFakePullsPort } from "../../unit/tools/helpers.js";
-import { git, makeRemote, removeDir, tempDir } from "./helpers.js";
+import { git, isRoot, makeRemote, removeDir, tempDir } from "./helpers.js";
 
 const support = await detectSandbox();
 const modes: SandboxMode[] = support.available ? ["bwrap", "off"] : ["off"];
@@ -119,8 +119,11 @@ describe.each(modes)("repository hooks in a real sandbox (%s)", (mode) => {
     ].join("; ");
     const result = await bash(attack);
     expect(result.content).toContain("end");
-    for (const marker of ["REWROTE", "REMOVED", "MOVED"]) expect(result.content).not.toContain(marker);
-    expect(readFileSync(script, "utf8")).toBe(DENY_RM);
+    // Without bubblewrap, a Tackle that is not root runs commands as the script's owner: the attack may
+    // work for that one command, and the host puts the script back before the next one
+    // (test/regressions/off-mode-extensions-writable-by-agent.test.ts). Otherwise it fails outright.
+    if (!(mode === "off" && !isRoot)) for (const marker of ["REWROTE", "REMOVED", "MOVED"]) expect(result.content).not.toContain(marker);
     expect((await bash("rm -rf build")).content).toContain("default branch hook: rm -rf is not allowed");
+    expect(readFileSync(script, "utf8")).toBe(DENY_RM);
   });
 });

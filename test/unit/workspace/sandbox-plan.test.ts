@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { dropPrivileges, planBwrap, type BwrapPlanInput, type HostLayout } from "../../../src/workspace/sandbox-plan.js";
+import { HELPERS, helperPath } from "../../../src/workspace/launch-privileged.js";
+import { dropPrivileges, planBwrap as planAbsolute, type BwrapPlanInput, type HostLayout } from "../../../src/workspace/sandbox-plan.js";
 
 const layout: HostLayout = {
   system: [{ path: "/usr" }, { path: "/bin", symlinkTo: "usr/bin" }, { path: "/lib", symlinkTo: "usr/lib" }],
@@ -25,6 +26,18 @@ function input(overrides: Partial<BwrapPlanInput> = {}): BwrapPlanInput {
   };
 }
 
+/** Helpers appear by absolute path; the assertions below name them by their names. */
+function named(argv: readonly string[]): string[] {
+  const names = new Map(HELPERS.flatMap((name) => (helperPath(name) === null ? [] : [[helperPath(name), name] as const])));
+  return argv.map((arg) => names.get(arg) ?? arg);
+}
+
+function planBwrap(planInput: BwrapPlanInput) {
+  const plan = planAbsolute(planInput);
+  const [command = "", ...args] = named(plan.argv);
+  return { ...plan, command, args };
+}
+
 function hasFlag(args: string[], flag: string, value: string): boolean {
   return args.some((arg, i) => arg === flag && args[i + 1] === value);
 }
@@ -33,12 +46,17 @@ describe("bubblewrap plan", () => {
   it("isolates every namespace, clears the environment and dies with its parent", () => {
     const plan = planBwrap(input());
     expect(plan.command).toBe("bwrap");
+    expect(planAbsolute(input()).argv[0]).toBe(helperPath("bwrap"));
+    expect(helperPath("bwrap")).toMatch(/^\/(usr\/)?s?bin\/bwrap$/);
     for (const flag of ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--clearenv"]) {
       expect(plan.args).toContain(flag);
     }
     expect(hasFlag(plan.args, "--cap-drop", "ALL")).toBe(true);
     expect(plan.args).not.toContain("--share-net");
-    expect(hasFlag(plan.args, "--setenv", "PATH")).toBe(true);
+    // The environment comes through a pipe (--args), not the argv the host's process list shows.
+    expect(plan.args).not.toContain("--setenv");
+    const envFd = plan.fds[Number(plan.args[plan.args.indexOf("--args") + 1]) - 3];
+    expect(envFd).toEqual({ kind: "data", content: "--setenv\0PATH\0/usr/bin\0--setenv\0HOME\0/home/tackle\0" });
     expect(plan.args.slice(-4)).toEqual(["--", "bash", "-c", "true"]);
   });
 
@@ -67,12 +85,12 @@ describe("bubblewrap plan", () => {
 
   it("synthesises passwd, group and hosts, and a resolver only with network", () => {
     const offline = planBwrap(input());
-    expect(offline.fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "info"]);
-    expect(hasFlag(offline.args, "--info-fd", "6")).toBe(true);
+    expect(offline.fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "data", "info"]);
+    expect(hasFlag(offline.args, "--info-fd", "7")).toBe(true);
     const online = planBwrap(input({ network: "joined", holderPid: 4242 }));
-    expect(online.fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "data", "info"]);
+    expect(online.fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "data", "data", "info"]);
     expect(online.fds[3]).toEqual({ kind: "data", content: "nameserver 10.0.2.3\n" });
-    expect(hasFlag(online.args, "--info-fd", "7")).toBe(true);
+    expect(hasFlag(online.args, "--info-fd", "8")).toBe(true);
     // bubblewrap never configures the namespace itself: slirp4netns has, before it starts.
     expect(online.args).not.toContain("--block-fd");
   });
@@ -81,7 +99,7 @@ describe("bubblewrap plan", () => {
     const { args, fds } = planBwrap(input({ network: "host" }));
     expect(args).toContain("--share-net");
     expect(hasFlag(args, "--ro-bind-try", "/etc/resolv.conf")).toBe(true);
-    expect(fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "info"]);
+    expect(fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "data", "info"]);
     expect(planBwrap(input()).args).not.toContain("--share-net");
   });
 
@@ -102,7 +120,7 @@ describe("bubblewrap plan", () => {
     expect(args).toContain("--share-net");
     expect(hasFlag(args, "--uid", "1000")).toBe(true);
     // Nothing to resolve names with: the namespace has a loopback and nothing else.
-    expect(fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "info"]);
+    expect(fds.map((fd) => fd.kind)).toEqual(["data", "data", "data", "data", "info"]);
     expect(args).not.toContain("/etc/resolv.conf");
     expect(hasFlag(args, "--bind", "/home/u/.tackle/checkouts/j1.tmp")).toBe(true);
     expect(args[args.indexOf("/home/u/.tackle/checkouts/j1.tmp") + 1]).toBe("/tmp");
@@ -157,7 +175,7 @@ describe("bubblewrap plan", () => {
   });
 
   it("drops root the same way in every mode: ids, groups, every capability set, no new privileges", () => {
-    expect(dropPrivileges({ uid: 1000, gid: 100 }, ["bash", "-c", "true"])).toEqual([
+    expect(named(dropPrivileges({ uid: 1000, gid: 100 }, ["bash", "-c", "true"]))).toEqual([
       "setpriv",
       "--reuid",
       "1000",

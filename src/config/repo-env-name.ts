@@ -1,0 +1,81 @@
+/**
+ * Which environment variable names a repository may set (`mcp_servers.<name>.env`): a plain name,
+ * and none that steers the dynamic loader, libc, a shell, an interpreter or git before the program's
+ * own code runs, nor the sandbox's own variables. Deny by default for those families: what they
+ * change is where code is loaded from, which is not the repository's to decide for a process Tackle
+ * starts.
+ */
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,100}$/;
+
+/** Exact names (compared in upper case). */
+const DENIED = new Set([
+  // the sandbox's own, and where programs are found
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TMPDIR",
+  "TERM",
+  "LANG",
+  "PAGER",
+  // shells
+  "BASH_ENV",
+  "ENV",
+  "SHELLOPTS",
+  "BASHOPTS",
+  "PS4",
+  "IFS",
+  "CDPATH",
+  "GLOBIGNORE",
+  "PROMPT_COMMAND",
+  "EXECIGNORE",
+  "INPUTRC",
+  // libc (glibc drops these for setuid programs for the same reason)
+  "GCONV_PATH",
+  "GETCONF_DIR",
+  "GLIBC_TUNABLES",
+  "HOSTALIASES",
+  "LOCALDOMAIN",
+  "LOCPATH",
+  "NIS_PATH",
+  "NLSPATH",
+  "RESOLV_HOST_CONF",
+  "RES_OPTIONS",
+  "TZDIR",
+  // interpreters' start-up code and module paths
+  "NODE_OPTIONS",
+  "NODE_PATH",
+  "PYTHONPATH",
+  "PYTHONSTARTUP",
+  "PYTHONHOME",
+  "PYTHONINSPECT",
+  "PYTHONUSERBASE",
+  "PERL5OPT",
+  "PERL5LIB",
+  "PERLLIB",
+  "PERL5DB",
+  "RUBYOPT",
+  "RUBYLIB",
+  "JAVA_TOOL_OPTIONS",
+  "_JAVA_OPTIONS",
+  "JDK_JAVA_OPTIONS",
+  "CLASSPATH",
+  "LUA_INIT",
+]);
+
+/** Whole families, by prefix (compared in upper case). */
+const DENIED_PREFIXES = ["LD_", "DYLD_", "MALLOC_", "GIT_", "BASH_FUNC_", "TACKLE_"];
+
+/** Why the repository may not set `name`, or undefined when it may. */
+export function repoEnvNameProblem(name: string): string | undefined {
+  if (!NAME.test(name)) return "a variable name is a letter or _, then up to 100 letters, digits and _";
+  const upper = name.toUpperCase();
+  const prefix = DENIED_PREFIXES.find((p) => upper.startsWith(p));
+  if (DENIED.has(upper) || prefix !== undefined) {
+    const what = prefix === undefined ? name : `${prefix}*`;
+    return `${what} cannot be set by the repository: it controls how programs are loaded or run (the dynamic loader, libc, a shell, an interpreter, git or the sandbox itself), not what they do`;
+  }
+  return undefined;
+}
