@@ -3,6 +3,6 @@ export { createWebFetchCache } from "./create-web-fetch-cache.js";
 export { isWebFetchOff } from "./is-web-fetch-off.js";
 export { createDestinationRules } from "./create-destination-rules.js";
 // The only outbound HTTP of src/net: a client with limits that only createHttpClient makes.
-export { createHttpClient, DEFAULT_HTTP_LIMITS, type HttpClient, type HttpLimits } from "./create-http-client.js";
-export { HttpLimitError, isHttpLimitError } from "./http-limit-error.js";
+export { createHttpClient, type HttpLimits } from "./create-http-client.js";
+export { isHttpLimitError } from "./http-limit-error.js";
 export { createMcpPort, type McpServerSpec } from "./create-mcp-port.js";

@@ -59,7 +59,7 @@ export { uploadArtifactTool } from "./upload-artifact.js";
 export { createApprovalGate } from "../policy/approval-gate.js";
 export { createToolRegistry, DEFAULT_MAX_RESULT_CHARS, type ToolRegistry, type ToolRegistryOptions } from "./registry.js";
 export { createToolHooks } from "./tool-hooks.js";
-export { canonicalAction, type CanonicalAction } from "./canonical-action.js";
+export { canonicalAction } from "./canonical-action.js";
 export { defineTool } from "./tool.js";
 export type { Tool, ToolCall, ToolContext, ToolEffects } from "./tool.js";
 
