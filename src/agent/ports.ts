@@ -19,12 +19,36 @@ export interface FsPort {
   /** Path relative to the root, with forward slashes, for display and policy globs. */
   relative(absolutePath: string): string;
   /**
+   * Reads a file the agent can write, through the workspace's one guarded reader: resolved like
+   * `resolve`, opened without following a last symlink or blocking, refused unless a regular file
+   * of at most `maxBytes`, with the job's processes paused. The only way a tool or the policy reads
+   * worktree content on the host.
+   */
+  read(filePath: string, options: WorktreeReadOptions): Promise<WorktreeFile>;
+  /**
    * Writes a file inside the worktree (guarded like `resolve`), creating parent directories. The
    * workspace gives new files to the sandbox user so the agent's shell can keep editing them, and
    * never follows a symlink in the last component.
    */
   writeFile(filePath: string, content: string): Promise<{ path: string; created: boolean }>;
 }
+
+export interface WorktreeReadOptions {
+  /** A larger file is not read (kind "too_large"), judged by its size and again by what is read. */
+  maxBytes: number;
+  /** Stops the read (the job's signal). */
+  signal?: AbortSignal;
+}
+
+/**
+ * What a guarded read found at a path (its real path): a regular file's bytes, nothing, a directory,
+ * or a regular file over the cap (`size`: at least this many bytes). Anything else is refused.
+ */
+export type WorktreeFile =
+  | { kind: "file"; path: string; bytes: Buffer }
+  | { kind: "missing"; path: string }
+  | { kind: "directory"; path: string }
+  | { kind: "too_large"; path: string; size: number };
 
 export interface ExecOptions {
   /** Hard time limit; the process group is killed when it passes. */

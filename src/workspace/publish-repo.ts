@@ -5,7 +5,8 @@ import { MAX_PUBLISHED_FILE_BYTES } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import { removeTree } from "./fs-util.js";
 import type { GitRepoLocation, HostGit } from "./git-host.js";
-import { lineCount, MAX_PACK_BYTES, parseNumstat, type CheckoutReader } from "./git-port.js";
+import { lineCount } from "../util/count-lines.js";
+import { MAX_PACK_BYTES, parseNumstat, type CheckoutReader } from "./git-port.js";
 
 /**
  * What leaves a job is decided here, from objects the host owns. The agent can write anything in

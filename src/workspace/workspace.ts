@@ -126,10 +126,16 @@ export function sandboxOptionsOf(input: PortsInput): SandboxOptions {
 export function assemblePorts(input: PortsInput): CheckoutPorts {
   // One loopback for the whole job: a server one command starts is there for the next.
   const exec = createSandboxExec({ ...sandboxOptionsOf(input), jobNamespace: true });
+  // The guard's reads run with this checkout's processes paused.
+  const fs = createPathGuard(input.root, {
+    owner: input.owner,
+    readOnlyDirs: input.sharedReadOnly ?? [],
+    ...(exec.pausing ? { pausing: exec.pausing.bind(exec) } : {}),
+  });
   return {
-    fs: createPathGuard(input.root, { owner: input.owner, readOnlyDirs: input.sharedReadOnly ?? [] }),
+    fs,
     exec,
     search: createSearch(input.root),
-    git: createGitPort({ sandbox: exec, repo: { ...input.repo, workTree: input.root } }),
+    git: createGitPort({ sandbox: exec, repo: { ...input.repo, workTree: input.root }, files: fs }),
   };
 }

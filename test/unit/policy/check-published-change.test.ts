@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ChangedPath, PublishedChange } from "../../../src/agent/ports.js";
 import { checkPublishedChange } from "../../../src/agent/policy/index.js";
-import { lineCount, parseNumstat } from "../../../src/workspace/git-port.js";
+import { lineCount } from "../../../src/util/count-lines.js";
+import { parseNumstat } from "../../../src/workspace/git-port.js";
 import { parseRawDiff } from "../../../src/workspace/publish-repo.js";
 
 const file = (path: string, extra: Partial<ChangedPath> = {}): ChangedPath => ({
