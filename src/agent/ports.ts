@@ -159,10 +159,15 @@ export interface ChangedPath {
   /** Git modes: 100644, 100755, 120000 (symlink), 160000 (gitlink), 000000 (absent). */
   oldMode: string;
   newMode: string;
-  /** Added plus deleted lines; a file git calls binary counts the lines of its content. */
+  /**
+   * Added plus deleted lines, where `\n`, `\r\n`, a lone `\r`, U+2028 and U+2029 each end a line
+   * (src/util/count-lines.ts); a file git calls binary counts the lines of its content.
+   */
   lines: number;
   /** The larger of the two sides' sizes, in bytes. */
   bytes: number;
+  /** Bytes of the lines only the new side has: what the change writes. */
+  addedBytes: number;
   /** For a symlink on the new side: where it points. */
   symlinkTarget?: string;
 }
@@ -180,10 +185,21 @@ export interface PublishedChange {
   commits: number;
   /** Sum of `files`' lines. */
   lines: number;
+  /** Sum of `files`' addedBytes. */
+  addedBytes: number;
 }
 
-/** The host's verdict on a change before it leaves the job. */
-export type PublishVerdict = { ok: true } | { ok: false; reason: string };
+/**
+ * The host's verdict on a change before it leaves the job: publish it, refuse it, or publish it only
+ * once a maintainer approves (the real diff is above require_approval_above).
+ */
+export type PublishVerdict = { action: "publish" } | { action: "refuse"; reason: string } | { action: "ask"; reason: string };
+
+/**
+ * Asks a maintainer whether this exact commit may be published (the job's approval gate, one question
+ * at a time); resolves with the answer. The wait ends with the job's signal or the approval timeout.
+ */
+export type PublishApproval = (question: { sha: string; reason: string }, signal?: AbortSignal) => Promise<boolean>;
 
 export interface IssueComment {
   author: string;
@@ -239,7 +255,8 @@ export interface PullRequestResult {
  * credential, and creates or updates the pull request.
  */
 export interface PullsPort {
-  createOrUpdate(request: PullRequestRequest, signal?: AbortSignal): Promise<PullRequestResult>;
+  /** `approve` is asked when the host's check wants a maintainer's word; without it such a push is refused. */
+  createOrUpdate(request: PullRequestRequest, signal?: AbortSignal, approve?: PublishApproval): Promise<PullRequestResult>;
 }
 
 export interface Todo {

@@ -1,4 +1,4 @@
-import type { ExecPort, GitPort, PublishedChange, PublishVerdict, SearchPort } from "../agent/ports.js";
+import type { ExecPort, GitPort, PublishApproval, PublishedChange, PublishVerdict, SearchPort } from "../agent/ports.js";
 import type { Logger } from "../logging/logger.js";
 import type { GitRepoLocation } from "./git-host.js";
 import { createGitPort } from "./git-port.js";
@@ -56,6 +56,8 @@ export interface PushOptions {
   signal?: AbortSignal;
   /** The policy's verdict on the change, decided before anything is published. */
   verify: (change: PublishedChange) => PublishVerdict;
+  /** Asked when the verdict wants a maintainer's word; without it, such a change is refused. @defaultValue none */
+  approve?: PublishApproval | undefined;
 }
 
 export interface CommitAuthor {

@@ -198,7 +198,7 @@ async function checkPublish(rules: Rules, ctx: ToolContext): Promise<PolicyDecis
     return ALLOW;
   }
   const result = pushDiffVerdict(rules.config, rules.protectedPaths, diffStat);
-  return result.ok ? ALLOW : { action: "deny", reason: result.reason };
+  return result.action === "refuse" ? { action: "deny", reason: result.reason } : ALLOW;
 }
 
 /**
