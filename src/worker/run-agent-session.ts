@@ -164,6 +164,8 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   let step = "reading the issue";
   /** Time spent waiting for a maintainer, which does not count against timeout_minutes. */
   let waitedMs = 0;
+  /** When the wait for a maintainer now under way began: the job's clock stands still until it ends. */
+  let waitingSince: number | undefined;
   const subagentSteps = new Map<string, SubagentStep>();
   const memoryWrites: string[] = [];
   // Set once the transcript is open: each policy question and its answer become an `approval` line.
@@ -181,8 +183,12 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       ? denyingApprovalHandler
       : trackedApproval(input.approval, {
           clock: input.clock,
-          waiting: (question) => input.tracker.update(working(`waiting for approval to run ${question.tool} (${question.reason})`)),
+          waiting: (question) => {
+            waitingSince = input.clock();
+            input.tracker.update(working(`waiting for approval to run ${question.tool} (${question.reason})`));
+          },
           resumed: (ms) => {
+            waitingSince = undefined;
             waitedMs += ms;
             input.tracker.update(working(step));
           },
@@ -199,7 +205,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   });
   const observer = input.observers?.onToolCall;
   const registryOptions = { policy, approval, gate, hooks, redact: input.redact, logger: input.logger, ...(observer ? { observer } : {}) };
-  const clock = () => input.clock() - waitedMs;
+  const clock = () => input.clock() - waitedMs - (waitingSince === undefined ? 0 : input.clock() - waitingSince);
   const budgets = {
     maxTurns: config.max_turns,
     maxOutputTokensPerTurn: config.max_output_tokens,
