@@ -51,7 +51,7 @@ export async function run(): Promise<void> {
             token,
             verify: (seen) => {
               change = seen;
-              return { ok: false, reason: "timing only" };
+              return { action: "refuse", reason: "timing only" };
             },
           })
           .catch(() => undefined);

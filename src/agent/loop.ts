@@ -5,6 +5,7 @@ import type { MessageRequest, ModelClient, ModelMessage, ModelMessageParam, Toke
 import type { Todo } from "./ports.js";
 import { assembleRequest } from "./prompt/assemble-request.js";
 import { renderState } from "./prompt/render-state.js";
+import { deadlineSignal } from "./deadline-signal.js";
 import { createSpend, type Spend } from "./spend.js";
 import type { ToolCall, ToolCallResult, ToolContext, ToolRunner } from "./tools/tool.js";
 import { MAIN_AGENT, type CallPurpose, type TranscriptSink } from "./transcript.js";
@@ -286,8 +287,15 @@ class AgentRun {
     const todosBefore = JSON.stringify(ctx.state.todos);
 
     const runnable = calls.filter((call) => call.id !== cutOffId);
-    const turnCtx: ToolContext = { ...ctx, callPath: `${this.agent}/${this.turn}`, depth: this.options.depth ?? 0 };
-    const ran = runnable.length > 0 ? await tools.runCalls(runnable, turnCtx) : [];
+    // The calls (and their policy checks) end with the job's time, not only with its signal.
+    const cut = deadlineSignal(ctx.signal, this.options.budgets.deadline, this.clock);
+    const turnCtx: ToolContext = { ...ctx, signal: cut.signal, callPath: `${this.agent}/${this.turn}`, depth: this.options.depth ?? 0 };
+    let ran: ToolCallResult[] = [];
+    try {
+      if (runnable.length > 0) ran = await tools.runCalls(runnable, turnCtx);
+    } finally {
+      cut.stop();
+    }
     const byId = new Map(ran.map((result) => [result.tool_use_id, result]));
     const results = calls.map(
       (call): ToolCallResult =>

@@ -19,12 +19,36 @@ export interface FsPort {
   /** Path relative to the root, with forward slashes, for display and policy globs. */
   relative(absolutePath: string): string;
   /**
+   * Reads a file the agent can write, through the workspace's one guarded reader: resolved like
+   * `resolve`, opened without following a last symlink or blocking, refused unless a regular file
+   * of at most `maxBytes`, with the job's processes paused. The only way a tool or the policy reads
+   * worktree content on the host.
+   */
+  read(filePath: string, options: WorktreeReadOptions): Promise<WorktreeFile>;
+  /**
    * Writes a file inside the worktree (guarded like `resolve`), creating parent directories. The
    * workspace gives new files to the sandbox user so the agent's shell can keep editing them, and
    * never follows a symlink in the last component.
    */
   writeFile(filePath: string, content: string): Promise<{ path: string; created: boolean }>;
 }
+
+export interface WorktreeReadOptions {
+  /** A larger file is not read (kind "too_large"), judged by its size and again by what is read. */
+  maxBytes: number;
+  /** Stops the read (the job's signal). */
+  signal?: AbortSignal;
+}
+
+/**
+ * What a guarded read found at a path (its real path): a regular file's bytes, nothing, a directory,
+ * or a regular file over the cap (`size`: at least this many bytes). Anything else is refused.
+ */
+export type WorktreeFile =
+  | { kind: "file"; path: string; bytes: Buffer }
+  | { kind: "missing"; path: string }
+  | { kind: "directory"; path: string }
+  | { kind: "too_large"; path: string; size: number };
 
 export interface ExecOptions {
   /** Hard time limit; the process group is killed when it passes. */
@@ -135,10 +159,15 @@ export interface ChangedPath {
   /** Git modes: 100644, 100755, 120000 (symlink), 160000 (gitlink), 000000 (absent). */
   oldMode: string;
   newMode: string;
-  /** Added plus deleted lines; a file git calls binary counts the lines of its content. */
+  /**
+   * Added plus deleted lines, where `\n`, `\r\n`, a lone `\r`, U+2028 and U+2029 each end a line
+   * (src/util/count-lines.ts); a file git calls binary counts the lines of its content.
+   */
   lines: number;
   /** The larger of the two sides' sizes, in bytes. */
   bytes: number;
+  /** Bytes of the lines only the new side has: what the change writes. */
+  addedBytes: number;
   /** For a symlink on the new side: where it points. */
   symlinkTarget?: string;
 }
@@ -156,10 +185,21 @@ export interface PublishedChange {
   commits: number;
   /** Sum of `files`' lines. */
   lines: number;
+  /** Sum of `files`' addedBytes. */
+  addedBytes: number;
 }
 
-/** The host's verdict on a change before it leaves the job. */
-export type PublishVerdict = { ok: true } | { ok: false; reason: string };
+/**
+ * The host's verdict on a change before it leaves the job: publish it, refuse it, or publish it only
+ * once a maintainer approves (the real diff is above require_approval_above).
+ */
+export type PublishVerdict = { action: "publish" } | { action: "refuse"; reason: string } | { action: "ask"; reason: string };
+
+/**
+ * Asks a maintainer whether this exact commit may be published (the job's approval gate, one question
+ * at a time); resolves with the answer. The wait ends with the job's signal or the approval timeout.
+ */
+export type PublishApproval = (question: { sha: string; reason: string }, signal?: AbortSignal) => Promise<boolean>;
 
 export interface IssueComment {
   author: string;
@@ -215,7 +255,8 @@ export interface PullRequestResult {
  * credential, and creates or updates the pull request.
  */
 export interface PullsPort {
-  createOrUpdate(request: PullRequestRequest, signal?: AbortSignal): Promise<PullRequestResult>;
+  /** `approve` is asked when the host's check wants a maintainer's word; without it such a push is refused. */
+  createOrUpdate(request: PullRequestRequest, signal?: AbortSignal, approve?: PublishApproval): Promise<PullRequestResult>;
 }
 
 export interface Todo {

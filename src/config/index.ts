@@ -1,4 +1,12 @@
-export { DEFAULT_PROTECTED_PATHS, MAX_PUBLISHED_FILE_BYTES, REPO_CONFIG_PATH, defaultRepoConfig, parseRepoConfig, type RepoConfig } from "./repo-config.js";
+export {
+  DEFAULT_MAX_DIFF_BYTES,
+  DEFAULT_PROTECTED_PATHS,
+  MAX_PUBLISHED_FILE_BYTES,
+  REPO_CONFIG_PATH,
+  defaultRepoConfig,
+  parseRepoConfig,
+  type RepoConfig,
+} from "./repo-config.js";
 export { disallowedAgentModels, resolveModel } from "./resolve-model.js";
 export { buildAppManifest, type AppManifest } from "./app-manifest.js";
 export { formatDotEnv, withDotEnv } from "./dot-env.js";

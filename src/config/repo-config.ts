@@ -10,6 +10,8 @@ import { closestKey, describeValue } from "./problem-text.js";
 export const DEFAULT_PROTECTED_PATHS: readonly string[] = [".github/workflows/**", ".git/**"];
 /** A file larger than this is never published: refused rather than counted by lines. */
 export const MAX_PUBLISHED_FILE_BYTES = 10 * 1024 * 1024;
+/** `max_diff_bytes` when the repo config does not set it: what a published change may add, in bytes. */
+export const DEFAULT_MAX_DIFF_BYTES = 5 * 1024 * 1024;
 
 /** Where a repository keeps its Tackle settings, read from the default branch only. */
 export const REPO_CONFIG_PATH = ".github/tackle.yml";
@@ -52,8 +54,13 @@ export interface RepoConfig {
   blocked_commands: string[];
   /** Largest diff a job may produce, in changed lines. @defaultValue 2000 */
   max_diff_lines: number;
-  /** Diffs larger than this many changed lines wait for `/tackle approve`. @defaultValue no approval needed */
+  /**
+   * Diffs larger than this many changed lines wait for `/tackle approve`: at the write that grows them,
+   * and at publish when the host's own count of the change is above it. @defaultValue no approval needed
+   */
   require_approval_above?: number | undefined;
+  /** Largest change a job may publish, in bytes its new lines add (a binary file: its size). @defaultValue 5 MiB */
+  max_diff_bytes: number;
   /** Open pull requests as drafts. @defaultValue true */
   draft_pr: boolean;
   /** Bot logins that may trigger jobs, e.g. `renovate[bot]`. @defaultValue [] */
@@ -206,6 +213,7 @@ const repoConfigSchema = z
     blocked_commands: stringList.max(200).default([]),
     max_diff_lines: positiveInt().default(2000),
     require_approval_above: positiveInt().optional(),
+    max_diff_bytes: positiveInt().default(DEFAULT_MAX_DIFF_BYTES),
     draft_pr: z.boolean().default(true),
     allowed_bots: stringList.max(50).default([]),
     approval_timeout_minutes: positiveInt(1440).default(30),
@@ -247,6 +255,7 @@ const EXPECTED: Record<string, string> = {
   "blocked_commands[]": "a non-empty command pattern",
   max_diff_lines: "a positive integer",
   require_approval_above: "a positive integer",
+  max_diff_bytes: "a positive integer (bytes)",
   draft_pr: "true or false",
   allowed_bots: "a list of bot logins",
   "allowed_bots[]": "a non-empty login",

@@ -1,4 +1,4 @@
-import type { IssuePort, IssueSnapshot, PullRequestRequest, PullRequestResult, PullsPort } from "../agent/ports.js";
+import type { IssuePort, IssueSnapshot, PublishApproval, PullRequestRequest, PullRequestResult, PullsPort } from "../agent/ports.js";
 import { checkPublishedChange, type PolicyConfig } from "../agent/tools/index.js";
 import { TackleError } from "../errors/index.js";
 import type { GitHubClient, RepoRef } from "../github/index.js";
@@ -53,7 +53,7 @@ export function githubPullsPort(options: {
 }): PullsPort {
   const { github, repo, workspace } = options;
   return {
-    async createOrUpdate(request: PullRequestRequest, signal?: AbortSignal): Promise<PullRequestResult> {
+    async createOrUpdate(request: PullRequestRequest, signal?: AbortSignal, approve?: PublishApproval): Promise<PullRequestResult> {
       const ahead = await workspace.commitsAhead();
       if (ahead === 0) {
         throw new TackleError("push_refused", "there are no commits on this branch yet; commit with git_commit first");
@@ -61,6 +61,7 @@ export function githubPullsPort(options: {
       await workspace.push({
         token: await github.gitToken(),
         verify: (change) => checkPublishedChange(options.policy, change),
+        approve,
         ...(signal ? { signal } : {}),
       });
 

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { AgentResult } from "../agent/index.js";
 import type { ModelClient } from "../agent/model-client.js";
-import type { ArtifactInfo, SessionState } from "../agent/ports.js";
+import type { ArtifactInfo, PublishApproval, SessionState } from "../agent/ports.js";
 import { disallowedAgentModels, parseRepoConfig, REPO_CONFIG_PATH, resolveModel, type RepoConfig } from "../config/index.js";
 import { TackleError, errorMessage, isTackleError } from "../errors/index.js";
 import { redactingGitHubClient, type GitHubClient, type ReactionTarget, type RepoRef } from "../github/index.js";
@@ -516,7 +516,7 @@ async function runAndPublish(
   const models = metrics
     ? observedModels(deps.model, metrics, { since: Date.parse(data.enqueuedAt), clock: deps.clock, reportFirst: attempt.attempt === 1 })
     : deps.model;
-  const { result, state, subagents, subagentTurns, memoryWrites, hookDenials, backgroundJobs, mcpUsage, mcpFailures } = await runAgentSession({
+  const { result, state, subagents, subagentTurns, memoryWrites, hookDenials, backgroundJobs, mcpUsage, mcpFailures, approvePublish } = await runAgentSession({
     jobId: data.jobId,
     workspace,
     issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config.allowed_bots }),
@@ -565,7 +565,7 @@ async function runAndPublish(
           }),
         }),
   });
-  const { url: pullUrl, refused } = await publishLeftovers({ workspace, pulls, state, issueTitle: issue.title, data, config, log });
+  const { url: pullUrl, refused } = await publishLeftovers({ workspace, pulls, state, issueTitle: issue.title, data, config, log, approvePublish, signal });
   if (result.reason === "model_error" && result.retryable && attempt.attempt < attempt.maxAttempts) {
     // The work so far is pushed (publishLeftovers); the next attempt continues on the same branch.
     throw new TackleError("model_api", result.error ?? "the model API failed", { retryable: true });
@@ -797,6 +797,9 @@ async function publishLeftovers(options: {
   data: JobData;
   config: RepoConfig;
   log: Logger;
+  /** The session's way to ask a maintainer when the host's check holds the commit back. */
+  approvePublish: PublishApproval;
+  signal: AbortSignal;
 }): Promise<{ url: string | null; refused: string | null }> {
   const { workspace, state } = options;
   const dirty = await workspace.git.status();
@@ -808,11 +811,15 @@ async function publishLeftovers(options: {
   if ((await workspace.commitsAhead()) === 0) return { url: published, refused: null };
   try {
     const summary = state.done?.summary ?? "The agent stopped before opening a pull request; this draft keeps its work.";
-    const result = await options.pulls.createOrUpdate({
+    const request = {
       title: published ? options.issueTitle : `Draft: ${options.issueTitle}`,
       body: options.data.isPullRequest ? summary : ensureFixesLine(summary, options.data.number),
       draft: published ? options.config.draft_pr : true,
-    });
+    };
+    // The push itself is not tied to the job's signal (a stopped job's work is still pushed); the
+    // question is: a stopped job does not wait for an answer.
+    const approve: PublishApproval = (question) => options.approvePublish(question, options.signal);
+    const result = await options.pulls.createOrUpdate(request, undefined, approve);
     return { url: result.url, refused: null };
   } catch (error) {
     options.log.warn({ err: error }, "could not publish the leftover work");

@@ -1,7 +1,18 @@
 import { runAgent, buildSystemPrompt, buildTaskMessage, createTranscript, type AgentResult } from "../agent/index.js";
 import type { ModelClient } from "../agent/model-client.js";
 import { createMcpGateway } from "../agent/mcp/mcp-gateway.js";
-import type { ArtifactPort, IssuePort, McpPort, McpServerFailure, MemoryPort, MemorySummary, PullsPort, SessionState, WebPort } from "../agent/ports.js";
+import type {
+  ArtifactPort,
+  IssuePort,
+  McpPort,
+  McpServerFailure,
+  MemoryPort,
+  MemorySummary,
+  PublishApproval,
+  PullsPort,
+  SessionState,
+  WebPort,
+} from "../agent/ports.js";
 import { createBackgroundJobs, describeJob, type BackgroundJobs } from "../agent/background-jobs.js";
 import { buildJobTools } from "../agent/build-job-tools.js";
 import { renderBackgroundEvents } from "../agent/prompt/render-background-events.js";
@@ -12,6 +23,7 @@ import { createSpend, type Spend } from "../agent/spend.js";
 import { createSubagents, type SubagentEvent } from "../agent/subagents.js";
 import {
   createApprovalGate,
+  createPublishApproval,
   createPolicyEngine,
   createToolHooks,
   createToolRegistry,
@@ -106,6 +118,8 @@ export interface SessionOutcome {
   mcpUsage: Array<{ server: string; tools: Array<{ name: string; calls: number }> }>;
   /** MCP servers the job could not use (not reached, or ended mid-job), with the host's reason, redacted. */
   mcpFailures: Array<Omit<McpServerFailure, "stderr">>;
+  /** The job's way to ask about publishing (the session's approval gate): the end-of-job publish asks through it too. */
+  approvePublish: PublishApproval;
 }
 
 /** The policy engine's settings from the repo config; the host's pre-push check uses the same. */
@@ -114,6 +128,7 @@ export function policyConfigOf(config: RepoConfig): PolicyConfig {
     protectedPaths: config.protected_paths,
     blockedCommands: config.blocked_commands,
     maxDiffLines: config.max_diff_lines,
+    maxDiffBytes: config.max_diff_bytes,
     ...(config.require_approval_above === undefined ? {} : { requireApprovalAbove: config.require_approval_above }),
   };
 }
@@ -149,6 +164,8 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   let step = "reading the issue";
   /** Time spent waiting for a maintainer, which does not count against timeout_minutes. */
   let waitedMs = 0;
+  /** When the wait for a maintainer now under way began: the job's clock stands still until it ends. */
+  let waitingSince: number | undefined;
   const subagentSteps = new Map<string, SubagentStep>();
   const memoryWrites: string[] = [];
   // Set once the transcript is open: each policy question and its answer become an `approval` line.
@@ -166,8 +183,12 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       ? denyingApprovalHandler
       : trackedApproval(input.approval, {
           clock: input.clock,
-          waiting: (question) => input.tracker.update(working(`waiting for approval to run ${question.tool} (${question.reason})`)),
+          waiting: (question) => {
+            waitingSince = input.clock();
+            input.tracker.update(working(`waiting for approval to run ${question.tool} (${question.reason})`));
+          },
           resumed: (ms) => {
+            waitingSince = undefined;
             waitedMs += ms;
             input.tracker.update(working(step));
           },
@@ -175,6 +196,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
         });
   const policy = createPolicyEngine(policyConfig);
   const gate = createApprovalGate(approval);
+  const approvePublish = createPublishApproval(gate);
   const hookDenials: string[] = [];
   const hooks = createToolHooks({
     ...config.hooks,
@@ -183,7 +205,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   });
   const observer = input.observers?.onToolCall;
   const registryOptions = { policy, approval, gate, hooks, redact: input.redact, logger: input.logger, ...(observer ? { observer } : {}) };
-  const clock = () => input.clock() - waitedMs;
+  const clock = () => input.clock() - waitedMs - (waitingSince === undefined ? 0 : input.clock() - waitingSince);
   const budgets = {
     maxTurns: config.max_turns,
     maxOutputTokensPerTurn: config.max_output_tokens,
@@ -254,6 +276,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     git: ports.git,
     issue: input.issue,
     pulls: input.pulls,
+    approvePublish,
     state,
     baseBranch: workspace.baseBranch,
     draftByDefault: config.draft_pr,
@@ -337,6 +360,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
       mcpUsage: mcp?.usage() ?? [],
       // Read before close, which stops the servers: a server stopped at the end did not fail.
       mcpFailures: (input.mcp?.failures?.() ?? []).map(({ server, error }) => ({ server, error: input.redact(error) })),
+      approvePublish,
     };
   } finally {
     // Nothing the agent started outlives its session; the workspace's dispose is the backstop.

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ModelClient } from "../agent/model-client.js";
-import type { IssuePort, PullsPort } from "../agent/ports.js";
+import type { IssuePort, PublishApproval, PullsPort } from "../agent/ports.js";
 import { disallowedAgentModels, parseRepoConfig, REPO_CONFIG_PATH } from "../config/index.js";
 import { checkPublishedChange } from "../agent/tools/index.js";
 import { errorMessage, isTackleError, TackleError } from "../errors/index.js";
@@ -108,11 +108,11 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
     },
   };
   const policy = policyConfigOf(parsed.config);
-  const handOver = () => workspace.push({ verify: (change) => checkPublishedChange(policy, change) });
+  const handOver = (approve?: PublishApproval) => workspace.push({ verify: (change) => checkPublishedChange(policy, change), approve });
   const pulls: PullsPort = {
-    async createOrUpdate() {
+    async createOrUpdate(_request, _signal, approve) {
       // The same check as before a push; a refusal reaches the model as the tool's error.
-      await handOver();
+      await handOver(approve);
       return {
         number: null,
         url: null,
@@ -155,7 +155,7 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
     const allow = options.fetchAllow;
     const repoAllow = parsed.config.web_fetch.allow;
     const webOff = allow === undefined || isWebFetchOff(allow, repoAllow);
-    const { result, state, hookDenials } = await runAgentSession({
+    const { result, state, hookDenials, approvePublish } = await runAgentSession({
       jobId: `local-${slug}`,
       workspace,
       issue,
@@ -185,7 +185,7 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
     let patchPath: string | null = null;
     if (commits > 0) {
       try {
-        await handOver();
+        await handOver((question) => approvePublish(question, options.signal));
       } catch (error) {
         if (!isTackleError(error, "push_refused")) throw error;
         // Nothing reaches the user's repository: no branch, no patch.

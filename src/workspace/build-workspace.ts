@@ -123,7 +123,7 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
     extensionFiles,
     ...(worktrees === undefined ? {} : { worktrees }),
 
-    async push({ token, signal, verify }) {
+    async push({ token, signal, verify, approve }) {
       target.precheck?.();
       publish ??= await createPublishRepo(git, paths.publishDir, target.alternates, options.templateDir);
       const { sha } = await verifiedTip({
@@ -135,6 +135,7 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
         // The publish repository has these through its alternates already.
         exclude: [...new Set([target.base ?? target.from, target.from])],
         verify,
+        approve,
         ...(signal ? { signal } : {}),
       });
       if (sha === current) return { sha, pushed: false };

@@ -24,7 +24,9 @@ export function forwardingPorts(current: () => RootPorts, all: () => readonly Ex
     },
     resolve: (filePath, intent) => current().fs.resolve(filePath, intent),
     relative: (absolutePath) => current().fs.relative(absolutePath),
-    readFile: (filePath) => current().fs.readFile(filePath),
+    // Every checkout's processes paused, as for a file tool: a background command of another checkout may be what swaps the path.
+    read: (filePath, options) => exec.pausing!(() => current().fs.read(filePath, options)),
+    readFile: (filePath) => exec.pausing!(() => current().fs.readFile(filePath)),
     writeFile: (filePath, content) => current().fs.writeFile(filePath, content),
   };
   const exec: ExecPort = {

@@ -1,8 +1,7 @@
-import { constants } from "node:fs";
-import { lstat, open } from "node:fs/promises";
-import path from "node:path";
-import type { GitPort, GitStatusEntry } from "../agent/ports.js";
+import type { FsPort, GitPort, GitStatusEntry } from "../agent/ports.js";
+import { MAX_PUBLISHED_FILE_BYTES } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
+import { lineCount } from "../util/count-lines.js";
 import { assertBranchNameShape, gitLocationEnv, hardeningArgs, type GitRepoLocation } from "./git-host.js";
 import type { Sandbox } from "./sandbox.js";
 
@@ -13,11 +12,12 @@ import type { Sandbox } from "./sandbox.js";
  */
 
 const TIMEOUT_MS = 120_000;
-const UNTRACKED_LINE_COUNT_LIMIT = 1_000_000;
 
 export interface GitPortOptions {
   sandbox: Sandbox;
   repo: GitRepoLocation & { workTree: string };
+  /** The worktree's guarded reader: binary and untracked files are counted by their content. */
+  files: Pick<FsPort, "read">;
 }
 
 function gitEnv(repo: GitPortOptions["repo"]): Record<string, string> {
@@ -60,25 +60,14 @@ export function parseNumstat(output: string): Array<{ path: string; lines: numbe
     });
 }
 
-/** Lines of a file's content, whatever bytes it holds: newlines, plus a last line without one. */
-export function lineCount(content: Buffer | undefined): number {
-  if (!content || content.length === 0) return 0;
-  let count = 0;
-  for (let i = content.indexOf(10); i !== -1; i = content.indexOf(10, i + 1)) count += 1;
-  return content[content.length - 1] === 10 ? count : count + 1;
-}
-
-async function countLines(file: string): Promise<number> {
-  const info = await lstat(file).catch(() => null);
-  if (!info?.isFile() || info.size === 0) return 0;
-  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    const buffer = Buffer.alloc(Math.min(info.size, UNTRACKED_LINE_COUNT_LIMIT));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return lineCount(buffer.subarray(0, bytesRead));
-  } finally {
-    await handle.close();
-  }
+/**
+ * Lines of a worktree file, read through the guarded reader: what is not a regular file the reader
+ * takes (a FIFO, a device, a symlink out, a file over the publish limit) counts 0 here. An
+ * estimate for the agent: the host's publish check counts from its own objects.
+ */
+async function countLines(files: Pick<FsPort, "read">, file: string): Promise<number> {
+  const read = await files.read(file, { maxBytes: MAX_PUBLISHED_FILE_BYTES }).catch(() => null);
+  return read?.kind === "file" ? lineCount(read.bytes) : 0;
 }
 
 /** Largest pack the sandbox may hand the host for one publish. */
@@ -99,7 +88,7 @@ export interface CheckoutReader {
   countAhead(base: string, branch: string): Promise<number>;
 }
 
-export function createCheckoutReader(options: GitPortOptions): CheckoutReader {
+export function createCheckoutReader(options: Omit<GitPortOptions, "files">): CheckoutReader {
   const { sandbox, repo } = options;
   // Grafts and replace refs would only make the pack incomplete, which the host refuses anyway.
   const env = { ...gitEnv(repo), GIT_GRAFT_FILE: "/dev/null", GIT_NO_REPLACE_OBJECTS: "1" };
@@ -248,8 +237,8 @@ export function createGitPort(options: GitPortOptions): GitPort {
       const untracked = (await git(["ls-files", "--others", "--exclude-standard", "-z"])).stdout.split("\0").filter(Boolean);
       let lines = 0;
       // Binary files count by the lines of what is in the working tree (the host's check counts both sides).
-      for (const entry of tracked) lines += entry.lines ?? (await countLines(path.join(repo.workTree, entry.path)));
-      for (const file of untracked) lines += await countLines(path.join(repo.workTree, file));
+      for (const entry of tracked) lines += entry.lines ?? (await countLines(options.files, entry.path));
+      for (const file of untracked) lines += await countLines(options.files, file);
       return { files: [...new Set([...tracked.map((entry) => entry.path), ...untracked])], lines };
     },
   };

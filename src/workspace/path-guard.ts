@@ -1,8 +1,9 @@
 import { constants, realpathSync } from "node:fs";
 import { chown, lstat, mkdir, open, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
-import type { FsPort } from "../agent/ports.js";
+import type { FsPort, WorktreeFile, WorktreeReadOptions } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
+import { readWorktreeFile } from "./read-worktree-file.js";
 import type { SandboxIdentity } from "./sandbox-plan.js";
 
 /**
@@ -12,7 +13,7 @@ import type { SandboxIdentity } from "./sandbox-plan.js";
  * reaches into `.git` is refused with a message the model can act on.
  */
 export interface GuardedFs extends FsPort {
-  /** Reads a regular file inside the worktree (the last component is never followed as a symlink). */
+  /** A regular file's text, read as `read` reads it, up to {@link GUARDED_TEXT_MAX_BYTES}. */
   readFile(filePath: string): Promise<string>;
   /**
    * Writes a file inside the worktree, creating parent directories; new files and directories are
@@ -22,6 +23,8 @@ export interface GuardedFs extends FsPort {
 }
 
 const MAX_SYMLINK_DEPTH = 40;
+/** `readFile`'s cap: a file the host would refuse to publish is not one it reads whole either. */
+export const GUARDED_TEXT_MAX_BYTES = 10 * 1024 * 1024;
 const SYSTEM_PREFIXES = ["/proc", "/dev", "/sys"];
 
 function outside(filePath: string, root: string, detail = ""): TackleError {
@@ -81,6 +84,11 @@ export interface PathGuardOptions {
    * the repository's skills and agents from the default branch. @defaultValue none
    */
   readOnlyDirs?: readonly string[];
+  /**
+   * Runs a read with the job's processes paused (the sandbox's `pausing`), so none can swap a
+   * directory of the path between the check and the open. @defaultValue none (nothing to pause)
+   */
+  pausing?: <T>(task: () => Promise<T>) => Promise<T>;
 }
 
 /** A read-only directory as it may be named (`given`) and as it really is. */
@@ -155,6 +163,17 @@ export function createPathGuard(rootPath: string, options: PathGuardOptions = {}
     return real;
   }
 
+  /** Whether a real path is one `resolve` could have returned for a read. */
+  function allows(real: string): boolean {
+    if (readOnlyDirs.some((dir) => isInside(dir.real, real))) return true;
+    return isInside(root, real) && !isGitInternal(root, real);
+  }
+
+  function read(filePath: string, readOptions: WorktreeReadOptions): Promise<WorktreeFile> {
+    const task = () => readWorktreeFile({ resolve, allows }, filePath, readOptions);
+    return options.pausing ? options.pausing(task) : task();
+  }
+
   function relative(absolutePath: string): string {
     const absolute = path.resolve(root, absolutePath);
     // A file of a read-only directory is shown by its absolute path, the one that reads it again.
@@ -178,22 +197,22 @@ export function createPathGuard(rootPath: string, options: PathGuardOptions = {}
     resolve,
     relative,
 
+    read,
+
     async readFile(filePath: string): Promise<string> {
-      const real = await resolve(filePath, "read");
-      const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW);
-      try {
-        if (!(await handle.stat()).isFile()) throw new TackleError("path_outside_worktree", `path '${filePath}' is not a regular file`);
-        return await handle.readFile("utf8");
-      } finally {
-        await handle.close();
-      }
+      const file = await read(filePath, { maxBytes: GUARDED_TEXT_MAX_BYTES });
+      if (file.kind === "too_large") throw new TackleError("path_outside_worktree", `path '${filePath}' is over ${GUARDED_TEXT_MAX_BYTES} bytes`);
+      if (file.kind === "missing") throw new TackleError("not_found", `path '${filePath}' does not exist`);
+      if (file.kind !== "file") throw new TackleError("path_outside_worktree", `path '${filePath}' is not a regular file`);
+      return file.bytes.toString("utf8");
     },
 
     async writeFile(filePath: string, content: string) {
       const real = await resolve(filePath, "write");
       await makeParents(path.dirname(real));
       const existed = (await lstat(real).catch(() => null)) !== null;
-      const handle = await open(real, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+      // Non-blocking: a FIFO without a reader fails at once (ENXIO) instead of holding a host thread.
+      const handle = await open(real, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
       try {
         const info = await handle.stat();
         if (!info.isFile()) throw new TackleError("path_outside_worktree", `path '${filePath}' is not a regular file`);

@@ -1,11 +1,12 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { ChangedPath, PublishedChange, PublishVerdict } from "../agent/ports.js";
+import type { ChangedPath, PublishApproval, PublishedChange, PublishVerdict } from "../agent/ports.js";
 import { MAX_PUBLISHED_FILE_BYTES } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import { removeTree } from "./fs-util.js";
 import type { GitRepoLocation, HostGit } from "./git-host.js";
-import { lineCount, MAX_PACK_BYTES, parseNumstat, type CheckoutReader } from "./git-port.js";
+import { lineCount, lineDelta } from "../util/count-lines.js";
+import { MAX_PACK_BYTES, parseNumstat, type CheckoutReader } from "./git-port.js";
 
 /**
  * What leaves a job is decided here, from objects the host owns. The agent can write anything in
@@ -134,10 +135,11 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
         if (sha && size && /^\d+$/.test(size)) sizes.set(sha, Number(size));
       }
     }
-    // Whose line count numstat could not give ("-" for what git thinks binary): our own count.
-    const toCount = entries.filter((entry) => lines.get(entry.path) === undefined);
+    // Every side of the net change is read (up to the file cap; larger files are refused anyway):
+    // lines are counted by our own rule (\r, U+2028 and U+2029 end lines too, which numstat does not
+    // count), and the bytes the change adds are measured.
     const symlinks = [...entries, ...perCommit].filter((entry) => entry.newMode === "120000");
-    const readable = [...new Set([...toCount.flatMap((e) => [e.oldSha, e.newSha]), ...symlinks.map((e) => e.newSha)])].filter(
+    const readable = [...new Set([...entries.flatMap((e) => [e.oldSha, e.newSha]), ...symlinks.map((e) => e.newSha)])].filter(
       (sha) => !/^0+$/.test(sha) && (sizes.get(sha) ?? Infinity) <= MAX_PUBLISHED_FILE_BYTES,
     );
     const contents = await readBlobs(readable);
@@ -145,11 +147,21 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
     const changed = (list: RawEntry[]): ChangedPath[] =>
       list.map((entry) => {
         const bytes = Math.max(sizes.get(entry.oldSha) ?? 0, sizes.get(entry.newSha) ?? 0);
-        const counted = lines.get(entry.path) ?? lineCount(contents.get(entry.oldSha)) + lineCount(contents.get(entry.newSha));
-        const result: ChangedPath = { path: entry.path, status: entry.status, oldMode: entry.oldMode, newMode: entry.newMode, lines: counted, bytes };
+        const result: ChangedPath = { path: entry.path, status: entry.status, oldMode: entry.oldMode, newMode: entry.newMode, bytes, ...measure(entry) };
         if (entry.newMode === "120000") result.symlinkTarget = contents.get(entry.newSha)?.toString("utf8") ?? "";
         return result;
       });
+    /** Lines and added bytes of one entry: numstat's count or ours, whichever is larger; what git calls binary counts its content. */
+    const measure = (entry: RawEntry): { lines: number; addedBytes: number } => {
+      const before = contents.get(entry.oldSha) ?? Buffer.alloc(0);
+      const after = contents.get(entry.newSha);
+      // Not read (a gitlink, or over the file cap, which is refused): its whole size counts as added.
+      if (after === undefined)
+        return { lines: lines.get(entry.path) ?? lineCount(before), addedBytes: /^0+$/.test(entry.newSha) ? 0 : (sizes.get(entry.newSha) ?? 0) };
+      const delta = lineDelta(before, after);
+      const numstat = lines.get(entry.path);
+      return { lines: numstat === undefined ? lineCount(before) + lineCount(after) : Math.max(numstat, delta.lines), addedBytes: delta.addedBytes };
+    };
     const net = changed(entries);
     return {
       from,
@@ -158,6 +170,7 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
       commitFiles: changed(perCommit),
       commits: commitList.length,
       lines: net.reduce((sum, entry) => sum + entry.lines, 0),
+      addedBytes: net.reduce((sum, entry) => sum + entry.addedBytes, 0),
     };
   }
 
@@ -289,6 +302,8 @@ export async function verifiedTip(options: {
   /** Commits whose objects the publish repository already has through its alternates. */
   exclude: readonly string[];
   verify: (change: PublishedChange) => PublishVerdict;
+  /** Asked when `verify` wants a maintainer's word (above require_approval_above). @defaultValue none: refused */
+  approve?: PublishApproval | undefined;
   signal?: AbortSignal;
 }): Promise<{ sha: string; change: PublishedChange }> {
   const { sha, pack } = await options.reader.packBranch(options.branch, options.exclude, options.signal);
@@ -296,6 +311,15 @@ export async function verifiedTip(options: {
   await options.publish.importPack(pack, sha, options.signal);
   const change = await options.publish.inspect(options.from, sha, options.base);
   const verdict = options.verify(change);
-  if (!verdict.ok) throw new TackleError("push_refused", `push refused: ${verdict.reason}`);
+  if (verdict.action === "refuse") throw new TackleError("push_refused", `push refused: ${verdict.reason}`);
+  if (verdict.action === "ask" && !(await askToPublish(options.approve, sha, verdict.reason, options.signal))) {
+    throw new TackleError("push_refused", `push refused: ${verdict.reason}, and a maintainer did not approve publishing it`);
+  }
   return { sha, change };
+}
+
+/** A maintainer's word on publishing `sha`; no way to ask is a no. */
+async function askToPublish(approve: PublishApproval | undefined, sha: string, reason: string, signal: AbortSignal | undefined): Promise<boolean> {
+  if (approve === undefined) return false;
+  return approve({ sha, reason }, signal);
 }

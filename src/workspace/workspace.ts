@@ -1,4 +1,4 @@
-import type { ExecPort, GitPort, PublishedChange, PublishVerdict, SearchPort } from "../agent/ports.js";
+import type { ExecPort, GitPort, PublishApproval, PublishedChange, PublishVerdict, SearchPort } from "../agent/ports.js";
 import type { Logger } from "../logging/logger.js";
 import type { GitRepoLocation } from "./git-host.js";
 import { createGitPort } from "./git-port.js";
@@ -56,6 +56,8 @@ export interface PushOptions {
   signal?: AbortSignal;
   /** The policy's verdict on the change, decided before anything is published. */
   verify: (change: PublishedChange) => PublishVerdict;
+  /** Asked when the verdict wants a maintainer's word; without it, such a change is refused. @defaultValue none */
+  approve?: PublishApproval | undefined;
 }
 
 export interface CommitAuthor {
@@ -132,10 +134,16 @@ export function sandboxOptionsOf(input: PortsInput): SandboxOptions {
 export function assemblePorts(input: PortsInput): CheckoutPorts {
   // One loopback for the whole job: a server one command starts is there for the next.
   const exec = createSandboxExec({ ...sandboxOptionsOf(input), jobNamespace: true });
+  // The guard's reads run with this checkout's processes paused.
+  const fs = createPathGuard(input.root, {
+    owner: input.owner,
+    readOnlyDirs: input.sharedReadOnly ?? [],
+    ...(exec.pausing ? { pausing: exec.pausing.bind(exec) } : {}),
+  });
   return {
-    fs: createPathGuard(input.root, { owner: input.owner, readOnlyDirs: input.sharedReadOnly ?? [] }),
+    fs,
     exec,
     search: createSearch(input.root),
-    git: createGitPort({ sandbox: exec, repo: { ...input.repo, workTree: input.root } }),
+    git: createGitPort({ sandbox: exec, repo: { ...input.repo, workTree: input.root }, files: fs }),
   };
 }

@@ -74,7 +74,7 @@ describe.skipIf(!isRoot)("a local run as root writes into another user's reposit
     const made = await workspace.exec.run("echo change >> README.md && git commit -qam change && echo COMMITTED", { timeoutMs: 30_000 });
     expect(made.output).toContain("COMMITTED");
     await beforeHandOver?.();
-    return workspace.push({ verify: () => ({ ok: true }) }).catch((error: unknown) => error);
+    return workspace.push({ verify: () => ({ action: "publish" }) }).catch((error: unknown) => error);
   }
 
   const branchOf = (name: string) => userGit(["rev-parse", "--verify", "--quiet", `refs/heads/${name}`]).catch(() => null);

@@ -155,7 +155,7 @@ describe.skipIf(!isRoot)("root's hand-over into a root-owned repository follows 
     workspace = await openLocalWorkspace({ repoPath: repo, branch, home: path.join(base, "home"), sandbox: support.available ? "bwrap" : "off" });
     const made = await workspace.exec.run("echo change >> README.md && git commit -qam change && echo COMMITTED", { timeoutMs: 30_000 });
     expect(made.output).toContain("COMMITTED");
-    return workspace.push({ verify: () => ({ ok: true }) }).catch((error: unknown) => error);
+    return workspace.push({ verify: () => ({ action: "publish" }) }).catch((error: unknown) => error);
   }
 
   it("refs/heads/tackle linked elsewhere: refused, nothing written there", async () => {

@@ -17,7 +17,7 @@ export function pushDiffVerdict(resolved: ResolvedPolicyConfig, protectedPaths: 
   const touched = diffStat.files.filter((file) => protectedPaths.matches(file));
   if (touched.length > 0) {
     return {
-      ok: false,
+      action: "refuse",
       reason:
         `the branch changes protected path(s) ${touched.join(", ")} (protected: ${resolved.protectedPaths.join(", ")}); ` +
         "revert those changes before publishing",
@@ -25,12 +25,14 @@ export function pushDiffVerdict(resolved: ResolvedPolicyConfig, protectedPaths: 
   }
   if (resolved.maxDiffLines !== undefined && diffStat.lines > resolved.maxDiffLines) {
     return {
-      ok: false,
+      action: "refuse",
       reason: `the branch's diff is ${diffStat.lines} lines, over the repository's max_diff_lines of ${resolved.maxDiffLines}`,
     };
   }
-  return { ok: true };
+  return PUBLISH;
 }
+
+const PUBLISH: PublishVerdict = { action: "publish" };
 
 /**
  * The host's verdict on a change about to leave the job (a push, or a local run's hand-over),
@@ -38,7 +40,9 @@ export function pushDiffVerdict(resolved: ResolvedPolicyConfig, protectedPaths: 
  * themselves: a file or symlink standing where a protected directory is, a symlink pointing at a
  * protected path or out of the repository, any submodule (gitlink) change, and files too large to
  * review. Every new commit is checked on its own too, so a protected change reverted by a later
- * commit still does not reach the remote's history.
+ * commit still does not reach the remote's history. The size thresholds are judged here, on the real
+ * change, whatever wrote it (Write, Edit or Bash): over max_diff_lines or max_diff_bytes is refused,
+ * over require_approval_above waits for a maintainer.
  */
 export function checkPublishedChange(config: PolicyConfig, change: PublishedChange): PublishVerdict {
   const resolved = resolvePolicyConfig(config);
@@ -54,14 +58,30 @@ export function checkPublishedChange(config: PolicyConfig, change: PublishedChan
   }
   if (problems.length > 0) {
     return {
-      ok: false,
+      action: "refuse",
       reason: `${problems.join("; ")} (protected: ${resolved.protectedPaths.join(", ")}); revert those changes (and rewrite the commits that made them) before publishing`,
     };
   }
+  return sizeVerdict(resolved, change);
+}
+
+function sizeVerdict(resolved: ResolvedPolicyConfig, change: PublishedChange): PublishVerdict {
   if (resolved.maxDiffLines !== undefined && change.lines > resolved.maxDiffLines) {
-    return { ok: false, reason: `the branch's diff is ${change.lines} lines, over the repository's max_diff_lines of ${resolved.maxDiffLines}` };
+    return { action: "refuse", reason: `the branch's diff is ${change.lines} lines, over the repository's max_diff_lines of ${resolved.maxDiffLines}` };
   }
-  return { ok: true };
+  if (change.addedBytes > resolved.maxDiffBytes) {
+    return {
+      action: "refuse",
+      reason: `the branch's diff adds ${change.addedBytes} bytes, over the repository's max_diff_bytes of ${resolved.maxDiffBytes}; make a smaller change`,
+    };
+  }
+  if (resolved.requireApprovalAbove !== undefined && change.lines > resolved.requireApprovalAbove) {
+    return {
+      action: "ask",
+      reason: `the branch's diff is ${change.lines} lines, above the repository's require_approval_above of ${resolved.requireApprovalAbove}`,
+    };
+  }
+  return PUBLISH;
 }
 
 /**

@@ -1,4 +1,6 @@
-import { readFile } from "node:fs/promises";
+import { MAX_PUBLISHED_FILE_BYTES } from "../../config/index.js";
+import { isTackleError } from "../../errors/index.js";
+import { lineDelta } from "../../util/count-lines.js";
 import type { ToolContext } from "../tools/tool.js";
 
 /**
@@ -9,14 +11,27 @@ import type { ToolContext } from "../tools/tool.js";
  * a branch switch, a commit, a writer without a preview) calls `forget`, and the next write
  * measures again. The figure is an estimate that steers the agent early; the host's check before
  * publishing (checkPublishedChange) stays the boundary.
+ *
+ * Files are read only through the workspace's guarded reader (`ctx.fs.read`): a remembered file that
+ * is no longer a regular file the reader takes (a FIFO or a symlink swapped in by a background
+ * command, a file grown past the cap) is not counted on the host; git measures again instead.
  */
 export interface DiffSizeTracker {
-  /** The branch's diff if `absolutePath` held `next`: exact from git, or measured plus what writes since changed. */
-  projected(absolutePath: string, next: string, ctx: ToolContext): Promise<{ lines: number; now: number; exact: boolean }>;
+  /**
+   * The branch's diff if `absolutePath`, now holding `current`, held `next`: exact from git, or
+   * measured plus what writes since changed.
+   */
+  projected(absolutePath: string, current: string, next: string, ctx: ToolContext): Promise<Projection>;
   /** Measures with git again, then projects as above: for a verdict that refuses or asks. */
-  measure(absolutePath: string, next: string, ctx: ToolContext): Promise<{ lines: number; now: number; exact: boolean }>;
+  measure(absolutePath: string, current: string, next: string, ctx: ToolContext): Promise<Projection>;
   /** Something changed the worktree in a way the tracker did not see. */
   forget(): void;
+}
+
+export interface Projection {
+  lines: number;
+  now: number;
+  exact: boolean;
 }
 
 interface Touched {
@@ -27,51 +42,58 @@ interface Touched {
   delta: number;
 }
 
+/** A remembered file the host cannot count any more: git measures instead. */
+const UNCOUNTABLE = Symbol("uncountable");
+
 export function createDiffSizeTracker(): DiffSizeTracker {
   let measured: number | undefined;
   const touched = new Map<string, Touched>();
 
-  async function measure(ctx: ToolContext): Promise<number> {
+  async function measure(ctx: ToolContext): Promise<void> {
     touched.clear();
     measured = undefined;
-    const lines = (await ctx.git.diffStat(ctx.baseBranch)).lines;
-    measured = lines;
-    return lines;
+    measured = (await ctx.git.diffStat(ctx.baseBranch)).lines;
   }
 
-  /** Lines the writes since the measurement changed, with the target file's entry (created on first touch). */
-  async function drift(target: string): Promise<{ lines: number; entry: Touched }> {
+  /** Lines the writes since the measurement changed in files other than `target`, or UNCOUNTABLE. */
+  async function drift(target: string, ctx: ToolContext): Promise<number | typeof UNCOUNTABLE> {
     let lines = 0;
     for (const [file, entry] of touched) {
       if (file === target) continue;
-      lines += await refresh(file, entry);
+      const content = await readText(file, ctx);
+      if (content === UNCOUNTABLE) return UNCOUNTABLE;
+      lines += refresh(entry, content);
     }
-    let entry = touched.get(target);
-    if (entry === undefined) {
-      // Every write goes through the engine (others call forget), so the file is as git measured it.
-      const content = await readText(target);
-      entry = { atMeasure: content, seen: content, delta: 0 };
-      touched.set(target, entry);
-    }
-    return { lines, entry };
+    return lines;
   }
 
-  async function project(absolutePath: string, next: string, exact: boolean): Promise<{ lines: number; now: number; exact: boolean }> {
-    const { lines: others, entry } = await drift(absolutePath);
-    const current = await refresh(absolutePath, entry);
-    const now = (measured ?? 0) + others + current;
-    return { lines: now - current + lineDelta(entry.atMeasure, next), now, exact };
+  async function project(absolutePath: string, current: string, next: string, exact: boolean, ctx: ToolContext): Promise<Projection> {
+    let others = await drift(absolutePath, ctx);
+    if (others === UNCOUNTABLE) {
+      await measure(ctx);
+      others = 0;
+      exact = true;
+    }
+    let entry = touched.get(absolutePath);
+    if (entry === undefined) {
+      // Every write goes through the engine (others call forget), so the file is as git measured it.
+      entry = { atMeasure: current, seen: current, delta: 0 };
+      touched.set(absolutePath, entry);
+    }
+    const mine = refresh(entry, current);
+    const now = (measured ?? 0) + others + mine;
+    return { lines: now - mine + lineDelta(entry.atMeasure, next).lines, now, exact };
   }
 
   return {
-    async projected(absolutePath, next, ctx) {
+    async projected(absolutePath, current, next, ctx) {
       const exact = measured === undefined;
       if (exact) await measure(ctx);
-      return project(absolutePath, next, exact);
+      return project(absolutePath, current, next, exact, ctx);
     },
-    async measure(absolutePath, next, ctx) {
+    async measure(absolutePath, current, next, ctx) {
       await measure(ctx);
-      return project(absolutePath, next, true);
+      return project(absolutePath, current, next, true, ctx);
     },
     forget() {
       measured = undefined;
@@ -80,39 +102,24 @@ export function createDiffSizeTracker(): DiffSizeTracker {
   };
 }
 
-/** Reads the file again and updates its delta when it changed since last seen. */
-async function refresh(file: string, entry: Touched): Promise<number> {
-  const content = await readText(file);
+/** Updates the entry's delta when the file changed since last seen. */
+function refresh(entry: Touched, content: string): number {
   if (content !== entry.seen) {
     entry.seen = content;
-    entry.delta = lineDelta(entry.atMeasure, content);
+    entry.delta = lineDelta(entry.atMeasure, content).lines;
   }
   return entry.delta;
 }
 
-async function readText(file: string): Promise<string> {
-  return readFile(file, "utf8").catch(() => "");
-}
-
-/** Lines in one text and not the other, both ways (a multiset difference): what a diff adds plus removes, about. */
-export function lineDelta(before: string, after: string): number {
-  if (before === after) return 0;
-  const remaining = new Map<string, number>();
-  for (const line of splitLines(before)) remaining.set(line, (remaining.get(line) ?? 0) + 1);
-  let added = 0;
-  for (const line of splitLines(after)) {
-    const count = remaining.get(line) ?? 0;
-    if (count > 0) remaining.set(line, count - 1);
-    else added += 1;
+/** A remembered file's text through the guarded reader ("" when gone), or UNCOUNTABLE. */
+async function readText(file: string, ctx: ToolContext): Promise<string | typeof UNCOUNTABLE> {
+  try {
+    const read = await ctx.fs.read(file, { maxBytes: MAX_PUBLISHED_FILE_BYTES, signal: ctx.signal });
+    if (read.kind === "missing") return "";
+    return read.kind === "file" ? read.bytes.toString("utf8") : UNCOUNTABLE;
+  } catch (error) {
+    // The guard refused it (a FIFO, a device, a symlink out): not the host's to read.
+    if (isTackleError(error, "path_outside_worktree")) return UNCOUNTABLE;
+    throw error;
   }
-  let removed = 0;
-  for (const count of remaining.values()) removed += count;
-  return added + removed;
-}
-
-function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_PROTECTED_PATHS } from "../../config/index.js";
+import { DEFAULT_MAX_DIFF_BYTES, DEFAULT_PROTECTED_PATHS } from "../../config/index.js";
 
 /** The policy part of a repository's `.github/tackle.yml`, as the engine takes it. */
 export interface PolicyConfig {
@@ -16,8 +16,13 @@ export interface PolicyConfig {
   blockedCommands?: readonly string[] | undefined;
   /** Cap on the branch's diff against the base (added + deleted lines). @defaultValue no cap */
   maxDiffLines?: number | undefined;
-  /** A write that takes the branch's diff above this many lines needs a maintainer's approval. @defaultValue no limit */
+  /**
+   * A write that takes the branch's diff above this many lines, and a publish whose real diff is
+   * above it, need a maintainer's approval. @defaultValue no limit
+   */
   requireApprovalAbove?: number | undefined;
+  /** Cap on the bytes a published change adds (its new lines' bytes, whole files for binaries). @defaultValue 5 MiB */
+  maxDiffBytes?: number | undefined;
   /**
    * Where text from outside the maintainers has reached the job so far: `@login` for an author
    * without write access, or a URL WebFetch read. Asked at each memory write (a memory outlives the
@@ -31,6 +36,7 @@ export interface ResolvedPolicyConfig {
   blockedCommands: string[];
   maxDiffLines: number | undefined;
   requireApprovalAbove: number | undefined;
+  maxDiffBytes: number;
   untrustedSources: () => Promise<readonly string[]>;
 }
 
@@ -47,6 +53,7 @@ export function resolvePolicyConfig(config: PolicyConfig = {}): ResolvedPolicyCo
     blockedCommands: [...(config.blockedCommands ?? [])],
     maxDiffLines: config.maxDiffLines,
     requireApprovalAbove: config.requireApprovalAbove,
+    maxDiffBytes: config.maxDiffBytes ?? DEFAULT_MAX_DIFF_BYTES,
     untrustedSources: config.untrustedSources ?? (async () => []),
   };
 }

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
-import { errorMessage } from "../../errors/index.js";
+import { MAX_PUBLISHED_FILE_BYTES } from "../../config/index.js";
+import { errorMessage, TackleError } from "../../errors/index.js";
 import type { FsPort } from "../ports.js";
 import type { CanonicalAction } from "../tools/canonical-action.js";
 import type { PolicyDecision, ToolContext, ToolEffects } from "../tools/tool.js";
@@ -50,23 +50,38 @@ export function createPolicyEngine(config: PolicyConfig = {}): PolicyEngine {
   };
 
   return {
-    async check(action, ctx) {
-      const rules: Rules = { config: resolved, protectedPaths, diffSize: trackerFor(ctx.fs) };
-      const { effects, input } = action;
-      if (changesUnseen(effects)) rules.diffSize.forget();
-      const decisions: PolicyDecision[] = [];
-      if (effects.runs) decisions.push(checkBash(rules, stringField(input, effects.runs.command) ?? "", ctx));
-      if (effects.writes) decisions.push(await checkFileWrite(rules, action.name, effects.writes, input, ctx));
-      if (typeof effects.git === "object") decisions.push(await checkCommit(protectedPaths, stringArrayField(input, effects.git.commit), ctx));
-      if (effects.publishes) decisions.push(await checkPublish(rules, ctx));
-      if (effects.reads && effects.reads.names !== true) decisions.push(await checkFileRead(stringField(input, effects.reads.path), ctx));
-      if (effects.memory === "write") decisions.push(checkMemoryWrite([...new Set([...(await resolved.untrustedSources()), ...outsideText])]));
-      return decisions.find((decision) => decision.action === "deny") ?? decisions.find((decision) => decision.action === "ask") ?? ALLOW;
-    },
+    check: (action, ctx) => untilAborted(decide(action, ctx), ctx.signal),
     noteOutsideText(sources) {
       for (const source of sources) outsideText.add(source);
     },
   };
+
+  async function decide(action: CanonicalAction, ctx: ToolContext): Promise<PolicyDecision> {
+    const rules: Rules = { config: resolved, protectedPaths, diffSize: trackerFor(ctx.fs) };
+    const { effects, input } = action;
+    if (changesUnseen(effects)) rules.diffSize.forget();
+    const decisions: PolicyDecision[] = [];
+    if (effects.runs) decisions.push(checkBash(rules, stringField(input, effects.runs.command) ?? "", ctx));
+    if (effects.writes) decisions.push(await checkFileWrite(rules, action.name, effects.writes, input, ctx));
+    if (typeof effects.git === "object") decisions.push(await checkCommit(protectedPaths, stringArrayField(input, effects.git.commit), ctx));
+    if (effects.publishes) decisions.push(await checkPublish(rules, ctx));
+    if (effects.reads && effects.reads.names !== true) decisions.push(await checkFileRead(stringField(input, effects.reads.path), ctx));
+    if (effects.memory === "write") decisions.push(checkMemoryWrite([...new Set([...(await resolved.untrustedSources()), ...outsideText])]));
+    return decisions.find((decision) => decision.action === "deny") ?? decisions.find((decision) => decision.action === "ask") ?? ALLOW;
+  }
+}
+
+/**
+ * The check, or a rejection once the job's signal aborts (its stop or its deadline): whatever a
+ * rule still waits on (git in the sandbox, a read) no longer holds the job's tool call.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new TackleError("aborted", "the policy check was stopped: the job was cancelled"));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new TackleError("aborted", "the policy check was stopped: the job was cancelled"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 /** Effects that may change the worktree without the engine counting the change line by line. */
@@ -194,7 +209,7 @@ async function checkPublish(rules: Rules, ctx: ToolContext): Promise<PolicyDecis
     return ALLOW;
   }
   const result = pushDiffVerdict(rules.config, rules.protectedPaths, diffStat);
-  return result.ok ? ALLOW : { action: "deny", reason: result.reason };
+  return result.action === "refuse" ? { action: "deny", reason: result.reason } : ALLOW;
 }
 
 /**
@@ -211,14 +226,18 @@ async function checkDiffSize(
 ): Promise<PolicyDecision> {
   const { maxDiffLines, requireApprovalAbove } = rules.config;
   if (maxDiffLines === undefined && requireApprovalAbove === undefined) return ALLOW;
-  const current = await readFile(absolutePath, "utf8").catch(() => undefined);
+  // Through the guarded reader: a FIFO, a device or a symlink out is refused here, never waited on.
+  const file = await ctx.fs.read(absolutePath, { maxBytes: MAX_PUBLISHED_FILE_BYTES, signal: ctx.signal });
+  // A directory or a file too large to count on the host: the publish check counts it from objects.
+  if (file.kind === "directory" || file.kind === "too_large") return ALLOW;
+  const current = file.kind === "file" ? file.bytes.toString("utf8") : undefined;
   const next = preview(input as Record<string, unknown>, current);
   if (next === undefined || next === (current ?? "")) return ALLOW;
   const over = (lines: number) => (maxDiffLines !== undefined && lines > maxDiffLines) || (requireApprovalAbove !== undefined && lines > requireApprovalAbove);
   let size: { lines: number; now: number };
   try {
-    let estimate = await rules.diffSize.projected(absolutePath, next, ctx);
-    if (over(estimate.lines) && !estimate.exact) estimate = await rules.diffSize.measure(absolutePath, next, ctx);
+    let estimate = await rules.diffSize.projected(absolutePath, current ?? "", next, ctx);
+    if (over(estimate.lines) && !estimate.exact) estimate = await rules.diffSize.measure(absolutePath, current ?? "", next, ctx);
     size = estimate;
   } catch (error) {
     ctx.logger.warn({ err: errorMessage(error) }, "policy: diffStat failed; diff size not checked for this write");

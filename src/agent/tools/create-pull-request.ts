@@ -49,7 +49,7 @@ export const createPullRequestTool = defineTool({
       draft: input.draft ?? ctx.draftByDefault ?? true,
       ...(input.base === undefined ? {} : { base: input.base }),
     };
-    const result = await ctx.pulls.createOrUpdate(request, ctx.signal);
+    const result = await ctx.pulls.createOrUpdate(request, ctx.signal, ctx.approvePublish);
     ctx.state.pullRequest = result;
     const link = result.url === null ? "" : `\n${result.url}`;
     return { content: `${result.message}${link}` };

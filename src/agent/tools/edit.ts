@@ -1,5 +1,5 @@
-import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
+import { MAX_PUBLISHED_FILE_BYTES } from "../../config/index.js";
 import { defineTool, type ToolResult } from "./tool.js";
 import { numberedExcerpt, plural } from "./format-lines.js";
 
@@ -28,10 +28,13 @@ export const editTool = defineTool({
     }
     const absolute = await ctx.fs.resolve(input.file_path, "write");
     const shown = ctx.fs.relative(absolute);
-    const info = await stat(absolute).catch(() => undefined);
-    if (info?.isDirectory()) return { content: `${shown} is a directory, not a file.`, isError: true };
+    const file = await ctx.fs.read(absolute, { maxBytes: MAX_PUBLISHED_FILE_BYTES, signal: ctx.signal });
+    if (file.kind === "directory") return { content: `${shown} is a directory, not a file.`, isError: true };
+    if (file.kind === "too_large") {
+      return { content: `${shown} is over ${MAX_PUBLISHED_FILE_BYTES} bytes, more than Edit (or a publish) takes; change it with Bash.`, isError: true };
+    }
 
-    if (info === undefined) {
+    if (file.kind === "missing") {
       if (input.old_string !== "") {
         return { content: `${shown} does not exist. To create it, use Write (or Edit with an empty old_string).`, isError: true };
       }
@@ -39,7 +42,7 @@ export const editTool = defineTool({
       return { content: `Created ${shown} (${plural(input.new_string.split("\n").length, "line")}).` };
     }
 
-    const original = await readFile(absolute, "utf8");
+    const original = file.bytes.toString("utf8");
     if (input.old_string === "") {
       if (original !== "") {
         return { content: `${shown} already exists and is not empty; give the old_string to replace, or use Write to replace the whole file.`, isError: true };

@@ -57,6 +57,7 @@ export { monitorTool } from "./monitor.js";
 export { worktreeTool } from "./worktree.js";
 export { uploadArtifactTool } from "./upload-artifact.js";
 export { createApprovalGate } from "../policy/approval-gate.js";
+export { createPublishApproval } from "../policy/publish-approval.js";
 export { createToolRegistry, DEFAULT_MAX_RESULT_CHARS, type ToolRegistry, type ToolRegistryOptions } from "./registry.js";
 export { createToolHooks } from "./tool-hooks.js";
 export { canonicalAction } from "./canonical-action.js";

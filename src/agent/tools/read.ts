@@ -1,6 +1,3 @@
-import { createReadStream } from "node:fs";
-import { open, stat } from "node:fs/promises";
-import { createInterface } from "node:readline";
 import { z } from "zod";
 import { defineTool } from "./tool.js";
 import { formatLine } from "./format-lines.js";
@@ -8,6 +5,8 @@ import { formatLine } from "./format-lines.js";
 /** @defaultValue lines returned when `limit` is not given */
 export const READ_DEFAULT_LIMIT = 1000;
 const BINARY_SNIFF_BYTES = 8192;
+/** The largest file Read takes whole; a longer log is for Bash's sed and head. */
+export const READ_MAX_BYTES = 32 * 1024 * 1024;
 
 const inputSchema = z.object({
   file_path: z.string().min(1).describe("The file to read: relative to the repository root, or absolute inside it."),
@@ -28,22 +27,29 @@ export const readTool = defineTool({
   cacheable: true,
   truncationHint: "use Read with offset and limit to see the omitted lines",
   async execute(input, ctx) {
-    const absolute = await ctx.fs.resolve(input.file_path, "read");
-    const shown = ctx.fs.relative(absolute);
-    const info = await stat(absolute).catch(() => undefined);
-    if (info === undefined) return { content: `${shown} does not exist; use Glob to find files.`, isError: true };
-    if (info.isDirectory()) {
+    const file = await ctx.fs.read(input.file_path, { maxBytes: READ_MAX_BYTES, signal: ctx.signal });
+    const shown = ctx.fs.relative(file.path);
+    if (file.kind === "too_large") {
+      return {
+        content: `${shown} is over ${READ_MAX_BYTES / 1024 / 1024} MiB, more than Read takes; use Bash (sed -n, head, grep) for parts of it.`,
+        isError: true,
+      };
+    }
+    if (file.kind === "missing") return { content: `${shown} does not exist; use Glob to find files.`, isError: true };
+    if (file.kind === "directory") {
       return { content: `${shown} is a directory; use Glob (e.g. pattern "${shown}/*") to list its files.`, isError: true };
     }
-    if (!info.isFile()) return { content: `${shown} is not a regular file.`, isError: true };
-    if (info.size === 0) return { content: `${shown} is empty (0 bytes).` };
-    if (await looksBinary(absolute)) {
-      return { content: `${shown} is a binary file, ${info.size} bytes; Read shows text files only.`, isError: true };
+    const { bytes } = file;
+    if (bytes.length === 0) return { content: `${shown} is empty (0 bytes).` };
+    if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
+      return { content: `${shown} is a binary file, ${bytes.length} bytes; Read shows text files only.`, isError: true };
     }
 
     const offset = input.offset ?? 1;
     const limit = input.limit ?? READ_DEFAULT_LIMIT;
-    const { lines, total } = await readLines(absolute, offset, limit, ctx.signal);
+    const all = splitReadLines(bytes.toString("utf8"));
+    const total = all.length;
+    const lines = all.slice(offset - 1, offset - 1 + limit);
     if (lines.length === 0) {
       return {
         content: `offset ${offset} is past the end of ${shown}, which has ${total} line${total === 1 ? "" : "s"}.`,
@@ -59,31 +65,9 @@ export const readTool = defineTool({
   },
 });
 
-async function looksBinary(absolute: string): Promise<boolean> {
-  const handle = await open(absolute, "r");
-  try {
-    const buffer = Buffer.alloc(BINARY_SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, BINARY_SNIFF_BYTES, 0);
-    return buffer.subarray(0, bytesRead).includes(0);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Streams the file: keeps lines [offset, offset+limit) and counts the rest, so huge files stay cheap in memory. */
-async function readLines(absolute: string, offset: number, limit: number, signal: AbortSignal): Promise<{ lines: string[]; total: number }> {
-  const stream = createReadStream(absolute, { encoding: "utf8", signal });
-  const reader = createInterface({ input: stream, crlfDelay: Infinity });
-  const lines: string[] = [];
-  let total = 0;
-  try {
-    for await (const line of reader) {
-      total += 1;
-      if (total >= offset && lines.length < limit) lines.push(line);
-    }
-  } finally {
-    reader.close();
-    stream.destroy();
-  }
-  return { lines, total };
+/** Lines as a terminal shows them (\n, \r\n or a lone \r ends one); a last line without an end still counts. */
+function splitReadLines(text: string): string[] {
+  const lines = text.split(/\r\n|\r|\n/);
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
 }

@@ -2,7 +2,20 @@ import type { z } from "zod";
 import type { Logger } from "../../logging/logger.js";
 import type { InvalidToolInput } from "../model-client.js";
 import type { BackgroundJobs } from "../background-jobs.js";
-import type { ArtifactPort, ExecPort, FsPort, GitPort, IssuePort, MemoryPort, PullsPort, SearchPort, SessionState, WebPort, WorktreePort } from "../ports.js";
+import type {
+  ArtifactPort,
+  ExecPort,
+  FsPort,
+  GitPort,
+  IssuePort,
+  MemoryPort,
+  PublishApproval,
+  PullsPort,
+  SearchPort,
+  SessionState,
+  WebPort,
+  WorktreePort,
+} from "../ports.js";
 import type { McpGateway } from "../mcp/mcp-gateway.js";
 import type { SideCalls } from "../side-calls.js";
 import type { SkillPort } from "../skills.js";
@@ -149,6 +162,8 @@ export interface ToolContext {
   git: GitPort;
   issue: IssuePort;
   pulls: PullsPort;
+  /** Asks a maintainer about publishing a commit the host's check holds back (require_approval_above). @defaultValue none: refused */
+  approvePublish?: PublishApproval;
   state: SessionState;
   /** The base branch the PR targets (default branch of the repo, or the PR's base). */
   baseBranch: string;

@@ -16,7 +16,7 @@ import { git, isRoot, removeDir, tempDir } from "./helpers.js";
 
 const support = await detectSandbox();
 const mode: SandboxMode = support.available ? "bwrap" : "off";
-const accept = () => ({ ok: true }) as const;
+const accept = () => ({ action: "publish" }) as const;
 
 interface Delivery {
   sha: string;

@@ -306,7 +306,7 @@ describe("a job's sandbox under attack (real bubblewrap, real git, fake GitHub)"
     expect(await fake.branchSha("acme", "widgets", "main")).toBe(mainBefore);
 
     // The same server is reachable from the host, with the one-shot credential, which is then stored nowhere.
-    const pushed = await jobA.push({ verify: () => ({ ok: true }), token });
+    const pushed = await jobA.push({ verify: () => ({ action: "publish" }), token });
     expect(pushed.pushed).toBe(true);
     expect(await fake.branchSha("acme", "widgets", "tackle/issue-5")).toBe(pushed.sha);
     expect(fake.requests({ kind: "git", method: "POST" }).some((entry) => entry.token === token)).toBe(true);

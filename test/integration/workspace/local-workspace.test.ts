@@ -70,9 +70,9 @@ describe("local workspace (tackle run --local)", () => {
     expect(await workspace.formatPatch()).toBe("");
     expect(await workspace.git.commit("nothing to do")).toBeNull();
 
-    const handed = await workspace.push({ verify: () => ({ ok: true }) });
+    const handed = await workspace.push({ verify: () => ({ action: "publish" }) });
     expect(handed.pushed).toBe(true);
-    expect(await workspace.push({ verify: () => ({ ok: true }) })).toEqual({ sha: handed.sha, pushed: false });
+    expect(await workspace.push({ verify: () => ({ action: "publish" }) })).toEqual({ sha: handed.sha, pushed: false });
     expect(await workspace.formatPatch()).toContain("Subject: [PATCH] Bump a");
 
     await workspace.dispose();
@@ -91,7 +91,7 @@ describe("local workspace (tackle run --local)", () => {
         timeoutMs: 30_000,
       });
       const refused = await workspace
-        .push({ verify: (change) => ({ ok: false, reason: `no: ${change.files.map((f) => f.path).join(",")}` }) })
+        .push({ verify: (change) => ({ action: "refuse", reason: `no: ${change.files.map((f) => f.path).join(",")}` }) })
         .catch((e: unknown) => e);
       expect(isTackleError(refused, "push_refused")).toBe(true);
       expect((refused as Error).message).toContain("no: .github/workflows/x.yml");
@@ -129,7 +129,7 @@ describe("local workspace (tackle run --local)", () => {
       const result = await workspace.exec.run("id -u; echo change >> README.md; git commit -qam owned && echo COMMITTED", { timeoutMs: 30_000 });
       expect(result.output).toContain("1000\n");
       expect(result.output).toContain("COMMITTED");
-      await workspace.push({ verify: () => ({ ok: true }) });
+      await workspace.push({ verify: () => ({ action: "publish" }) });
       const notOwners = await execa("find", [path.join(repo, ".git"), "!", "-uid", "1000"]);
       expect(notOwners.stdout).toBe("");
     } finally {
@@ -148,7 +148,7 @@ describe("local workspace (tackle run --local)", () => {
         });
         expect(result.output).toContain("65534\ninitial\n");
         expect(result.output).toContain("COMMITTED");
-        const { sha } = await workspace.push({ verify: () => ({ ok: true }) });
+        const { sha } = await workspace.push({ verify: () => ({ action: "publish" }) });
         expect(await git(repo, ["rev-parse", "tackle/local-rootrepo"], base)).toBe(sha);
       } finally {
         await workspace.dispose();

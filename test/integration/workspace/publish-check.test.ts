@@ -68,7 +68,7 @@ describe("publish check on a pull request's head", () => {
     const workspace = await prepare("pr-rewrite");
     await workspace.exec.run("git reset -q --hard HEAD~1 && echo rewritten > notes.txt && git add notes.txt && git commit -qm rewrite", { timeoutMs: 30_000 });
     const before = await git(remote.remote, ["rev-parse", "feature/wf"]);
-    const refused = await workspace.push({ verify: () => ({ ok: true }), token: "t" }).catch((e: unknown) => e);
+    const refused = await workspace.push({ verify: () => ({ action: "publish" }), token: "t" }).catch((e: unknown) => e);
     expect(isTackleError(refused, "push_refused")).toBe(true);
     expect((refused as Error).message).toMatch(/does not build on the pull request's head/);
     expect(await git(remote.remote, ["rev-parse", "feature/wf"])).toBe(before);

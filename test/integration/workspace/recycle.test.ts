@@ -156,7 +156,7 @@ describe("recycled checkouts", () => {
     // And it works as a checkout: the agent can commit, the host can push.
     const work = await second.exec.run("echo more >> README.md && git commit -qam 'job 2' && git log --format=%s -2", { timeoutMs: 30_000 });
     expect(work.output).toBe("job 2\nsubmodule\n");
-    expect((await second.push({ verify: () => ({ ok: true }), token: "t" })).pushed).toBe(true);
+    expect((await second.push({ verify: () => ({ action: "publish" }), token: "t" })).pushed).toBe(true);
     if (isRoot) expect(statSync(path.join(second.root, "README.md")).uid).toBe(65534);
   });
 

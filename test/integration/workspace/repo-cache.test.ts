@@ -96,16 +96,16 @@ describe("repo cache", () => {
     expect(await workspace.commitsAhead()).toBe(1);
     // The patch is of what was published, from the host's own objects: nothing yet.
     expect(await workspace.formatPatch()).toBe("");
-    const refused = await workspace.push({ verify: () => ({ ok: true }), token: "t" }).catch((e: unknown) => e);
+    const refused = await workspace.push({ verify: () => ({ action: "publish" }), token: "t" }).catch((e: unknown) => e);
     expect(isTackleError(refused, "push_refused")).toBe(true);
 
     const fresh = await prepare("job-push-2", { branch: "tackle/issue-7" });
     await fresh.fs.writeFile("src/feature.ts", "export const feature = 2;\n");
     const sha = await fresh.git.commit("Add feature v2");
-    expect(await fresh.push({ verify: () => ({ ok: true }), token: "t" })).toEqual({ sha, pushed: true });
+    expect(await fresh.push({ verify: () => ({ action: "publish" }), token: "t" })).toEqual({ sha, pushed: true });
     expect(await git(remote.remote, ["rev-parse", "tackle/issue-7"])).toBe(sha);
     expect(await fresh.formatPatch()).toContain("Subject: [PATCH] Add feature v2");
-    expect(await fresh.push({ verify: () => ({ ok: true }), token: "t" })).toEqual({ sha, pushed: false });
+    expect(await fresh.push({ verify: () => ({ action: "publish" }), token: "t" })).toEqual({ sha, pushed: false });
   });
 
   it("a burst fetches once: a fetch that started after the trigger is fresh enough, an older one is not", async () => {
@@ -218,7 +218,7 @@ describe("repo cache: private repository over smart HTTP", () => {
       // The agent's own git, in the sandbox, has no credential to push with.
       const agentPush = await workspace.exec.run("git push origin HEAD 2>&1; echo exit=$?", { timeoutMs: 30_000 });
       expect(agentPush.output).not.toContain("exit=0");
-      expect(await workspace.push({ verify: () => ({ ok: true }), token })).toEqual({ sha, pushed: true });
+      expect(await workspace.push({ verify: () => ({ action: "publish" }), token })).toEqual({ sha, pushed: true });
       expect(await git(path.join(projects, "acme", "private.git"), ["rev-parse", "tackle/issue-9"], base)).toBe(sha);
 
       const leaked = await execa("grep", ["-rl", "--", token, home], { reject: false });
@@ -319,7 +319,7 @@ describe.skipIf(!support.available)("workspace sandbox: attacks on git and the m
     expect(result.output).toContain("end");
     expect(await workspace.commitsAhead()).toBe(1);
     await workspace.git.status();
-    expect((await workspace.push({ verify: () => ({ ok: true }), token: "t" })).pushed).toBe(true);
+    expect((await workspace.push({ verify: () => ({ action: "publish" }), token: "t" })).pushed).toBe(true);
     expect(await workspace.formatPatch()).toContain("agent commit");
     expect(existsSync(pwned)).toBe(false);
   });
@@ -354,7 +354,7 @@ describe("repo cache: unsandboxed checkout", () => {
         { timeoutMs: 20_000 },
       );
       expect(result.output).toContain("PLANTED");
-      const { sha, pushed } = await workspace.push({ verify: () => ({ ok: true }), token: "t" });
+      const { sha, pushed } = await workspace.push({ verify: () => ({ action: "publish" }), token: "t" });
       expect(pushed).toBe(true);
       expect(await git(remote.remote, ["rev-parse", "tackle/issue-2"])).toBe(sha);
       await workspace.dispose();

@@ -170,7 +170,7 @@ describe("repository agents and skills: extracted from the default branch", () =
     expect(workspace.fs.relative(skillFile)).toBe(skillFile);
     await expect(workspace.fs.writeFile(skillFile, HOSTILE_SKILL_MD)).rejects.toThrow(/read-only/);
     await expect(workspace.fs.resolve(path.join(workspace.extensionFiles!.dir, ".tackle/skills/x/passwd"), "read")).resolves.toBeDefined();
-    await expect(workspace.fs.readFile(path.join(workspace.extensionFiles!.dir, ".tackle/skills/x/passwd"))).rejects.toThrow(/ENOENT/);
+    await expect(workspace.fs.readFile(path.join(workspace.extensionFiles!.dir, ".tackle/skills/x/passwd"))).rejects.toThrow(/does not exist/);
     await expect(workspace.fs.resolve(`${workspace.extensionFiles!.dir}/../job-read.json`, "read")).rejects.toThrow(/outside the worktree/);
     expect(readFileSync(skillFile, "utf8")).toBe(SKILL_MD);
   });

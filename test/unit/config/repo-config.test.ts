@@ -26,6 +26,7 @@ describe("defaultRepoConfig", () => {
       protected_paths: [".github/workflows/**", ".git/**"],
       blocked_commands: [],
       max_diff_lines: 2000,
+      max_diff_bytes: 5 * 1024 * 1024,
       draft_pr: true,
       allowed_bots: [],
       approval_timeout_minutes: 30,
@@ -68,6 +69,7 @@ protected_paths:
   - "infra/**"
 blocked_commands: ["npm publish"]
 max_diff_lines: 800
+max_diff_bytes: 1048576
 require_approval_above: 300
 draft_pr: false
 allowed_bots: ["renovate[bot]"]
@@ -89,6 +91,7 @@ memory: false
       protected_paths: [".github/workflows/**", ".git/**", "infra/**"],
       blocked_commands: ["npm publish"],
       max_diff_lines: 800,
+      max_diff_bytes: 1_048_576,
       require_approval_above: 300,
       draft_pr: false,
       allowed_bots: ["renovate[bot]"],

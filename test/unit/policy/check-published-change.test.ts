@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ChangedPath, PublishedChange } from "../../../src/agent/ports.js";
 import { checkPublishedChange } from "../../../src/agent/policy/index.js";
-import { lineCount, parseNumstat } from "../../../src/workspace/git-port.js";
+import { lineCount, lineDelta } from "../../../src/util/count-lines.js";
+import { parseNumstat } from "../../../src/workspace/git-port.js";
 import { parseRawDiff } from "../../../src/workspace/publish-repo.js";
 
 const file = (path: string, extra: Partial<ChangedPath> = {}): ChangedPath => ({
@@ -11,6 +12,7 @@ const file = (path: string, extra: Partial<ChangedPath> = {}): ChangedPath => ({
   newMode: "100644",
   lines: 1,
   bytes: 10,
+  addedBytes: 10,
   ...extra,
 });
 const change = (files: ChangedPath[], commitFiles: ChangedPath[] = []): PublishedChange => ({
@@ -20,15 +22,16 @@ const change = (files: ChangedPath[], commitFiles: ChangedPath[] = []): Publishe
   commitFiles,
   commits: 1,
   lines: files.reduce((sum, f) => sum + f.lines, 0),
+  addedBytes: files.reduce((sum, f) => sum + f.addedBytes, 0),
 });
 const reasonOf = (config: Parameters<typeof checkPublishedChange>[0], c: PublishedChange): string => {
   const verdict = checkPublishedChange(config, c);
-  return verdict.ok ? "ok" : verdict.reason;
+  return verdict.action === "publish" ? "ok" : verdict.reason;
 };
 
 describe("checkPublishedChange: the host's verdict on base..sha", () => {
   it("lets an ordinary change through", () => {
-    expect(checkPublishedChange({}, change([file("src/a.ts"), file("README.md", { status: "A", oldMode: "000000" })]))).toEqual({ ok: true });
+    expect(checkPublishedChange({}, change([file("src/a.ts"), file("README.md", { status: "A", oldMode: "000000" })]))).toEqual({ action: "publish" });
   });
 
   it("refuses a protected path in the net change, or in any single commit even when the net change is clean", () => {
@@ -54,13 +57,35 @@ describe("checkPublishedChange: the host's verdict on base..sha", () => {
     expect(reasonOf({}, change([link("g", ".git/config")]))).toContain("points at the protected path .git/config");
     expect(reasonOf({}, change([link(".github", "elsewhere")]))).toContain("symlink .github stands where protected paths are");
     // A pattern without a slash (any depth) does not make every symlink suspect.
-    expect(checkPublishedChange({ protectedPaths: ["*.lock"] }, change([link("docs/latest", "v2")]))).toEqual({ ok: true });
+    expect(checkPublishedChange({ protectedPaths: ["*.lock"] }, change([link("docs/latest", "v2")]))).toEqual({ action: "publish" });
   });
 
   it("refuses files over the size limit and diffs over max_diff_lines", () => {
     expect(reasonOf({}, change([file("blob.bin", { bytes: 11 * 1024 * 1024 })]))).toContain("over the 10485760-byte limit");
     expect(reasonOf({ maxDiffLines: 2000 }, change([file("big.js", { lines: 5001 })]))).toContain("5001 lines, over the repository's max_diff_lines of 2000");
-    expect(checkPublishedChange({ maxDiffLines: 2000 }, change([file("big.js", { lines: 2000 })]))).toEqual({ ok: true });
+    expect(checkPublishedChange({ maxDiffLines: 2000 }, change([file("big.js", { lines: 2000 })]))).toEqual({ action: "publish" });
+  });
+
+  it("refuses a change that adds more than max_diff_bytes (default 5 MiB), naming the key", () => {
+    expect(reasonOf({}, change([file("blob.js", { lines: 1, addedBytes: 9 * 1024 * 1024 })]))).toContain("over the repository's max_diff_bytes of 5242880");
+    expect(reasonOf({ maxDiffBytes: 1000 }, change([file("a.js", { addedBytes: 600 }), file("b.js", { addedBytes: 600 })]))).toContain(
+      "adds 1200 bytes, over the repository's max_diff_bytes of 1000",
+    );
+    expect(checkPublishedChange({ maxDiffBytes: 1000 }, change([file("a.js", { addedBytes: 1000 })]))).toEqual({ action: "publish" });
+  });
+
+  it("asks above require_approval_above, whatever wrote the lines; a refusal beats the question", () => {
+    expect(checkPublishedChange({ requireApprovalAbove: 100 }, change([file("numbers.txt", { lines: 1500 })]))).toEqual({
+      action: "ask",
+      reason: "the branch's diff is 1500 lines, above the repository's require_approval_above of 100",
+    });
+    expect(checkPublishedChange({ requireApprovalAbove: 100 }, change([file("numbers.txt", { lines: 100 })]))).toEqual({ action: "publish" });
+    expect(checkPublishedChange({ requireApprovalAbove: 100, maxDiffLines: 1000 }, change([file("n.txt", { lines: 1500 })]))).toMatchObject({
+      action: "refuse",
+    });
+    expect(checkPublishedChange({ requireApprovalAbove: 100 }, change([file(".github/workflows/ci.yml", { lines: 1500 })]))).toMatchObject({
+      action: "refuse",
+    });
   });
 });
 
@@ -86,5 +111,20 @@ describe("what the host reads from its own repository", () => {
     expect(lineCount(Buffer.from("x\0\n1\n2\n"))).toBe(3);
     expect(lineCount(Buffer.from("no newline"))).toBe(1);
     expect(lineCount(Buffer.alloc(0))).toBe(0);
+  });
+
+  it("ends a line at \\n, \\r\\n, a lone \\r, U+2028 and U+2029", () => {
+    expect(lineCount("a\rb\rc")).toBe(3);
+    expect(lineCount("a\r\nb\r\n")).toBe(2);
+    expect(lineCount("a\u2028b\u2029c\n")).toBe(3);
+    expect(lineCount(Buffer.from("a\u2028b", "utf8"))).toBe(2);
+    // Other bytes of the same UTF-8 lead (U+2020, a dagger) are not breaks.
+    expect(lineCount("a\u2020b")).toBe(1);
+  });
+
+  it("measures a change as lines only one side has, and the bytes of the lines it adds", () => {
+    expect(lineDelta("a\nb\nc\n", "a\nB\nc\n")).toEqual({ lines: 2, addedBytes: 2 });
+    expect(lineDelta("", "x".repeat(100))).toEqual({ lines: 1, addedBytes: 101 });
+    expect(lineDelta("keep\n", "keep\rone\rtwo")).toEqual({ lines: 2, addedBytes: 8 });
   });
 });

@@ -87,7 +87,7 @@ describe("Read", () => {
   it("refuses paths outside the worktree", async () => {
     const result = await callTool(h.ctx, "Read", { file_path: "../../etc/passwd" });
     expect(result.is_error).toBe(true);
-    expect(result.content).toContain("outside the repository");
+    expect(result.content).toContain("outside the worktree");
   });
 });
 
@@ -117,7 +117,7 @@ describe("Write", () => {
     await symlink(h.repo.home, path.join(h.repo.root, "escape"));
     const result = await callTool(h.ctx, "Write", { file_path: "escape/x.txt", content: "x" });
     expect(result.is_error).toBe(true);
-    expect(result.content).toContain("outside the repository");
+    expect(result.content).toContain("outside the worktree");
   });
 });
 

@@ -2,12 +2,12 @@
  * Small real ports over a temporary git repository, for tool and policy tests. The sandboxed
  * ports of src/workspace/ replace these in production; these only need the same contracts.
  */
-import { mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { rgPath } from "@vscode/ripgrep";
 import { execa } from "execa";
-import { TackleError } from "../../../src/errors/index.js";
+import { createPathGuard } from "../../../src/workspace/index.js";
 import { silentLogger } from "../../../src/logging/logger.js";
 import type {
   ExecPort,
@@ -76,49 +76,9 @@ export async function createTempRepo(options: { jobBranch?: boolean } = {}): Pro
   };
 }
 
-function outside(filePath: string): TackleError {
-  return new TackleError("path_outside_worktree", `${filePath} is outside the repository; use a path inside it`);
-}
-
+/** The workspace's own path guard and guarded reader (nothing to pause: these tests start no background process). */
 export function createFsPort(root: string): FsPort {
-  const isInside = (absolute: string) => absolute === root || absolute.startsWith(`${root}${path.sep}`);
-  return {
-    root,
-    async resolve(filePath) {
-      const absolute = path.resolve(root, filePath);
-      if (!isInside(absolute)) throw outside(filePath);
-      // Realpath of the deepest existing ancestor, so new files and symlinks both resolve.
-      let existing = absolute;
-      const rest: string[] = [];
-      for (;;) {
-        try {
-          existing = await realpath(existing);
-          break;
-        } catch {
-          rest.unshift(path.basename(existing));
-          existing = path.dirname(existing);
-        }
-      }
-      const real = path.join(existing, ...rest);
-      if (!isInside(real)) throw outside(filePath);
-      if (path.relative(root, real).split(path.sep)[0] === ".git") {
-        throw new TackleError("path_outside_worktree", `${filePath} is inside .git; use the git_* tools instead`);
-      }
-      return real;
-    },
-    // As the workspace's path guard does: the root itself reads as ".".
-    relative: (absolute) => path.relative(root, absolute).split(path.sep).join("/") || ".",
-    async writeFile(filePath, content) {
-      const absolute = await this.resolve(filePath, "write");
-      const created = !(await stat(absolute).then(
-        () => true,
-        () => false,
-      ));
-      await mkdir(path.dirname(absolute), { recursive: true });
-      await writeFile(absolute, content, "utf8");
-      return { path: absolute, created };
-    },
-  };
+  return createPathGuard(root);
 }
 
 export function createExecPort(root: string, env: Record<string, string>): ExecPort {

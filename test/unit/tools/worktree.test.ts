@@ -225,7 +225,7 @@ describe("Worktree (local runs)", () => {
     await worktree({ action: "leave" });
     await call("Write", { file_path: "main.txt", content: "kept\n" });
     await call("git_commit", { message: "main work" });
-    const handed = await workspace.push({ verify: () => ({ ok: true }) });
+    const handed = await workspace.push({ verify: () => ({ action: "publish" }) });
     expect(handed.pushed).toBe(true);
     await workspace.dispose();
     expect(await running).toMatch(/command cancelled/);

@@ -26,7 +26,6 @@ const MAY_SPAWN: Record<string, string> = {
   "src/workspace/search.ts": "ripgrep from its package's absolute path, fixed environment",
   "src/workspace/fs-util.ts": "chown, chmod and find on Tackle's own trees",
   "src/workspace/file-lock.ts": "flock holding a lock file",
-  "src/worker/run-local.ts": "git show in the user's repository, as the user who ran Tackle",
   "src/main/doctor.ts": "version probes for `tackle doctor`",
 };
 

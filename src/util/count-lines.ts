@@ -1,0 +1,44 @@
+/**
+ * Line counting for the diff caps, one rule for the agent-side estimate and the host's publish
+ * check: a line ends at `\n`, `\r\n`, a lone `\r`, U+2028 or U+2029. Editors and JavaScript engines
+ * break lines at each of these, so a change that counted `\n` only could hide 5,000 statements
+ * separated by `\r` in one "line". Works on bytes (latin1 strings: one char per byte), so binary
+ * content counts the same way, and U+2028/U+2029 are their UTF-8 bytes.
+ */
+const LINE_BREAK = /\r\n|\r|\n|\xe2\x80[\xa8\xa9]/;
+
+/** The lines of `content` (bytes, or text that will be encoded as UTF-8); a last line without a break counts. */
+export function splitLines(content: Buffer | string): string[] {
+  const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
+  if (bytes.length === 0) return [];
+  const lines = bytes.toString("latin1").split(LINE_BREAK);
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/** How many lines `content` holds, by {@link splitLines}' rule. */
+export function lineCount(content: Buffer | string | undefined): number {
+  return content === undefined ? 0 : splitLines(content).length;
+}
+
+/**
+ * Lines in one side and not the other, both ways (a multiset difference): what any diff adds plus
+ * removes, at least. `addedBytes` is the size of the lines only `after` has: what the change writes.
+ */
+export function lineDelta(before: Buffer | string, after: Buffer | string): { lines: number; addedBytes: number } {
+  const remaining = new Map<string, number>();
+  for (const line of splitLines(before)) remaining.set(line, (remaining.get(line) ?? 0) + 1);
+  let added = 0;
+  let addedBytes = 0;
+  for (const line of splitLines(after)) {
+    const count = remaining.get(line) ?? 0;
+    if (count > 0) remaining.set(line, count - 1);
+    else {
+      added += 1;
+      addedBytes += line.length + 1;
+    }
+  }
+  let removed = 0;
+  for (const count of remaining.values()) removed += count;
+  return { lines: added + removed, addedBytes };
+}
