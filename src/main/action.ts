@@ -12,6 +12,7 @@ import { tokenClient } from "../github/index.js";
 import { createFileJobStore, createMemoryStore } from "../jobs/index.js";
 import type { JobData } from "../jobs/job-data.js";
 import { createWebFetchCache } from "../net/index.js";
+import { environmentSecrets } from "../logging/environment-secrets.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { admitTrigger, replyToTrigger, type TaskAdmission } from "../triggers/index.js";
 import { processJob, type JobOutcome, type ProcessJobDeps } from "../worker/process-job.js";
@@ -23,7 +24,7 @@ import { actionLogDestination } from "./action-log.js";
 import { ACTION_ARTIFACTS_DIR, fail, reportStep, type StepResult } from "./action-report.js";
 import { setUpActionRipgrep } from "./action-ripgrep-setup.js";
 import { chooseActionSandbox } from "./action-sandbox.js";
-import { modelClientFor, modelSecretsFor } from "./model-client-for.js";
+import { modelClientFor } from "./model-client-for.js";
 
 /**
  * The user the workflow's GITHUB_TOKEN acts as: its own comments must never trigger a run. A personal
@@ -149,8 +150,7 @@ async function runTask(admission: TaskAdmission, context: TaskContext): Promise<
       `Tackle did not run: this workflow's model provider (${env.provider}) is not set up. The workflow run's log says more.`,
     );
   }
-  for (const secret of modelSecretsFor(env)) core.setSecret(secret);
-  core.setSecret(env.githubToken!);
+  for (const secret of environmentSecrets(effectiveEnv(context.vars, inputs))) core.setSecret(secret);
   const pushProblem = await checkPushAccess(env.gitUrl(trigger.repo.owner, trigger.repo.name), env.githubToken!);
   // A token GitHub rejects cannot post a reply either.
   if (pushProblem?.status === 401) return { kind: "failed", message: describeAccessProblem(pushProblem), issue };
@@ -209,7 +209,8 @@ async function runInline(admission: TaskAdmission, context: TaskContext & { sand
       sandbox: context.sandbox,
       gitUrl: env.gitUrl,
       gitHost: new URL(env.githubServerUrl).host.replace(":", "_"),
-      secrets: [...modelSecretsFor(env), env.githubToken, ...Object.values(operatorMcpSecrets(vars))].filter((s): s is string => Boolean(s)),
+      // The one list (environmentSecrets): the token, the model's credentials, every TACKLE_SECRET_*.
+      secrets: environmentSecrets(effectiveEnv(vars, context.inputs)),
       mcpSecrets: operatorMcpSecrets(vars),
       // Inline in a workflow there are no commands: cancel the workflow run instead.
       commandName: null,
