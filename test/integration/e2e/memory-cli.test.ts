@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryStore } from "../../../src/jobs/index.js";
 import { silentLogger } from "../../../src/logging/logger.js";
 import { runCli, shellEnv } from "./cli-process.js";
+import { maskedMemory } from "../../fakes/masked.js";
 
 let home: string;
 beforeAll(async () => {
@@ -30,14 +31,17 @@ describe("tackle memory (the bin)", () => {
   it("lists, shows and deletes what a job stored under TACKLE_HOME; exit 1 for an unknown name, 2 for a bad --repo", async () => {
     const tackleHome = path.join(home, "state");
     const store = createMemoryStore({ home: tackleHome, logger: silentLogger });
-    await store.put("github.com/octo/widgets", {
-      name: "build",
-      description: "how to build",
-      content: "make all",
-      jobId: "job-1",
-      actor: "alice",
-      updatedAt: "2025-01-02T03:04:05.000Z",
-    });
+    await store.put(
+      "github.com/octo/widgets",
+      maskedMemory({
+        name: "build",
+        description: "how to build",
+        content: "make all",
+        jobId: "job-1",
+        actor: "alice",
+        updatedAt: "2025-01-02T03:04:05.000Z",
+      }),
+    );
     const env = shellEnv(home, { TACKLE_HOME: tackleHome });
     const list = await runCli(["memory", "list", "--repo", "octo/widgets"], { env });
     expect(list.code).toBe(0);
