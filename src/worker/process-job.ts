@@ -203,7 +203,10 @@ export async function processJob(
   signal: AbortSignal,
   attempt: { attempt: number; maxAttempts: number } = { attempt: 1, maxAttempts: 1 },
 ): Promise<JobOutcome> {
-  const job = await openJob(data, deps, signal, attempt.attempt);
+  // Until the job's redactor exists (it needs the installation token), a failure is masked with the operator's secrets.
+  const job = await openJob(data, deps, signal, attempt.attempt).catch((error: unknown) => {
+    throw maskedError(error, createRedactor(deps.settings.secrets));
+  });
   try {
     const outcome = await runJob(job, attempt);
     await job.recording?.ended(outcome);
