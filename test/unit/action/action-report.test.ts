@@ -41,7 +41,9 @@ describe("renderStepSummary", () => {
   });
 
   it("a misconfiguration: the message, no table; text from GitHub or the job cannot add markup or break a row", () => {
-    expect(renderStepSummary({ kind: "failed", message: "GitHub rejected the token" })).toBe("## ❌ Tackle could not run\n\nGitHub rejected the token\n");
+    expect(renderStepSummary({ kind: "failed", message: masked("GitHub rejected the token") })).toBe(
+      "## ❌ Tackle could not run\n\nGitHub rejected the token\n",
+    );
     const outcome: JobOutcome = { status: "failed", reason: masked("a <img src=x> | b\nnext"), pullRequestUrl: null, stats };
     const summary = renderStepSummary({ kind: "job", outcome, issue: "o/r#4", sandbox: "" });
     expect(summary).toContain("## ❌ Tackle failed");

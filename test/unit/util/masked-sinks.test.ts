@@ -17,6 +17,7 @@ import type { JobRecording, startJobRecording } from "../../../src/worker/job-re
 import type { createMemoryPort } from "../../../src/worker/memory-port.js";
 import type { JobOutcome } from "../../../src/worker/process-job.js";
 import type { createTracker } from "../../../src/worker/tracker.js";
+import type { StepResult } from "../../../src/main/action-report.js";
 
 const plain: string = "text that never met the redactor";
 const identity = (text: string): string => text;
@@ -53,8 +54,11 @@ function forgottenRedactions(store: JobStore, memory: MemoryStore, recording: Jo
   const outcome: JobOutcome = { status: "failed", reason: plain, pullRequestUrl: null, stats };
   // @ts-expect-error an artifact name shown in the summary and the tracking comment
   const artifact: ArtifactInfo = { id: "a1", name: plain, bytes: 0, url: null };
+  // @ts-expect-error a step summary's failure message that skipped the redactor
+  const step: StepResult = { kind: "failed", message: plain };
   void outcome;
   void artifact;
+  void step;
 
   // Cutting happens after masking, never before.
   // @ts-expect-error cutting text that was not masked
