@@ -12,9 +12,9 @@ import { truncateMiddle } from "./truncate-middle.js";
 declare const masked: unique symbol;
 
 /**
- * Text that went through a redactor. Only this module makes one (a cast anywhere else is refused by
- * test/unit/util/masked-brand.test.ts), so a sink that requires `Masked` cannot be handed text that
- * skipped redaction: a forgotten redaction fails to compile (test/types/masked-sinks.ts).
+ * Text that went through a redactor. Only this module makes one (test/unit/util/masked-sinks.test.ts
+ * refuses a cast anywhere else), so a sink that requires `Masked` cannot be handed text that skipped
+ * redaction: a forgotten redaction fails to compile (the same test's `@ts-expect-error` lines).
  */
 export type Masked = string & { readonly [masked]: true };
 

@@ -4,7 +4,7 @@ import { TackleError, errorMessage } from "../errors/index.js";
 import { triggerFields, type JobData } from "../jobs/job-data.js";
 import type { JobRecordUpdate, JobStatus, JobStore } from "../jobs/job-store.js";
 import type { Logger } from "../logging/logger.js";
-import { maskBytes, type Masked, type Redactor } from "../util/redact.js";
+import { maskBytes, type Masked, type MaskedBytes, type Redactor } from "../util/redact.js";
 import { safeArtifactName } from "../util/safe-artifact-name.js";
 import type { JobStats } from "./tracking-comment.js";
 
@@ -138,7 +138,7 @@ export function startJobRecording(options: JobRecordingOptions): JobRecording {
 }
 
 /** An artifact's content, masked (maskBytes); a binary file holding a secret is refused. */
-export function maskArtifact(content: Buffer, redact: Redactor) {
+export function maskArtifact(content: Buffer, redact: Redactor): MaskedBytes {
   const masked = maskBytes(content, redact);
   if (masked === null) {
     throw new TackleError("invalid_input", "the file holds a secret of this job or something shaped like a token; it was not uploaded");

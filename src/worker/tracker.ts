@@ -34,7 +34,7 @@ export function createTracker(options: {
   /**
    * The job's redactor, applied to every text of a state before the comment is rendered: rendering
    * cuts long texts to size, and a secret the cut splits would no longer match by value afterwards.
-   * Required: the renderer gets the state only as `MaskedDeep<TrackingState>`.
+   * Required, so no tracker renders a state it did not mask.
    */
   redact: Redactor;
 }): Tracker {
