@@ -27,6 +27,7 @@ import type { MessagesRequest } from "../test/fakes/fake-anthropic.js";
 import { startFakeAnthropic, type RecordedRequest, type ScriptedTurn } from "../test/fakes/index.js";
 import { commitAll, contextFor, generateRepo, openWorkspace, tempDir } from "./agent-helpers.js";
 import { printTable } from "./table.js";
+import { redactKnownTokens } from "../src/util/redact.js";
 
 const MODEL = "claude-sonnet-4-6";
 const TURNS = 30;
@@ -443,10 +444,12 @@ async function runSingle(): Promise<void> {
           baseBranch: workspace.baseBranch,
           instructionFiles: [{ path: "AGENTS.md", content: AGENTS_MD }],
         }),
-        initialMessage: buildTaskMessage({
-          task: { number: 42, title: "Invoice amount doubled after a retry", body: ISSUE_BODY },
-          trigger: { kind: "issue_assigned", actor: "maintainer" },
-        }),
+        initialMessage: redactKnownTokens(
+          buildTaskMessage({
+            task: { number: 42, title: "Invoice amount doubled after a retry", body: ISSUE_BODY },
+            trigger: { kind: "issue_assigned", actor: "maintainer" },
+          }),
+        ),
         budgets: { maxTurns: TURNS, maxOutputTokensPerTurn: 8_192, maxCostUsd: 100, deadline: Number.MAX_SAFE_INTEGER },
         signal: controller.signal,
       });

@@ -27,6 +27,7 @@ import {
 } from "./agent-helpers.js";
 import { seededRandom } from "./seeded-random.js";
 import { ms, percentile, printTable } from "./table.js";
+import { redactKnownTokens } from "../src/util/redact.js";
 
 const FILES = 2_000;
 const TURNS = 200;
@@ -121,7 +122,7 @@ async function session(
       tools: registry,
       ctx,
       system: buildSystemPrompt({ repo: "bench/generated", branch: workspace.branch, baseBranch: workspace.baseBranch, instructionFiles: [] }),
-      initialMessage: "Benchmark the harness.",
+      initialMessage: redactKnownTokens("Benchmark the harness."),
       budgets: { maxTurns: TURNS, maxOutputTokensPerTurn: 4_096, maxCostUsd: 1_000, deadline: Number.MAX_SAFE_INTEGER },
       signal: controller.signal,
       onProgress,

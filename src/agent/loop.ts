@@ -9,6 +9,7 @@ import { deadlineSignal } from "./deadline-signal.js";
 import { createSpend, type Spend } from "./spend.js";
 import type { ToolCall, ToolCallResult, ToolContext, ToolRunner } from "./tools/tool.js";
 import { MAIN_AGENT, type CallPurpose, type TranscriptSink } from "./transcript.js";
+import type { Masked } from "../util/redact.js";
 
 type ContentBlockParam = Anthropic.Messages.ContentBlockParam;
 
@@ -66,7 +67,11 @@ export interface RunAgentOptions {
   /** From buildSystemPrompt: stable for the whole run. */
   system: string;
   /** From buildTaskMessage: the first user message. */
-  initialMessage: string;
+  /**
+   * The conversation's first message (the task, the memory index, the setup report): masked, like every
+   * tool result after it, so the model never reads a secret the job holds.
+   */
+  initialMessage: Masked;
   budgets: AgentBudgets;
   transcript?: TranscriptSink;
   /** @defaultValue Date.now */

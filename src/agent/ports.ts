@@ -5,6 +5,8 @@
  * local-run stand-ins).
  */
 
+import type { Masked } from "../util/redact.js";
+
 /** File access inside one worktree. Every path goes through the path guard. */
 export interface FsPort {
   /** Absolute path of the worktree root (realpath). */
@@ -406,8 +408,9 @@ export interface WorktreePort {
 export interface ArtifactInfo {
   /** What ReportToIssue's `artifact_ids` name (`a1`, `a2`, …). */
   id: string;
-  name: string;
-  description?: string;
+  /** Masked, as stored: the agent chose it. */
+  name: Masked;
+  description?: Masked;
   bytes: number;
   /** Where a person downloads it (the dashboard), or null where there is none (the Action: the run's artifacts). */
   url: string | null;

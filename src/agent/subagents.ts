@@ -6,6 +6,7 @@ import type { ToolRegistry } from "./tools/registry.js";
 import type { Tool, ToolContext, ToolResult } from "./tools/tool.js";
 import type { TranscriptSink } from "./transcript.js";
 import { truncateText } from "./prompt/fence-untrusted.js";
+import type { Redactor } from "../util/redact.js";
 
 /** Deepest a subagent may sit below the job's agent (depth 0): at this depth there is no Task tool. */
 export const MAX_SUBAGENT_DEPTH = 3;
@@ -72,6 +73,8 @@ export interface SubagentsOptions {
   /** The job's transcript; each subagent writes under its own key. */
   transcript?: TranscriptSink;
   logger: Logger;
+  /** The job's redactor: a subagent's first message (the parent model's prompt) is masked like the job's. */
+  redact: Redactor;
   onEvent?: (event: SubagentEvent) => void;
   /**
    * Whether a type only reads (its calls run in parallel, bounded by MAX_PARALLEL_SUBAGENTS). Such a type
@@ -121,7 +124,7 @@ export function createSubagents(options: SubagentsOptions): SubagentPort {
         tools: options.registry(tools),
         ctx: child,
         system: type.system,
-        initialMessage: taskMessage(request),
+        initialMessage: options.redact(taskMessage(request)),
         budgets: { ...options.budgets, maxTurns },
         ...(sink === undefined ? {} : { transcript: sink }),
         clock: options.clock,

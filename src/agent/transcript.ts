@@ -2,7 +2,7 @@ import { appendFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { MessageRequest, ModelMessage, ModelMessageParam, TokenUsage } from "./model-client.js";
 import type { ToolCallResult } from "./tools/tool.js";
-import { redactDeep, redactKnownTokens } from "../util/redact.js";
+import { maskedJson, redactKnownTokens, type Masked, type Redactor } from "../util/redact.js";
 
 /** Bumped when a line's meaning changes; readers refuse versions they do not know. */
 export const TRANSCRIPT_VERSION = 2;
@@ -70,14 +70,14 @@ export interface CreateTranscriptOptions {
    * The job's redactor, applied to every string (keys and values) of every line before it is written.
    * @defaultValue redactKnownTokens
    */
-  redact?: ((text: string) => string) | undefined;
+  redact?: Redactor | undefined;
   /** @defaultValue Date.now */
   clock?: () => number;
   /**
    * Called with each line (redacted, without its newline) once it is on disk, in order: the job store's
    * copy, which the dashboard reads when the job ran on another machine.
    */
-  onLine?: (line: string) => void;
+  onLine?: (line: Masked) => void;
 }
 
 export function transcriptDir(tackleHome: string): string {
@@ -101,7 +101,8 @@ export async function createTranscript(options: CreateTranscriptOptions): Promis
 
   let queue: Promise<void> = Promise.resolve();
   const write = (event: Record<string, unknown>): Promise<void> => {
-    const json = JSON.stringify(redactDeep(event, redact));
+    // Every line is masked here, whole, before it is written or handed on: the one way a line is made.
+    const json = maskedJson(event, redact);
     const written = queue.then(async () => {
       await appendFile(path, `${json}\n`, "utf8");
       options.onLine?.(json);

@@ -3,6 +3,8 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { TackleError } from "../errors/index.js";
+import { isSecretName } from "../logging/environment-secrets.js";
+import { maskUrl } from "../logging/mask-url.js";
 import { parseFetchAllow } from "./parse-fetch-allow.js";
 import { parseModelPrices, type ConfiguredPrice } from "./parse-model-prices.js";
 import { parseOperatorSecrets, type OperatorSecrets } from "./parse-operator-secrets.js";
@@ -174,25 +176,6 @@ export const DEFAULT_WEBHOOK_PATH = "/api/github/webhooks";
 
 /** `process.env`, or any plain object of variables (tests, the Action's inputs). */
 export type EnvVars = Readonly<Record<string, string | undefined>>;
-
-/** Variables whose values never appear in a problem message. */
-const SECRETS = new Set([
-  "PRIVATE_KEY",
-  "WEBHOOK_SECRET",
-  "ANTHROPIC_API_KEY",
-  "INPUT_ANTHROPIC_API_KEY",
-  "OPENAI_API_KEY",
-  "OPENAI_BASE_URL",
-  "REDIS_URL",
-  "GITHUB_TOKEN",
-  "INPUT_GITHUB_TOKEN",
-  "TACKLE_METRICS_TOKEN",
-  "TACKLE_DASHBOARD_TOKEN",
-  "AWS_ACCESS_KEY_ID",
-  "AWS_SECRET_ACCESS_KEY",
-  "AWS_SESSION_TOKEN",
-  "AWS_BEARER_TOKEN_BEDROCK",
-]);
 
 /** What each variable should hold, in the words a problem message uses. */
 const EXPECTED: Record<string, string> = {
@@ -551,8 +534,10 @@ function describeIssue(issue: z.core.$ZodIssue, env: EnvVars): string {
   const name = String(issue.path[0] ?? "");
   const expected = EXPECTED[name];
   const text = expected === undefined ? issue.message : `expected ${expected}`;
-  if (SECRETS.has(name)) return `\`${name}\`: ${text}`;
-  return `\`${name}\`: ${text}, got ${describeValue(env[name])}`;
+  // A credential is never echoed; any other value with a URL's password masked before it is cut to size.
+  if (isSecretName(name)) return `\`${name}\`: ${text}`;
+  const value = env[name];
+  return `\`${name}\`: ${text}, got ${describeValue(value === undefined ? value : maskUrl(value))}`;
 }
 
 function expandHome(path: string, homeDir: string): string {

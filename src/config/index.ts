@@ -24,5 +24,5 @@ export {
 export type { ConfiguredPrice } from "./parse-model-prices.js";
 export { parseHostPattern, type HostPattern } from "./parse-fetch-allow.js";
 export { canonicalAddress, isStandardPort, matchesHostPattern, urlDestination, type Destination } from "./match-host-pattern.js";
-export { operatorSecretValues, parseOperatorSecrets, type OperatorSecrets } from "./parse-operator-secrets.js";
+export { parseOperatorSecrets, type OperatorSecrets } from "./parse-operator-secrets.js";
 export { resolveScopedSecrets, type ScopedValues } from "./resolve-scoped-secrets.js";

@@ -49,11 +49,6 @@ export function parseOperatorSecrets(env: Readonly<Record<string, string | undef
   return { secrets, problems, warnings };
 }
 
-/** What a job redacts by value: the secrets, not their scopes (repository names and hosts are not secret). */
-export function operatorSecretValues(secrets: OperatorSecrets): string[] {
-  return [...secrets.values()].map((secret) => secret.value);
-}
-
 function entries(value: string | undefined): string[] {
   return (value ?? "").split(/[\s,]+/).filter((entry) => entry !== "");
 }

@@ -1,7 +1,7 @@
-import type { Memory } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
+import { trimMasked } from "../util/redact.js";
 import { formatRepoKey, formatRepoName, parseRepoKey } from "../workspace/repo-key.js";
-import { MEMORY_LIMITS, type MemoryBackend, type MemoryStore } from "./memory-store.js";
+import { MEMORY_LIMITS, type MemoryBackend, type MemoryStore, type MemoryWrite } from "./memory-store.js";
 
 /**
  * The one place memory's limits are enforced, whatever the backend: the repository key (canonical,
@@ -65,9 +65,9 @@ function checkName(name: string): string {
 const CONTROL = /\p{Cc}/u;
 
 /** The memory as it is stored (its description trimmed), or why it cannot be. */
-function checkedMemory(memory: Memory): Memory {
+function checkedMemory(memory: MemoryWrite): MemoryWrite {
   checkName(memory.name);
-  const description = memory.description.trim();
+  const description = trimMasked(memory.description);
   if (description === "") {
     throw new TackleError("invalid_input", `memory "${memory.name}" needs a description: one line saying what it holds, so later jobs know when to read it`);
   }

@@ -3,9 +3,11 @@
  * trigger, status, timings, turns, tokens, cost), its transcript, and the artifacts it uploaded.
  * Two backends: Redis when REDIS_URL is set (workers on other machines write, the server reads), files
  * under TACKLE_HOME otherwise. Everything handed to a store is already redacted by the job that
- * wrote it: a store masks nothing and a page shows what it holds.
+ * wrote it, and the types say so: every free text a store takes is `Masked` (made only by the
+ * redactor, src/util/redact.ts). A store masks nothing and a page shows what it holds.
  */
 import { TackleError } from "../errors/index.js";
+import type { Masked, MaskedBytes } from "../util/redact.js";
 
 export type JobStatus = "queued" | "running" | "done" | "no_changes" | "failed" | "cancelled" | "budget_exhausted";
 
@@ -38,8 +40,11 @@ export interface JobRecord {
   pullRequestUrl?: string;
 }
 
-/** A partial record: `jobId` and whatever changed. A field absent keeps its stored value. */
-export type JobRecordUpdate = Partial<JobRecord> & { jobId: string };
+/**
+ * A partial record: `jobId` and whatever changed. A field absent keeps its stored value. The reason is
+ * free text (a model API's or GitHub's error, the agent's words): only masked text is recorded.
+ */
+export type JobRecordUpdate = Partial<Omit<JobRecord, "reason">> & { jobId: string; reason?: Masked };
 
 export interface ArtifactMeta {
   /** Short and unique within the job (`a1`, `a2`, …): what ReportToIssue's `artifact_ids` name. */
@@ -65,11 +70,12 @@ export interface TranscriptChunk {
   cursor: number;
 }
 
+/** What the agent uploads: its name, description and bytes are its own, so each is masked. */
 export interface NewArtifact {
-  name: string;
-  description?: string;
+  name: Masked;
+  description?: Masked;
   contentType: string;
-  content: Buffer;
+  content: MaskedBytes;
 }
 
 export interface JobStore {
@@ -84,7 +90,7 @@ export interface JobStore {
    * `{"type":"cut"}` line says so. The file store reads the transcript file the job writes itself:
    * there this only tells watchers.
    */
-  appendTranscript(jobId: string, lines: readonly string[]): Promise<void>;
+  appendTranscript(jobId: string, lines: readonly Masked[]): Promise<void>;
   /** The lines after `cursor` (0: from the start), at most `maxBytes` of them. */
   readTranscript(jobId: string, cursor: number, maxBytes?: number): Promise<TranscriptChunk>;
   /** Stores one artifact; TackleError("invalid_input") past the size caps, with the cap in its message. */

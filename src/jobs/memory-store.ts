@@ -1,4 +1,11 @@
 import type { Memory, MemorySummary } from "../agent/ports.js";
+import type { Masked } from "../util/redact.js";
+
+/**
+ * A memory as it is written: its name, description and content are the agent's words, kept for every
+ * later job, so only masked text is stored (the job's memory port masks it).
+ */
+export type MemoryWrite = Omit<Memory, "name" | "description" | "content"> & { name: Masked; description: Masked; content: Masked };
 
 /**
  * Durable memory of every repository, keyed by `host/id` (see formatRepoKey): GitHub's numeric id, never
@@ -11,7 +18,7 @@ export interface MemoryStore {
   /** Every memory's name, description and provenance, sorted by name. */
   list(repoKey: string): Promise<MemorySummary[]>;
   get(repoKey: string, name: string): Promise<Memory | null>;
-  put(repoKey: string, memory: Memory): Promise<"created" | "updated">;
+  put(repoKey: string, memory: MemoryWrite): Promise<"created" | "updated">;
   /** False when there was no such memory. */
   delete(repoKey: string, name: string): Promise<boolean>;
   /** Notes that `owner/name` (`fullName`) on `host` is now the repository with this id; a later note of the name replaces it. */
@@ -32,7 +39,7 @@ export interface MemoryBackend {
   list(repoKey: string): Promise<MemorySummary[]>;
   get(repoKey: string, name: string): Promise<Memory | null>;
   /** "full" (and nothing written) when `memory.name` is new and the repository already holds `maxMemories`. */
-  put(repoKey: string, memory: Memory, maxMemories: number): Promise<"created" | "updated" | "full">;
+  put(repoKey: string, memory: MemoryWrite, maxMemories: number): Promise<"created" | "updated" | "full">;
   delete(repoKey: string, name: string): Promise<boolean>;
   /** `fullName` is `owner/repo` in lower case, `host` checked. */
   recordName(host: string, fullName: string, id: number): Promise<void>;

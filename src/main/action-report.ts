@@ -3,6 +3,7 @@
 import * as core from "@actions/core";
 import { errorMessage } from "../errors/index.js";
 import type { JobOutcome } from "../worker/process-job.js";
+import type { Masked } from "../util/redact.js";
 
 export type StepResult =
   /** Not a trigger, refused, or a command answered: one line, nothing else, exit 0. */
@@ -10,7 +11,7 @@ export type StepResult =
   /** A job ran; it failed the step unless it ended done or no_changes. */
   | { kind: "job"; outcome: JobOutcome; issue: string; sandbox: string; warning?: string }
   /** The step could not do its work: misconfiguration, or a job that failed because of it. */
-  | { kind: "failed"; message: string; issue?: string; sandbox?: string; outcome?: JobOutcome };
+  | { kind: "failed"; message: Masked; issue?: string; sandbox?: string; outcome?: JobOutcome };
 
 const succeeded = (outcome: JobOutcome) => outcome.status === "done" || outcome.status === "no_changes";
 

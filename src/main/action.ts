@@ -5,12 +5,13 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import * as core from "@actions/core";
-import { loadEnv, missingModelSettings, operatorSecretValues, type TackleEnv } from "../config/index.js";
+import { loadEnv, missingModelSettings, type TackleEnv } from "../config/index.js";
 import { errorMessage, TackleError } from "../errors/index.js";
 import { tokenClient } from "../github/index.js";
 import { createFileJobStore, createMemoryStore } from "../jobs/index.js";
 import type { JobData } from "../jobs/job-data.js";
 import { createWebFetchCache } from "../net/index.js";
+import { environmentSecrets } from "../logging/environment-secrets.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { admitTrigger, replyToTrigger, type TaskAdmission } from "../triggers/index.js";
 import { processJob, type JobOutcome, type ProcessJobDeps } from "../worker/process-job.js";
@@ -22,7 +23,8 @@ import { actionLogDestination } from "./action-log.js";
 import { ACTION_ARTIFACTS_DIR, fail, reportStep, type StepResult } from "./action-report.js";
 import { setUpActionRipgrep } from "./action-ripgrep-setup.js";
 import { chooseActionSandbox } from "./action-sandbox.js";
-import { modelClientFor, modelSecretsFor } from "./model-client-for.js";
+import { modelClientFor } from "./model-client-for.js";
+import { createRedactor, type Redactor } from "../util/redact.js";
 
 /**
  * The user the workflow's GITHUB_TOKEN acts as: its own comments must never trigger a run. A personal
@@ -64,6 +66,8 @@ async function runAction(vars: Vars, inputs: ActionInputs): Promise<StepResult> 
   const payload: unknown = JSON.parse(await readFile(eventPath, "utf8"));
   const level = vars.LOG_LEVEL || (core.isDebug() ? "debug" : "info");
   const logger = createLogger({ ...effectiveEnv(vars, inputs), LOG_LEVEL: level } as NodeJS.ProcessEnv, actionLogDestination({ stacks: core.isDebug() }));
+  // The step summary and the failure annotation show only masked text: the same list as the job's.
+  const mask = createRedactor(environmentSecrets(effectiveEnv(vars, inputs)));
   const runId = vars.GITHUB_RUN_ID ?? String(Date.now());
   const runAttempt = vars.GITHUB_RUN_ATTEMPT ?? "1";
   const botName = vars.TACKLE_BOT_NAME?.trim().replace(/^@/, "") || "tackle";
@@ -93,7 +97,7 @@ async function runAction(vars: Vars, inputs: ActionInputs): Promise<StepResult> 
   // A bad or under-scoped token shows as a refusal or an unreadable config; it is the workflow's fault.
   const misconfigured = (): StepResult | undefined => {
     const problem = access?.problem();
-    return problem ? { kind: "failed", message: describeAccessProblem(problem) } : undefined;
+    return problem ? { kind: "failed", message: mask(describeAccessProblem(problem)) } : undefined;
   };
   switch (admission.status) {
     case "ignored":
@@ -112,7 +116,7 @@ async function runAction(vars: Vars, inputs: ActionInputs): Promise<StepResult> 
     await replyToTrigger(admission.github, admission.trigger, reply, admission.log);
     return misconfigured() ?? { kind: "quiet", line: `tackle: answered /${admission.commandName} ${admission.trigger.word}` };
   }
-  return misconfigured() ?? runTask(admission, { env: env!, access: access!, inputs, vars, logger, stop });
+  return misconfigured() ?? runTask(admission, { env: env!, access: access!, inputs, vars, logger, stop, mask });
 }
 
 interface TaskContext {
@@ -123,16 +127,18 @@ interface TaskContext {
   logger: Logger;
   /** Aborts the job: the workflow was cancelled, or the token was refused. */
   stop: AbortController;
+  /** Masks what the step summary shows. */
+  mask: Redactor;
 }
 
 /** Checks what the job needs before anything is paid for, then runs it in a log group. */
 async function runTask(admission: TaskAdmission, context: TaskContext): Promise<StepResult> {
-  const { env, access, inputs } = context;
+  const { env, access, inputs, mask } = context;
   const { trigger, github } = admission;
   const issue = `${trigger.repo.owner}/${trigger.repo.name}#${trigger.number}`;
   const refuse = async (message: string, reply: string): Promise<StepResult> => {
     await replyToTrigger(github, trigger, reply, admission.log);
-    return { kind: "failed", message, issue };
+    return { kind: "failed", message: mask(message), issue };
   };
   if (env.provider === "anthropic" && !env.anthropicApiKey) {
     return refuse(
@@ -148,11 +154,10 @@ async function runTask(admission: TaskAdmission, context: TaskContext): Promise<
       `Tackle did not run: this workflow's model provider (${env.provider}) is not set up. The workflow run's log says more.`,
     );
   }
-  for (const secret of modelSecretsFor(env)) core.setSecret(secret);
-  core.setSecret(env.githubToken!);
+  for (const secret of environmentSecrets(effectiveEnv(context.vars, inputs))) core.setSecret(secret);
   const pushProblem = await checkPushAccess(env.gitUrl(trigger.repo.owner, trigger.repo.name), env.githubToken!);
   // A token GitHub rejects cannot post a reply either.
-  if (pushProblem?.status === 401) return { kind: "failed", message: describeAccessProblem(pushProblem), issue };
+  if (pushProblem?.status === 401) return { kind: "failed", message: mask(describeAccessProblem(pushProblem)), issue };
   if (pushProblem) {
     return refuse(
       describeAccessProblem(pushProblem),
@@ -166,7 +171,7 @@ async function runTask(admission: TaskAdmission, context: TaskContext): Promise<
   });
   if (sandbox.mode === null) {
     await replyToTrigger(github, trigger, sandbox.reply, admission.log);
-    return { kind: "failed", message: sandbox.summary, issue, sandbox: sandbox.summary };
+    return { kind: "failed", message: mask(sandbox.summary), issue, sandbox: sandbox.summary };
   }
   // Without ripgrep the job still runs: Grep and Glob answer the model that it is missing.
   await setUpActionRipgrep({
@@ -176,7 +181,7 @@ async function runTask(admission: TaskAdmission, context: TaskContext): Promise<
   const outcome = await core.group(`Tackle: working on ${issue}`, () => runInline(admission, { ...context, sandbox: sandbox.mode }));
   const problem = access.problem();
   if (problem && outcome.status !== "done" && outcome.status !== "no_changes") {
-    return { kind: "failed", message: describeAccessProblem(problem), issue, sandbox: sandbox.summary, outcome };
+    return { kind: "failed", message: mask(describeAccessProblem(problem)), issue, sandbox: sandbox.summary, outcome };
   }
   const warning = problem ? describeAccessProblem(problem) : undefined;
   return { kind: "job", outcome, issue, sandbox: sandbox.summary, ...(warning ? { warning } : {}) };
@@ -208,7 +213,8 @@ async function runInline(admission: TaskAdmission, context: TaskContext & { sand
       sandbox: context.sandbox,
       gitUrl: env.gitUrl,
       gitHost: new URL(env.githubServerUrl).host.replace(":", "_"),
-      secrets: [...modelSecretsFor(env), env.githubToken, ...operatorSecretValues(env.operatorSecrets)].filter((s): s is string => Boolean(s)),
+      // The one list (environmentSecrets): the token, the model's credentials, every TACKLE_SECRET_*.
+      secrets: environmentSecrets(effectiveEnv(vars, context.inputs)),
       operatorSecrets: env.operatorSecrets,
       // Inline in a workflow there are no commands: cancel the workflow run instead.
       commandName: null,

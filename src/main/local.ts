@@ -1,10 +1,11 @@
 import path from "node:path";
 import { createReplayClient, type ModelClient } from "../agent/index.js";
 import { loadEnv, missingModelSettings } from "../config/index.js";
+import { environmentSecrets } from "../logging/environment-secrets.js";
 import { createLogger } from "../logging/logger.js";
 import { runLocal } from "../worker/run-local.js";
 import { detectSandbox } from "../workspace/index.js";
-import { modelClientFor, modelSecretsFor } from "./model-client-for.js";
+import { modelClientFor } from "./model-client-for.js";
 
 /** Wiring for `tackle run --local`. */
 export async function runLocalCommand(
@@ -42,7 +43,7 @@ export async function runLocalCommand(
     modelName,
     home: env.home,
     sandbox: sandbox.available ? "bwrap" : "off",
-    secrets: modelSecretsFor(env),
+    secrets: environmentSecrets(processEnv),
     clock: Date.now,
     logger,
     print: (line) => console.log(line),

@@ -1,9 +1,7 @@
-import { readFileSync } from "node:fs";
 import { createAnthropicClient, createBedrockClient, createOpenAIClient, createVertexClient, type ModelClient } from "../agent/index.js";
 import { providerPrice } from "../agent/pricing.js";
 import type { TackleEnv } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
-import { urlSecrets } from "../logging/mask-url.js";
 
 /** What choosing, building and pricing a model client reads of the environment. */
 export type ModelEnv = Pick<
@@ -64,41 +62,4 @@ function providerClient(env: ModelEnv): ModelClient {
 
 function unset(name: string, provider: string): TackleError {
   return new TackleError("env_invalid", `${name} is not set: TACKLE_PROVIDER=${provider} needs it to reach the model`);
-}
-
-/** Fields of a Google credentials file that are credentials (the rest names accounts and endpoints). */
-const GOOGLE_SECRET_FIELDS = ["private_key", "private_key_id", "client_secret", "refresh_token"];
-
-/**
- * The model provider's credentials, masked by value in everything a job writes: the Anthropic key, the
- * OpenAI key and a password inside OPENAI_BASE_URL, Bedrock's keys, session token and API key, and the
- * secrets inside Vertex's credentials file (which is read here for that; one that cannot be read adds
- * nothing, and fails the first model call instead).
- */
-export function modelSecretsFor(env: ModelEnv, readFile: (path: string) => string = (path) => readFileSync(path, "utf8")): string[] {
-  const secrets = [env.anthropicApiKey, env.openaiApiKey, ...(env.openaiBaseUrl === null ? [] : urlSecrets(env.openaiBaseUrl))];
-  const keys = env.bedrock?.keys;
-  secrets.push(env.bedrock?.apiKey ?? null, keys?.accessKeyId ?? null, keys?.secretAccessKey ?? null, keys?.sessionToken ?? null);
-  // Without GOOGLE_APPLICATION_CREDENTIALS the Google library reads gcloud's file, when there is one.
-  const file = env.vertex ? (env.vertex.credentialsFile ?? env.vertex.defaultCredentialsFile) : null;
-  if (file) secrets.push(...googleFileSecrets(file, readFile));
-  return secrets.filter((secret): secret is string => Boolean(secret));
-}
-
-function googleFileSecrets(file: string, readFile: (path: string) => string): string[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFile(file));
-  } catch {
-    return [];
-  }
-  return secretFields(parsed);
-}
-
-/** The secret fields at any depth: an impersonated service account keeps its user's in `source_credentials`. */
-function secretFields(value: unknown): string[] {
-  if (typeof value !== "object" || value === null) return [];
-  const fields = value as Record<string, unknown>;
-  const own = GOOGLE_SECRET_FIELDS.map((name) => fields[name]).filter((field): field is string => typeof field === "string");
-  return [...own, ...Object.values(fields).flatMap(secretFields)];
 }

@@ -1,14 +1,15 @@
 import type { Probot } from "probot";
-import { loadEnv, operatorSecretValues, type TackleEnv } from "../config/index.js";
+import { loadEnv, type TackleEnv } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import { createProbot, installationClients, type GitHubClient, type OctokitSettings } from "../github/index.js";
 import { createAckClaims, createApprovals, createDailyBudget, createJobStore, createMemoryStore } from "../jobs/index.js";
 import { createWebFetchCache } from "../net/index.js";
+import { environmentSecrets } from "../logging/environment-secrets.js";
 import type { Logger } from "../logging/logger.js";
 import type { ProcessJobDeps } from "../worker/process-job.js";
 import { createRepoCache, detectSandbox } from "../workspace/index.js";
 import type { BotIdentity } from "./webhook-app.js";
-import { modelClientFor, modelSecretsFor } from "./model-client-for.js";
+import { modelClientFor } from "./model-client-for.js";
 
 export interface JobRuntime {
   env: TackleEnv<"server" | "worker">;
@@ -72,14 +73,9 @@ export async function createJobRuntime(
   const forInstallation = installationClients(probot, { appId: String(app.appId), privateKey: app.privateKey });
   const repoCache = createRepoCache({ home: env.home, logger });
   await repoCache.pruneStale();
-  const secrets = [
-    ...modelSecretsFor(env),
-    app.webhookSecret,
-    app.privateKey,
-    env.metricsToken,
-    env.dashboardToken,
-    ...operatorSecretValues(env.operatorSecrets),
-  ].filter((s): s is string => Boolean(s));
+  // The one list (environmentSecrets): model keys and their credential files, the App's key and secret, the
+  // dashboard and metrics tokens, every TACKLE_SECRET_*, and whatever else the operator named like a credential.
+  const secrets = [...environmentSecrets(processEnv), app.privateKey];
   const deps: ProcessJobDeps = {
     github: async (data) => {
       if (data.installationId === undefined) throw new TackleError("payload_invalid", "the job has no installation id");

@@ -1,3 +1,5 @@
+import { truncateMiddle } from "./truncate-middle.js";
+
 /**
  * Masks credentials in text before it reaches the model, a log, or GitHub. Known token formats are
  * masked by shape; the job's own secrets are masked by value, whatever their shape.
@@ -7,7 +9,34 @@
  * and code from being masked is each format's own shape (a distinctive prefix and a minimum length),
  * not the characters around it.
  */
-export type Redactor = (text: string) => string;
+declare const masked: unique symbol;
+
+/**
+ * Text that went through a redactor. Only this module makes one (test/unit/util/masked-sinks.test.ts
+ * refuses a cast anywhere else), so a sink that requires `Masked` cannot be handed text that skipped
+ * redaction: a forgotten redaction fails to compile (the same test's `@ts-expect-error` lines).
+ */
+export type Masked = string & { readonly [masked]: true };
+
+/** Bytes that went through a redactor (an artifact's content): made by `maskBytes` only. */
+export type MaskedBytes = Buffer & { readonly [masked]: true };
+
+/**
+ * `T` with every free-text string masked, at any depth. String literal types (a phase, a status)
+ * are the code's own words and keep their type, so a discriminated union still narrows.
+ */
+export type MaskedDeep<T> = T extends string
+  ? string extends T
+    ? Masked
+    : T
+  : T extends readonly (infer Item)[]
+    ? MaskedDeep<Item>[]
+    : T extends object
+      ? { [K in keyof T]: MaskedDeep<T[K]> }
+      : T;
+
+/** A job's redactor: the one way to turn text into `Masked`. */
+export type Redactor = (text: string) => Masked;
 
 const REDACTED = "[REDACTED]";
 
@@ -124,28 +153,72 @@ export function createRedactor(secrets: readonly string[] = []): Redactor {
   const ordered = [...values].sort((a, b) => b.length - a.length);
   const byValue = ordered.length > 0 ? new RegExp(ordered.map(escapeRegExp).join("|"), "g") : undefined;
 
-  return (text: string): string => {
+  return (text: string): Masked => {
     let result = byValue ? text.replace(byValue, REDACTED) : text;
-    if (!MAY_HOLD_TOKEN.test(result)) return result;
+    if (!MAY_HOLD_TOKEN.test(result)) return result as Masked;
     for (const rule of RULES) {
       const { pattern, replace } = rule;
       result = typeof replace === "string" ? result.replace(pattern, replace) : result.replace(pattern, replace);
     }
-    return result;
+    return result as Masked;
   };
 }
 
 /** Masks the known token formats only; for text where the job's secrets are not at hand. */
 export const redactKnownTokens: Redactor = createRedactor([]);
 
-/** A copy of a JSON-like value with every string, keys included, passed through `redact`. */
-export function redactDeep(value: unknown, redact: Redactor): unknown {
+/**
+ * The one deep redaction: a copy of a JSON-like value (plain objects and arrays at any depth) with every
+ * string, keys included, passed through `redact`. Used for transcript lines, log lines and the
+ * tracking comment's state.
+ */
+export function redactDeep<T>(value: T, redact: Redactor): MaskedDeep<T> {
+  return deep(value, redact) as MaskedDeep<T>;
+}
+
+function deep(value: unknown, redact: Redactor): unknown {
   if (typeof value === "string") return redact(value);
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact));
+  if (Array.isArray(value)) return value.map((item) => deep(item, redact));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[redact(key)] = redactDeep(item, redact);
+    for (const [key, item] of Object.entries(value)) out[redact(key)] = deep(item, redact);
     return out;
   }
   return value;
+}
+
+/**
+ * A value as one line of JSON, every string masked first. Masking the serialized text instead could
+ * swallow the escapes around a secret (a cut-off PEM block is masked to its end) and break the line.
+ */
+export function maskedJson(value: unknown, redact: Redactor): Masked {
+  return JSON.stringify(deep(value, redact)) as Masked;
+}
+
+/**
+ * Masked text cut to about `maxChars` (truncateMiddle). Cutting comes after masking, never before: a
+ * cut can split a secret so that it no longer matches by value, while cutting masked text cannot
+ * bring one back. `hint` is the code's own words.
+ */
+export function cutMasked(text: Masked, maxChars: number, hint: string): Masked {
+  return truncateMiddle(text, maxChars, hint) as Masked;
+}
+
+/** Masked text without its surrounding whitespace: trimming cannot bring a secret back either. */
+export function trimMasked(text: Masked): Masked {
+  return text.trim() as Masked;
+}
+
+/**
+ * An artifact's content, masked: a text file (valid UTF-8, no NUL) is masked like any text; a binary
+ * one cannot be masked without breaking it, so one holding a secret (by value or by a token's shape)
+ * gives null, and the caller refuses it.
+ */
+export function maskBytes(content: Buffer, redact: Redactor): MaskedBytes | null {
+  const text = content.toString("utf8");
+  if (!content.includes(0) && Buffer.byteLength(text) === content.length && !text.includes("\ufffd")) {
+    return Buffer.from(redact(text), "utf8") as MaskedBytes;
+  }
+  const bytes = content.toString("latin1");
+  return redact(bytes) === bytes ? (content as MaskedBytes) : null;
 }

@@ -4,7 +4,7 @@ import type { GitHubClient, RepoRef } from "../github/index.js";
 import type { ApprovalOutcome, Approvals } from "../jobs/approvals.js";
 import { laneKey } from "../jobs/job-data.js";
 import type { Logger } from "../logging/logger.js";
-import { truncateMiddle } from "../util/truncate-middle.js";
+import { cutMasked, type Redactor } from "../util/redact.js";
 
 export interface GitHubApprovalHandlerOptions {
   approvals: Approvals;
@@ -20,7 +20,7 @@ export interface GitHubApprovalHandlerOptions {
    * Masks the job's secrets in what goes to the approvals store (another way out: the dashboard),
    * and in the call's input before it is cut to size, so a cut cannot leave half a token unmasked.
    */
-  redact: (text: string) => string;
+  redact: Redactor;
   logger: Logger;
   /** The command users type, as in `/tackle approve`. @defaultValue "tackle" */
   commandName?: string;
@@ -148,10 +148,10 @@ function settledLine(outcome: ApprovalOutcome): string {
 }
 
 /** The part of the input a maintainer needs to judge the call: the command for Bash, else the JSON. */
-function describeInput(tool: string, input: unknown, redact: (text: string) => string): string {
+function describeInput(tool: string, input: unknown, redact: Redactor): string {
   const command = tool === "Bash" && input !== null && typeof input === "object" ? (input as { command?: unknown }).command : undefined;
   const text = typeof command === "string" ? command : (JSON.stringify(input, null, 2) ?? "");
-  return truncateMiddle(redact(text), MAX_INPUT_CHARS, "see the job's transcript for all of it");
+  return cutMasked(redact(text), MAX_INPUT_CHARS, "see the job's transcript for all of it");
 }
 
 /** A code fence longer than any run of backticks in `text`, so the text cannot close it. */

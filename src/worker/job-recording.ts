@@ -4,6 +4,7 @@ import { TackleError, errorMessage } from "../errors/index.js";
 import { triggerFields, type JobData } from "../jobs/job-data.js";
 import type { JobRecordUpdate, JobStatus, JobStore } from "../jobs/job-store.js";
 import type { Logger } from "../logging/logger.js";
+import { maskBytes, type Masked, type MaskedBytes, type Redactor } from "../util/redact.js";
 import { safeArtifactName } from "../util/safe-artifact-name.js";
 import type { JobStats } from "./tracking-comment.js";
 
@@ -11,11 +12,11 @@ import type { JobStats } from "./tracking-comment.js";
 export interface JobRecording {
   /** The dashboard's page of the job, when TACKLE_PUBLIC_URL is set. */
   readonly jobUrl: string | null;
-  /** Each transcript line as the agent's writer put it on disk (already redacted). */
-  onTranscriptLine(line: string): void;
+  /** Each transcript line as the agent's writer put it on disk (masked there). */
+  onTranscriptLine(line: Masked): void;
   artifacts: ArtifactPort;
-  /** The run ended: its status, reason (already redacted) and figures. */
-  ended(outcome: { status: JobStatus; reason: string; pullRequestUrl: string | null; stats: JobStats }): Promise<void>;
+  /** The run ended: its status, reason (masked) and figures. */
+  ended(outcome: { status: JobStatus; reason: Masked; pullRequestUrl: string | null; stats: JobStats }): Promise<void>;
   /** The run threw: the queue retries it (queued again) or gives up (failed). */
   threw(error: unknown, willRetry: boolean): Promise<void>;
 }
@@ -27,7 +28,7 @@ export interface JobRecordingOptions {
   clock: () => number;
   log: Logger;
   /** The job's redactor: what is stored is masked here, once. */
-  redact: (text: string) => string;
+  redact: Redactor;
   /** The dashboard's base URL (`https://host/dashboard`), or null. */
   dashboardUrl: string | null;
 }
@@ -63,7 +64,7 @@ export function startJobRecording(options: JobRecordingOptions): JobRecording {
     attempt: options.attempt,
   });
 
-  const pending: string[] = [];
+  const pending: Masked[] = [];
   let scheduled = false;
   const sendLines = (): void => {
     scheduled = false;
@@ -87,8 +88,9 @@ export function startJobRecording(options: JobRecordingOptions): JobRecording {
       async upload(file) {
         const content = maskArtifact(file.content, redact);
         const description = file.description === undefined ? undefined : redact(file.description);
-        // The agent chose the name: masked like the content before it is made safe for paths and headers.
-        const name = safeArtifactName(redact(file.name));
+        // The agent chose the name: masked like the content before it is made safe for paths and headers,
+        // and masked again after (the store takes only masked text; a character made `_` can shape a token).
+        const name = redact(safeArtifactName(redact(file.name)));
         const meta = await store.putArtifact(data.jobId, {
           name,
           content,
@@ -97,10 +99,10 @@ export function startJobRecording(options: JobRecordingOptions): JobRecording {
         });
         const info: ArtifactInfo = {
           id: meta.id,
-          name: meta.name,
+          name,
           bytes: meta.bytes,
           url: jobUrl === null ? null : `${jobUrl}/artifacts/${meta.id}`,
-          ...(meta.description === undefined ? {} : { description: meta.description }),
+          ...(description === undefined ? {} : { description }),
         };
         uploaded.push(info);
         return info;
@@ -135,20 +137,13 @@ export function startJobRecording(options: JobRecordingOptions): JobRecording {
   };
 }
 
-/**
- * The one redaction point of artifacts: a text file is masked like a transcript; a binary one cannot be
- * masked without breaking it, so one holding a secret (by value or by a token's shape) is refused.
- */
-export function maskArtifact(content: Buffer, redact: (text: string) => string): Buffer {
-  const text = content.toString("utf8");
-  if (!content.includes(0) && Buffer.byteLength(text) === content.length && !text.includes("\ufffd")) {
-    return Buffer.from(redact(text), "utf8");
-  }
-  const bytes = content.toString("latin1");
-  if (redact(bytes) !== bytes) {
+/** An artifact's content, masked (maskBytes); a binary file holding a secret is refused. */
+export function maskArtifact(content: Buffer, redact: Redactor): MaskedBytes {
+  const masked = maskBytes(content, redact);
+  if (masked === null) {
     throw new TackleError("invalid_input", "the file holds a secret of this job or something shaped like a token; it was not uploaded");
   }
-  return content;
+  return masked;
 }
 
 const CONTENT_TYPES: Record<string, string> = {

@@ -24,7 +24,7 @@ import type { AckClaims } from "../jobs/ack-claims.js";
 import { issueBranchName, type JobData } from "../jobs/job-data.js";
 import type { Logger } from "../logging/logger.js";
 import { sanitizeUntrustedText } from "../util/sanitize-untrusted-text.js";
-import { createRedactor } from "../util/redact.js";
+import { createRedactor, type Masked, type Redactor } from "../util/redact.js";
 import { sleep } from "../util/sleep.js";
 import type { PrepareOptions, Workspace } from "../workspace/index.js";
 import { githubIssuePort, githubPullsPort, ensureFixesLine } from "./github-ports.js";
@@ -103,7 +103,8 @@ export type JobOutcomeStatus = TrackingState["phase"];
 
 export interface JobOutcome {
   status: Exclude<JobOutcomeStatus, "queued" | "working">;
-  reason: string;
+  /** Masked: it leaves through the job store, the log, the queue's record and the Action's summary. */
+  reason: Masked;
   pullRequestUrl: string | null;
   /** Turns, tokens, cost and duration, as the final tracking comment shows them (the Action's step summary). */
   stats: JobStats;
@@ -170,7 +171,7 @@ interface JobContext {
   log: Logger;
   /** The job's redacting client: every GitHub write goes through it. */
   github: GitHubClient;
-  redact: (text: string) => string;
+  redact: Redactor;
   startedAt: number;
   /** The tracking comment's writer; its first write waits for whoever posts the comment. */
   sink: TrackingSink;
@@ -204,7 +205,10 @@ export async function processJob(
   signal: AbortSignal,
   attempt: { attempt: number; maxAttempts: number } = { attempt: 1, maxAttempts: 1 },
 ): Promise<JobOutcome> {
-  const job = await openJob(data, deps, signal, attempt.attempt);
+  // Until the job's redactor exists (it needs the installation token), a failure is masked with the operator's secrets.
+  const job = await openJob(data, deps, signal, attempt.attempt).catch((error: unknown) => {
+    throw maskedError(error, createRedactor(deps.settings.secrets));
+  });
   try {
     const outcome = await runJob(job, attempt);
     await job.recording?.ended(outcome);
@@ -219,7 +223,7 @@ export async function processJob(
 }
 
 /** The error with its message and stack through the job's redactor; its code and retryable flag kept, the original as its cause. */
-function maskedError(error: unknown, redact: (text: string) => string): Error {
+function maskedError(error: unknown, redact: Redactor): Error {
   const message = redact(errorMessage(error));
   const masked = isTackleError(error)
     ? new TackleError(error.code, message, { retryable: error.retryable, cause: error })

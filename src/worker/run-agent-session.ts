@@ -44,6 +44,7 @@ import { renderSetupReport, runSetupSteps } from "./run-setup-steps.js";
 import type { SessionObservers } from "./job-metrics.js";
 import type { Tracker } from "./tracker.js";
 import type { SubagentStep, TrackingState } from "./tracking-comment.js";
+import type { Masked, Redactor } from "../util/redact.js";
 
 export interface SessionInput {
   jobId: string;
@@ -72,9 +73,9 @@ export interface SessionInput {
   transcriptDir: string;
   /**
    * The job's one redactor (its secrets by value, the known token formats): tool results, the
-   * transcript and the setup report go through it.
+   * transcript, the first message and the tracking comment's texts go through it.
    */
-  redact: (text: string) => string;
+  redact: Redactor;
   clock: () => number;
   startedAt: number;
   signal: AbortSignal;
@@ -99,7 +100,7 @@ export interface SessionInput {
   /** Where UploadArtifact stores the job's artifacts; absent: the tool is not offered. */
   artifacts?: ArtifactPort;
   /** Each transcript line (redacted) once written: the job store's copy, for the dashboard. */
-  onTranscriptLine?: (line: string) => void;
+  onTranscriptLine?: (line: Masked) => void;
 }
 
 export interface SessionOutcome {
@@ -109,7 +110,7 @@ export interface SessionOutcome {
   subagents: SubagentStep[];
   subagentTurns: number;
   /** One line per memory the job wrote or deleted. */
-  memoryWrites: string[];
+  memoryWrites: Masked[];
   /** The tool name of each call a PreToolUse hook denied, in order. */
   hookDenials: string[];
   /** One line per background command or Monitor the job ran, with how it ended. */
@@ -134,15 +135,15 @@ export function policyConfigOf(config: RepoConfig): PolicyConfig {
 }
 
 /** The memory port, remembering what this job wrote for the tracking comment (redacted, as it was stored). */
-function recordingMemory(port: MemoryPort, writes: string[], redact: (text: string) => string): MemoryPort {
+function recordingMemory(port: MemoryPort, writes: Masked[], redact: Redactor): MemoryPort {
   return {
     index: () => port.index(),
     read: (name) => port.read(name),
     async write(entry) {
       const outcome = await port.write(entry);
       if (outcome === "created" || outcome === "updated")
-        writes.push(`${outcome === "created" ? "saved" : "updated"} \`${entry.name}\`: ${redact(entry.description)}`);
-      if (outcome === "deleted") writes.push(`deleted \`${entry.name}\``);
+        writes.push(redact(`${outcome === "created" ? "saved" : "updated"} \`${entry.name}\`: ${entry.description}`));
+      if (outcome === "deleted") writes.push(redact(`deleted \`${entry.name}\``));
       return outcome;
     },
   };
@@ -167,7 +168,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   /** When the wait for a maintainer now under way began: the job's clock stands still until it ends. */
   let waitingSince: number | undefined;
   const subagentSteps = new Map<string, SubagentStep>();
-  const memoryWrites: string[] = [];
+  const memoryWrites: Masked[] = [];
   // Set once the transcript is open: each policy question and its answer become an `approval` line.
   let recordApproval: (question: ApprovalQuestion, answer: ApprovalAnswer) => void = () => undefined;
   const working = (current: string): TrackingState => ({
@@ -261,6 +262,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     clock,
     transcript,
     logger: input.logger,
+    redact: input.redact,
     isReadOnly: tools.isReadOnly,
     onEvent: (event: SubagentEvent) => {
       subagentSteps.set(event.path, { ...event });
@@ -328,8 +330,9 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
     // are done: the first LoadMcpTools finds them ready.
     void mcp?.discover(input.signal).catch(() => undefined);
     const memories = await readMemoryIndex(input.memory, input.logger);
-    const memoryIndex = input.redact(renderMemoryIndex(memories));
-    const initialMessage = taskMessage + (memoryIndex === "" ? "" : `\n\n${memoryIndex}`) + input.redact(renderSetupReport(setup));
+    const memoryIndex = renderMemoryIndex(memories);
+    // Masked whole: the issue's own text too (GetIssue's result of the same body is masked by the registry).
+    const initialMessage = input.redact(taskMessage + (memoryIndex === "" ? "" : `\n\n${memoryIndex}`) + renderSetupReport(setup));
     const result = await runAgent({
       model: input.model,
       modelName: input.modelName,
@@ -370,7 +373,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   }
 }
 
-function renderEvents(background: BackgroundJobs, redact: (text: string) => string): string | undefined {
+function renderEvents(background: BackgroundJobs, redact: Redactor): string | undefined {
   const text = renderBackgroundEvents(background.takeEvents());
   return text === undefined ? undefined : redact(text);
 }

@@ -1,4 +1,5 @@
 import type { Logger } from "../logging/logger.js";
+import { redactDeep, type MaskedDeep, type Redactor } from "../util/redact.js";
 import { renderTrackingComment, type TrackingState } from "./tracking-comment.js";
 
 /** Where the tracking comment lives: a GitHub comment edited in place, or the terminal in local runs. */
@@ -33,9 +34,9 @@ export function createTracker(options: {
   /**
    * The job's redactor, applied to every text of a state before the comment is rendered: rendering
    * cuts long texts to size, and a secret the cut splits would no longer match by value afterwards.
-   * @defaultValue none (the sink masks what it writes)
+   * Required, so no tracker renders a state it did not mask.
    */
-  redact?: (text: string) => string;
+  redact: Redactor;
 }): Tracker {
   const minInterval = options.minIntervalMs ?? 3000;
   let lastWrite = 0;
@@ -46,7 +47,7 @@ export function createTracker(options: {
   const write = (state: TrackingState): Promise<void> => {
     chain = chain.then(async () => {
       try {
-        const shown = options.redact === undefined ? state : redactStrings(state, options.redact);
+        const shown: MaskedDeep<TrackingState> = redactDeep(state, options.redact);
         await options.sink.write(
           renderTrackingComment(shown, options.jobId, options.clock(), options.commandName === undefined ? "tackle" : options.commandName, options.jobUrl),
         );
@@ -83,14 +84,4 @@ export function createTracker(options: {
       await write(state);
     },
   };
-}
-
-/** `value` with every string in it, at any depth of its arrays and plain objects, passed through `redact`. */
-function redactStrings<T>(value: T, redact: (text: string) => string): T {
-  if (typeof value === "string") return redact(value) as T;
-  if (Array.isArray(value)) return value.map((item) => redactStrings(item, redact)) as T;
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactStrings(item, redact)])) as T;
-  }
-  return value;
 }

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisJobStore } from "../../src/jobs/redis-job-store.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { deleteKeys, testRedis } from "../integration/queue/redis-server.js";
+import { masked, maskedBytes } from "../fakes/masked.js";
 
 let redis: { url: string; stop(): Promise<void> };
 beforeAll(async () => {
@@ -53,7 +54,12 @@ describe("empty artifacts in the Redis job store", () => {
       let refused = 0;
       for (let i = 0; i < 1500 && refused === 0; i++) {
         await store
-          .putArtifact("job-1", { name: `empty-${i}.txt`, description: "x".repeat(200), contentType: "text/plain", content: Buffer.alloc(0) })
+          .putArtifact("job-1", {
+            name: masked(`empty-${i}.txt`),
+            description: masked("x".repeat(200)),
+            contentType: "text/plain",
+            content: maskedBytes(Buffer.alloc(0)),
+          })
           .catch(() => refused++);
       }
       expect(refused).toBe(1);

@@ -3,6 +3,7 @@
 // timeout: the loop looked at the deadline only between turns, and the policy check could not be
 // aborted at all. The calls of a turn now get the job's signal joined with its deadline
 // (src/agent/deadline-signal.ts), and the policy engine gives way when that signal aborts.
+import { masked } from "../fakes/masked.js";
 import { describe, expect, it } from "vitest";
 import { runAgent } from "../../src/agent/loop.js";
 import { z } from "zod";
@@ -28,7 +29,7 @@ async function runToTheDeadline(tools: Parameters<typeof createToolRegistry>[0],
       tools: registry,
       ctx,
       system: "test",
-      initialMessage: "go",
+      initialMessage: masked("go"),
       // The deadline is a moment away: the call below outlives it unless something ends it.
       budgets: { ...BUDGETS, deadline: Date.now() + 50 },
       signal: h.abort.signal,

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { renderStepSummary } from "../../src/main/action-report.js";
 import type { JobOutcome } from "../../src/worker/process-job.js";
+import { masked } from "../fakes/masked.js";
 
 const stats = { durationMs: 1_000, turns: 1, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, costUsd: 0 };
 const LURE = "[Download the fixed build](https://evil.example/build) ![](https://evil.example/pixel.png) **urgent** `code`";
@@ -13,10 +14,10 @@ describe("the step summary, with Markdown in text from the job", () => {
   it("shows an artifact's description and the outcome's reason as text", () => {
     const outcome: JobOutcome = {
       status: "done",
-      reason: LURE,
+      reason: masked(LURE),
       pullRequestUrl: null,
       stats,
-      artifacts: [{ id: "a1", name: "notes.md", description: LURE, bytes: 3, url: null }],
+      artifacts: [{ id: "a1", name: masked("notes.md"), description: masked(LURE), bytes: 3, url: null }],
     };
     const summary = renderStepSummary({ kind: "job", outcome, issue: "o/r#4", sandbox: "" });
     expect(summary).not.toMatch(/(?<!\\)\[[^\]]*(?<!\\)\]\(/);

@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { errorMessage, isTackleError } from "../../errors/index.js";
 import type { Logger } from "../../logging/logger.js";
-import { redactKnownTokens, type Redactor } from "../../util/redact.js";
-import { truncateMiddle } from "../../util/truncate-middle.js";
+import { cutMasked, redactKnownTokens, type Redactor } from "../../util/redact.js";
 import type { InvalidToolInput } from "../model-client.js";
 import type { FsPort } from "../ports.js";
 import type { ApprovalAnswer, ApprovalHandler } from "../policy/approval.js";
@@ -145,7 +144,7 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
 
   const finish = (call: ToolCall, content: string, isError: boolean, tool?: Tool): ToolCallResult => {
     const hint = tool?.truncationHint ?? "ask for less at a time";
-    const text = truncateMiddle(redact(content === "" ? "(no output)" : content), maxResultChars, hint);
+    const text = cutMasked(redact(content === "" ? "(no output)" : content), maxResultChars, hint);
     return { tool_use_id: call.id, content: text, is_error: isError };
   };
 

@@ -20,6 +20,7 @@ import { detectSandbox, openLocalWorkspace, type SandboxMode, type Workspace } f
 import { startFakeAnthropic, type FakeAnthropic, type RecordedRequest, type ScriptedModel } from "../../fakes/index.js";
 import { createFakeIssuePort, createFakePullsPort } from "../../unit/tools/helpers.js";
 import { git, removeDir, tempDir } from "../workspace/helpers.js";
+import { masked } from "../../fakes/masked.js";
 
 export const MODEL = "claude-sonnet-4-6";
 export const BUDGETS: AgentBudgets = { maxTurns: 30, maxOutputTokensPerTurn: 4096, maxCostUsd: 50, deadline: Number.MAX_SAFE_INTEGER };
@@ -134,7 +135,7 @@ export function createSessionHarness(): SessionHarness {
             tools: registry,
             ctx,
             system,
-            initialMessage: "Fix issue #1: toFahrenheit is off by 9 degrees.",
+            initialMessage: masked("Fix issue #1: toFahrenheit is off by 9 degrees."),
             budgets: { ...BUDGETS, ...setup.budgets },
             signal: controller.signal,
             onProgress: (event) => events.push(event),

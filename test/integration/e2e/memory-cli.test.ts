@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryStore } from "../../../src/jobs/index.js";
 import { silentLogger } from "../../../src/logging/logger.js";
 import { runCli, shellEnv } from "./cli-process.js";
+import { maskedMemory } from "../../fakes/masked.js";
 
 let home: string;
 beforeAll(async () => {
@@ -32,14 +33,17 @@ describe("tackle memory (the bin)", () => {
     const store = createMemoryStore({ home: tackleHome, logger: silentLogger });
     // As a job leaves it: the memory under the repository's id, and the name it had noted beside.
     await store.recordName("github.com", "octo/widgets", 1296269);
-    await store.put("github.com/1296269", {
-      name: "build",
-      description: "how to build",
-      content: "make all",
-      jobId: "job-1",
-      actor: "alice",
-      updatedAt: "2025-01-02T03:04:05.000Z",
-    });
+    await store.put(
+      "github.com/1296269",
+      maskedMemory({
+        name: "build",
+        description: "how to build",
+        content: "make all",
+        jobId: "job-1",
+        actor: "alice",
+        updatedAt: "2025-01-02T03:04:05.000Z",
+      }),
+    );
     const env = shellEnv(home, { TACKLE_HOME: tackleHome });
     const list = await runCli(["memory", "list", "--repo", "octo/widgets"], { env });
     expect(list.code).toBe(0);

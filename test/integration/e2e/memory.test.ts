@@ -17,6 +17,7 @@ import { CLI } from "./cli-process.js";
 import { OWNER, REPO, startHarness, tempDirIn, type Harness } from "./harness.js";
 import { firstUserText, turnIndex } from "./script-helpers.js";
 import { assign, botComments, comment, editScript, setRepoConfig } from "./trigger-helpers.js";
+import { maskedMemory } from "../../fakes/masked.js";
 
 const QUESTION_MARKER = "<!-- tackle:approval job=";
 
@@ -254,14 +255,17 @@ describe("durable memory, end to end", () => {
     });
     const store = createMemoryStore({ home: h.home, logger: silentLogger });
     cleanups.push(() => store.close());
-    await store.put(formatRepoKey({ host: h.env.GHE_HOST!, id: repoId(OWNER, REPO) }), {
-      name: "seeded-note",
-      description: "A note from an earlier job",
-      content: "Seeded.",
-      jobId: "earlier-job",
-      actor: "alice",
-      updatedAt: "2025-01-02T03:04:05.000Z",
-    });
+    await store.put(
+      formatRepoKey({ host: h.env.GHE_HOST!, id: repoId(OWNER, REPO) }),
+      maskedMemory({
+        name: "seeded-note",
+        description: "A note from an earlier job",
+        content: "Seeded.",
+        jobId: "earlier-job",
+        actor: "alice",
+        updatedAt: "2025-01-02T03:04:05.000Z",
+      }),
+    );
 
     // The same repository with memory on (the default) first: the tools and the index are there.
     const on = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "Memory on" });

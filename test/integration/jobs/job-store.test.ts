@@ -8,10 +8,12 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { transcriptDir, transcriptPath } from "../../../src/agent/transcript.js";
 import { createFileJobStore } from "../../../src/jobs/file-job-store.js";
-import { CUT_LINE, type JobRecord, type JobStore, type JobStoreLimits } from "../../../src/jobs/job-store.js";
+import { CUT_LINE, type JobRecord, type JobRecordUpdate, type JobStore, type JobStoreLimits } from "../../../src/jobs/job-store.js";
 import { createRedisJobStore } from "../../../src/jobs/redis-job-store.js";
 import { silentLogger } from "../../../src/logging/logger.js";
 import { deleteKeys, testRedis } from "../queue/redis-server.js";
+import { masked, maskedBytes } from "../../fakes/masked.js";
+import type { Masked } from "../../../src/util/redact.js";
 
 let redis: { url: string; stop(): Promise<void> };
 beforeAll(async () => {
@@ -21,7 +23,7 @@ afterAll(async () => {
   await redis.stop();
 });
 
-const record = (jobId: string, enqueuedAt: string, extra: Partial<JobRecord> = {}): JobRecord => ({
+const record = (jobId: string, enqueuedAt: string, extra: Partial<Omit<JobRecord, "reason">> = {}): JobRecordUpdate => ({
   jobId,
   repo: "octo/widgets",
   number: 7,
@@ -37,7 +39,7 @@ interface Backend {
   /** Two stores over the same data, as the server and a worker. */
   stores: [JobStore, JobStore];
   /** Puts transcript lines where the backend keeps them (the file store reads the agent's own file). */
-  writeLines(jobId: string, lines: string[]): Promise<void>;
+  writeLines(jobId: string, lines: Masked[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -112,10 +114,10 @@ describe.each([
       const watching = backend.stores[0].kind === "file" ? worker : server;
       const stop = watching.watch("job-t", () => changes.push("change"));
       await new Promise((resolve) => setTimeout(resolve, 100));
-      await backend.writeLines("job-t", ['{"type":"meta"}', '{"type":"response","n":1}']);
+      await backend.writeLines("job-t", [masked('{"type":"meta"}'), masked('{"type":"response","n":1}')]);
       const first = await server.readTranscript("job-t", 0);
       expect(first.lines).toEqual(['{"type":"meta"}', '{"type":"response","n":1}']);
-      await backend.writeLines("job-t", ['{"type":"end"}']);
+      await backend.writeLines("job-t", [masked('{"type":"end"}')]);
       const next = await server.readTranscript("job-t", first.cursor);
       expect(next.lines).toEqual(['{"type":"end"}']);
       expect((await server.readTranscript("job-t", next.cursor)).lines).toEqual([]);
@@ -132,12 +134,12 @@ describe.each([
     try {
       await worker.record(record("job-a", new Date().toISOString()));
       const a1 = await worker.putArtifact("job-a", {
-        name: "../../etc/report.md",
-        description: "the report",
+        name: masked("../../etc/report.md"),
+        description: masked("the report"),
         contentType: "text/markdown",
-        content: Buffer.from("# hi"),
+        content: maskedBytes(Buffer.from("# hi")),
       });
-      const a2 = await worker.putArtifact("job-a", { name: "shot.png", contentType: "image/png", content: Buffer.from([0, 1, 2]) });
+      const a2 = await worker.putArtifact("job-a", { name: masked("shot.png"), contentType: "image/png", content: maskedBytes(Buffer.from([0, 1, 2])) });
       expect([a1.id, a1.name, a2.id]).toEqual(["a1", "report.md", "a2"]);
       const job = await server.get("job-a");
       expect(job?.artifacts.map((a) => [a.id, a.name, a.bytes, a.description])).toEqual([
@@ -147,9 +149,9 @@ describe.each([
       expect((await server.readArtifact("job-a", "a2"))?.content).toEqual(Buffer.from([0, 1, 2]));
       expect(await server.readArtifact("job-a", "a3")).toBeNull();
       expect(await server.readArtifact("job-a", "../x")).toBeNull();
-      await expect(worker.putArtifact("job-a", { name: "big", contentType: "text/plain", content: Buffer.alloc(5 * 1024 * 1024 + 1) })).rejects.toThrow(
-        "an artifact may have at most 5242880 (5 MB)",
-      );
+      await expect(
+        worker.putArtifact("job-a", { name: masked("big"), contentType: "text/plain", content: maskedBytes(Buffer.alloc(5 * 1024 * 1024 + 1)) }),
+      ).rejects.toThrow("an artifact may have at most 5242880 (5 MB)");
     } finally {
       await backend.close();
     }
@@ -157,7 +159,7 @@ describe.each([
 });
 
 describe("file job store caps", () => {
-  const line = (n: number, size = 100) => JSON.stringify({ type: "response", n, pad: "x".repeat(size) });
+  const line = (n: number, size = 100) => masked(JSON.stringify({ type: "response", n, pad: "x".repeat(size) }));
   const readAll = async (store: JobStore, jobId: string, maxBytes?: number): Promise<string[]> => {
     const lines: string[] = [];
     for (let cursor = 0; ; ) {
@@ -217,7 +219,7 @@ describe("file job store caps", () => {
 });
 
 describe("redis job store caps", () => {
-  const line = (n: number, size = 100) => JSON.stringify({ type: "response", n, pad: "x".repeat(size) });
+  const line = (n: number, size = 100) => masked(JSON.stringify({ type: "response", n, pad: "x".repeat(size) }));
 
   it("cuts a job's transcript at its cap with one `cut` line, and drops the rest", async () => {
     const backend = redisBackend({ maxTranscriptBytes: 1_000 });
@@ -251,7 +253,7 @@ describe("redis job store caps", () => {
           Array.from({ length: 10 }, (_, n) => line(n)),
         );
       }
-      await store.putArtifact("job-3", { name: "a.txt", contentType: "text/plain", content: Buffer.alloc(500, 0x61) });
+      await store.putArtifact("job-3", { name: masked("a.txt"), contentType: "text/plain", content: maskedBytes(Buffer.alloc(500, 0x61)) });
       const total = Number(await raw.get(`${backend.prefix}:jobstore:total`));
       expect(total).toBeLessThanOrEqual(3_000);
       expect((await store.readTranscript("job-1", 0)).lines).toEqual([]);
@@ -267,9 +269,9 @@ describe("redis job store caps", () => {
       const { id: _id, ...meta } = JSON.parse((await raw.hget(`${backend.prefix}:jobstore:arts:job-3`, "a1")) ?? "{}") as Record<string, unknown>;
       expect(held + 500 + Buffer.byteLength(JSON.stringify(meta)) + 256).toBe(total);
       // A job that cannot make room stores nothing more, and says so.
-      await expect(store.putArtifact("job-3", { name: "b.txt", contentType: "text/plain", content: Buffer.alloc(4_000, 0x61) })).rejects.toThrow(
-        "the artifact store is full",
-      );
+      await expect(
+        store.putArtifact("job-3", { name: masked("b.txt"), contentType: "text/plain", content: maskedBytes(Buffer.alloc(4_000, 0x61)) }),
+      ).rejects.toThrow("the artifact store is full");
     } finally {
       raw.disconnect();
       await backend.close();
@@ -284,7 +286,7 @@ describe("redis job store caps", () => {
     try {
       await store.record(record("job-old", new Date(now).toISOString(), { status: "running" }));
       await store.appendTranscript("job-old", [line(1)]);
-      await store.putArtifact("job-old", { name: "a.txt", contentType: "text/plain", content: Buffer.from("abc") });
+      await store.putArtifact("job-old", { name: masked("a.txt"), contentType: "text/plain", content: maskedBytes(Buffer.from("abc")) });
       const keys = await raw.keys(`${backend.prefix}:jobstore:*job-old*`);
       expect(keys.length).toBe(4);
       for (const key of keys) {

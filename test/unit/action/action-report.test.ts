@@ -2,12 +2,13 @@ import { describe, expect, it } from "vitest";
 import { formatActionLogLine } from "../../../src/main/action-log.js";
 import { renderStepSummary } from "../../../src/main/action-report.js";
 import type { JobOutcome } from "../../../src/worker/process-job.js";
+import { masked } from "../../fakes/masked.js";
 
 const stats = { durationMs: 83_000, turns: 7, inputTokens: 12_000, outputTokens: 900, cacheReadTokens: 30_000, costUsd: 0.04217 };
 
 describe("renderStepSummary", () => {
   it("a finished job: outcome, pull request, turns, tokens, cost, duration and the sandbox", () => {
-    const outcome: JobOutcome = { status: "done", reason: "the agent finished", pullRequestUrl: "https://github.com/o/r/pull/5", stats };
+    const outcome: JobOutcome = { status: "done", reason: masked("the agent finished"), pullRequestUrl: "https://github.com/o/r/pull/5", stats };
     const summary = renderStepSummary({ kind: "job", outcome, issue: "o/r#4", sandbox: "Agent commands run in the bubblewrap sandbox." });
     expect(summary).toContain("## ✅ Tackle finished\n");
     expect(summary).toContain("| Issue | o/r#4 |");
@@ -23,12 +24,12 @@ describe("renderStepSummary", () => {
   it("lists the job's artifacts, where a later step finds them, descriptions escaped", () => {
     const outcome: JobOutcome = {
       status: "done",
-      reason: "the agent finished",
+      reason: masked("the agent finished"),
       pullRequestUrl: null,
       stats,
       artifacts: [
-        { id: "a1", name: "report.md", description: "the <b>findings</b>", bytes: 120, url: null },
-        { id: "a2", name: "shot.png", bytes: 5_000, url: null },
+        { id: "a1", name: masked("report.md"), description: masked("the <b>findings</b>"), bytes: 120, url: null },
+        { id: "a2", name: masked("shot.png"), bytes: 5_000, url: null },
       ],
     };
     const summary = renderStepSummary({ kind: "job", outcome, issue: "o/r#4", sandbox: "" });
@@ -40,8 +41,10 @@ describe("renderStepSummary", () => {
   });
 
   it("a misconfiguration: the message, no table; text from GitHub or the job cannot add markup or break a row", () => {
-    expect(renderStepSummary({ kind: "failed", message: "GitHub rejected the token" })).toBe("## ❌ Tackle could not run\n\nGitHub rejected the token\n");
-    const outcome: JobOutcome = { status: "failed", reason: "a <img src=x> | b\nnext", pullRequestUrl: null, stats };
+    expect(renderStepSummary({ kind: "failed", message: masked("GitHub rejected the token") })).toBe(
+      "## ❌ Tackle could not run\n\nGitHub rejected the token\n",
+    );
+    const outcome: JobOutcome = { status: "failed", reason: masked("a <img src=x> | b\nnext"), pullRequestUrl: null, stats };
     const summary = renderStepSummary({ kind: "job", outcome, issue: "o/r#4", sandbox: "" });
     expect(summary).toContain("## ❌ Tackle failed");
     expect(summary).toContain("| Outcome | `failed`: a &lt;img src=x&gt; \\| b next |");

@@ -4,6 +4,7 @@ import { CUT_OFF_TEXT, runAgent } from "../../../src/agent/loop.js";
 import { buildSystemPrompt } from "../../../src/agent/prompt/build-system-prompt.js";
 import { startFakeAnthropic, type FakeAnthropic, type ScriptedTurn } from "../../fakes/fake-anthropic.js";
 import { BUDGETS, testContext, testRunner } from "./helpers.js";
+import { masked } from "../../fakes/masked.js";
 
 let fake: FakeAnthropic | undefined;
 afterEach(async () => {
@@ -27,7 +28,7 @@ async function run(script: ScriptedTurn[]) {
     tools,
     ctx: testContext(),
     system,
-    initialMessage: "Fix issue #7.",
+    initialMessage: masked("Fix issue #7."),
     budgets: BUDGETS,
     signal: new AbortController().signal,
   });

@@ -4,6 +4,7 @@ import type { MessageRequest } from "../../../src/agent/model-client.js";
 import { STATE_BLOCK_TAG } from "../../../src/agent/prompt/render-state.js";
 import { TackleError } from "../../../src/errors/tackle-error.js";
 import { BUDGETS, lastUserBlocks, reply, scriptedModel, testContext, testRunner, text, toolUse, type Script } from "./helpers.js";
+import { masked } from "../../fakes/masked.js";
 
 function setup(script: Script, overrides: Partial<RunAgentOptions> = {}) {
   const model = scriptedModel(script);
@@ -17,7 +18,7 @@ function setup(script: Script, overrides: Partial<RunAgentOptions> = {}) {
     tools,
     ctx,
     system: "You are a test agent.",
-    initialMessage: "Fix issue #1.",
+    initialMessage: masked("Fix issue #1."),
     budgets: BUDGETS,
     signal: controller.signal,
     onProgress: (event) => events.push(event),

@@ -5,6 +5,7 @@ import type { MessageRequest } from "../../../src/agent/model-client.js";
 import { buildSystemPrompt } from "../../../src/agent/prompt/build-system-prompt.js";
 import { STATE_BLOCK_TAG } from "../../../src/agent/prompt/render-state.js";
 import { BUDGETS, reply, scriptedModel, testContext, testRunner, text, toolUse, type Script } from "./helpers.js";
+import { masked } from "../../fakes/masked.js";
 
 /**
  * One request flattened the way the prompt cache sees it: tools, then system, then each message's
@@ -107,7 +108,7 @@ describe("prompt caching over a 30-turn session", () => {
       tools: testRunner({}, 1_500),
       ctx: testContext(),
       system,
-      initialMessage: "Fix issue #7: widgets overflow.",
+      initialMessage: masked("Fix issue #7: widgets overflow."),
       budgets: BUDGETS,
       signal: new AbortController().signal,
     });

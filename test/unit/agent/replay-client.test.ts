@@ -7,6 +7,7 @@ import type { MessageRequest } from "../../../src/agent/model-client.js";
 import { createReplayClient } from "../../../src/agent/replay-client.js";
 import { isTackleError } from "../../../src/errors/tackle-error.js";
 import { BUDGETS, testContext, testRunner } from "./helpers.js";
+import { masked } from "../../fakes/masked.js";
 
 const request: MessageRequest = { model: "claude-haiku-4-5", max_tokens: 10, messages: [{ role: "user", content: "x" }] };
 const signal = new AbortController().signal;
@@ -113,7 +114,7 @@ describe("createReplayClient", () => {
       tools,
       ctx: testContext(),
       system: "s",
-      initialMessage: "t",
+      initialMessage: masked("t"),
       budgets: BUDGETS,
       signal,
     });
@@ -140,7 +141,7 @@ describe("createReplayClient", () => {
       tools,
       ctx: testContext(),
       system: "s",
-      initialMessage: "t",
+      initialMessage: masked("t"),
       budgets: BUDGETS,
       signal,
     });

@@ -7,6 +7,8 @@ import type { MessageRequest } from "../../../src/agent/model-client.js";
 import { createReplayClient } from "../../../src/agent/replay-client.js";
 import { createTranscript, transcriptDir, transcriptPath } from "../../../src/agent/transcript.js";
 import { BUDGETS, reply, scriptedModel, testContext, testRunner, text, toolUse } from "./helpers.js";
+import { masked } from "../../fakes/masked.js";
+import { createRedactor } from "../../../src/util/redact.js";
 
 let home: string;
 beforeEach(async () => {
@@ -89,7 +91,7 @@ describe("transcript", () => {
 
   it("redacts every string before writing, keeping the line valid JSON", async () => {
     const secret = 'ghs_s3cr3t"token';
-    const redact = (s: string) => s.replaceAll(secret, "[REDACTED]");
+    const redact = createRedactor([secret]);
     const writer = await createTranscript({ dir: home, jobId: "r", model: "m", redact });
     await writer.request(1, "turn", request([{ role: "user", content: `use ${secret}` }]));
     await writer.toolResults(1, [{ tool_use_id: "t", content: `env: TOKEN=${secret}\n`, is_error: false }]);
@@ -113,7 +115,7 @@ describe("transcript", () => {
         tools: testRunner(),
         ctx: testContext(),
         system: "s",
-        initialMessage: "task",
+        initialMessage: masked("task"),
         budgets: BUDGETS,
         transcript,
         signal: new AbortController().signal,

@@ -39,10 +39,12 @@ describe("loadEnv: the model provider", () => {
     expect(parseEnv({ ...app, TACKLE_PROVIDER: "openai", REDIS_URL: "redis://127.0.0.1:6379" }, { mode: "server" }).ok).toBe(true);
   });
 
-  it("an unknown provider is reported, without also asking for a key it may not need; a bad base URL hides its value", () => {
+  it("an unknown provider is reported, without also asking for a key it may not need; a bad base URL shows its value with the password masked", () => {
     expect(problems({ ...app, TACKLE_PROVIDER: "azure" })).toEqual(['`TACKLE_PROVIDER`: expected one of anthropic, bedrock, vertex, openai, got "azure"']);
     const bad = problems({ ...app, TACKLE_PROVIDER: "openai", TACKLE_MODEL: "m", OPENAI_BASE_URL: "ftp://user:hunter2@host/v1" });
-    expect(bad).toEqual(["`OPENAI_BASE_URL`: expected an http(s) URL of a chat-completions server, such as http://localhost:8000/v1"]);
+    expect(bad).toEqual([
+      '`OPENAI_BASE_URL`: expected an http(s) URL of a chat-completions server, such as http://localhost:8000/v1, got "ftp://user:[REDACTED]@host/v1"',
+    ]);
   });
 
   it("TACKLE_MODEL_PRICES: prefixes with slashes and colons, two or three prices; each bad entry reported", () => {

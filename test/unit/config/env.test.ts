@@ -96,7 +96,8 @@ describe("loadEnv: server", () => {
       '`APP_ID`: expected the App\'s numeric id, got "abc"',
       '`GHE_HOST`: expected a host name such as github.example.com, without protocol or path, got "https://ghe.example.com"',
       '`PORT`: expected a port number from 0 to 65535 (0: any free port), got "99999"',
-      "`REDIS_URL`: expected a redis:// or rediss:// URL",
+      // A URL's password is masked: the value is shown, its credential never is.
+      '`REDIS_URL`: expected a redis:// or rediss:// URL, got "http://user:[REDACTED]@redis:6379"',
       '`TACKLE_SANDBOX`: expected `off`, or unset, got "on"',
       '`LOG_LEVEL`: expected one of fatal, error, warn, info, debug, trace, silent, got "loud"',
       "`WEBHOOK_SECRET`: required in server mode",

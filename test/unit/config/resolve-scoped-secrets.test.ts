@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { operatorSecretValues, parseOperatorSecrets, resolveScopedSecrets } from "../../../src/config/index.js";
+import { parseOperatorSecrets, resolveScopedSecrets } from "../../../src/config/index.js";
 
 const repo = { owner: "Octo", name: "Widgets" };
 
@@ -23,7 +23,6 @@ describe("parseOperatorSecrets", () => {
         { kind: "address", address: "127.0.0.1", port: 8080 },
       ],
     });
-    expect(operatorSecretValues(parsed.secrets)).toEqual(["s3cret"]);
   });
 
   it("refuses `*` and what is not a pattern, naming the variable and the entry", () => {

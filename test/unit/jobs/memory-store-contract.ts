@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import type { Memory } from "../../../src/agent/ports.js";
 import { isTackleError, type TackleError } from "../../../src/errors/index.js";
 import type { MemoryStore } from "../../../src/jobs/index.js";
+import type { MemoryWrite } from "../../../src/jobs/memory-store.js";
+import { maskedMemory } from "../../fakes/masked.js";
 
 /** Two stores over the same memory, as two processes (or two machines) would have. */
 export interface MemoryStorePair {
@@ -14,8 +16,8 @@ export interface MemoryStorePair {
 const REPO = "github.com/1296269";
 const OTHER = "github.com/1300192";
 
-export function memory(name: string, overrides: Partial<Memory> = {}): Memory {
-  return {
+export function memory(name: string, overrides: Partial<Memory> = {}): MemoryWrite {
+  return maskedMemory({
     name,
     description: `what ${name} holds`,
     content: `the content of ${name}`,
@@ -23,7 +25,7 @@ export function memory(name: string, overrides: Partial<Memory> = {}): Memory {
     actor: "alice",
     updatedAt: "2025-01-02T03:04:05.000Z",
     ...overrides,
-  };
+  });
 }
 
 async function rejection(promise: Promise<unknown>): Promise<TackleError> {

@@ -1,11 +1,10 @@
 // The provider switch: one client per TACKLE_PROVIDER, priced by that provider and the operator's
-// prices, and each provider's credentials on the job's redaction list (Vertex's read from its
-// credentials file).
+// prices. Which credentials are masked: test/unit/logging/environment-secrets.test.ts.
 import { describe, expect, it } from "vitest";
 import { FREE_PRICE, priceOf } from "../../../src/agent/pricing.js";
 import { loadEnv, missingModelSettings, type EnvVars } from "../../../src/config/index.js";
 import { isTackleError } from "../../../src/errors/index.js";
-import { modelClientFor, modelSecretsFor } from "../../../src/main/model-client-for.js";
+import { modelClientFor } from "../../../src/main/model-client-for.js";
 
 const local = (vars: EnvVars) => loadEnv(vars, { mode: "local", homeDir: "/home/op" });
 
@@ -60,57 +59,5 @@ describe("modelClientFor", () => {
     expect(missingModelSettings({}, "local")).toEqual(["`ANTHROPIC_API_KEY`: required to run jobs in local mode"]);
     expect(missingModelSettings({ TACKLE_PROVIDER: "openai", OPENAI_BASE_URL: "http://h/v1", TACKLE_MODEL: "m" }, "local")).toEqual([]);
     expect(missingModelSettings({ TACKLE_PROVIDER: "bedrock" }, "local").join("\n")).toContain("AWS_REGION");
-  });
-});
-
-describe("modelSecretsFor", () => {
-  it("lists the Anthropic key, and Bedrock's keys, session token and API key", () => {
-    expect(modelSecretsFor(local({ ANTHROPIC_API_KEY: "sk-ant-x" }))).toEqual(["sk-ant-x"]);
-    const bedrock = local({
-      TACKLE_PROVIDER: "bedrock",
-      AWS_REGION: "us-east-1",
-      AWS_ACCESS_KEY_ID: "AKIAEXAMPLE000000000",
-      AWS_SECRET_ACCESS_KEY: "secret-access-key-value",
-      AWS_SESSION_TOKEN: "session-token-value",
-      AWS_BEARER_TOKEN_BEDROCK: "bedrock-api-key-value",
-    });
-    expect(modelSecretsFor(bedrock).sort()).toEqual(["AKIAEXAMPLE000000000", "bedrock-api-key-value", "secret-access-key-value", "session-token-value"]);
-  });
-
-  it("holds every provider key and a password inside OPENAI_BASE_URL", () => {
-    const env = local({
-      ANTHROPIC_API_KEY: "sk-ant-x",
-      TACKLE_PROVIDER: "openai",
-      OPENAI_API_KEY: "sk-openai-y",
-      OPENAI_BASE_URL: "https://proxy:pr0xy-pass@llm.example/v1",
-    });
-    expect(modelSecretsFor(env)).toEqual(expect.arrayContaining(["sk-ant-x", "sk-openai-y", "pr0xy-pass"]));
-  });
-
-  it("reads the secrets out of Vertex's credentials file: a service account's key, a user's refresh token", () => {
-    const vertex = local({ TACKLE_PROVIDER: "vertex", CLOUD_ML_REGION: "global", GOOGLE_APPLICATION_CREDENTIALS: "/etc/gcp.json" });
-    const files: Record<string, string> = {
-      service: JSON.stringify({
-        type: "service_account",
-        project_id: "p",
-        private_key_id: "0123abcd0123abcd",
-        private_key: "-----BEGIN PRIVATE KEY-----\nMII\n-----END PRIVATE KEY-----\n",
-        client_email: "a@p.iam.gserviceaccount.com",
-      }),
-      user: JSON.stringify({
-        type: "authorized_user",
-        client_id: "id.apps.googleusercontent.com",
-        client_secret: "user-client-secret",
-        refresh_token: "1//refresh-token-value",
-      }),
-    };
-    expect(modelSecretsFor(vertex, () => files.service!)).toEqual(["-----BEGIN PRIVATE KEY-----\nMII\n-----END PRIVATE KEY-----\n", "0123abcd0123abcd"]);
-    expect(modelSecretsFor(vertex, () => files.user!)).toEqual(["user-client-secret", "1//refresh-token-value"]);
-    expect(modelSecretsFor(vertex, () => "not json")).toEqual([]);
-    expect(
-      modelSecretsFor(vertex, () => {
-        throw new Error("ENOENT");
-      }),
-    ).toEqual([]);
   });
 });

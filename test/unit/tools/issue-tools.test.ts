@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { IssueComment } from "../../../src/agent/ports.js";
 import { callTool, createHarness, type Harness } from "./helpers.js";
+import { masked } from "../../fakes/masked.js";
 
 let h: Harness;
 beforeEach(async () => {
@@ -81,8 +82,8 @@ describe("ReportToIssue", () => {
 
   it("links the artifacts it names below the body", async () => {
     const uploaded = [
-      { id: "a1", name: "report.md", bytes: 3, url: "https://tackle.example/dashboard/jobs/j/artifacts/a1" },
-      { id: "a2", name: "shot.png", bytes: 5, url: null },
+      { id: "a1", name: masked("report.md"), bytes: 3, url: "https://tackle.example/dashboard/jobs/j/artifacts/a1" },
+      { id: "a2", name: masked("shot.png"), bytes: 5, url: null },
     ];
     const ctx = { ...h.ctx, artifacts: { upload: async () => uploaded[0]!, list: () => uploaded } };
     const result = await callTool(ctx, "ReportToIssue", { body: "Here.", artifact_ids: ["a2", "a1", "a2"] });

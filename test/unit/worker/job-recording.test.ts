@@ -4,6 +4,7 @@ import type { JobRecordUpdate, JobStore } from "../../../src/jobs/job-store.js";
 import { silentLogger } from "../../../src/logging/logger.js";
 import { createRedactor } from "../../../src/util/redact.js";
 import { startJobRecording } from "../../../src/worker/job-recording.js";
+import { masked } from "../../fakes/masked.js";
 
 const data: JobData = {
   jobId: "octo-widgets-7-d1",
@@ -46,11 +47,11 @@ describe("startJobRecording", () => {
   it("records the run as running, its lines in order, and its end with the figures and the redacted reason", async () => {
     const { store, records, appends } = fakeStore();
     const recording = start(store);
-    recording.onTranscriptLine("1");
-    recording.onTranscriptLine("2");
+    recording.onTranscriptLine(masked("1"));
+    recording.onTranscriptLine(masked("2"));
     await new Promise((resolve) => setImmediate(resolve));
-    recording.onTranscriptLine("3");
-    await recording.ended({ status: "done", reason: "finished", pullRequestUrl: "https://x/pull/1", stats });
+    recording.onTranscriptLine(masked("3"));
+    await recording.ended({ status: "done", reason: masked("finished"), pullRequestUrl: "https://x/pull/1", stats });
     expect(appends.flat()).toEqual(["1", "2", "3"]);
     expect(records[0]).toEqual({
       jobId: data.jobId,
@@ -72,13 +73,13 @@ describe("startJobRecording", () => {
   it("stops sending lines to a store that failed, so the job's end does not wait on it, and still records the end", async () => {
     const { store, records, appends } = fakeStore({ failAppends: true });
     const recording = start(store);
-    recording.onTranscriptLine("1");
+    recording.onTranscriptLine(masked("1"));
     await new Promise((resolve) => setImmediate(resolve));
     for (let i = 0; i < 5; i++) {
-      recording.onTranscriptLine(`more ${i}`);
+      recording.onTranscriptLine(masked(`more ${i}`));
       await new Promise((resolve) => setImmediate(resolve));
     }
-    await recording.ended({ status: "failed", reason: "x", pullRequestUrl: null, stats });
+    await recording.ended({ status: "failed", reason: masked("x"), pullRequestUrl: null, stats });
     expect(appends).toEqual([["1"]]);
     expect(records.at(-1)).toMatchObject({ status: "failed" });
   });

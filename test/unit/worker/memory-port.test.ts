@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryStore } from "../../../src/jobs/index.js";
 import { silentLogger } from "../../../src/logging/logger.js";
-import { createRedactor } from "../../../src/util/redact.js";
+import { createRedactor, redactKnownTokens } from "../../../src/util/redact.js";
 import { createMemoryPort } from "../../../src/worker/memory-port.js";
 
 const SECRET = "hunter2-the-webhook-secret";
@@ -69,7 +69,7 @@ describe("createMemoryPort", () => {
     const first = await setUp();
     await first.port.write({ name: "tests", description: "how to test", content: "npm test" });
     await first.port.write({ name: "build", description: "how to build", content: "npm run build" });
-    const later = createMemoryPort({ store: first.store, repoKey: REPO, jobId: "job-9", actor: "bob", redact: (t) => t, clock: () => T0 + 60_000 });
+    const later = createMemoryPort({ store: first.store, repoKey: REPO, jobId: "job-9", actor: "bob", redact: redactKnownTokens, clock: () => T0 + 60_000 });
     expect(await later.write({ name: "tests", description: "how to test, fast", content: "npx vitest run" })).toBe("updated");
     expect(await later.index()).toEqual([
       { name: "build", description: "how to build", jobId: "job-7", actor: "alice", updatedAt: "2025-03-04T05:06:07.000Z" },

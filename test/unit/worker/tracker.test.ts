@@ -3,6 +3,7 @@ import { createLogger } from "../../../src/logging/logger.js";
 import { createRedactor } from "../../../src/util/redact.js";
 import { createTracker, type TrackingSink } from "../../../src/worker/tracker.js";
 import type { TrackingState } from "../../../src/worker/tracking-comment.js";
+import { redactKnownTokens } from "../../../src/util/redact.js";
 
 const working = (step: string): TrackingState => ({ phase: "working", step, todos: [], startedAt: 0 });
 const done: TrackingState = {
@@ -51,7 +52,7 @@ describe("createTracker", () => {
   });
 
   const tracker = (sink: TrackingSink, options: { commandName?: string | null } = {}) =>
-    createTracker({ sink, jobId: "j-1", clock: () => Date.now(), logger, minIntervalMs: 3_000, ...options });
+    createTracker({ sink, jobId: "j-1", clock: () => Date.now(), logger, minIntervalMs: 3_000, redact: redactKnownTokens, ...options });
 
   it("writes the first update at once, then at most one edit per interval, with the newest state", async () => {
     const { sink, writes } = recordingSink();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_TRACKING_COMMENT_CHARS, renderTrackingComment, trackingMarker, type JobStats, type TrackingState } from "../../../src/worker/tracking-comment.js";
+import { masked } from "../../fakes/masked.js";
 
 const JOB = "octo-widgets-7-delivery-1";
 const MARKER = "<!-- tackle:tracking job=octo-widgets-7-delivery-1 -->";
@@ -228,8 +229,8 @@ describe("renderTrackingComment", () => {
     const body = renderTrackingComment(
       final("done", {
         artifacts: [
-          { id: "a1", name: "report.md", description: "the\nfindings", bytes: 10, url: `${url}/artifacts/a1` },
-          { id: "a2", name: "shot.png", bytes: 20, url: null },
+          { id: "a1", name: masked("report.md"), description: masked("the\nfindings"), bytes: 10, url: `${url}/artifacts/a1` },
+          { id: "a2", name: masked("shot.png"), bytes: 20, url: null },
         ],
       }),
       JOB,
@@ -264,8 +265,8 @@ describe("renderTrackingComment", () => {
         })),
         artifacts: many(200, "a").map((_, i) => ({
           id: `a${i + 1}`,
-          name: "n".repeat(120),
-          description: "d".repeat(300),
+          name: masked("n".repeat(120)),
+          description: masked("d".repeat(300)),
           bytes: 1,
           url: `https://x/${"u".repeat(200)}`,
         })),
