@@ -31,7 +31,7 @@ import type { Workspace } from "../workspace/index.js";
 import { renderSetupReport, runSetupSteps } from "./run-setup-steps.js";
 import type { SessionObservers } from "./job-metrics.js";
 import type { Tracker } from "./tracker.js";
-import type { SubagentStep, TrackingState } from "./tracking-comment.js";
+import type { MemoryWriteNote, SubagentStep, TrackingState } from "./tracking-comment.js";
 
 export interface SessionInput {
   jobId: string;
@@ -97,7 +97,7 @@ export interface SessionOutcome {
   subagents: SubagentStep[];
   subagentTurns: number;
   /** One line per memory the job wrote or deleted. */
-  memoryWrites: string[];
+  memoryWrites: MemoryWriteNote[];
   /** The tool name of each call a PreToolUse hook denied, in order. */
   hookDenials: string[];
   /** One line per background command or Monitor the job ran, with how it ended. */
@@ -119,15 +119,15 @@ export function policyConfigOf(config: RepoConfig): PolicyConfig {
 }
 
 /** The memory port, remembering what this job wrote for the tracking comment (redacted, as it was stored). */
-function recordingMemory(port: MemoryPort, writes: string[], redact: (text: string) => string): MemoryPort {
+function recordingMemory(port: MemoryPort, writes: MemoryWriteNote[], redact: (text: string) => string): MemoryPort {
   return {
     index: () => port.index(),
     read: (name) => port.read(name),
     async write(entry) {
       const outcome = await port.write(entry);
       if (outcome === "created" || outcome === "updated")
-        writes.push(`${outcome === "created" ? "saved" : "updated"} \`${entry.name}\`: ${redact(entry.description)}`);
-      if (outcome === "deleted") writes.push(`deleted \`${entry.name}\``);
+        writes.push({ action: outcome === "created" ? "saved" : "updated", name: entry.name, description: redact(entry.description) });
+      if (outcome === "deleted") writes.push({ action: "deleted", name: entry.name });
       return outcome;
     },
   };
@@ -150,7 +150,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   /** Time spent waiting for a maintainer, which does not count against timeout_minutes. */
   let waitedMs = 0;
   const subagentSteps = new Map<string, SubagentStep>();
-  const memoryWrites: string[] = [];
+  const memoryWrites: MemoryWriteNote[] = [];
   // Set once the transcript is open: each policy question and its answer become an `approval` line.
   let recordApproval: (question: ApprovalQuestion, answer: ApprovalAnswer) => void = () => undefined;
   const working = (current: string): TrackingState => ({
