@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ScriptedBlock, ScriptedTurn } from "../fakes/index.js";
 import { OWNER, REPO, startHarness, type Harness } from "../integration/e2e/harness.js";
 import { firstUserText, turnIndex } from "../integration/e2e/script-helpers.js";
-import { assign, setRepoConfig } from "../integration/e2e/trigger-helpers.js";
+import { assign, botComments, setRepoConfig } from "../integration/e2e/trigger-helpers.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -59,7 +59,7 @@ function trackingWrites(h: Harness): string[] {
 }
 
 /** The Markdown GitHub renders as such: code spans (which GitHub shows as typed) taken out. */
-const outsideCode = (markdown: string) => markdown.replace(/(`+)(?!`)[\s\S]*?[^`]\1(?!`)/g, "");
+const outsideCode = (markdown: string) => markdown.replace(/(?<![\\`])(`+)(?!`)[\s\S]*?[^`]\1(?!`)/g, "");
 
 function expectNothingLive(body: string): void {
   const prose = outsideCode(body);
@@ -113,5 +113,57 @@ describe("the tracking comment, with Markdown in the job's texts", () => {
     // The addresses are still there to read, as code.
     expect(final).toContain("`here](https://evil.example/login)`");
     expect(final).toContain("`@octocat`");
+  });
+});
+
+describe("Tackle's other surfaces, with Markdown from the repository or the model", () => {
+  it("a config reply shows the repository's bad keys as text", async () => {
+    const h = await startHarness({ script: [] });
+    cleanups.push(() => h.close());
+    // The problem quotes the key in a code span; backticks in the key would close it early.
+    await setRepoConfig(h, '"x` [re-authorize Tackle here](https://evil.example/login) <img src=x> @octocat `y": 1\n');
+    const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "Anything" });
+
+    await assign(h, issue.number);
+    await h.app.queue.idle();
+
+    const reply = botComments(h, issue.number).find((c) => c.body.includes("could not use"))!.body;
+    expect(reply).toContain("re-authorize Tackle");
+    expectNothingLive(reply);
+  });
+
+  it("ReportToIssue and the PR body keep the agent's Markdown but not its lures; the host's Fixes line stays live", async () => {
+    const prose = `Found it. ${LURE} See #1 and other/repo#2.\n\n\`\`\`\nnever closed`;
+    const turns: ScriptedTurn[] = [
+      act(call("ReportToIssue", { body: prose })),
+      act(call("Edit", { file_path: "src/temperature.js", old_string: "/ 5 + 23;", new_string: "/ 5 + 32;" })),
+      act(call("git_commit", { message: "Fix the offset" })),
+      act(call("create_pull_request", { title: "Fix the offset", body: prose })),
+      act(call("task_done", { summary: prose })),
+    ];
+    const h = await startHarness({ script: (request) => turns[Math.min(turnIndex(request), turns.length - 1)]! });
+    cleanups.push(() => h.close());
+    const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "Fix the offset" });
+
+    await assign(h, issue.number);
+    await h.app.queue.idle();
+
+    const report = botComments(h, issue.number).find((c) => c.body.startsWith("Found it."))!.body;
+    const pullBody = h.gh.pulls(OWNER, REPO)[0]!.body;
+    const tracking = trackingWrites(h).at(-1)!;
+    for (const body of [report, pullBody, tracking]) {
+      // The link shows its syntax and address; no image, tag or ping is made; the open code block is closed.
+      expect(body).toContain("[re-authorize Tackle here]\\(https://evil.example/login)");
+      expect(body).not.toMatch(/(?<!\\)\]\(https:\/\/evil/);
+      expect(body).not.toMatch(/(?<!\\)<(img|a)\b/);
+      expect(body).toContain("@\u2060octocat");
+      expect(body).toContain("other/repo#\u20602");
+      expect(body).toContain("See #1");
+      expect(body).toContain("**URGENT**");
+    }
+    expect(report.trimEnd().endsWith("never closed\n```")).toBe(true);
+    expect(pullBody).toMatch(/never closed\n```\n\nFixes #\d+$/);
+    expect(tracking).toContain("> Found it.");
+    expect(tracking.endsWith("</sub>")).toBe(true);
   });
 });
