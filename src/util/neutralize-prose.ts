@@ -2,7 +2,8 @@ import { topLevelFences, unambiguousCodeRanges } from "./markdown-code.js";
 
 /**
  * The agent's Markdown with what would pass for Tackle's own, or act beyond the page, made text; code
- * is kept as written. A link or image with its own text (`[re-authorize](https://…)`, `![](…)`) shows
+ * is kept as written (`unambiguousCodeRanges`: what GitHub surely renders as code; every other
+ * backtick is escaped, so GitHub cannot pair backticks into a span this file did not see). A link or image with its own text (`[re-authorize](https://…)`, `![](…)`) shows
  * its syntax and address instead (`]( ` and `]:` escaped, so no inline link and no reference
  * definition forms; a bare URL, whose text is its address, stays a link); raw HTML and `<…>` autolinks
  * show as text (`<` escaped), as do entities (`&#64;`) and math (`$`); `@name` and `owner/repo#12`
@@ -33,14 +34,22 @@ function escapeProse(prose: string): string {
     .join("");
 }
 
-/** `<`, `$` and an entity's `&` escaped unless already; `(` and `:` after `]` escaped. */
+/**
+ * Escaped unless already: a backtick (the only unescaped ones left are those of the code spans kept,
+ * so GitHub pairs them as this file did), `$`, a `<` that could open a tag or an autolink, an
+ * entity's `&`; and `(` and `:` after `]`.
+ */
 function escapeSyntax(text: string): string {
   let result = "";
   let backslashes = 0;
   for (let index = 0; index < text.length; index++) {
     const char = text.charAt(index);
     const escapable =
-      char === "<" || char === "$" || (char === "&" && ENTITY.test(text.slice(index))) || ((char === "(" || char === ":") && text.charAt(index - 1) === "]");
+      char === "`" ||
+      char === "$" ||
+      (char === "<" && /[A-Za-z/!?]/.test(text.charAt(index + 1))) ||
+      (char === "&" && ENTITY.test(text.slice(index))) ||
+      ((char === "(" || char === ":") && text.charAt(index - 1) === "]");
     if (escapable && backslashes % 2 === 0) result += "\\";
     result += char;
     backslashes = char === "\\" ? backslashes + 1 : 0;
