@@ -2,7 +2,7 @@
 // step summary, and for a failure the `::error::` annotation and exit code 1.
 import * as core from "@actions/core";
 import { errorMessage } from "../errors/index.js";
-import { code, hostUrl, inert, joinMarkdown, md, tableRow, type SurfaceMarkdown } from "../util/surface-markdown.js";
+import { code, hostUrl, inert, joinMarkdown, link, md, tableRow, type SurfaceMarkdown } from "../util/surface-markdown.js";
 import type { JobOutcome } from "../worker/process-job.js";
 
 export type StepResult =
@@ -70,7 +70,7 @@ export function renderStepSummary(result: Exclude<StepResult, { kind: "quiet" }>
   if (result.issue) rows.push([md`Issue`, inert(result.issue)]);
   if (outcome) {
     rows.push([md`Outcome`, md`${code(outcome.status)}: ${inert(outcome.reason)}`]);
-    rows.push([md`Pull request`, outcome.pullRequestUrl ? hostUrl(outcome.pullRequestUrl) : md`none`]);
+    rows.push([md`Pull request`, outcome.pullRequestUrl ? link(hostUrl(outcome.pullRequestUrl), outcome.pullRequestUrl) : md`none`]);
     const s = outcome.stats;
     rows.push([md`Turns`, md`${s.turns}`]);
     rows.push([md`Tokens`, md`${s.inputTokens + s.cacheReadTokens} input (${s.cacheReadTokens} from cache) · ${s.outputTokens} output`]);

@@ -48,14 +48,31 @@ export interface InertOptions {
  * code span, emphasis, strikethrough, math, heading, list, quote or table cell of its own, and nobody
  * pinged or issue cross-referenced. Words GitHub would turn into a link or a ping (`https://…`, `www.…`,
  * an e-mail, `@name`, `#12`, `owner/repo#12`, `GH-12`) become code spans, which GitHub leaves alone;
- * the rest is backslash-escaped. Line breaks become spaces, so the text cannot leave the list item or
+ * a code span already there (one line, no `|`) stays one; the rest is backslash-escaped. Line breaks become spaces, so the text cannot leave the list item or
  * table cell it is put in. An underscore inside a word (`ghp_…`, `snake_case`) is left as it is: it
  * cannot start emphasis there, and a token's shape stays whole for the redactor.
  */
 export function inert(text: string, options: InertOptions = {}): SurfaceMarkdown {
   let flat = text.replace(INVISIBLE_CHARACTERS, "").replace(/\s+/gu, " ").trim();
   if (options.maxChars !== undefined && flat.length > options.maxChars) flat = `${cutAt(flat, Math.max(0, options.maxChars - 1)).trimEnd()}…`;
-  const escaped = flat
+  let escaped = "";
+  let position = 0;
+  for (const span of flat.matchAll(CODE_SPAN)) {
+    escaped += escapeWords(flat.slice(position, span.index)) + span[0];
+    position = span.index + span[0].length;
+  }
+  return trusted(escapeLineStart(escaped + escapeWords(flat.slice(position))));
+}
+
+/**
+ * A code span kept as one: shown as typed, it is inert already (no link, HTML or ping inside), and a
+ * text from the host quotes names that way. Not opened by an escaped backtick, and without a `|` (a
+ * table would split the cell there first); every other backtick is escaped, so GitHub pairs only these.
+ */
+const CODE_SPAN = /(?<=(?:^|[^\\`])(?:\\\\)*)(`+)(?!`)([^|]*?[^`|])\1(?!`)/g;
+
+function escapeWords(text: string): string {
+  return text
     .split(" ")
     .map((word) =>
       word
@@ -64,7 +81,6 @@ export function inert(text: string, options: InertOptions = {}): SurfaceMarkdown
         .join(""),
     )
     .join(" ");
-  return trusted(escapeLineStart(escaped));
 }
 
 /** A word (or the part of one between backticks and pipes) as inert Markdown. */

@@ -13,7 +13,7 @@ describe("renderStepSummary", () => {
     // The issue reference is code: GitHub would cross-reference it from the run's page.
     expect(summary).toContain("| Issue | `o/r#4` |");
     expect(summary).toContain("| Outcome | `done`: the agent finished |");
-    expect(summary).toContain("| Pull request | https://github.com/o/r/pull/5 |");
+    expect(summary).toContain("| Pull request | [https://github.com/o/r/pull/5](https://github.com/o/r/pull/5) |");
     expect(summary).toContain("| Turns | 7 |");
     expect(summary).toContain("| Tokens | 42000 input (30000 from cache) · 900 output |");
     expect(summary).toContain("| Cost | $0.0422 |");

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { agentProse, code, hiddenMarker, hostUrl, inert, link, maskSurface, md, mention, quote, tableRow } from "../../../src/util/surface-markdown.js";
 
 describe("inert", () => {
-  it("escapes what makes links, images, HTML, entities, emphasis, code and math", () => {
+  it("escapes what makes links, images, HTML, entities, emphasis and math; a one-line code span stays one", () => {
     expect(inert("[a](https://x.example) ![i](y) <img src=z> &#64;me *b* ~c~ `d` $e$ a\\b")).toBe(
-      "`[a](https://x.example)` \\!\\[i\\](y) \\<img src=z\\> `&#64;me` \\*b\\* \\~c\\~ \\`d\\` \\$e\\$ a\\\\b",
+      "`[a](https://x.example)` \\!\\[i\\](y) \\<img src=z\\> `&#64;me` \\*b\\* \\~c\\~ `d` \\$e\\$ a\\\\b",
     );
   });
 
@@ -28,6 +28,11 @@ describe("inert", () => {
   it("drops invisible characters (bidi overrides, zero-width) and cuts to maxChars", () => {
     expect(inert("a\u202eb\u200bc")).toBe("abc");
     expect(inert("abcdef", { maxChars: 4 })).toBe("abc…");
+  });
+
+  it("escapes every backtick but a kept span's, so GitHub pairs no others", () => {
+    // The escaped backtick opens nothing; the next one opens the span "` c`"; the pipe keeps "`d|e`" from being one.
+    expect(inert("`a` \\`b` c` `d|e`")).toBe("`a` \\\\\\`b` c` \\`d\\|e\\`");
   });
 
   it("a backtick or pipe inside an address does not end its code span", () => {
