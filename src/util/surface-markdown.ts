@@ -86,11 +86,20 @@ function escapeWords(text: string): string {
 /** A word (or the part of one between backticks and pipes) as inert Markdown. */
 function escapeSegment(segment: string): string {
   if (segment === "`" || segment === "|") return `\\${segment}`;
-  if (LINKY.test(segment)) return `\`${segment}\``;
+  const linky = LINKY.test(segment) ? /^([("'<[]*)(.*?)([)"'>\].,;:!?]*)$/.exec(segment) : null;
+  if (linky && LINKY.test(linky[2] as string)) return `${escapePlain(linky[1] as string)}\`${linky[2]}\`${escapePlain(linky[3] as string)}`;
+  // A mask the redactor put in stays readable as `[REDACTED…]`; what follows it cannot make it a link.
+  return segment
+    .split(/(\[REDACTED(?::[a-z0-9-]+)?\])/)
+    .map((part, index) => (index % 2 === 1 ? part : escapePlain(part).replace(/^[(:]/, (char) => (index > 0 ? `\\${char}` : char))))
+    .join("");
+}
+
+function escapePlain(text: string): string {
   let result = "";
-  for (let index = 0; index < segment.length; index++) {
-    const char = segment.charAt(index);
-    if (char === "_" && WORD.test(segment.charAt(index - 1)) && WORD.test(segment.charAt(index + 1))) result += char;
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charAt(index);
+    if (char === "_" && WORD.test(text.charAt(index - 1)) && WORD.test(text.charAt(index + 1))) result += char;
     else result += ESCAPED.has(char) ? `\\${char}` : char;
   }
   return result;

@@ -27,7 +27,7 @@ describe("the step summary, with Markdown in text from the job", () => {
     expect(prose).not.toMatch(/(?<!\\)\*\*urgent/);
     // The addresses are shown, as code, and the rest as escaped text.
     expect(summary).toContain(
-      "- `a1-notes.md` (3 bytes): \\[Download the fixed `build](https://evil.example/build)` `![](https://evil.example/pixel.png)` \\*\\*urgent\\*\\* `code`",
+      "- `a1-notes.md` (3 bytes): \\[Download the fixed `build](https://evil.example/build`) `![](https://evil.example/pixel.png`) \\*\\*urgent\\*\\* `code`",
     );
   });
 });

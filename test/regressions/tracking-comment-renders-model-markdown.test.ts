@@ -111,7 +111,7 @@ describe("the tracking comment, with Markdown in the job's texts", () => {
     expect(working).toContain("- [ ] **\\[re-authorize Tackle");
     for (const body of writes) expectNothingLive(body);
     // The addresses are still there to read, as code.
-    expect(final).toContain("`here](https://evil.example/login)`");
+    expect(final).toContain("`here](https://evil.example/login`)");
     expect(final).toContain("`@octocat`");
   });
 });

@@ -4,7 +4,7 @@ import { agentProse, code, hiddenMarker, hostUrl, inert, link, maskSurface, md, 
 describe("inert", () => {
   it("escapes what makes links, images, HTML, entities, emphasis and math; a one-line code span stays one", () => {
     expect(inert("[a](https://x.example) ![i](y) <img src=z> &#64;me *b* ~c~ `d` $e$ a\\b")).toBe(
-      "`[a](https://x.example)` \\!\\[i\\](y) \\<img src=z\\> `&#64;me` \\*b\\* \\~c\\~ `d` \\$e\\$ a\\\\b",
+      "\\[`a](https://x.example`) \\!\\[i\\](y) \\<img src=z\\> `&#64;me` \\*b\\* \\~c\\~ `d` \\$e\\$ a\\\\b",
     );
   });
 
@@ -12,6 +12,8 @@ describe("inert", () => {
     expect(inert("see https://evil.example/x www.evil.example a@b.example @octocat #12 o/r#3 GH-4 C# done")).toBe(
       "see `https://evil.example/x` `www.evil.example` `a@b.example` `@octocat` `#12` `o/r#3` `GH-4` C# done",
     );
+    // Punctuation around such a word stays outside the span, and a mask the redactor put in stays readable.
+    expect(inert("(@octocat), [REDACTED:github-token](x) [REDACTED]:")).toBe("(`@octocat`), [REDACTED:github-token]\\(x) [REDACTED]\\:");
   });
 
   it("stays on one line and cannot start a block: heading, quote, list, ordered list, table", () => {
