@@ -87,7 +87,10 @@ describe("the tracking comment, with Markdown in the job's texts", () => {
         if (firstUserText(request).includes(SUBAGENT_PROMPT)) return { content: [{ type: "text", text: "Nothing." }], stop_reason: "end_turn" };
         const index = turnIndex(request);
         // The working state (the only one with the checklist) reaches GitHub before the job goes on.
-        if (index === 1) await (todoShown ??= h.gh.waitFor(() => trackingWrites(h).some((body) => body.includes("re-authorize"))));
+        if (index === 1) {
+          todoShown ??= h.gh.waitFor(() => trackingWrites(h).some((body) => body.includes("re-authorize")));
+          await todoShown;
+        }
         return main[Math.min(index, main.length - 1)]!;
       },
     });
