@@ -45,12 +45,13 @@ export interface InertOptions {
 
 /**
  * Any text shown as the characters it is, on one line, whatever it holds: no link, image, HTML, entity,
- * code span, emphasis, strikethrough, math, heading, list, quote or table cell of its own, and nobody
- * pinged or issue cross-referenced. Words GitHub would turn into a link or a ping (`https://…`, `www.…`,
- * an e-mail, `@name`, `#12`, `owner/repo#12`, `GH-12`) become code spans, which GitHub leaves alone;
- * a code span already there (one line, no `|`) stays one; the rest is backslash-escaped. Line breaks become spaces, so the text cannot leave the list item or
- * table cell it is put in. An underscore inside a word (`ghp_…`, `snake_case`) is left as it is: it
- * cannot start emphasis there, and a token's shape stays whole for the redactor.
+ * emphasis, strikethrough, math, heading, list, quote or table cell of its own, and nobody pinged or
+ * issue cross-referenced. Words GitHub would turn into a link or a ping (`https://…`, `www.…`, an
+ * e-mail, `@name`, `#12`, `owner/repo#12`, `GH-12`) become code spans, which GitHub leaves alone; a code
+ * span already there (one line, no `|`) stays one, being inert too; the rest is backslash-escaped, the
+ * redactor's `[REDACTED…]` masks aside. Line breaks become spaces, so the text cannot leave the list
+ * item or table cell it is put in. An underscore inside a word (`ghp_…`, `snake_case`) is left as it
+ * is: it cannot start emphasis there, and a token's shape stays whole for the redactor.
  */
 export function inert(text: string, options: InertOptions = {}): SurfaceMarkdown {
   let flat = text.replace(INVISIBLE_CHARACTERS, "").replace(/\s+/gu, " ").trim();
