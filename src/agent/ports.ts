@@ -6,6 +6,7 @@
  */
 
 import type { Masked } from "../util/redact.js";
+import type { SurfaceMarkdown } from "../util/surface-markdown.js";
 
 /** File access inside one worktree. Every path goes through the path guard. */
 export interface FsPort {
@@ -234,7 +235,15 @@ export interface IssuePort {
    * Posts one comment; returns its URL, or "printed" in local runs. The port masks secrets on the way
    * out (over the job's redacting GitHub client, or in the local run's printer), not the caller.
    */
-  report(body: string, signal?: AbortSignal): Promise<{ url: string }>;
+  report(report: IssueReport, signal?: AbortSignal): Promise<{ url: string }>;
+}
+
+/** What ReportToIssue posts: the agent's words, and what the host adds below them. */
+export interface IssueReport {
+  /** The agent's Markdown, as it wrote it: the port masks it and makes it its prose (`agentProse`). */
+  prose: string;
+  /** The host's lines after it (the artifacts' links). @defaultValue none */
+  footer?: SurfaceMarkdown;
 }
 
 export interface PullRequestRequest {

@@ -1,5 +1,6 @@
 import type { Octokit } from "@octokit/rest";
 import { TackleError } from "../errors/index.js";
+import type { SurfaceMarkdown } from "../util/surface-markdown.js";
 
 /** The structural slice of Octokit we use; both ProbotOctokit and @octokit/rest's Octokit fit it. */
 export type RestClient = Pick<Octokit, "rest" | "request" | "auth" | "paginate">;
@@ -48,8 +49,9 @@ export interface GitHubClient {
   getRepo(repo: RepoRef): Promise<{ id: number; defaultBranch: string; private: boolean; fullName: string }>;
   getPermission(repo: RepoRef, user: string): Promise<{ permission: string; roleName?: string }>;
   addReaction(repo: RepoRef, target: ReactionTarget, content: ReactionContent): Promise<void>;
-  createComment(repo: RepoRef, number: number, body: string): Promise<{ id: number; url: string }>;
-  updateComment(repo: RepoRef, commentId: number, body: string): Promise<void>;
+  /** Bodies are SurfaceMarkdown: Tackle's own markup, with outside text made inert (src/util/surface-markdown.ts). */
+  createComment(repo: RepoRef, number: number, body: SurfaceMarkdown): Promise<{ id: number; url: string }>;
+  updateComment(repo: RepoRef, commentId: number, body: SurfaceMarkdown): Promise<void>;
   deleteComment(repo: RepoRef, commentId: number): Promise<void>;
   getIssue(repo: RepoRef, number: number): Promise<IssueInfo>;
   /** The last `limit` comments, oldest first, and how many older ones exist. */
@@ -62,8 +64,9 @@ export interface GitHubClient {
   getPull(repo: RepoRef, number: number): Promise<PullInfo>;
   /** The open PR whose head is `branch` in the same repository, if any. */
   findOpenPull(repo: RepoRef, branch: string): Promise<PullInfo | null>;
-  createPull(repo: RepoRef, pull: { head: string; base: string; title: string; body: string; draft: boolean }): Promise<PullInfo>;
-  updatePull(repo: RepoRef, number: number, patch: { title?: string; body?: string }): Promise<PullInfo>;
+  /** The title is plain text (GitHub does not render a title as Markdown); the body is SurfaceMarkdown. */
+  createPull(repo: RepoRef, pull: { head: string; base: string; title: string; body: SurfaceMarkdown; draft: boolean }): Promise<PullInfo>;
+  updatePull(repo: RepoRef, number: number, patch: { title?: string; body?: SurfaceMarkdown }): Promise<PullInfo>;
   /** A file's text on `ref` (default branch when omitted), or null when it does not exist. */
   getFile(repo: RepoRef, path: string, ref?: string): Promise<string | null>;
   /** A short-lived token for the host's git push and fetch; never given to the agent. */

@@ -4,18 +4,20 @@
 // as a comment by a user, and must not start a job of its own.
 import { REPO_CONFIG_PATH } from "../config/index.js";
 import { helpText, type CommandTrigger } from "../triggers/index.js";
+import { code, md, type SurfaceMarkdown } from "../util/surface-markdown.js";
 
-export function actionCommandReply(command: CommandTrigger["command"], botName: string): string {
+export function actionCommandReply(command: CommandTrigger["command"], botName: string): SurfaceMarkdown {
+  const typed = (prefix: "/" | "@", words = "") => code(`${prefix}${botName}${words}`);
   switch (command) {
     case "help":
     case "unknown":
       return helpText(botName);
     case "stop":
-      return `\`/${botName} stop\` does nothing here: Tackle runs as a GitHub Action, inside the workflow run. Cancel that run from the Actions tab to stop it.`;
+      return md`${typed("/", " stop")} does nothing here: Tackle runs as a GitHub Action, inside the workflow run. Cancel that run from the Actions tab to stop it.`;
     case "retry":
-      return `\`/${botName} retry\` does nothing here: Tackle runs as a GitHub Action. Re-run the workflow from the Actions tab, or mention \`@${botName}\` again with what to do.`;
+      return md`${typed("/", " retry")} does nothing here: Tackle runs as a GitHub Action. Re-run the workflow from the Actions tab, or mention ${typed("@")} again with what to do.`;
     case "approve":
     case "deny":
-      return `\`/${botName} ${command}\` does nothing here: Tackle runs as a GitHub Action and cannot wait for an answer, so it denies risky steps on its own. Mention \`@${botName}\` again with clearer instructions, or change \`${REPO_CONFIG_PATH}\`.`;
+      return md`${typed("/", ` ${command}`)} does nothing here: Tackle runs as a GitHub Action and cannot wait for an answer, so it denies risky steps on its own. Mention ${typed("@")} again with clearer instructions, or change ${code(REPO_CONFIG_PATH)}.`;
   }
 }

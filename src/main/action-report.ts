@@ -2,6 +2,7 @@
 // step summary, and for a failure the `::error::` annotation and exit code 1.
 import * as core from "@actions/core";
 import { errorMessage } from "../errors/index.js";
+import { code, hostUrl, inert, joinMarkdown, link, md, tableRow, type SurfaceMarkdown } from "../util/surface-markdown.js";
 import type { JobOutcome } from "../worker/process-job.js";
 import type { Masked } from "../util/redact.js";
 
@@ -39,7 +40,7 @@ export function fail(message: string): void {
   process.exitCode = 1;
 }
 
-async function writeStepSummary(markdown: string): Promise<void> {
+async function writeStepSummary(markdown: SurfaceMarkdown): Promise<void> {
   // Outside a runner there is no summary file, and the toolkit would throw.
   if (!process.env.GITHUB_STEP_SUMMARY) return;
   try {
@@ -51,58 +52,53 @@ async function writeStepSummary(markdown: string): Promise<void> {
   }
 }
 
-const TITLES: Record<JobOutcome["status"], string> = {
-  done: "✅ Tackle finished",
-  no_changes: "✅ Tackle finished: no changes needed",
-  failed: "❌ Tackle failed",
-  cancelled: "⏹️ Tackle was stopped",
-  budget_exhausted: "⚠️ Tackle ran out of budget",
+const TITLES: Record<JobOutcome["status"], SurfaceMarkdown> = {
+  done: md`✅ Tackle finished`,
+  no_changes: md`✅ Tackle finished: no changes needed`,
+  failed: md`❌ Tackle failed`,
+  cancelled: md`⏹️ Tackle was stopped`,
+  budget_exhausted: md`⚠️ Tackle ran out of budget`,
 };
 
-/** The step summary in GitHub-flavoured Markdown; text from the job is escaped, so it cannot add markup (HTML or Markdown). */
-export function renderStepSummary(result: Exclude<StepResult, { kind: "quiet" }>): string {
+/** The step summary in GitHub-flavoured Markdown; every text from the job or the step is `inert`, so it cannot add markup (HTML or Markdown). */
+export function renderStepSummary(result: Exclude<StepResult, { kind: "quiet" }>): SurfaceMarkdown {
   const outcome = result.outcome;
-  const title = result.kind === "failed" ? (outcome ? TITLES.failed : "❌ Tackle could not run") : TITLES[result.outcome.status];
-  const lines = [`## ${title}`, ""];
-  if (result.kind === "failed") lines.push(escapeText(result.message), "");
-  if (result.kind === "job" && result.warning) lines.push(`⚠️ ${escapeText(result.warning)}`, "");
-  const rows: Array<[string, string]> = [];
-  if (result.issue) rows.push(["Issue", escapeText(result.issue)]);
+  const title = result.kind === "failed" ? (outcome ? TITLES.failed : md`❌ Tackle could not run`) : TITLES[result.outcome.status];
+  const lines = [md`## ${title}`, md``];
+  if (result.kind === "failed") lines.push(inert(result.message), md``);
+  if (result.kind === "job" && result.warning) lines.push(md`⚠️ ${inert(result.warning)}`, md``);
+  const rows: Array<[SurfaceMarkdown, SurfaceMarkdown]> = [];
+  if (result.issue) rows.push([md`Issue`, inert(result.issue)]);
   if (outcome) {
-    rows.push(["Outcome", `\`${outcome.status}\`: ${escapeJobText(outcome.reason)}`]);
-    rows.push(["Pull request", outcome.pullRequestUrl ? `[${escapeText(outcome.pullRequestUrl)}](${encodeURI(outcome.pullRequestUrl)})` : "none"]);
+    rows.push([md`Outcome`, md`${code(outcome.status)}: ${inert(outcome.reason)}`]);
+    rows.push([md`Pull request`, outcome.pullRequestUrl ? link(hostUrl(outcome.pullRequestUrl), outcome.pullRequestUrl) : md`none`]);
     const s = outcome.stats;
-    rows.push(["Turns", String(s.turns)]);
-    rows.push(["Tokens", `${s.inputTokens + s.cacheReadTokens} input (${s.cacheReadTokens} from cache) · ${s.outputTokens} output`]);
-    rows.push(["Cost", `$${s.costUsd.toFixed(4)}`]);
-    rows.push(["Duration", formatDuration(s.durationMs)]);
+    rows.push([md`Turns`, md`${s.turns}`]);
+    rows.push([md`Tokens`, md`${s.inputTokens + s.cacheReadTokens} input (${s.cacheReadTokens} from cache) · ${s.outputTokens} output`]);
+    rows.push([md`Cost`, md`$${inert(s.costUsd.toFixed(4))}`]);
+    rows.push([md`Duration`, inert(formatDuration(s.durationMs))]);
   }
-  if (rows.length > 0) lines.push("| | |", "| --- | --- |", ...rows.map(([name, value]) => `| ${name} | ${value.replaceAll("|", "\\|")} |`), "");
+  if (rows.length > 0) lines.push(md`| | |`, md`| --- | --- |`, ...rows.map((row) => tableRow(row)), md``);
   const artifacts = outcome?.artifacts ?? [];
   if (artifacts.length > 0) {
-    lines.push(`### Artifacts`, "", `In \`$RUNNER_TEMP/${ACTION_ARTIFACTS_DIR}\`: publish them with a later \`actions/upload-artifact\` step.`, "");
+    lines.push(
+      md`### Artifacts`,
+      md``,
+      md`In ${code(`$RUNNER_TEMP/${ACTION_ARTIFACTS_DIR}`)}: publish them with a later \`actions/upload-artifact\` step.`,
+      md``,
+    );
     for (const artifact of artifacts) {
-      const description = artifact.description ? `: ${escapeJobText(artifact.description)}` : "";
-      lines.push(`- \`${artifact.id}-${artifact.name}\` (${artifact.bytes} bytes)${description}`);
+      const description = artifact.description ? md`: ${inert(artifact.description)}` : md``;
+      lines.push(md`- ${code(`${artifact.id}-${artifact.name}`)} (${artifact.bytes} bytes)${description}`);
     }
-    lines.push("");
+    lines.push(md``);
   }
-  if (result.sandbox) lines.push(escapeText(result.sandbox), "");
-  return lines.join("\n");
+  if (result.sandbox) lines.push(inert(result.sandbox), md``);
+  return joinMarkdown(lines);
 }
 
 /** Where the Action puts the job's artifacts, under RUNNER_TEMP, each as `<id>-<name>`. */
 export const ACTION_ARTIFACTS_DIR = "tackle-artifacts";
-
-/** Text as text: no HTML, no line breaks that would end a table row. */
-function escapeText(text: string): string {
-  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replace(/\r?\n/g, " ");
-}
-
-/** The job's words (the model's, in part): also no Markdown link, image, emphasis or code span, which would read as Tackle's own. */
-function escapeJobText(text: string): string {
-  return escapeText(text.replace(/[\\`*_~[\]]/g, "\\$&"));
-}
 
 function formatDuration(ms: number): string {
   const seconds = Math.round(ms / 1000);

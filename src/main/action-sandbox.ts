@@ -3,12 +3,13 @@
 // readable through /proc: so the Action sets bubblewrap up itself where it can (a GitHub-hosted
 // runner, whose sudo needs no password) and otherwise refuses unless the workflow opted out.
 import { detectSandbox, setUpSandbox, type SandboxMode } from "../workspace/index.js";
+import { md, type SurfaceMarkdown } from "../util/surface-markdown.js";
 
 export type ActionSandbox =
   /** `summary` is one sentence for the log and the step summary. */
   | { mode: SandboxMode; summary: string }
   /** Refused: `summary` is the step's failure message; `reply` is for the issue, where anyone can read it. */
-  | { mode: null; summary: string; reply: string };
+  | { mode: null; summary: string; reply: SurfaceMarkdown };
 
 export interface ChooseActionSandboxOptions {
   /** The `allow_unsandboxed` input. */
@@ -47,9 +48,8 @@ export async function chooseActionSandbox(options: ChooseActionSandboxOptions): 
     "Without a sandbox, agent commands would run in this step's own environment, with network, where the model key and the workflow token are readable. " +
     (setUp ? "" : "Run the job on a GitHub-hosted Ubuntu runner (Tackle sets bubblewrap up there), ") +
     `${setUp ? "Install" : "install"} bubblewrap on this runner, or set \`allow_unsandboxed: true\` on the Tackle step to run without a sandbox.`;
-  const reply =
-    "Tackle did not run: this workflow's runner has no working sandbox for the agent's commands, and the workflow does not allow running without one. " +
-    "A maintainer can run the job on a GitHub-hosted Ubuntu runner, install bubblewrap on the runner, " +
-    "or set `allow_unsandboxed: true` on the Tackle step (commands then run where the step's secrets are readable). The workflow run's log says more.";
+  const reply = md`Tackle did not run: this workflow's runner has no working sandbox for the agent's commands, and the workflow does not allow running without one. \
+A maintainer can run the job on a GitHub-hosted Ubuntu runner, install bubblewrap on the runner, \
+or set \`allow_unsandboxed: true\` on the Tackle step (commands then run where the step's secrets are readable). The workflow run's log says more.`;
   return { mode: null, summary: text, reply };
 }

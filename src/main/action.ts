@@ -25,6 +25,7 @@ import { setUpActionRipgrep } from "./action-ripgrep-setup.js";
 import { chooseActionSandbox } from "./action-sandbox.js";
 import { modelClientFor } from "./model-client-for.js";
 import { createRedactor, type Redactor } from "../util/redact.js";
+import { inert, md, type SurfaceMarkdown } from "../util/surface-markdown.js";
 
 /**
  * The user the workflow's GITHUB_TOKEN acts as: its own comments must never trigger a run. A personal
@@ -136,7 +137,7 @@ async function runTask(admission: TaskAdmission, context: TaskContext): Promise<
   const { env, access, inputs, mask } = context;
   const { trigger, github } = admission;
   const issue = `${trigger.repo.owner}/${trigger.repo.name}#${trigger.number}`;
-  const refuse = async (message: string, reply: string): Promise<StepResult> => {
+  const refuse = async (message: string, reply: SurfaceMarkdown): Promise<StepResult> => {
     await replyToTrigger(github, trigger, reply, admission.log);
     return { kind: "failed", message: mask(message), issue };
   };
@@ -144,14 +145,14 @@ async function runTask(admission: TaskAdmission, context: TaskContext): Promise<
     return refuse(
       "The Anthropic API key is missing: set `anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }}` on the Tackle step and add that secret " +
         "(Settings → Secrets and variables → Actions). Workflows started from a fork get no secrets.",
-      "Tackle did not run: this workflow has no Anthropic API key. A maintainer can add the `ANTHROPIC_API_KEY` secret and pass it as the Tackle step's `anthropic_api_key` input. The workflow run's log says more.",
+      md`Tackle did not run: this workflow has no Anthropic API key. A maintainer can add the \`ANTHROPIC_API_KEY\` secret and pass it as the Tackle step's \`anthropic_api_key\` input. The workflow run's log says more.`,
     );
   }
   const missing = missingModelSettings(effectiveEnv(context.vars, inputs), "action");
   if (missing.length > 0) {
     return refuse(
       `TACKLE_PROVIDER=${env.provider} is not set up:\n${missing.map((problem) => `- ${problem}`).join("\n")}`,
-      `Tackle did not run: this workflow's model provider (${env.provider}) is not set up. The workflow run's log says more.`,
+      md`Tackle did not run: this workflow's model provider (${inert(env.provider)}) is not set up. The workflow run's log says more.`,
     );
   }
   for (const secret of environmentSecrets(effectiveEnv(context.vars, inputs))) core.setSecret(secret);
@@ -161,7 +162,7 @@ async function runTask(admission: TaskAdmission, context: TaskContext): Promise<
   if (pushProblem) {
     return refuse(
       describeAccessProblem(pushProblem),
-      "Tackle did not run: this workflow's token cannot push to the repository. A maintainer can add `contents: write` to the workflow's `permissions:`. The workflow run's log says more.",
+      md`Tackle did not run: this workflow's token cannot push to the repository. A maintainer can add \`contents: write\` to the workflow's \`permissions:\`. The workflow run's log says more.`,
     );
   }
   const sandbox = await chooseActionSandbox({

@@ -10,6 +10,7 @@ import { redactKnownTokens, type Redactor } from "../util/redact.js";
 import { reactionTarget } from "../worker/process-job.js";
 import { renderTrackingComment } from "../worker/tracking-comment.js";
 import { admitTrigger, helpText, jobIdOf, replyToTrigger, type CommandAdmission, type CommandTrigger } from "../triggers/index.js";
+import { code, md } from "../util/surface-markdown.js";
 
 export interface BotIdentity {
   /** The bot user, `<slug>[bot]`. */
@@ -160,7 +161,7 @@ async function handleCommand(
     }
     case "stop": {
       const stopped = await options.queue.cancel(trigger.repo, trigger.number);
-      if (!stopped) await replyToTrigger(github, trigger, "There is no running Tackle job here to stop.", log);
+      if (!stopped) await replyToTrigger(github, trigger, md`There is no running Tackle job here to stop.`, log);
       return;
     }
     case "approve":
@@ -197,7 +198,7 @@ async function answerQuestion(
     }
   }
   if (!answered) {
-    await replyToTrigger(github, trigger, `There is no pending question for \`/${options.identity.botName} ${trigger.command}\` to answer here.`, log);
+    await replyToTrigger(github, trigger, md`There is no pending question for ${code(`/${options.identity.botName} ${trigger.command}`)} to answer here.`, log);
     return;
   }
   log.info({ actor: trigger.actor.login, approved }, "approval question answered");

@@ -2,6 +2,7 @@ import { errorMessage } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { Trigger } from "./trigger.js";
 import { isAllowedBot } from "../util/is-allowed-bot.js";
+import { md, mention, type SurfaceMarkdown } from "../util/surface-markdown.js";
 
 /** The REST permission endpoint's answer (`GET /repos/{owner}/{repo}/collaborators/{user}/permission`). */
 export interface RepoPermission {
@@ -19,7 +20,7 @@ export interface GateDeps {
   logger?: Pick<Logger, "info" | "warn">;
 }
 
-export type GateResult = { allowed: true } | { allowed: false; reason: string; reply?: string };
+export type GateResult = { allowed: true } | { allowed: false; reason: string; reply?: SurfaceMarkdown };
 
 const WRITE_PERMISSIONS = new Set(["admin", "maintain", "write"]);
 
@@ -33,7 +34,7 @@ const WRITE_PERMISSIONS = new Set(["admin", "maintain", "write"]);
 export async function gateTrigger(trigger: Trigger, deps: GateDeps): Promise<GateResult> {
   const { actor, repo } = trigger;
   const login = actor.login.toLowerCase();
-  const refuse = (reason: string, reply?: string): GateResult => {
+  const refuse = (reason: string, reply?: SurfaceMarkdown): GateResult => {
     deps.logger?.info({ actor: actor.login, repo: `${repo.owner}/${repo.name}`, reason }, "trigger refused");
     return reply === undefined ? { allowed: false, reason } : { allowed: false, reason, reply };
   };
@@ -50,14 +51,14 @@ export async function gateTrigger(trigger: Trigger, deps: GateDeps): Promise<Gat
     deps.logger?.warn({ actor: actor.login, err: errorMessage(error) }, "permission check failed");
     return refuse(
       `permission check failed: ${errorMessage(error)}`,
-      `@${actor.login}, I could not check your permission on this repository, so I did not start; please try again later.`,
+      md`${mention(actor.login)}, I could not check your permission on this repository, so I did not start; please try again later.`,
     );
   }
   if (WRITE_PERMISSIONS.has(access.permission.toLowerCase())) return { allowed: true };
   const role = access.role_name ? ` (role ${access.role_name})` : "";
   return refuse(
     `${actor.login} has ${access.permission}${role} permission; write is required`,
-    `@${actor.login}, only users with write access can ask Tackle to work here.`,
+    md`${mention(actor.login)}, only users with write access can ask Tackle to work here.`,
   );
 }
 

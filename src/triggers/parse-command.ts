@@ -1,4 +1,5 @@
 import { blankRanges, codeRanges } from "../util/markdown-code.js";
+import { code, inert, joinMarkdown, md, type SurfaceMarkdown } from "../util/surface-markdown.js";
 
 export const COMMAND_NAMES = ["stop", "retry", "approve", "deny", "help"] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
@@ -61,19 +62,22 @@ export function isCommandName(word: string): word is CommandName {
 }
 
 /** The reply to `/<bot> help` and to unknown commands. */
-export function helpText(botName: string): string {
-  const name = normalizeBotName(botName);
-  return [
-    `**${name} commands**`,
-    "",
-    `- \`@${name} <what to do>\` or \`/${name} <what to do>\`: start work on this issue or pull request, with these instructions.`,
-    `- \`/${name} stop\`: cancel the running job.`,
-    `- \`/${name} retry\`: run the last job again.`,
-    `- \`/${name} approve\` / \`/${name} deny\`: answer the question ${name} asked before a risky step.`,
-    `- \`/${name} help\`: show this message.`,
-    "",
-    `Assigning the issue to the bot or adding the trigger label also starts work. Only users with write access can ask ${name} to work.`,
-  ].join("\n");
+export function helpText(botName: string): SurfaceMarkdown {
+  const raw = normalizeBotName(botName);
+  // The name comes from the repository's config (trigger.phrase): shown inert, and as code where it is typed.
+  const name = inert(raw);
+  const slash = (words: string) => code(`/${raw} ${words}`);
+  return joinMarkdown([
+    md`**${name} commands**`,
+    md``,
+    md`- ${code(`@${raw} <what to do>`)} or ${slash("<what to do>")}: start work on this issue or pull request, with these instructions.`,
+    md`- ${slash("stop")}: cancel the running job.`,
+    md`- ${slash("retry")}: run the last job again.`,
+    md`- ${slash("approve")} / ${slash("deny")}: answer the question ${name} asked before a risky step.`,
+    md`- ${slash("help")}: show this message.`,
+    md``,
+    md`Assigning the issue to the bot or adding the trigger label also starts work. Only users with write access can ask ${name} to work.`,
+  ]);
 }
 
 function normalizeBotName(botName: string): string {

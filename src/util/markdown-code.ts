@@ -61,3 +61,44 @@ function fencedCodeRanges(text: string): Range[] {
   if (fence !== null) ranges.push({ start: fence.start, end: text.length });
   return ranges;
 }
+
+/**
+ * The code GitHub surely renders as code, for a text about to be escaped outside it (the opposite
+ * error of `codeRanges`: what is taken for prose here is at worst shown with a backslash too many).
+ * Fenced blocks only when the fence starts at the line's first column (then no list item or quote
+ * can hold it, and no backtick in a backtick fence's info string); code spans only on one line, not
+ * opened by an escaped backtick, and without a `|` (a table would split the cell there first).
+ */
+export function unambiguousCodeRanges(text: string): Range[] {
+  const fenced = topLevelFences(text);
+  const withoutFences = blankRanges(text, fenced);
+  const inline: Range[] = [];
+  const span = /(?<=(?:^|[^\\`])(?:\\\\)*)(`+)(?!`)([^\n|]*?[^`\n|])\1(?!`)/g;
+  for (const match of withoutFences.matchAll(span)) {
+    inline.push({ start: match.index, end: match.index + match[0].length });
+  }
+  return [...fenced, ...inline].sort((a, b) => a.start - b.start);
+}
+
+/** Fenced blocks opened at the first column; an unclosed one runs to the end (`closed: false`). */
+export function topLevelFences(text: string): Array<Range & { fence: string; closed: boolean }> {
+  const ranges: Array<Range & { fence: string; closed: boolean }> = [];
+  let fence: { marker: string; start: number } | null = null;
+  let offset = 0;
+  for (const line of text.split("\n")) {
+    const lineEnd = offset + line.length;
+    if (fence === null) {
+      const opener = /^(`{3,}(?=[^`]*$)|~{3,})/.exec(line)?.[1];
+      if (opener !== undefined) fence = { marker: opener, start: offset };
+    } else {
+      const closer = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)?.[1];
+      if (closer !== undefined && closer.charAt(0) === fence.marker.charAt(0) && closer.length >= fence.marker.length) {
+        ranges.push({ start: fence.start, end: lineEnd, fence: fence.marker, closed: true });
+        fence = null;
+      }
+    }
+    offset = lineEnd + 1;
+  }
+  if (fence !== null) ranges.push({ start: fence.start, end: text.length, fence: fence.marker, closed: false });
+  return ranges;
+}

@@ -5,6 +5,7 @@ import type { ApprovalOutcome, Approvals } from "../jobs/approvals.js";
 import { laneKey } from "../jobs/job-data.js";
 import type { Logger } from "../logging/logger.js";
 import { cutMasked, type Redactor } from "../util/redact.js";
+import { code, codeBlock, hiddenMarker, inert, joinMarkdown, md, mention, type SurfaceMarkdown } from "../util/surface-markdown.js";
 
 export interface GitHubApprovalHandlerOptions {
   approvals: Approvals;
@@ -51,6 +52,7 @@ export function createGitHubApprovalHandler(options: GitHubApprovalHandlerOption
         jobId: options.jobId,
         question,
         input: describeInput(question.tool, question.input, options.redact),
+        reason: options.redact(question.reason),
         deadline,
         timeoutMs: options.timeoutMs,
         commandName,
@@ -104,46 +106,47 @@ interface QuestionView {
   question: ApprovalQuestion;
   /** Already redacted. */
   input: string;
+  /** The question's reason, already redacted. */
+  reason: string;
   deadline: number;
   timeoutMs: number;
   commandName: string;
   outcome?: ApprovalOutcome;
 }
 
-/** The question comment, and its edit once settled; pure. */
-export function renderApprovalQuestion(view: QuestionView): string {
+/** The question comment, and its edit once settled; pure. The tool's name, its input and the reason are shown inert. */
+export function renderApprovalQuestion(view: QuestionView): SurfaceMarkdown {
   const { question, commandName } = view;
+  const command = (words: string) => code(`/${commandName} ${words}`);
   const lines = [
-    `<!-- tackle:approval job=${view.jobId} -->`,
-    `🙋 **Tackle needs a maintainer's approval** to run \`${question.tool}\`: ${question.reason}.`,
-    "",
-    fenced(view.input, question.tool === "Bash" ? "sh" : "json"),
-    "",
+    hiddenMarker(`tackle:approval job=${view.jobId}`),
+    md`🙋 **Tackle needs a maintainer's approval** to run ${code(question.tool)}: ${inert(view.reason)}.`,
+    md``,
+    codeBlock(view.input, question.tool === "Bash" ? "sh" : "json"),
+    md``,
   ];
   if (view.outcome === undefined) {
     lines.push(
-      `Comment \`/${commandName} approve\` to let it run, or \`/${commandName} deny <reason>\` to refuse (the reason is passed on to the agent). ` +
-        "Only users with write access can answer.",
-      "",
-      `Without an answer by ${new Date(view.deadline).toISOString()} (${formatWait(view.timeoutMs)}), the request counts as denied. ` +
-        "The job waits meanwhile.",
-      "",
-      `<sub>If the job stops while waiting (for example its worker was lost), comment \`/${commandName} retry\` to start it again.</sub>`,
+      md`Comment ${command("approve")} to let it run, or ${command("deny <reason>")} to refuse (the reason is passed on to the agent). Only users with write access can answer.`,
+      md``,
+      md`Without an answer by ${inert(new Date(view.deadline).toISOString())} (${inert(formatWait(view.timeoutMs))}), the request counts as denied. The job waits meanwhile.`,
+      md``,
+      md`<sub>If the job stops while waiting (for example its worker was lost), comment ${command("retry")} to start it again.</sub>`,
     );
   } else {
     lines.push(settledLine(view.outcome));
   }
-  return lines.join("\n");
+  return joinMarkdown(lines);
 }
 
-function settledLine(outcome: ApprovalOutcome): string {
+function settledLine(outcome: ApprovalOutcome): SurfaceMarkdown {
   switch (outcome.reason) {
     case "answered":
-      return outcome.approved ? `✅ Approved by @${outcome.by ?? "?"}.` : `❌ Denied by @${outcome.by ?? "?"}.`;
+      return outcome.approved ? md`✅ Approved by ${mention(outcome.by ?? "?")}.` : md`❌ Denied by ${mention(outcome.by ?? "?")}.`;
     case "timeout":
-      return "⌛ Nobody answered in time; the request counted as denied.";
+      return md`⌛ Nobody answered in time; the request counted as denied.`;
     case "aborted":
-      return "⏹️ The job stopped before an answer came.";
+      return md`⏹️ The job stopped before an answer came.`;
   }
 }
 
@@ -152,13 +155,6 @@ function describeInput(tool: string, input: unknown, redact: Redactor): string {
   const command = tool === "Bash" && input !== null && typeof input === "object" ? (input as { command?: unknown }).command : undefined;
   const text = typeof command === "string" ? command : (JSON.stringify(input, null, 2) ?? "");
   return cutMasked(redact(text), MAX_INPUT_CHARS, "see the job's transcript for all of it");
-}
-
-/** A code fence longer than any run of backticks in `text`, so the text cannot close it. */
-function fenced(text: string, language: string): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));
-  const fence = "`".repeat(Math.max(3, longest + 1));
-  return `${fence}${language}\n${text}\n${fence}`;
 }
 
 function formatWait(ms: number): string {

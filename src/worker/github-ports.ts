@@ -3,15 +3,19 @@ import { checkPublishedChange, type PolicyConfig } from "../agent/tools/index.js
 import { TackleError } from "../errors/index.js";
 import type { GitHubClient, RepoRef } from "../github/index.js";
 import type { IssueThread } from "../jobs/job-data.js";
+import { agentProse, md, type SurfaceMarkdown } from "../util/surface-markdown.js";
 import type { Workspace } from "../workspace/index.js";
 import { createTrustCheck, readThread } from "./issue-thread.js";
 
 /**
- * GetIssue / ReportToIssue over GitHub, bound to one issue or PR. `github` is the job's redacting
- * client (redactingGitHubClient), which masks what is posted.
+ * GetIssue / ReportToIssue over GitHub, bound to one issue or PR. The agent's words are masked with
+ * the job's redactor, then made its prose (`agentProse`: no link with its own text, no image, HTML or
+ * ping); `github` is the job's redacting client, which masks what is posted once more.
  */
 export function githubIssuePort(options: {
   github: GitHubClient;
+  /** The job's redactor: applied before the prose is escaped, which could split a secret. */
+  redact: (text: string) => string;
   repo: RepoRef;
   number: number;
   /** The thread frozen at trigger time; without one, GetIssue reads it live. */
@@ -23,26 +27,36 @@ export function githubIssuePort(options: {
   const isTrusted = createTrustCheck(github, repo, options.allowedBots ?? []);
   return {
     get: (): Promise<IssueSnapshot> => readThread({ github, repo, number, thread: options.thread, isTrusted }),
-    async report(body) {
-      const comment = await github.createComment(repo, number, body);
+    async report({ prose, footer }) {
+      const body = agentProse(options.redact(prose));
+      const comment = await github.createComment(repo, number, footer === undefined ? body : md`${body}\n\n${footer}`);
       return { url: comment.url };
     },
   };
 }
 
-export function ensureFixesLine(body: string, issueNumber: number): string {
+/**
+ * A PR body: the agent's prose (already masked), and the host's "Fixes #N" after it when the prose
+ * does not close the issue already. The keywords are looked for in the agent's text, which keeps
+ * same-repository references live.
+ */
+export function ensureFixesLine(prose: string, issueNumber: number): SurfaceMarkdown {
   const pattern = new RegExp(`\\b(fix(es|ed)?|close[sd]?|resolve[sd]?)\\s+#${issueNumber}\\b`, "i");
-  if (pattern.test(body)) return body;
-  return `${body.trim()}\n\nFixes #${issueNumber}`.trim();
+  const body = agentProse(prose.trim());
+  if (pattern.test(prose)) return body;
+  return prose.trim() === "" ? md`Fixes #${issueNumber}` : md`${body}\n\nFixes #${issueNumber}`;
 }
 
 /**
  * create_pull_request over GitHub: the host checks the branch's diff against the policy, pushes with
- * a short-lived token the agent never sees, then creates the PR or updates the open one. `github` is
- * the job's redacting client, which masks the title and body.
+ * a short-lived token the agent never sees, then creates the PR or updates the open one. The body is
+ * the agent's prose (masked, then `agentProse`) and the host's "Fixes #N"; `github` is the job's
+ * redacting client, which masks the title and body once more.
  */
 export function githubPullsPort(options: {
   github: GitHubClient;
+  /** The job's redactor: applied before the prose is escaped, which could split a secret. */
+  redact: (text: string) => string;
   repo: RepoRef;
   workspace: Workspace;
   policy: PolicyConfig;
@@ -74,7 +88,8 @@ export function githubPullsPort(options: {
         };
       }
       const { title } = request;
-      const body = options.issueNumber === null ? request.body : ensureFixesLine(request.body, options.issueNumber);
+      const prose = options.redact(request.body);
+      const body = options.issueNumber === null ? agentProse(prose) : ensureFixesLine(prose, options.issueNumber);
       const open = await github.findOpenPull(repo, workspace.branch);
       if (open) {
         await github.updatePull(repo, open.number, { title, body });

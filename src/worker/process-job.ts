@@ -27,13 +27,14 @@ import { sanitizeUntrustedText } from "../util/sanitize-untrusted-text.js";
 import { createRedactor, type Masked, type Redactor } from "../util/redact.js";
 import { sleep } from "../util/sleep.js";
 import type { PrepareOptions, Workspace } from "../workspace/index.js";
-import { githubIssuePort, githubPullsPort, ensureFixesLine } from "./github-ports.js";
+import { githubIssuePort, githubPullsPort } from "./github-ports.js";
 import { createGitHubApprovalHandler } from "./approval-handler.js";
 import { policyConfigOf, runAgentSession, type SessionInput } from "./run-agent-session.js";
 import { observedModels, sessionObservers, type JobMetrics } from "./job-metrics.js";
 import { startJobRecording, type JobRecording } from "./job-recording.js";
 import { createTracker, type Tracker, type TrackingSink } from "./tracker.js";
 import { trackingMarker, type JobStats, type TrackingState } from "./tracking-comment.js";
+import { code, inert, joinMarkdown, md, type SurfaceMarkdown } from "../util/surface-markdown.js";
 
 export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md"] as const;
 
@@ -140,26 +141,29 @@ async function readInstructionFiles(github: GitHubClient, repo: RepoRef, ref: st
   return INSTRUCTION_FILES.flatMap((filePath, i) => (contents[i] == null ? [] : [{ path: filePath, content: contents[i]! }]));
 }
 
-/** `config_invalid` is reported once as its own comment naming each bad key. */
-function configProblemComment(problems: string[], commandName: string): string {
-  return [
-    `**Tackle could not use \`${REPO_CONFIG_PATH}\`** on the default branch, so this job did not run:`,
-    "",
-    ...problems.map((p) => `- ${p}`),
-    "",
-    `Fix the file and comment \`/${commandName} retry\`.`,
-  ].join("\n");
+/**
+ * `config_invalid` is reported once as its own comment naming each bad key. A problem quotes the
+ * repository's text (a key, a value): masked, then shown inert.
+ */
+function configProblemComment(problems: string[], commandName: string, redact: (text: string) => string): SurfaceMarkdown {
+  return joinMarkdown([
+    md`**Tackle could not use ${code(REPO_CONFIG_PATH)}** on the default branch, so this job did not run:`,
+    md``,
+    ...problems.map((p) => md`- ${inert(redact(p))}`),
+    md``,
+    md`Fix the file and comment ${code(`/${commandName} retry`)}.`,
+  ]);
 }
 
 /** Problems with the repository's agent and skill files, reported like the config's. */
-function extensionProblemComment(problems: string[], commandName: string): string {
-  return [
-    "**Tackle could not use the repository's agents or skills** (`.tackle/agents/`, `.tackle/skills/`, `.claude/skills/` on the default branch), so this job did not run:",
-    "",
-    ...problems.map((p) => `- ${p}`),
-    "",
-    `Fix the files and comment \`/${commandName} retry\`.`,
-  ].join("\n");
+function extensionProblemComment(problems: string[], commandName: string, redact: (text: string) => string): SurfaceMarkdown {
+  return joinMarkdown([
+    md`**Tackle could not use the repository's agents or skills** (\`.tackle/agents/\`, \`.tackle/skills/\`, \`.claude/skills/\` on the default branch), so this job did not run:`,
+    md``,
+    ...problems.map((p) => md`- ${inert(redact(p))}`),
+    md``,
+    md`Fix the files and comment ${code(`/${commandName} retry`)}.`,
+  ]);
 }
 
 /** What every phase of one job works with, built once when the job starts. */
@@ -370,7 +374,7 @@ function readJobInputs(job: JobContext): JobInputs {
 }
 
 type Admission =
-  | { ok: false; ending: Omit<FinalState, "stats">; reply?: string; commandName: string | null }
+  | { ok: false; ending: Omit<FinalState, "stats">; reply?: SurfaceMarkdown; commandName: string | null }
   | {
       ok: true;
       issue: IssueDetails;
@@ -402,7 +406,7 @@ async function admitJob(job: JobContext, inputs: JobInputs): Promise<Admission> 
     return {
       ok: false,
       ending: { phase: "failed", reason: `invalid ${REPO_CONFIG_PATH}: ${parsed.problems.length} problem(s), listed in the comment below` },
-      reply: configProblemComment(parsed.problems, fallbackName ?? "tackle"),
+      reply: configProblemComment(parsed.problems, fallbackName ?? "tackle", job.redact),
       commandName: fallbackName,
     };
   }
@@ -414,7 +418,7 @@ async function admitJob(job: JobContext, inputs: JobInputs): Promise<Admission> 
     return {
       ok: false,
       ending: { phase: "failed", reason: modelChoice.problem },
-      reply: configProblemComment([modelChoice.problem], commandName ?? "tackle"),
+      reply: configProblemComment([modelChoice.problem], commandName ?? "tackle", job.redact),
       commandName,
     };
   }
@@ -424,7 +428,7 @@ async function admitJob(job: JobContext, inputs: JobInputs): Promise<Admission> 
     return {
       ok: false,
       ending: { phase: "failed", reason: `invalid ${REPO_CONFIG_PATH}: ${mcp.problems.length} problem(s), listed in the comment below` },
-      reply: configProblemComment(mcp.problems, commandName ?? "tackle"),
+      reply: configProblemComment(mcp.problems, commandName ?? "tackle", job.redact),
       commandName,
     };
   }
@@ -500,7 +504,7 @@ async function runAndPublish(
     ...disallowedAgentModels(extensions.agents, { model: deps.settings.defaultModel, allowedModels: deps.settings.allowedModels }),
   ];
   if (problems.length > 0) {
-    await github.createComment(repo, data.number, extensionProblemComment(problems, admitted.commandName ?? "tackle"));
+    await github.createComment(repo, data.number, extensionProblemComment(problems, admitted.commandName ?? "tackle", redact));
     return {
       phase: "failed",
       reason: `invalid agent or skill files on the default branch: ${problems.length} problem(s), listed in the comment below`,
@@ -509,6 +513,7 @@ async function runAndPublish(
   }
   const pulls = githubPullsPort({
     github,
+    redact,
     repo,
     workspace,
     policy: policyConfigOf(config),
@@ -523,7 +528,7 @@ async function runAndPublish(
   const { result, state, subagents, subagentTurns, memoryWrites, hookDenials, backgroundJobs, mcpUsage, mcpFailures, approvePublish } = await runAgentSession({
     jobId: data.jobId,
     workspace,
-    issue: githubIssuePort({ github, repo, number: data.number, thread: data.thread, allowedBots: config.allowed_bots }),
+    issue: githubIssuePort({ github, redact, repo, number: data.number, thread: data.thread, allowedBots: config.allowed_bots }),
     pulls,
     config,
     model: models(modelName),
@@ -736,7 +741,7 @@ function githubSink(
 ): TrackingSink {
   let commentId: number | null | undefined;
   return {
-    async write(body: string): Promise<number | null> {
+    async write(body: SurfaceMarkdown): Promise<number | null> {
       commentId ??= await initialId.catch(() => null);
       if (commentId === null) {
         commentId = (await github.createComment(repo, number, body)).id;
@@ -757,7 +762,7 @@ type Target =
       startFrom: "base" | "existing";
       existingPull: { number: number; url: string } | null;
     }
-  | { ok: false; reason: string; reply: string };
+  | { ok: false; reason: string; reply: SurfaceMarkdown };
 
 /** Which branch the job works on: the PR's own head (same repository only), or tackle/issue-N. */
 async function resolveTarget(github: GitHubClient, repo: RepoRef, data: JobData, defaultBranch: Promise<string>): Promise<Target> {
@@ -768,9 +773,8 @@ async function resolveTarget(github: GitHubClient, repo: RepoRef, data: JobData,
       return {
         ok: false,
         reason: "the pull request's head is in a fork",
-        reply:
-          `Tackle can't push to this pull request: its branch lives in the fork \`${pull.head.repoFullName ?? "(deleted)"}\`, ` +
-          "and the App's token can only push to this repository. Open an issue instead and Tackle will propose its own PR.",
+        reply: md`Tackle can't push to this pull request: its branch lives in the fork ${code(pull.head.repoFullName ?? "(deleted)")}, \
+and the App's token can only push to this repository. Open an issue instead and Tackle will propose its own PR.`,
       };
     }
     return {
@@ -817,7 +821,7 @@ async function publishLeftovers(options: {
     const summary = state.done?.summary ?? "The agent stopped before opening a pull request; this draft keeps its work.";
     const request = {
       title: published ? options.issueTitle : `Draft: ${options.issueTitle}`,
-      body: options.data.isPullRequest ? summary : ensureFixesLine(summary, options.data.number),
+      body: summary,
       draft: published ? options.config.draft_pr : true,
     };
     // The push itself is not tied to the job's signal (a stopped job's work is still pushed); the

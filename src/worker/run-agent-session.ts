@@ -43,7 +43,7 @@ import type { Workspace } from "../workspace/index.js";
 import { renderSetupReport, runSetupSteps } from "./run-setup-steps.js";
 import type { SessionObservers } from "./job-metrics.js";
 import type { Tracker } from "./tracker.js";
-import type { SubagentStep, TrackingState } from "./tracking-comment.js";
+import type { MemoryWriteNote, SubagentStep, TrackingState } from "./tracking-comment.js";
 import type { Masked, Redactor } from "../util/redact.js";
 
 export interface SessionInput {
@@ -110,7 +110,7 @@ export interface SessionOutcome {
   subagents: SubagentStep[];
   subagentTurns: number;
   /** One line per memory the job wrote or deleted. */
-  memoryWrites: Masked[];
+  memoryWrites: MemoryWriteNote[];
   /** The tool name of each call a PreToolUse hook denied, in order. */
   hookDenials: string[];
   /** One line per background command or Monitor the job ran, with how it ended. */
@@ -135,15 +135,15 @@ export function policyConfigOf(config: RepoConfig): PolicyConfig {
 }
 
 /** The memory port, remembering what this job wrote for the tracking comment (redacted, as it was stored). */
-function recordingMemory(port: MemoryPort, writes: Masked[], redact: Redactor): MemoryPort {
+function recordingMemory(port: MemoryPort, writes: MemoryWriteNote[], redact: Redactor): MemoryPort {
   return {
     index: () => port.index(),
     read: (name) => port.read(name),
     async write(entry) {
       const outcome = await port.write(entry);
       if (outcome === "created" || outcome === "updated")
-        writes.push(redact(`${outcome === "created" ? "saved" : "updated"} \`${entry.name}\`: ${entry.description}`));
-      if (outcome === "deleted") writes.push(redact(`deleted \`${entry.name}\``));
+        writes.push({ action: outcome === "created" ? "saved" : "updated", name: entry.name, description: redact(entry.description) });
+      if (outcome === "deleted") writes.push({ action: "deleted", name: entry.name });
       return outcome;
     },
   };
@@ -168,7 +168,7 @@ export async function runAgentSession(input: SessionInput): Promise<SessionOutco
   /** When the wait for a maintainer now under way began: the job's clock stands still until it ends. */
   let waitingSince: number | undefined;
   const subagentSteps = new Map<string, SubagentStep>();
-  const memoryWrites: Masked[] = [];
+  const memoryWrites: MemoryWriteNote[] = [];
   // Set once the transcript is open: each policy question and its answer become an `approval` line.
   let recordApproval: (question: ApprovalQuestion, answer: ApprovalAnswer) => void = () => undefined;
   const working = (current: string): TrackingState => ({

@@ -102,8 +102,8 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
         omittedComments: 0,
       };
     },
-    async report(body) {
-      options.print(`\n[report] ${redact(body)}\n`);
+    async report({ prose, footer }) {
+      options.print(`\n[report] ${redact(prose)}${footer === undefined ? "" : `\n\n${redact(footer)}`}\n`);
       return { url: "printed to the terminal" };
     },
   };

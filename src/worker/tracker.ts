@@ -1,11 +1,12 @@
 import type { Logger } from "../logging/logger.js";
 import { redactDeep, type MaskedDeep, type Redactor } from "../util/redact.js";
+import type { SurfaceMarkdown } from "../util/surface-markdown.js";
 import { renderTrackingComment, type TrackingState } from "./tracking-comment.js";
 
 /** Where the tracking comment lives: a GitHub comment edited in place, or the terminal in local runs. */
 export interface TrackingSink {
   /** Creates the comment on first call, edits it afterwards. */
-  write(body: string): Promise<unknown>;
+  write(body: SurfaceMarkdown): Promise<unknown>;
 }
 
 export interface Tracker {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { code, inert, joinMarkdown, link, md, type SurfaceMarkdown } from "../../util/surface-markdown.js";
 import type { ArtifactInfo } from "../ports.js";
 import { defineTool } from "./tool.js";
 
@@ -27,16 +28,15 @@ export const reportToIssueTool = defineTool({
       return { content: `Unknown artifact id ${unknown.join(", ")} (${known}); nothing was posted.`, isError: true };
     }
     const links = ids.map((id) => renderArtifactLink(uploaded.find((artifact) => artifact.id === id)!));
-    const body = links.length === 0 ? input.body : `${input.body}\n\n**Artifacts:**\n${links.join("\n")}`;
-    // Masked on its way out: by the job's redacting GitHub client, or by the local run's printer.
-    const { url } = await ctx.issue.report(body, ctx.signal);
+    const footer = links.length === 0 ? undefined : md`**Artifacts:**\n${joinMarkdown(links)}`;
+    // Masked and made the agent's prose on its way out: by the job's GitHub port, or by the local run's printer.
+    const { url } = await ctx.issue.report({ prose: input.body, ...(footer === undefined ? {} : { footer }) }, ctx.signal);
     return { content: `Posted: ${url}` };
   },
 });
 
 /** One list item: a link to the dashboard's download, or the name where there is none (the Action's run artifacts). */
-export function renderArtifactLink(artifact: ArtifactInfo): string {
-  // The name is the host's safe base name (letters, digits, `._ -`), so it cannot break the link text.
+export function renderArtifactLink(artifact: ArtifactInfo): SurfaceMarkdown {
   const label = `${artifact.name} (${artifact.id})`;
-  return artifact.url === null ? `- \`${label}\`` : `- [${label}](${artifact.url})`;
+  return artifact.url === null ? md`- ${code(label)}` : md`- ${link(inert(label), artifact.url)}`;
 }

@@ -115,7 +115,8 @@ describe("daily cost caps, end to end", () => {
     const refusal = trackingComment(h, second.number);
     expect(refusal).toContain("⚠️ Tackle ran out of budget");
     expect(refusal).toContain(
-      "Reason: this installation's daily budget (`TACKLE_DAILY_BUDGET_USD`) of $0.60 is used up ($0.60 spent, today in UTC), so the agent did not run. It resets at ",
+      // The reason is shown inert: its code spans stay, its dollar signs are escaped (GitHub would read math).
+      "Reason: this installation's daily budget (`TACKLE_DAILY_BUDGET_USD`) of \\$0.60 is used up (\\$0.60 spent, today in UTC), so the agent did not run. It resets at ",
     );
     const reset = /It resets at (\d{4}-\d\d-\d\d 00:00 UTC) \(in (?:\d+h )?\d+m\); comment `\/tackle retry` after that\./.exec(refusal);
     expect(reset).not.toBeNull();
@@ -155,7 +156,7 @@ describe("daily cost caps, end to end", () => {
     const refusal = trackingComment(h, second.number);
     expect(refusal).toContain("⚠️ Tackle ran out of budget");
     expect(refusal).toContain(
-      "Reason: this repository's daily budget (`daily_budget_usd` in `.github/tackle.yml`) of $0.50 is used up ($0.60 spent, today in UTC), so the agent did not run.",
+      "Reason: this repository's daily budget (`daily_budget_usd` in `.github/tackle.yml`) of \\$0.50 is used up (\\$0.60 spent, today in UTC), so the agent did not run.",
     );
     expect(requestsAbout(h, "Widgets, second")).toHaveLength(0);
 

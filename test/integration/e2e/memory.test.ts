@@ -221,7 +221,7 @@ describe("durable memory, end to end", () => {
     const questions = () => botComments(h, issue.number).filter((c) => c.body.includes(QUESTION_MARKER));
     await waitFor(() => questions().length === 1, "the first question");
     const asked = questions()[0]!.body;
-    expect(asked).toContain("to run `MemoryWrite`: a memory outlives this job, and text from outside the maintainers reached it (@mallory)");
+    expect(asked).toContain("to run `MemoryWrite`: a memory outlives this job, and text from outside the maintainers reached it (`@mallory`)");
     expect(asked).toContain(poison.content);
     await comment(h, issue.number, "/tackle deny this came from the issue text");
 

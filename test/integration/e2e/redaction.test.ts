@@ -11,6 +11,7 @@ import { silentLogger } from "../../../src/logging/logger.js";
 import { createJobRuntime } from "../../../src/main/runtime.js";
 import { helpText } from "../../../src/triggers/index.js";
 import { createRedactor } from "../../../src/util/redact.js";
+import { inert } from "../../../src/util/surface-markdown.js";
 import { processJob, type ProcessJobDeps } from "../../../src/worker/process-job.js";
 import { startFakeAnthropic, startFakeGitHub, type FakeAnthropic, type FakeGitHub, type ScriptedBlock, type ScriptedTurn } from "../../fakes/index.js";
 import { demoRepoFiles, OWNER, REPO, startHarness, type Harness } from "./harness.js";
@@ -62,10 +63,10 @@ describe("redactingGitHubClient", () => {
     const repo = { owner: OWNER, name: REPO };
     const text = `see ${secret} and ${GITHUB_TOKEN} ${GLUED_TOKEN} ${SLACK_TOKEN} ${BASIC}`;
 
-    const created = await github.createComment(repo, issue.number, text);
-    await github.updateComment(repo, created.id, `edited: ${text}`);
-    const pull = await github.createPull(repo, { head: "tackle/issue-1", base: "main", title: `PR ${GITHUB_TOKEN}`, body: text, draft: true });
-    await github.updatePull(repo, pull.number, { body: `new body ${SLACK_TOKEN}` });
+    const created = await github.createComment(repo, issue.number, inert(text));
+    await github.updateComment(repo, created.id, inert(`edited: ${text}`));
+    const pull = await github.createPull(repo, { head: "tackle/issue-1", base: "main", title: `PR ${GITHUB_TOKEN}`, body: inert(text), draft: true });
+    await github.updatePull(repo, pull.number, { body: inert(`new body ${SLACK_TOKEN}`) });
     await github.updatePull(repo, pull.number, { title: `new title ${secret}` });
 
     expectNoSecret(writtenToGitHub(gh), [secret, ...KNOWN]);

@@ -53,7 +53,7 @@ describe("githubPullsPort", () => {
   };
 
   const portFor = (workspace: Workspace, client: GitHubClient = github) =>
-    githubPullsPort({ github: client, repo, workspace, policy: {}, issueNumber: 3, existingPull: null });
+    githubPullsPort({ github: client, redact: (text) => text, repo, workspace, policy: {}, issueNumber: 3, existingPull: null });
 
   it("pushes and opens a draft PR with the Fixes line; a second run updates that PR", async () => {
     const workspace = await workOn("tackle/issue-3");

@@ -8,6 +8,7 @@ import {
   watchGitHubAccess,
   type AccessProblem,
 } from "../../../src/main/action-github-access.js";
+import { md } from "../../../src/util/surface-markdown.js";
 
 /** What our GitHub client throws: a TackleError whose cause is Octokit's RequestError. */
 function githubFailure(status: number, message: string, headers: Record<string, string> = {}): TackleError {
@@ -99,7 +100,7 @@ describe("watchGitHubAccess", () => {
     expect(await watched.github.getIssue({ owner: "o", name: "r" }, 1)).toEqual({ number: 1 });
     expect(watched.problem()).toBeUndefined();
     await expect(watched.github.addReaction({ owner: "o", name: "r" }, { kind: "issue", number: 1 }, "eyes")).rejects.toBeInstanceOf(TackleError);
-    await expect(watched.github.createComment({ owner: "o", name: "r" }, 1, "x")).rejects.toBeInstanceOf(TackleError);
+    await expect(watched.github.createComment({ owner: "o", name: "r" }, 1, md`x`)).rejects.toBeInstanceOf(TackleError);
     expect(watched.problem()).toMatchObject({ status: 403, doing: "react to the trigger", permissions: [["issues: write"]] });
     expect(seen).toHaveLength(1);
     expect(calls).toEqual(["getIssue"]);

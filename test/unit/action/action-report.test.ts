@@ -11,7 +11,8 @@ describe("renderStepSummary", () => {
     const outcome: JobOutcome = { status: "done", reason: masked("the agent finished"), pullRequestUrl: "https://github.com/o/r/pull/5", stats };
     const summary = renderStepSummary({ kind: "job", outcome, issue: "o/r#4", sandbox: "Agent commands run in the bubblewrap sandbox." });
     expect(summary).toContain("## ✅ Tackle finished\n");
-    expect(summary).toContain("| Issue | o/r#4 |");
+    // The issue reference is code: GitHub would cross-reference it from the run's page.
+    expect(summary).toContain("| Issue | `o/r#4` |");
     expect(summary).toContain("| Outcome | `done`: the agent finished |");
     expect(summary).toContain("| Pull request | [https://github.com/o/r/pull/5](https://github.com/o/r/pull/5) |");
     expect(summary).toContain("| Turns | 7 |");
@@ -35,7 +36,7 @@ describe("renderStepSummary", () => {
     const summary = renderStepSummary({ kind: "job", outcome, issue: "o/r#4", sandbox: "" });
     expect(summary).toContain(
       "### Artifacts\n\nIn `$RUNNER_TEMP/tackle-artifacts`: publish them with a later `actions/upload-artifact` step.\n\n" +
-        "- `a1-report.md` (120 bytes): the &lt;b&gt;findings&lt;/b&gt;\n- `a2-shot.png` (5000 bytes)\n",
+        "- `a1-report.md` (120 bytes): the \\<b\\>findings\\</b\\>\n- `a2-shot.png` (5000 bytes)\n",
     );
     expect(renderStepSummary({ kind: "job", outcome: { ...outcome, artifacts: [] }, issue: "o/r#4", sandbox: "" })).not.toContain("Artifacts");
   });
@@ -47,7 +48,7 @@ describe("renderStepSummary", () => {
     const outcome: JobOutcome = { status: "failed", reason: masked("a <img src=x> | b\nnext"), pullRequestUrl: null, stats };
     const summary = renderStepSummary({ kind: "job", outcome, issue: "o/r#4", sandbox: "" });
     expect(summary).toContain("## ❌ Tackle failed");
-    expect(summary).toContain("| Outcome | `failed`: a &lt;img src=x&gt; \\| b next |");
+    expect(summary).toContain("| Outcome | `failed`: a \\<img src=x\\> \\| b next |");
     expect(summary).toContain("| Pull request | none |");
   });
 });

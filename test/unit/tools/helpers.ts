@@ -241,8 +241,8 @@ export function createFakeIssuePort(snapshot: Partial<IssueSnapshot> = {}): Fake
     },
     reports: [],
     get: async () => port.snapshot,
-    report: async (body) => {
-      port.reports.push(body);
+    report: async ({ prose, footer }) => {
+      port.reports.push(footer === undefined ? prose : `${prose}\n\n${footer}`);
       return { url: `https://github.com/o/r/issues/1#issuecomment-${port.reports.length}` };
     },
   };

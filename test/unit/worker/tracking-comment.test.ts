@@ -92,7 +92,7 @@ describe("renderTrackingComment", () => {
   it("done: the PR, the summary and the stats; no reason", () => {
     const state = final("done", { pullRequestUrl: "https://github.com/octo/widgets/pull/8", summary: "  Fixed the offset.\n" });
     expect(renderTrackingComment(state, JOB)).toBe(
-      [MARKER, "**✅ Tackle finished**", "", "Pull request: https://github.com/octo/widgets/pull/8", "", "Fixed the offset.", "", STATS_LINE].join("\n"),
+      [MARKER, "**✅ Tackle finished**", "", "Pull request: https://github.com/octo/widgets/pull/8", "", "> Fixed the offset.", "", STATS_LINE].join("\n"),
     );
   });
 
@@ -169,7 +169,11 @@ describe("renderTrackingComment", () => {
       ].join("\n"),
     );
     const body = renderTrackingComment(
-      final("done", { subagents, memoryWrites: ["saved `test-cmd`: how to run the tests"], stats: { ...stats, subagentTurns: 29 } }),
+      final("done", {
+        subagents,
+        memoryWrites: [{ action: "saved", name: "test-cmd", description: "how to run the tests" }],
+        stats: { ...stats, subagentTurns: 29 },
+      }),
       JOB,
     );
     expect(body).toContain("Subagents:\n- ✅ `explore`");
@@ -250,7 +254,7 @@ describe("renderTrackingComment", () => {
       final("failed", {
         summary: "🙂".repeat(40_000),
         kept: "k".repeat(5_000),
-        memoryWrites: many(200, "saved `x`: ".padEnd(200, "m")),
+        memoryWrites: Array.from({ length: 200 }, () => ({ action: "saved" as const, name: "x", description: "m".repeat(200) })),
         hookDenials: many(500, "Bash"),
         backgroundJobs: many(200, "job".padEnd(200, "b")),
         mcpFailures: many(200, "e").map((error) => ({ server: "s".repeat(300), error: error.padEnd(300, "e") })),
@@ -290,7 +294,8 @@ describe("renderTrackingComment", () => {
       renderTrackingComment(final("done", { summary: fenced }), JOB, START),
       renderTrackingComment(final("failed", { summary: "s".repeat(10), kept: "k", reason: fenced }), JOB, START),
     ]) {
-      const fences = body.split("\n").filter((line) => line.startsWith("```")).length;
+      // The summary is quoted: its fences start after the quote's marker.
+      const fences = body.split("\n").filter((line) => line.replace(/^> /, "").startsWith("```")).length;
       expect(fences % 2).toBe(0);
       expect(body.endsWith(STATS_LINE)).toBe(true);
     }

@@ -1,0 +1,65 @@
+import { topLevelFences, unambiguousCodeRanges } from "./markdown-code.js";
+
+/**
+ * The agent's Markdown with what would pass for Tackle's own, or act beyond the page, made text; code
+ * is kept as written (`unambiguousCodeRanges`: what GitHub surely renders as code; every other
+ * backtick is escaped, so GitHub cannot pair backticks into a span this file did not see). A link or image with its own text (`[re-authorize](https://…)`, `![](…)`) shows
+ * its syntax and address instead (`]( ` and `]:` escaped, so no inline link and no reference
+ * definition forms; a bare URL, whose text is its address, stays a link); raw HTML and `<…>` autolinks
+ * show as text (`<` escaped), as do entities (`&#64;`) and math (`$`); `@name` and `owner/repo#12`
+ * get a word joiner after the `@` or `#`, so nobody is pinged and no other repository's issue is
+ * cross-referenced, while they read the same; a code block left open is closed, so it cannot swallow
+ * what Tackle writes after it. Returns a plain string: `agentProse` (surface-markdown.ts) brands it.
+ */
+export function neutralizeProse(markdown: string): string {
+  const text = markdown.replace(/\r\n?/g, "\n");
+  let result = "";
+  let position = 0;
+  for (const range of unambiguousCodeRanges(text)) {
+    result += escapeProse(text.slice(position, range.start)) + text.slice(range.start, range.end);
+    position = range.end;
+  }
+  result += escapeProse(text.slice(position));
+  const open = topLevelFences(text).find((fence) => !fence.closed);
+  return open === undefined ? result : `${result}\n${open.fence}`;
+}
+
+const WORD_JOINER = "\u2060";
+
+function escapeProse(prose: string): string {
+  // Word by word: a run of backslashes never spans a space.
+  return prose
+    .split(/(\s+)/)
+    .map((word) => breakPings(escapeSyntax(word)))
+    .join("");
+}
+
+/**
+ * Escaped unless already: a backtick (the only unescaped ones left are those of the code spans kept,
+ * so GitHub pairs them as this file did), `$`, a `<` that could open a tag or an autolink, an
+ * entity's `&`; and `(` and `:` after `]`.
+ */
+function escapeSyntax(text: string): string {
+  let result = "";
+  let backslashes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charAt(index);
+    const escapable =
+      char === "`" ||
+      char === "$" ||
+      (char === "<" && /[A-Za-z/!?]/.test(text.charAt(index + 1))) ||
+      (char === "&" && ENTITY.test(text.slice(index))) ||
+      ((char === "(" || char === ":") && text.charAt(index - 1) === "]");
+    if (escapable && backslashes % 2 === 0) result += "\\";
+    result += char;
+    backslashes = char === "\\" ? backslashes + 1 : 0;
+  }
+  return result;
+}
+
+const ENTITY = /^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/;
+
+/** A mention or another repository's issue reference, as GitHub finds them in a text, broken. */
+function breakPings(word: string): string {
+  return word.replace(/(?<![\p{L}\p{N}_])@(?=[A-Za-z0-9])/gu, `@${WORD_JOINER}`).replace(/([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)#(?=[0-9])/g, `$1#${WORD_JOINER}`);
+}

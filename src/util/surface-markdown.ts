@@ -1,0 +1,227 @@
+// The one rule for text on Tackle's own surfaces (the tracking comment, replies, the approval question,
+// what the host adds to a PR body, the Action's step summary): what GitHub renders there is either
+// Tackle's own markup or text made inert. `SurfaceMarkdown` is the type of such a text; only this file
+// makes one, and the GitHub client's write methods and the step summary's writer take nothing else.
+import { neutralizeProse } from "./neutralize-prose.js";
+import { INVISIBLE_CHARACTERS } from "./sanitize-untrusted-text.js";
+import { truncateMiddle } from "./truncate-middle.js";
+
+declare const surfaceMarkdown: unique symbol;
+
+/**
+ * Markdown fit for a surface where GitHub shows it as Tackle's: built by `md` from the constructors
+ * below, with every outside text passed through `inert` (shown as written, nothing live) or, for the
+ * agent's prose, `agentProse`. A plain string does not convert to it, so a text that skipped the
+ * escaper does not compile where it would be posted.
+ */
+export type SurfaceMarkdown = string & { readonly [surfaceMarkdown]: true };
+
+/** The one cast: every function of this file that returns a SurfaceMarkdown goes through it. */
+function trusted(markdown: string): SurfaceMarkdown {
+  return markdown as SurfaceMarkdown;
+}
+
+/**
+ * Tackle's own markup: the template's literal parts are Tackle's code, and each interpolation must
+ * already be a SurfaceMarkdown (or a number), so outside text cannot be spliced in raw.
+ */
+export function md(strings: TemplateStringsArray, ...values: ReadonlyArray<SurfaceMarkdown | number>): SurfaceMarkdown {
+  let result = strings[0] ?? "";
+  values.forEach((value, index) => {
+    result += String(value) + (strings[index + 1] ?? "");
+  });
+  return trusted(result);
+}
+
+/** Parts joined by one of Tackle's own separators. */
+export function joinMarkdown(parts: readonly SurfaceMarkdown[], separator: "\n" | "\n\n" | ", " | " " | "" = "\n"): SurfaceMarkdown {
+  return trusted(parts.join(separator));
+}
+
+export interface InertOptions {
+  /** Longest text shown, in characters of the original; the rest is cut with "…". @defaultValue no limit */
+  maxChars?: number;
+}
+
+/**
+ * Any text shown as the characters it is, on one line, whatever it holds: no link, image, HTML, entity,
+ * emphasis, strikethrough, math, heading, list, quote or table cell of its own, and nobody pinged or
+ * issue cross-referenced. Words GitHub would turn into a link or a ping (`https://…`, `www.…`, an
+ * e-mail, `@name`, `#12`, `owner/repo#12`, `GH-12`) become code spans, which GitHub leaves alone; a code
+ * span already there (one line, no `|`) stays one, being inert too; the rest is backslash-escaped, the
+ * redactor's `[REDACTED…]` masks aside. Line breaks become spaces, so the text cannot leave the list
+ * item or table cell it is put in. An underscore inside a word (`ghp_…`, `snake_case`) is left as it
+ * is: it cannot start emphasis there, and a token's shape stays whole for the redactor.
+ */
+export function inert(text: string, options: InertOptions = {}): SurfaceMarkdown {
+  let flat = text.replace(INVISIBLE_CHARACTERS, "").replace(/\s+/gu, " ").trim();
+  if (options.maxChars !== undefined && flat.length > options.maxChars) flat = `${cutAt(flat, Math.max(0, options.maxChars - 1)).trimEnd()}…`;
+  let escaped = "";
+  let position = 0;
+  for (const span of flat.matchAll(CODE_SPAN)) {
+    escaped += escapeWords(flat.slice(position, span.index)) + span[0];
+    position = span.index + span[0].length;
+  }
+  return trusted(escapeLineStart(escaped + escapeWords(flat.slice(position))));
+}
+
+/**
+ * A code span kept as one: shown as typed, it is inert already (no link, HTML or ping inside), and a
+ * text from the host quotes names that way. Not opened by an escaped backtick, and without a `|` (a
+ * table would split the cell there first); every other backtick is escaped, so GitHub pairs only these.
+ */
+const CODE_SPAN = /(?<=(?:^|[^\\`])(?:\\\\)*)(`+)(?!`)([^|]*?[^`|])\1(?!`)/g;
+
+function escapeWords(text: string): string {
+  return text
+    .split(" ")
+    .map((word) =>
+      word
+        .split(/([`|])/)
+        .map(escapeSegment)
+        .join(""),
+    )
+    .join(" ");
+}
+
+/** A word (or the part of one between backticks and pipes) as inert Markdown. */
+function escapeSegment(segment: string): string {
+  if (segment === "`" || segment === "|") return `\\${segment}`;
+  const linky = LINKY.test(segment) ? /^([("'<[]*)(.*?)([)"'>\].,;:!?]*)$/.exec(segment) : null;
+  if (linky && LINKY.test(linky[2] as string)) return `${escapePlain(linky[1] as string)}\`${linky[2]}\`${escapePlain(linky[3] as string)}`;
+  // A mask the redactor put in stays readable as `[REDACTED…]`; what follows it cannot make it a link.
+  return segment
+    .split(/(\[REDACTED(?::[a-z0-9-]+)?\])/)
+    .map((part, index) => (index % 2 === 1 ? part : escapePlain(part).replace(/^[(:]/, (char) => (index > 0 ? `\\${char}` : char))))
+    .join("");
+}
+
+function escapePlain(text: string): string {
+  let result = "";
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charAt(index);
+    if (char === "_" && WORD.test(text.charAt(index - 1)) && WORD.test(text.charAt(index + 1))) result += char;
+    else result += ESCAPED.has(char) ? `\\${char}` : char;
+  }
+  return result;
+}
+
+/** What GitHub links or pings in plain text: URLs, `www.`, e-mails and mentions, issue references. */
+const LINKY = /:\/\/|^www\.|@[\p{L}\p{N}]|#\p{N}|^gh-\p{N}/iu;
+const WORD = /^[\p{L}\p{N}_-]$/u;
+/** Characters that start inline markup anywhere in a line. */
+const ESCAPED = new Set(["\\", "*", "_", "~", "[", "]", "<", ">", "&", "$", "!"]);
+
+/** What makes a block when it starts a line: a heading, quote, list item, thematic break. */
+function escapeLineStart(text: string): string {
+  const ordered = /^(\p{N}{1,9})([.)])(?= |$)/u.exec(text);
+  if (ordered) return `${ordered[1]}\\${ordered[2]}${text.slice(ordered[0].length)}`;
+  return /^[#>+=-]/.test(text) ? `\\${text}` : text;
+}
+
+/** `text` cut to `length` UTF-16 units without splitting a surrogate pair. */
+function cutAt(text: string, length: number): string {
+  const code = text.charCodeAt(length - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
+}
+
+/** Inline code showing `text` as is, on one line. Not for a table cell: a `|` there would split it. */
+export function code(text: string): SurfaceMarkdown {
+  const flat = text.replace(INVISIBLE_CHARACTERS, "").replace(/\s+/gu, " ");
+  if (flat.trim() === "") return inert(flat);
+  const longest = Math.max(0, ...[...flat.matchAll(/`+/g)].map((run) => run[0].length));
+  const fence = "`".repeat(longest + 1);
+  // A space on each side is stripped by the renderer; it is needed only beside a backtick or a space.
+  const pad = /^[` ]|[` ]$/.test(flat) ? " " : "";
+  return trusted(`${fence}${pad}${flat}${pad}${fence}`);
+}
+
+/** A fenced code block showing `text` as is, its fence longer than any backtick run inside. */
+export function codeBlock(text: string, language: "sh" | "json" | "" = ""): SurfaceMarkdown {
+  const clean = text.replace(INVISIBLE_CHARACTERS, "");
+  const longest = Math.max(0, ...[...clean.matchAll(/`+/g)].map((run) => run[0].length));
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return trusted(`${fence}${language}\n${clean}\n${fence}`);
+}
+
+/**
+ * A link Tackle makes to an address it owns (the PR, the dashboard, a download): http(s) only, its
+ * `(`, `)` and spaces percent-encoded so the address cannot end the link early.
+ */
+export function link(label: SurfaceMarkdown, url: string): SurfaceMarkdown {
+  // A `]` in the label would end the link text; an escaped one is text.
+  return trusted(`[${escapeUnescaped(label, "]")}](${hostUrl(url)})`);
+}
+
+/** A mention Tackle means to make (the user who asked): a GitHub login, or the text inert when it is not one. */
+export function mention(login: string): SurfaceMarkdown {
+  return /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/.test(login) ? trusted(`@${login}`) : inert(`@${login}`);
+}
+
+/** A hidden marker Tackle finds its own comments by; the text is host-made (a job id). */
+export function hiddenMarker(text: string): SurfaceMarkdown {
+  if (!/^[\w .:=/-]*$/.test(text)) throw new Error("a marker holds letters, digits and . : = / - only");
+  return trusted(`<!-- ${text} -->`);
+}
+
+/** One table row; a `|` in a cell that is not already escaped is escaped, so no cell is split. */
+export function tableRow(cells: readonly SurfaceMarkdown[]): SurfaceMarkdown {
+  return trusted(`| ${cells.map((cell) => escapeUnescaped(cell, "|")).join(" | ")} |`);
+}
+
+/** `char` escaped wherever it is not already: after an even run of backslashes (none included). */
+function escapeUnescaped(text: string, char: "|" | "]"): string {
+  let result = "";
+  let backslashes = 0;
+  for (const c of text) {
+    if (c === char && backslashes % 2 === 0) result += "\\";
+    result += c;
+    backslashes = c === "\\" ? backslashes + 1 : 0;
+  }
+  return result;
+}
+
+export interface AgentProseOptions {
+  /** Longest text kept, in characters of the original; the middle is cut and the cut said. @defaultValue no limit */
+  maxChars?: number;
+  /** What the cut note says. @defaultValue "cut to fit" */
+  hint?: string;
+}
+
+/**
+ * The agent's own prose, meant to be read as Markdown (task_done's summary, a ReportToIssue comment,
+ * the PR body it wrote): formatting, lists, tables, code and bare URLs stay; what would pass for
+ * Tackle's own or reach beyond the page does not (see `neutralizeProse`). The only other way outside
+ * text becomes a SurfaceMarkdown. `text` must already be masked: escaping can split a secret so that
+ * the redactor no longer finds it.
+ */
+export function agentProse(text: string, options: AgentProseOptions = {}): SurfaceMarkdown {
+  const clean = text.replace(INVISIBLE_CHARACTERS, "");
+  const cut = options.maxChars === undefined ? clean : truncateMiddle(clean, options.maxChars, options.hint ?? "cut to fit");
+  return trusted(neutralizeProse(cut));
+}
+
+/**
+ * A SurfaceMarkdown passed through a redactor (the redacting GitHub client's last pass): its mask
+ * `[REDACTED…]` is text, so a `(` or `:` right after it is escaped and cannot make it a link.
+ */
+export function maskSurface(markdown: SurfaceMarkdown, redact: (text: string) => string): SurfaceMarkdown {
+  return trusted(redact(markdown).replace(/(\[REDACTED[^\]\n]*\])([(:])/g, "$1\\$2"));
+}
+
+/** An address Tackle owns (a pull request's), shown bare so GitHub links it; http(s) only. */
+export function hostUrl(url: string): SurfaceMarkdown {
+  const parsed = new URL(url);
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") throw new Error(`not an http(s) address: ${parsed.protocol}`);
+  return trusted(parsed.href.replace(/[()\s<>`|]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`));
+}
+
+/** A block quote around `markdown`: how a surface sets the agent's prose apart from Tackle's own text. */
+export function quote(markdown: SurfaceMarkdown): SurfaceMarkdown {
+  return trusted(
+    markdown
+      .split("\n")
+      .map((line) => (line === "" ? ">" : `> ${line}`))
+      .join("\n"),
+  );
+}
