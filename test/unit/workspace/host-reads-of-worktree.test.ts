@@ -22,7 +22,7 @@ const HOST_OWNED: Record<string, string> = {
   "jobs/file-job-store.ts": "the job store under TACKLE_HOME, written by the host only",
   "main/action.ts": "the Actions runner's event payload (GITHUB_EVENT_PATH)",
   "main/cli.ts": "Tackle's own package.json and the operator's --task-file",
-  "main/model-client-for.ts": "the provider's credential files the operator's environment names",
+  "logging/environment-secrets.ts": "the credential files the operator's environment names (the App key, Google and AWS credentials), to mask their secrets",
   "main/model-provider-checks.ts": "the provider's credential files the operator's environment names",
   "main/receive.ts": "the payload file the operator names (tackle receive --payload)",
   "main/setup.ts": "the App manifest and the .env tackle setup writes (opened for writing)",
