@@ -16,6 +16,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTranscript } from "../../src/agent/transcript.js";
 import { createFileJobStore } from "../../src/jobs/file-job-store.js";
+import { masked, maskedBytes } from "../fakes/masked.js";
 import { createRepoCache, type Workspace } from "../../src/workspace/index.js";
 import { isRoot, makeRemote, removeDir } from "../integration/workspace/helpers.js";
 
@@ -46,7 +47,11 @@ describe.runIf(isRoot)("TACKLE_SANDBOX=off as root, another job's transcript", (
       enqueuedAt: new Date().toISOString(),
       summary: "PRIVATE-SUMMARY",
     } as never);
-    await store.putArtifact("job-of-another-repository", { name: "notes.txt", content: Buffer.from("PRIVATE-ARTIFACT"), contentType: "text/plain" });
+    await store.putArtifact("job-of-another-repository", {
+      name: masked("notes.txt"),
+      content: maskedBytes(Buffer.from("PRIVATE-ARTIFACT")),
+      contentType: "text/plain",
+    });
     await store.close();
     mkdirSync(path.join(home, "remote"));
     const remote = await makeRemote(path.join(home, "remote"));
