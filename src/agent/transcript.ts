@@ -1,4 +1,4 @@
-import { appendFile, mkdir } from "node:fs/promises";
+import { appendFile, chmod, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { MessageRequest, ModelMessage, ModelMessageParam, TokenUsage } from "./model-client.js";
 import type { ToolCallResult } from "./tools/tool.js";
@@ -96,7 +96,10 @@ export function transcriptPath(dir: string, jobId: string): string {
 export async function createTranscript(options: CreateTranscriptOptions): Promise<TranscriptWriter> {
   const redact = options.redact ?? redactKnownTokens;
   const clock = options.clock ?? Date.now;
-  await mkdir(options.dir, { recursive: true });
+  // The operator's alone (they hold everything the model saw): with TACKLE_SANDBOX=off as root,
+  // TACKLE_HOME is reachable by the commands' uid, which reads whatever is world-readable there.
+  await mkdir(options.dir, { recursive: true, mode: 0o700 });
+  await chmod(options.dir, 0o700).catch(() => undefined);
   const path = transcriptPath(options.dir, options.jobId);
 
   let queue: Promise<void> = Promise.resolve();
@@ -104,7 +107,7 @@ export async function createTranscript(options: CreateTranscriptOptions): Promis
     // Every line is masked here, whole, before it is written or handed on: the one way a line is made.
     const json = maskedJson(event, redact);
     const written = queue.then(async () => {
-      await appendFile(path, `${json}\n`, "utf8");
+      await appendFile(path, `${json}\n`, { encoding: "utf8", mode: 0o600 });
       options.onLine?.(json);
     });
     queue = written.catch(() => undefined);

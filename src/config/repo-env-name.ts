@@ -20,6 +20,13 @@ const DENIED = new Set([
   "TERM",
   "LANG",
   "PAGER",
+  // programs other programs start on their own (git commit's editor, less's input filter)
+  "EDITOR",
+  "VISUAL",
+  "LESSOPEN",
+  "LESSCLOSE",
+  // where git reads a global configuration (core.fsmonitor, core.pager… run programs)
+  "XDG_CONFIG_HOME",
   // shells
   "BASH_ENV",
   "ENV",
@@ -32,6 +39,7 @@ const DENIED = new Set([
   "PROMPT_COMMAND",
   "EXECIGNORE",
   "INPUTRC",
+  "ZDOTDIR",
   // libc (glibc drops these for setuid programs for the same reason)
   "GCONV_PATH",
   "GETCONF_DIR",
@@ -62,11 +70,39 @@ const DENIED = new Set([
   "_JAVA_OPTIONS",
   "JDK_JAVA_OPTIONS",
   "CLASSPATH",
-  "LUA_INIT",
+  "PYTHONBREAKPOINT",
+  "DOTNET_STARTUP_HOOKS",
+  "PHPRC",
+  "PHP_INI_SCAN_DIR",
+  "TCLLIBPATH",
+  "GUILE_LOAD_PATH",
+  "EMACSLOADPATH",
+  "VIMINIT",
+  "EXINIT",
+  "RUSTC_WRAPPER",
+  "RUSTC_WORKSPACE_WRAPPER",
 ]);
 
 /** Whole families, by prefix (compared in upper case). */
-const DENIED_PREFIXES = ["LD_", "DYLD_", "MALLOC_", "GIT_", "BASH_FUNC_", "TACKLE_"];
+const DENIED_PREFIXES = [
+  "LD_",
+  "DYLD_",
+  "MALLOC_",
+  "GIT_",
+  "BASH_FUNC_",
+  "TACKLE_",
+  // OpenSSL loads engines and providers (shared objects) named by its configuration
+  "OPENSSL_",
+  // Lua's start-up chunk and module paths, versioned too (LUA_INIT_5_4, LUA_CPATH_5_4)
+  "LUA_INIT",
+  "LUA_PATH",
+  "LUA_CPATH",
+  // .NET's profilers are shared objects the runtime loads
+  "CORECLR_",
+  "COR_PROFILER",
+  // npm's settings, node_options and script_shell among them
+  "NPM_CONFIG_",
+];
 
 /** Why the repository may not set `name`, or undefined when it may. */
 export function repoEnvNameProblem(name: string): string | undefined {

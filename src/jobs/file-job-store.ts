@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { open, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, open, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { transcriptDir, transcriptPath } from "../agent/transcript.js";
 import { safeArtifactName } from "../util/safe-artifact-name.js";
@@ -134,9 +134,9 @@ export function createFileJobStore(options: FileJobStoreOptions): JobStore {
           contentType: artifact.contentType,
           createdAt: new Date(clock()).toISOString(),
         };
-        await mkdir(artifactDir(jobId), { recursive: true });
+        await mkdir(artifactDir(jobId), { recursive: true, mode: 0o700 });
         // "wx": a file already there (left by another store's run) is never overwritten or followed.
-        await writeFile(artifactPath(jobId, meta), artifact.content, { flag: "wx" });
+        await writeFile(artifactPath(jobId, meta), artifact.content, { flag: "wx", mode: 0o600 });
         return { job: { ...current, artifacts: [...current.artifacts, meta] }, result: meta };
       });
       events.emit(jobId);
@@ -172,10 +172,15 @@ async function readJob(file: string): Promise<JobFile | null> {
   }
 }
 
+/**
+ * Records are the operator's, as transcripts are: with TACKLE_SANDBOX=off as root, TACKLE_HOME is
+ * reachable by the commands' uid, which reads whatever is world-readable there.
+ */
 async function writeJob(file: string, job: JobFile): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  await chmod(path.dirname(file), 0o700).catch(() => undefined);
   const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify(job)}\n`);
+  await writeFile(temp, `${JSON.stringify(job)}\n`, { mode: 0o600 });
   await rename(temp, file);
 }
 

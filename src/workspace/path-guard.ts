@@ -1,5 +1,5 @@
 import { constants, realpathSync } from "node:fs";
-import { chown, lstat, mkdir, open, readlink, realpath } from "node:fs/promises";
+import { chown, type FileHandle, lstat, mkdir, open, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { FsPort, WorktreeFile, WorktreeReadOptions } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
@@ -182,7 +182,59 @@ export function createPathGuard(rootPath: string, options: PathGuardOptions = {}
     return rel === "" ? "." : rel.split(path.sep).join("/");
   }
 
-  /** mkdir -p that hands each directory it creates to the sandbox user. */
+  /**
+   * The directory `dir` (a real path `resolve` gave out, inside the root), opened one name at a time
+   * from the root through the parent's descriptor (/proc/self/fd/N/name, an openat), never following
+   * a link, and made where it is missing, each new directory given to the sandbox user. The host
+   * writes with more rights than the agent, and a process of the job the pause does not hold (one that
+   * detached itself, without bubblewrap) may swap a directory of the path for a symlink after the
+   * check: that symlink is then refused instead of followed. Null without /proc (not Linux), where the
+   * pause is what holds.
+   */
+  async function openDirBelowRoot(dir: string): Promise<FileHandle | null> {
+    let current = await open(root, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    try {
+      if ((await readlink(`/proc/self/fd/${current.fd}`).catch(() => null)) !== root) {
+        await current.close();
+        return null;
+      }
+      for (const name of path.relative(root, dir).split(path.sep).filter(Boolean)) {
+        const next = await openChildDir(current, name, dir);
+        await current.close();
+        current = next;
+      }
+      return current;
+    } catch (error) {
+      await current.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async function openChildDir(parent: FileHandle, name: string, dir: string): Promise<FileHandle> {
+    const at = `/proc/self/fd/${parent.fd}/${name}`;
+    const flags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+    try {
+      return await open(at, flags);
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT") throw changedWhileWritten(dir, error);
+    }
+    await mkdir(at).catch((error: unknown) => {
+      if (errorCode(error) !== "EEXIST") throw error;
+    });
+    const made = await open(at, flags).catch((error: unknown) => {
+      throw changedWhileWritten(dir, error);
+    });
+    if (owner) await made.chown(owner.uid, owner.gid);
+    return made;
+  }
+
+  function changedWhileWritten(where: string, error: unknown): unknown {
+    const code = errorCode(error);
+    if (code !== "ELOOP" && code !== "ENOTDIR") return error;
+    return new TackleError("path_outside_worktree", `a directory of '${where}' became a symlink or a file while it was written; write inside the worktree`);
+  }
+
+  /** mkdir -p that hands each directory it creates to the sandbox user (without /proc only). */
   async function makeParents(dir: string): Promise<void> {
     if (dir === root || (await lstat(dir).catch(() => null))) return;
     await makeParents(path.dirname(dir));
@@ -190,6 +242,35 @@ export function createPathGuard(rootPath: string, options: PathGuardOptions = {}
       if (errorCode(error) !== "EEXIST") throw error;
     });
     if (owner) await chown(dir, owner.uid, owner.gid);
+  }
+
+  /** Where `real` is opened: by its directory's descriptor when there is one, so no link on the way is followed. */
+  async function writeTarget(real: string): Promise<{ at: string; parent: FileHandle | null }> {
+    const parent = await openDirBelowRoot(path.dirname(real));
+    if (parent !== null) return { at: `/proc/self/fd/${parent.fd}/${path.basename(real)}`, parent };
+    await makeParents(path.dirname(real));
+    return { at: real, parent: null };
+  }
+
+  /** Writes `content` into the regular file at `at`, made when missing (given to the sandbox user), truncated first. */
+  async function writeOpened(filePath: string, at: string, content: string, existed: boolean): Promise<void> {
+    // Non-blocking: a FIFO without a reader fails at once (ENXIO) instead of holding a host thread.
+    const handle = await open(at, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644).catch((error: unknown) => {
+      throw errorCode(error) === "ELOOP"
+        ? new TackleError("path_outside_worktree", `path '${filePath}' became a symlink while it was written; write a regular file`)
+        : error;
+    });
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw new TackleError("path_outside_worktree", `path '${filePath}' is not a regular file`);
+      // A hard link could be a second name of a file elsewhere; the host writes with more rights than the agent.
+      if (info.nlink > 1) throw new TackleError("path_outside_worktree", `path '${filePath}' is a hard link; write a regular file instead`);
+      await handle.truncate(0);
+      await handle.writeFile(content, "utf8");
+      if (owner && !existed) await handle.chown(owner.uid, owner.gid);
+    } finally {
+      await handle.close();
+    }
   }
 
   return {
@@ -209,22 +290,14 @@ export function createPathGuard(rootPath: string, options: PathGuardOptions = {}
 
     async writeFile(filePath: string, content: string) {
       const real = await resolve(filePath, "write");
-      await makeParents(path.dirname(real));
-      const existed = (await lstat(real).catch(() => null)) !== null;
-      // Non-blocking: a FIFO without a reader fails at once (ENXIO) instead of holding a host thread.
-      const handle = await open(real, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
+      const { at, parent } = await writeTarget(real);
       try {
-        const info = await handle.stat();
-        if (!info.isFile()) throw new TackleError("path_outside_worktree", `path '${filePath}' is not a regular file`);
-        // A hard link could be a second name of a file elsewhere; the host writes with more rights than the agent.
-        if (info.nlink > 1) throw new TackleError("path_outside_worktree", `path '${filePath}' is a hard link; write a regular file instead`);
-        await handle.truncate(0);
-        await handle.writeFile(content, "utf8");
-        if (owner && !existed) await handle.chown(owner.uid, owner.gid);
+        const existed = (await lstat(at).catch(() => null)) !== null;
+        await writeOpened(filePath, at, content, existed);
+        return { path: real, created: !existed };
       } finally {
-        await handle.close();
+        await parent?.close();
       }
-      return { path: real, created: !existed };
     },
   };
 }

@@ -3,6 +3,8 @@ import { existsSync } from "node:fs";
 import { rgPath } from "@vscode/ripgrep";
 import type { SearchPort } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
+import { dropPrivileges, spawnHelper } from "./launch-privileged.js";
+import type { SandboxIdentity } from "./sandbox-plan.js";
 
 const DEFAULT_MAX_OUTPUT = 1_000_000;
 const TIMEOUT_MS = 120_000;
@@ -25,12 +27,24 @@ function followsSymlinks(args: readonly string[]): boolean {
   return false;
 }
 
+export interface SearchOptions {
+  /**
+   * Who ripgrep runs as, dropped from root: the commands' identity where the job's pause cannot hold
+   * every process of the job (TACKLE_SANDBOX=off as root, where one that detached itself is not
+   * paused). ripgrep follows no link it finds, but it walks by path, so a directory swapped for a
+   * symlink after it was listed would be entered; as that identity it then reads only what the
+   * commands could read anyway. @defaultValue Tackle's own user
+   */
+  runAs?: SandboxIdentity | null;
+}
+
 /**
  * ripgrep over one worktree, run on the host (it only reads). No config file (`--no-config`, and
  * an environment without RIPGREP_CONFIG_PATH), no symlink following, output capped. Paths in
  * `args` are the caller's business: tools resolve them through the FsPort first.
  */
-export function createSearch(root: string): SearchPort {
+export function createSearch(root: string, searchOptions: SearchOptions = {}): SearchPort {
+  const runAs = searchOptions.runAs ?? null;
   return {
     ripgrep(args, options) {
       if (followsSymlinks(args)) {
@@ -38,18 +52,27 @@ export function createSearch(root: string): SearchPort {
       }
       const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
       return new Promise((resolve, reject) => {
-        const child = spawn(rgPath, ["--no-config", ...args], {
-          cwd: root,
-          env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
-          stdio: ["ignore", "pipe", "pipe"],
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
+        const child =
+          runAs === null
+            ? spawn(rgPath, ["--no-config", ...args], {
+                cwd: root,
+                env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
+                stdio: ["ignore", "pipe", "pipe"],
+                ...(options.signal ? { signal: options.signal } : {}),
+              })
+            : spawnHelper(dropPrivileges(runAs, [rgPath, "--no-config", ...args]), { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+        if (runAs !== null && options.signal) {
+          const stop = (): void => void child.kill("SIGKILL");
+          if (options.signal.aborted) stop();
+          else options.signal.addEventListener("abort", stop, { once: true });
+          child.once("close", () => options.signal?.removeEventListener("abort", stop));
+        }
         const chunks: Buffer[] = [];
         let kept = 0;
         let truncated = false;
         let stderr = "";
         const timer = setTimeout(() => child.kill("SIGKILL"), TIMEOUT_MS);
-        child.stdout.on("data", (chunk: Buffer) => {
+        child.stdout?.on("data", (chunk: Buffer) => {
           if (truncated) return;
           const room = maxOutputBytes - kept;
           if (chunk.length > room) {
@@ -64,7 +87,7 @@ export function createSearch(root: string): SearchPort {
           chunks.push(chunk);
           kept += chunk.length;
         });
-        child.stderr.on("data", (chunk: Buffer) => {
+        child.stderr?.on("data", (chunk: Buffer) => {
           stderr = (stderr + chunk.toString("utf8")).slice(-4000);
         });
         child.once("error", (error: NodeJS.ErrnoException) => {

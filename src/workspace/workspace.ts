@@ -143,7 +143,8 @@ export function assemblePorts(input: PortsInput): CheckoutPorts {
   return {
     fs,
     exec,
-    search: createSearch(input.root),
+    // Without bubblewrap the pause cannot hold a process that detached itself: root's ripgrep would walk what it swaps in.
+    search: createSearch(input.root, { runAs: input.mode === "off" ? input.owner : null }),
     git: createGitPort({ sandbox: exec, repo: { ...input.repo, workTree: input.root }, files: fs }),
   };
 }

@@ -30,6 +30,7 @@ const HOST_OWNED: Record<string, string> = {
   "workspace/checkout-pool.ts": "the pool's meta files under TACKLE_HOME, outside every sandbox",
   "workspace/extract-repo-extensions.ts": "opens for writing only (O_EXCL, O_NOFOLLOW) into a directory the host made",
   "workspace/file-memory-backend.ts": "the memory store under TACKLE_HOME, written by the host only",
+  "workspace/fs-util.ts": "opens directories only (O_DIRECTORY|O_NOFOLLOW|O_NONBLOCK), to remove a tree as root without following a link; reads no content",
   "workspace/freeze-processes.ts": "/proc/<pid>/stat of the job's processes (kernel state, not files)",
   "workspace/local-workspace.ts": "the user's own objects/info/alternates (the agent never writes the user's .git) and the host's meta file",
   "workspace/mirror-store.ts": "the mirror's bookkeeping files, written by the host only",

@@ -1,0 +1,108 @@
+/**
+ * Broken (red team of #20, sandbox surface): with TACKLE_SANDBOX=off and Tackle running as root, a
+ * process of the job that detached itself (setsid) outlives the job: the sandbox kills what it
+ * started, and without bubblewrap an orphan is re-parented to the host's init. Then the host removes
+ * the checkout, as root, walking by path (rm -rf), while that process swaps a directory of it with
+ * a symlink to a directory only root may enter (renameat2 RENAME_EXCHANGE): root listed and deleted
+ * the files there.
+ *
+ * Root removes a tree the agent could write without following a link, even one swapped in meanwhile:
+ * every name is reached from its directory's descriptor.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler } from "../../src/agent/tools/index.js";
+import type { ToolCallResult, ToolContext } from "../../src/agent/tools/tool.js";
+import { silentLogger } from "../../src/logging/logger.js";
+import { createRepoCache, type RepoCache, type Workspace } from "../../src/workspace/index.js";
+import { isRoot, makeRemote, removeDir, tempDir } from "../integration/workspace/helpers.js";
+import { createFakeIssuePort, createFakePullsPort } from "../unit/tools/helpers.js";
+
+/**
+ * Swaps `d` (a directory holding the victims' names) and `dd` (a symlink to the root-only directory,
+ * `$ARGV[0]`), making either again when root's removal took it, until `stop` exists.
+ */
+const SWAPPER = [
+  "use strict;",
+  "open(my $p, '>', 'swapper.pid'); print $p $$; close($p);",
+  // renameat2(AT_FDCWD, "d", AT_FDCWD, "dd", RENAME_EXCHANGE) on x86_64 (316) and aarch64 (276)
+  "my $nr = (`uname -m` =~ /aarch64/) ? 276 : 316;",
+  "my ($a, $b) = ('d', 'dd');",
+  "until (-e 'stop') {",
+  "  next if syscall($nr, -100, $a, -100, $b, 2) == 0;",
+  "  if (!-l 'd' && !-l 'dd') { symlink($ARGV[0], -e 'd' ? 'dd' : 'd'); }",
+  "  if (!-d 'd' && !-d 'dd') { my $dir = -e 'd' ? 'dd' : 'd'; mkdir($dir); for my $i (0..199) { open(my $f, '>', \"$dir/victim-$i\"); close($f); } }",
+  "}",
+  "",
+].join("\n");
+
+const VICTIMS = Array.from({ length: 200 }, (_, i) => `victim-${i}`);
+
+describe.runIf(isRoot)("TACKLE_SANDBOX=off as root, the checkout removed beside a detached process of the job", () => {
+  let base: string;
+  let rootOnly: string;
+  let cache: RepoCache;
+  let workspace: Workspace;
+  let swapper = 0;
+
+  const context = (): ToolContext => ({
+    fs: workspace.fs,
+    exec: workspace.exec,
+    search: workspace.search,
+    git: workspace.git,
+    issue: createFakeIssuePort(),
+    pulls: createFakePullsPort(),
+    state: { todos: [], notes: [] },
+    baseBranch: "main",
+    signal: new AbortController().signal,
+    logger: silentLogger,
+  });
+  const registry = createToolRegistry(coreTools(), { policy: createPolicyEngine(), approval: denyingApprovalHandler });
+  const call = async (name: string, input: unknown): Promise<ToolCallResult> => {
+    const [result] = await registry.runCalls([{ id: "c1", name, input }], context());
+    if (result === undefined) throw new Error("no result");
+    return result;
+  };
+
+  beforeAll(async () => {
+    base = tempDir("off-remove-swap", { sandboxWritable: true });
+    rootOnly = mkdtempSync(path.join(tmpdir(), "tackle-root-only-"));
+    for (const name of VICTIMS) writeFileSync(path.join(rootOnly, name), "root's\n", { mode: 0o600 });
+    const remote = await makeRemote(base);
+    cache = createRepoCache({ home: path.join(base, "home") });
+    workspace = await cache.prepare({
+      jobId: "job-off-remove-swap",
+      remoteUrl: remote.remote,
+      repoKey: "github.com/acme/off-remove-swap",
+      branch: "tackle/issue-1",
+      baseBranch: "main",
+      startFrom: "base",
+      allowedPushBranches: ["tackle/issue-1"],
+      sandbox: "off",
+    });
+  });
+
+  afterAll(() => {
+    // Started by this test; it would swap on in a removed directory.
+    if (swapper > 0) process.kill(swapper, "SIGKILL");
+    removeDir(base);
+    removeDir(rootOnly);
+  });
+
+  it("deletes nothing outside the checkout, whatever a detached process swaps in", async () => {
+    expect((await call("Write", { file_path: "swap.pl", content: SWAPPER })).is_error).not.toBe(true);
+    const started = await call("Bash", {
+      command: `mkdir d && (cd d && touch ${VICTIMS.join(" ")}) && ln -s ${rootOnly} dd && { setsid perl swap.pl ${rootOnly} </dev/null >/dev/null 2>&1 & } && until [ -s swapper.pid ]; do :; done; echo SWAPPING`,
+    });
+    expect(started.content).toContain("SWAPPING");
+    swapper = Number(readFileSync(path.join(workspace.root, "swapper.pid"), "utf8"));
+    expect(swapper).toBeGreaterThan(0);
+
+    const root = workspace.root;
+    await workspace.dispose();
+    expect(existsSync(root)).toBe(false);
+    expect(readdirSync(rootOnly).sort()).toEqual([...VICTIMS].sort());
+  });
+});
