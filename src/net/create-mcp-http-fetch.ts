@@ -28,6 +28,14 @@ export interface McpHttpLimits {
  */
 const MAX_ANSWERS_IN_FLIGHT = 8;
 
+/**
+ * GET streams opened to one server in a job. The SDK opens its stream again whenever the server ends
+ * it, after the delay the server's `retry:` field names: `retry: 0` and an empty stream had it reconnect
+ * 300 times a second, most of a core, for as long as the job ran. A quiet stream is reopened every 5
+ * minutes; past this count the server is closed as one that broke a limit.
+ */
+const MAX_STREAMS = 100;
+
 /** The fetch one server's SDK transport gets, and what it must be told. */
 export interface McpHttpFetch {
   fetch: FetchLike;
@@ -50,8 +58,15 @@ export function createMcpHttpFetch(
 ): McpHttpFetch {
   const inFlight = new Map<RequestId, AbortController>();
   let answering = 0;
+  let streams = 0;
   return {
     fetch: (url, init = {}) => {
+      const method = (init.method ?? "GET").toUpperCase();
+      if (method === "GET" && ++streams > MAX_STREAMS) {
+        const error = new HttpLimitError("streamsOpened", `${new URL(String(url)).origin}: its event stream was opened ${MAX_STREAMS} times (streamsOpened)`);
+        onLimit(error);
+        return Promise.reject(error);
+      }
       const sent = parseMessages(init.body);
       // Only answers: what the server asked for, not what the client did.
       const answers = sent.length > 0 && sent.every((message) => isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message));
@@ -74,7 +89,6 @@ export function createMcpHttpFetch(
       const own = requests.length > 0 ? new AbortController() : undefined;
       for (const request of requests) inFlight.set(request.id, own!);
       const signals = [init.signal ?? undefined, own?.signal, closed].filter((signal) => signal !== undefined);
-      const method = (init.method ?? "GET").toUpperCase();
       const exchange = http.fetch(url, {
         ...init,
         signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals),
