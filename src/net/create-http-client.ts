@@ -25,11 +25,17 @@ export interface HttpLimits {
    * parser holds an unfinished event whole, so a `data:` line that never ends errors here. @defaultValue 1 MiB
    */
   maxEventBytes: number;
+  /**
+   * JSON values a body may hold (see createJsonValueMeter): in an event stream, per event. The byte
+   * budget does not bound what parsing builds (8 MiB of `{},` is 170 MB of objects), so a client whose
+   * caller parses the body sets it. null: not counted (WebFetch reads text). @defaultValue null
+   */
+  maxJsonValues: number | null;
 }
 
 export const MiB = 1024 * 1024;
 
-export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = { maxBytes: 8 * MiB, deadlineMs: 120_000, idleMs: 60_000, maxEventBytes: MiB };
+export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = { maxBytes: 8 * MiB, deadlineMs: 120_000, idleMs: 60_000, maxEventBytes: MiB, maxJsonValues: null };
 
 /** A fetch's init, plus this request's own limits. */
 export interface HttpRequestInit extends RequestInit {

@@ -34,7 +34,7 @@ export interface McpPortOptions {
   /** For one call. @defaultValue 120 000 */
   callTimeoutMs?: number;
   /**
-   * Over the defaults of each kind of HTTP exchange. A POST and its answer: 8 MiB, events of 1 MiB,
+   * Over the defaults of each kind of HTTP exchange. A POST and its answer: 8 MiB, events of 1 MiB, 100 000 JSON values,
    * and a deadline (and longest silence) 30 s past the longer timeout above, behind the SDK's own
    * timeouts, which end the exchange sooner. The GET stream: 8 MiB, events of 1 MiB, no deadline, 5
    * minutes of silence. @defaultValue those
@@ -54,11 +54,15 @@ const CLIENT_INFO = { name: "tackle", version: "1" };
 /** Pages of tools read from one server; a server listing more is cut there. */
 const MAX_TOOL_PAGES = 20;
 /**
- * Characters of tool listings (as JSON) kept from one server over all its pages: each page is one
- * answer within the HTTP client's budget, but twenty of them would not be. The page that passes it and
- * those after are left out.
+ * Tool listings kept from all the job's servers together, over all their pages: characters (as JSON)
+ * and JSON values. Each page is one answer within the HTTP client's limits, but twenty pages from each
+ * of twenty servers would not be; and characters alone do not bound the heap (8 MiB of `{},` is 2.8
+ * million objects). A page that passes either and the server's pages after it are left out.
  */
 const MAX_LISTED_CHARS = 8 * MiB;
+const MAX_LISTED_VALUES = 100_000;
+/** JSON values one answer may hold (one event of an event stream): a few MB of objects at worst, besides the answer's bytes. */
+const MAX_ANSWER_VALUES = 100_000;
 
 /**
  * The repository's MCP servers, reached with the official SDK: streamable HTTP servers by the host
@@ -69,6 +73,8 @@ const MAX_LISTED_CHARS = 8 * MiB;
  */
 export function createMcpPort(options: McpPortOptions): McpPort {
   const connections = new Map<string, Promise<Connection>>();
+  /** What the kept tool listings of every server hold, for MAX_LISTED_CHARS and MAX_LISTED_VALUES. */
+  const listed = { chars: 0, values: 0 };
   /** Each server's first failure, at discovery or since. */
   const failed = new Map<string, McpServerFailure>();
   const transports = new Set<SandboxStdioTransport>();
@@ -158,12 +164,14 @@ export function createMcpPort(options: McpPortOptions): McpPort {
   const listPages = async (spec: McpServerSpec, client: Client): Promise<McpToolInfo[]> => {
     const tools: McpToolInfo[] = [];
     let cursor: string | undefined;
-    let listedChars = 0;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const listed = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: connectTimeoutMs });
-      listedChars += JSON.stringify(listed.tools).length;
-      if (listedChars > MAX_LISTED_CHARS) break;
-      for (const tool of listed.tools) {
+      const answer = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: connectTimeoutMs });
+      const chars = listed.chars + JSON.stringify(answer.tools).length;
+      const values = listed.values + countJsonValues(answer.tools);
+      if (chars > MAX_LISTED_CHARS || values > MAX_LISTED_VALUES) break;
+      listed.chars = chars;
+      listed.values = values;
+      for (const tool of answer.tools) {
         tools.push({
           server: spec.name,
           name: tool.name,
@@ -172,7 +180,7 @@ export function createMcpPort(options: McpPortOptions): McpPort {
           trusted: spec.trusted,
         });
       }
-      cursor = listed.nextCursor;
+      cursor = answer.nextCursor;
       if (cursor === undefined) break;
     }
     return tools;
@@ -251,7 +259,7 @@ function sameOrigin(send: FetchLike, base: URL): FetchLike {
 
 /** MCP's limits for HTTP exchanges: `deadlineMs` for a POST and its answer, over the defaults. */
 function mcpHttpLimits(deadlineMs: number, over: Partial<McpHttpLimits> = {}): McpHttpLimits {
-  const common = { maxBytes: 8 * MiB, maxEventBytes: MiB };
+  const common = { maxBytes: 8 * MiB, maxEventBytes: MiB, maxJsonValues: MAX_ANSWER_VALUES };
   return {
     exchange: { ...common, deadlineMs, idleMs: deadlineMs, ...over.exchange },
     stream: { ...common, deadlineMs: null, idleMs: 5 * 60_000, ...over.stream },
@@ -278,4 +286,17 @@ function exitText(exit: ServerExit): string {
 function startFailure(exit: ServerExit | undefined, error: unknown): string {
   if (exit !== undefined && !exit.stopped) return `its process ${exitText(exit)} before it answered`;
   return `it did not start and answer: ${errorMessage(error)}`;
+}
+
+/** The values of a parsed JSON tree (objects, arrays and scalars), walked without recursion so no depth overflows the stack. */
+function countJsonValues(root: unknown): number {
+  let count = 0;
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    count += 1;
+    if (value === null || typeof value !== "object") continue;
+    for (const item of Array.isArray(value) ? value : Object.values(value)) stack.push(item);
+  }
+  return count;
 }

@@ -26,7 +26,13 @@ export function htmlToMarkdown(html: string): string {
 
 const HIDDEN_BLOCKS = /<(script|style|noscript|template|svg|iframe|object)\b[\s\S]*?(?:<\/\1\s*>|$)/gi;
 const COMMENTS = /<!--[\s\S]*?(?:-->|$)/g;
-const TAG = /<(\/?)([a-zA-Z][\w:-]*)[^>]*>/g;
+/**
+ * Every pattern that runs to a `>` also ends at the end of the page: `[^>]*>` alone fails at a `<`
+ * never closed, after scanning to the end, and again at the next `<`: 5 MB of `<a<a<a…` took hours
+ * on the event loop, each `<` scanning the rest of the page. An unclosed tag at the end is dropped,
+ * as a browser drops it.
+ */
+const TAG = /<(\/?)([a-zA-Z][\w:-]*)[^>]*(?:>|$)/g;
 /** Elements that never contain others, or whose end tag HTML lets authors leave out: they do not count as nesting. */
 const FLAT = new Set(
   "area base br col embed hr img input link meta param source track wbr p li dt dd tr td th tbody thead tfoot option optgroup colgroup caption rb rt rp html head body".split(
@@ -48,7 +54,7 @@ function nestingDepth(html: string): number {
 }
 
 const BLOCK_TAGS =
-  /<\/?(?:address|article|aside|blockquote|br|dd|div|dl|dt|fieldset|figcaption|figure|footer|form|h[1-6]|header|hr|li|main|nav|ol|p|pre|section|table|tr|ul)\b[^>]*>/gi;
+  /<\/?(?:address|article|aside|blockquote|br|dd|div|dl|dt|fieldset|figcaption|figure|footer|form|h[1-6]|header|hr|li|main|nav|ol|p|pre|section|table|tr|ul)\b[^>]*(?:>|$)/gi;
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
 
 /** Text of the page in one linear pass: hidden blocks dropped, block elements as line breaks, entities decoded. */
@@ -57,7 +63,7 @@ function htmlToPlainText(html: string): string {
     .replace(COMMENTS, "")
     .replace(HIDDEN_BLOCKS, "")
     .replace(BLOCK_TAGS, "\n")
-    .replace(/<[^>]*>/g, "")
+    .replace(/<[^>]*(?:>|$)/g, "")
     .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (entity, code: string) => {
       if (code.startsWith("#")) {
         const point = code[1] === "x" || code[1] === "X" ? Number.parseInt(code.slice(2), 16) : Number.parseInt(code.slice(1), 10);

@@ -1,7 +1,7 @@
 import { TackleError } from "../errors/index.js";
 
 /** The limits of one outbound exchange (see HttpLimits in create-http-client.ts). */
-export type HttpLimitName = "maxBytes" | "deadlineMs" | "idleMs" | "maxEventBytes";
+export type HttpLimitName = "maxBytes" | "deadlineMs" | "idleMs" | "maxEventBytes" | "maxJsonValues" | "answersInFlight" | "streamsOpened";
 
 /** An outbound response that broke one of the HTTP client's limits; its socket is already destroyed. */
 export class HttpLimitError extends TackleError {

@@ -3,6 +3,7 @@ import https from "node:https";
 import { errorMessage, TackleError } from "../errors/index.js";
 import type { HttpLimits, HttpRequestInit } from "./create-http-client.js";
 import { createEventSizeMeter } from "./event-size-meter.js";
+import { createJsonValueMeter } from "./json-value-meter.js";
 import { HttpLimitError } from "./http-limit-error.js";
 import { pinnedLookup } from "./pinned-lookup.js";
 
@@ -80,7 +81,9 @@ export function sendLimitedRequest(exchange: LimitedRequest): Promise<Response> 
       resolve(new Response(null, { status, statusText: response.statusMessage ?? "", headers }));
       return;
     }
-    const meter = isEventStream(headers.get("content-type"), new Headers(init.headers ?? {}).get("accept")) ? createEventSizeMeter() : undefined;
+    const eventStream = isEventStream(headers.get("content-type"), new Headers(init.headers ?? {}).get("accept"));
+    const meter = eventStream ? createEventSizeMeter() : undefined;
+    const values = limits.maxJsonValues === null ? undefined : createJsonValueMeter(eventStream);
     let received = 0;
     const admit = (chunk: Buffer): boolean => {
       if (ended) return false;
@@ -89,6 +92,8 @@ export function sendLimitedRequest(exchange: LimitedRequest): Promise<Response> 
       if (received > limits.maxBytes) broke("maxBytes", `the response passed ${bytes(limits.maxBytes)}`);
       else if (meter !== undefined && meter.push(chunk) > limits.maxEventBytes) {
         broke("maxEventBytes", `an event of its event stream passed ${bytes(limits.maxEventBytes)} without ending`);
+      } else if (values !== undefined && values.push(chunk) > limits.maxJsonValues!) {
+        broke("maxJsonValues", `${eventStream ? "an event of its event stream" : "the response"} passed ${limits.maxJsonValues} JSON values`);
       }
       return !ended;
     };
