@@ -64,17 +64,18 @@ export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions
   let finish: (result: { app: RegisteredApp; written: string[] } | Error) => void = () => undefined;
   const finished = new Promise<{ app: RegisteredApp; written: string[] } | Error>((resolve) => (finish = resolve));
   let settled = false;
-  const browser = createBrowserBinding();
+  // The page holding the state is served only with the key printed in the terminal: neither a
+  // DNS-rebinding page (refused by its Host) nor another user of the machine sees the state, and the
+  // callback needs it. No cookie: a browser sends 127.0.0.1's cookies to every port, so another local
+  // user's server on another port would receive one.
+  const key = randomBytes(16).toString("hex");
 
   const server = http.createServer((req, res) => {
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     if (refuseForeignHost(req, res, origin)) return;
     const url = new URL(req.url ?? "/", origin);
     if (req.method === "GET" && url.pathname === "/" && manifest) {
-      const cookie = browser.admit(url, origin);
-      // The key leaves the address bar (and the history) at once; the cookie carries it from here.
-      if (cookie !== null) res.writeHead(302, { location: `${origin}/`, "set-cookie": cookie, ...PAGE_HEADERS }).end();
-      else if (browser.knows(req, origin)) sendHtml(res, 200, registerPage(manifest, createUrl, env.githubServerUrl, options.org));
+      if (equalSecrets(url.searchParams.get("key"), key)) sendHtml(res, 200, registerPage(manifest, createUrl, env.githubServerUrl, options.org));
       else sendHtml(res, 403, page("Open the address from the terminal", NOT_THIS_BROWSER));
       return;
     }
@@ -87,10 +88,6 @@ export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions
       return;
     }
     const code = url.searchParams.get("code");
-    if (!browser.knows(req, origin)) {
-      sendHtml(res, 403, page("Open the address from the terminal", NOT_THIS_BROWSER));
-      return;
-    }
     if (url.searchParams.get("state") !== state || !code) {
       sendHtml(
         res,
@@ -136,7 +133,7 @@ export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions
       redirectUrl: `${local}/callback`,
       ...(options.name === undefined ? {} : { name: options.name }),
     });
-    print(`tackle setup: open ${local}/?key=${browser.key} in a browser signed in to ${env.githubServerUrl} to register the App "${manifest.name}"`);
+    print(`tackle setup: open ${local}/?key=${key} in a browser signed in to ${env.githubServerUrl} to register the App "${manifest.name}"`);
     print(`  webhooks will go to ${hook}; the credentials will be written to ${envPath}`);
     const result = await finished;
     if (result instanceof Error) {
@@ -251,7 +248,7 @@ function page(title: string, body: string): string {
 const PAGE_HEADERS = { "cache-control": "no-store", "x-frame-options": "DENY", "referrer-policy": "no-referrer" };
 
 const NOT_THIS_BROWSER =
-  "<p>This browser has not opened the address <code>tackle setup</code> printed in its terminal (with <code>?key=</code>), or it refused the cookie that address sets. Open that address, in the browser you use on GitHub.</p>";
+  "<p>This is not the address <code>tackle setup</code> printed in its terminal (with <code>?key=</code>). Open that address, in the browser you use on GitHub.</p>";
 
 function sendHtml(res: http.ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "text/html; charset=utf-8", ...PAGE_HEADERS, ...headers }).end(html);
@@ -272,36 +269,8 @@ function refuseForeignHost(req: http.IncomingMessage, res: http.ServerResponse, 
   return true;
 }
 
-/**
- * The browsers of whoever sees the terminal: the printed address carries a random key, which the
- * page trades for an HttpOnly cookie; only such a browser sees the state or may bring GitHub's code
- * back, so neither a DNS-rebinding page nor another user of the machine can. `SameSite=Lax`, since
- * the callback is a top-level navigation from GitHub (a `Strict` cookie would not come with it); the
- * port is in its name, as cookies ignore ports.
- */
-function createBrowserBinding() {
-  const key = randomBytes(16).toString("hex");
-  const name = (origin: string) => `tackle_setup_${new URL(origin).port}`;
-  return {
-    key,
-    knows: (req: http.IncomingMessage, origin: string): boolean => equalSecrets(cookieOf(req, name(origin)), key),
-    /** The cookie to set for a request with the printed key, else null. */
-    admit: (url: URL, origin: string): string | null =>
-      equalSecrets(url.searchParams.get("key"), key) ? `${name(origin)}=${key}; HttpOnly; SameSite=Lax; Path=/` : null,
-  };
-}
-
 function equalSecrets(given: string | null, expected: string): boolean {
   if (given === null) return false;
   const [a, b] = [Buffer.from(given), Buffer.from(expected)];
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** One cookie's value from the request, or null. */
-function cookieOf(req: http.IncomingMessage, name: string): string | null {
-  for (const part of (req.headers.cookie ?? "").split(";")) {
-    const [key, ...value] = part.trim().split("=");
-    if (key === name) return value.join("=");
-  }
-  return null;
 }

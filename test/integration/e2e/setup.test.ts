@@ -34,16 +34,14 @@ async function startSetup(args: string[], env: Record<string, string>, cwd: stri
   const setup = spawnCli(["setup", ...args], { env, cwd });
   cleanups.push(() => setup.stop());
   const [, local = "", key = ""] = await setup.waitFor(/open (http:\/\/127\.0\.0\.1:\d+)\/\?key=([0-9a-f]{32}) in a browser/);
-  // The printed address sets the browser's cookie: only that browser sees the page and may bring GitHub's code back.
-  const opened = await fetch(`${local}/?key=${key}`, { redirect: "manual" });
-  expect(opened.status).toBe(302);
-  const cookie = (opened.headers.get("set-cookie") ?? "").split(";")[0]!;
-  const page = await fetch(`${local}/`, { headers: { cookie } });
+  // Only the printed address (its key) shows the page with the state; no cookie is set.
+  const page = await fetch(`${local}/?key=${key}`, { redirect: "manual" });
   expect(page.status).toBe(200);
+  expect(page.headers.get("set-cookie")).toBeNull();
   const html = await page.text();
   const action = unescapeHtml(/<form method="post" action="([^"]+)">/.exec(html)?.[1] ?? "");
   const manifestText = unescapeHtml(/<input type="hidden" name="manifest" value="([^"]*)">/.exec(html)?.[1] ?? "");
-  return { setup, local, action, manifestText, manifest: JSON.parse(manifestText) as PostedManifest, browser: { cookie } };
+  return { setup, local, action, manifestText, manifest: JSON.parse(manifestText) as PostedManifest, browser: {} };
 }
 
 /** What the browser does with the page's form: POST it to GitHub, which answers with a redirect. */
