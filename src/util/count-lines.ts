@@ -42,3 +42,26 @@ export function lineDelta(before: Buffer | string, after: Buffer | string): { li
   for (const count of remaining.values()) removed += count;
   return { lines: added + removed, addedBytes };
 }
+
+/**
+ * The bytes the versions of one path add over `before`, each line counted once per path however many
+ * versions carry it (the most copies any one version adds): what a series of commits writes to the
+ * remote's history for that path, so an edit made in two commits counts once, and lines a later
+ * commit removed still count. With one version it is {@link lineDelta}'s `addedBytes`.
+ */
+export function addedBytesOver(before: Buffer | string, versions: ReadonlyArray<Buffer | string>): number {
+  const base = new Map<string, number>();
+  for (const line of splitLines(before)) base.set(line, (base.get(line) ?? 0) + 1);
+  const most = new Map<string, number>();
+  for (const version of versions) {
+    const counts = new Map<string, number>();
+    for (const line of splitLines(version)) counts.set(line, (counts.get(line) ?? 0) + 1);
+    for (const [line, count] of counts) {
+      const extra = count - (base.get(line) ?? 0);
+      if (extra > (most.get(line) ?? 0)) most.set(line, extra);
+    }
+  }
+  let bytes = 0;
+  for (const [line, extra] of most) bytes += extra * (line.length + 1);
+  return bytes;
+}
