@@ -2,7 +2,7 @@ import { compileHookMatcher } from "../../config/compile-hook-matcher.js";
 import type { HookConfig } from "../../config/repo-config.js";
 import { errorMessage } from "../../errors/index.js";
 import type { ExecResult } from "../ports.js";
-import type { CanonicalAction } from "./canonical-action.js";
+import { offeredToolName, type CanonicalAction } from "./canonical-action.js";
 import type { ToolContext } from "./tool.js";
 
 /** How long one hook may run. */
@@ -68,8 +68,12 @@ export function createToolHooks(config: ToolHooksConfig): ToolHooks {
   const pre = compileAll(config.PreToolUse);
   const post = compileAll(config.PostToolUse);
   // The one place a matcher runs: never on a name too long to test quickly.
-  const matching = (hooks: readonly CompiledHook[], toolName: string) =>
-    toolName.length > MAX_MATCHED_NAME_CHARS ? [] : hooks.filter((hook) => hook.regex.test(toolName));
+  // The canonical name and the one the tool is offered under (they differ for an MCP tool with odd characters or a long name).
+  const matching = (hooks: readonly CompiledHook[], toolName: string) => {
+    if (toolName.length > MAX_MATCHED_NAME_CHARS) return [];
+    const names = [toolName, offeredToolName(toolName)];
+    return hooks.filter((hook) => names.some((name) => hook.regex.test(name)));
+  };
   const env = config.hooksDir === undefined ? {} : { TACKLE_HOOKS_DIR: config.hooksDir };
   const tooLong = (toolName: string) => toolName.length > MAX_MATCHED_NAME_CHARS && pre.length > 0;
 
