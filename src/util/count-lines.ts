@@ -1,11 +1,11 @@
 /**
  * Line counting for the diff caps, one rule for the agent-side estimate and the host's publish
- * check: a line ends at `\n`, `\r\n`, a lone `\r`, U+2028 or U+2029. Editors and JavaScript engines
- * break lines at each of these, so a change that counted `\n` only could hide 5,000 statements
- * separated by `\r` in one "line". Works on bytes (latin1 strings: one char per byte), so binary
- * content counts the same way, and U+2028/U+2029 are their UTF-8 bytes.
+ * check: a line ends at `\n`, `\r\n`, a lone `\r`, U+2028, U+2029 or NEL (U+0085). Editors, JavaScript
+ * engines and YAML 1.1 parsers break lines at these, so a change that counted `\n` only could hide
+ * 5,000 statements separated by `\r` in one "line". Works on bytes (latin1 strings: one char per
+ * byte), so binary content counts the same way, and U+2028/U+2029/U+0085 are their UTF-8 bytes.
  */
-const LINE_BREAK = /\r\n|\r|\n|\xe2\x80[\xa8\xa9]/;
+const LINE_BREAK = /\r\n|\r|\n|\xe2\x80[\xa8\xa9]|\xc2\x85/;
 
 /** The lines of `content` (bytes, or text that will be encoded as UTF-8); a last line without a break counts. */
 export function splitLines(content: Buffer | string): string[] {
