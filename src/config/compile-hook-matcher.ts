@@ -1,18 +1,71 @@
 /** The longest matcher a repository may write; tool names are short, and so should their patterns be. */
 const MAX_MATCHER_CHARS = 500;
+/** Unbounded repetitions (`*`, `+`, `{n,}`) a matcher may hold: each one multiplies what a failing test may try. */
+const MAX_UNBOUNDED_REPETITIONS = 3;
 
 export type CompiledHookMatcher = { ok: true; regex: RegExp } | { ok: false; problem: string };
 
 /**
  * A hook's `matcher` as a regular expression over the whole tool name (`Edit|Write` matches `Edit`,
  * never `NotEdit`): anchored at both ends, so a bare name cannot match a longer one by accident. An
- * empty matcher matches every tool.
+ * empty matcher matches every tool. It runs in the Tackle process on names partly chosen by the model
+ * or an MCP server, so a pattern that can backtrack without bound is refused here: a repeated group
+ * holding a repetition or an alternation (`(a+)+`, `(a|aa)+`), or more than three unbounded repetitions.
  */
 export function compileHookMatcher(matcher: string): CompiledHookMatcher {
   if (matcher.length > MAX_MATCHER_CHARS) return { ok: false, problem: `longer than ${MAX_MATCHER_CHARS} characters` };
+  let regex: RegExp;
   try {
-    return { ok: true, regex: new RegExp(`^(?:${matcher === "" ? ".*" : matcher})$`) };
+    regex = new RegExp(`^(?:${matcher === "" ? ".*" : matcher})$`);
   } catch (error) {
     return { ok: false, problem: `not a regular expression: ${error instanceof Error ? error.message : String(error)}` };
   }
+  const problem = backtrackingProblem(matcher);
+  return problem === undefined ? { ok: true, regex } : { ok: false, problem };
+}
+
+/** Why the (valid) pattern could take exponential or high-polynomial time on a failing name, if it could. */
+function backtrackingProblem(pattern: string): string | undefined {
+  /** Per open group: whether it holds a repetition or an alternation. */
+  const groups: Array<{ risky: boolean }> = [];
+  let unbounded = 0;
+  let lastGroupRisky = false;
+  let i = 0;
+  const markRisky = () => {
+    for (const group of groups) group.risky = true;
+  };
+  while (i < pattern.length) {
+    const char = pattern[i] as string;
+    let atomEndsGroup = false;
+    if (char === "\\") i += 2;
+    else if (char === "[") {
+      i += 1;
+      if (pattern[i] === "^") i += 1;
+      if (pattern[i] === "]") i += 1;
+      while (i < pattern.length && pattern[i] !== "]") i += pattern[i] === "\\" ? 2 : 1;
+      i += 1;
+    } else if (char === "(") {
+      groups.push({ risky: false });
+      i += 1;
+      continue;
+    } else if (char === ")") {
+      lastGroupRisky = groups.pop()?.risky ?? false;
+      atomEndsGroup = true;
+      i += 1;
+    } else if (char === "|") {
+      markRisky();
+      i += 1;
+      continue;
+    } else i += 1;
+    // A quantifier after the atom just read.
+    const quantifier = /^(?:[*+?]|\{\d*(,\d*)?\})\??/.exec(pattern.slice(i));
+    if (quantifier === null) continue;
+    const isUnbounded = quantifier[0][0] === "*" || quantifier[0][0] === "+" || /,\}/.test(quantifier[0]);
+    if (atomEndsGroup && lastGroupRisky) return "it repeats a group that holds a repetition or an alternation, which can take exponential time";
+    if (isUnbounded) unbounded += 1;
+    if (unbounded > MAX_UNBOUNDED_REPETITIONS) return `it has more than ${MAX_UNBOUNDED_REPETITIONS} unbounded repetitions (*, +, {n,})`;
+    markRisky();
+    i += quantifier[0].length;
+  }
+  return undefined;
 }

@@ -1,11 +1,11 @@
 /**
  * Line counting for the diff caps, one rule for the agent-side estimate and the host's publish
- * check: a line ends at `\n`, `\r\n`, a lone `\r`, U+2028 or U+2029. Editors and JavaScript engines
- * break lines at each of these, so a change that counted `\n` only could hide 5,000 statements
- * separated by `\r` in one "line". Works on bytes (latin1 strings: one char per byte), so binary
- * content counts the same way, and U+2028/U+2029 are their UTF-8 bytes.
+ * check: a line ends at `\n`, `\r\n`, a lone `\r`, U+2028, U+2029 or NEL (U+0085). Editors, JavaScript
+ * engines and YAML 1.1 parsers break lines at these, so a change that counted `\n` only could hide
+ * 5,000 statements separated by `\r` in one "line". Works on bytes (latin1 strings: one char per
+ * byte), so binary content counts the same way, and U+2028/U+2029/U+0085 are their UTF-8 bytes.
  */
-const LINE_BREAK = /\r\n|\r|\n|\xe2\x80[\xa8\xa9]/;
+const LINE_BREAK = /\r\n|\r|\n|\xe2\x80[\xa8\xa9]|\xc2\x85/;
 
 /** The lines of `content` (bytes, or text that will be encoded as UTF-8); a last line without a break counts. */
 export function splitLines(content: Buffer | string): string[] {
@@ -41,4 +41,27 @@ export function lineDelta(before: Buffer | string, after: Buffer | string): { li
   let removed = 0;
   for (const count of remaining.values()) removed += count;
   return { lines: added + removed, addedBytes };
+}
+
+/**
+ * The bytes the versions of one path add over `before`, each line counted once per path however many
+ * versions carry it (the most copies any one version adds): what a series of commits writes to the
+ * remote's history for that path, so an edit made in two commits counts once, and lines a later
+ * commit removed still count. With one version it is {@link lineDelta}'s `addedBytes`.
+ */
+export function addedBytesOver(before: Buffer | string, versions: ReadonlyArray<Buffer | string>): number {
+  const base = new Map<string, number>();
+  for (const line of splitLines(before)) base.set(line, (base.get(line) ?? 0) + 1);
+  const most = new Map<string, number>();
+  for (const version of versions) {
+    const counts = new Map<string, number>();
+    for (const line of splitLines(version)) counts.set(line, (counts.get(line) ?? 0) + 1);
+    for (const [line, count] of counts) {
+      const extra = count - (base.get(line) ?? 0);
+      if (extra > (most.get(line) ?? 0)) most.set(line, extra);
+    }
+  }
+  let bytes = 0;
+  for (const [line, extra] of most) bytes += extra * (line.length + 1);
+  return bytes;
 }

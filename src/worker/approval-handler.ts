@@ -94,6 +94,7 @@ function toAnswer(outcome: ApprovalOutcome, question: ApprovalQuestion, timeoutM
     case "timeout":
       return {
         approved: false,
+        unanswered: true,
         message: `${what}, but the request timed out: nobody answered within ${formatWait(timeoutMs)}, which counts as denied. ${instead}`,
       };
     case "aborted":

@@ -5,7 +5,7 @@ import { MAX_PUBLISHED_FILE_BYTES } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import { removeTree } from "./fs-util.js";
 import type { GitRepoLocation, HostGit } from "./git-host.js";
-import { lineCount, lineDelta } from "../util/count-lines.js";
+import { addedBytesOver, lineCount, lineDelta } from "../util/count-lines.js";
 import { MAX_PACK_BYTES, parseNumstat, type CheckoutReader } from "./git-port.js";
 
 /**
@@ -138,8 +138,9 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
     // Every side of the net change is read (up to the file cap; larger files are refused anyway):
     // lines are counted by our own rule (\r, U+2028 and U+2029 end lines too, which numstat does not
     // count), and the bytes the change adds are measured.
-    const symlinks = [...entries, ...perCommit].filter((entry) => entry.newMode === "120000");
-    const readable = [...new Set([...entries.flatMap((e) => [e.oldSha, e.newSha]), ...symlinks.map((e) => e.newSha)])].filter(
+    // Every new commit's version of a path is read too: each reaches the remote's history, so its bytes count.
+    const versions = perCommit.filter((entry) => entry.newMode !== "160000").map((entry) => entry.newSha);
+    const readable = [...new Set([...entries.flatMap((e) => [e.oldSha, e.newSha]), ...versions])].filter(
       (sha) => !/^0+$/.test(sha) && (sizes.get(sha) ?? Infinity) <= MAX_PUBLISHED_FILE_BYTES,
     );
     const contents = await readBlobs(readable);
@@ -170,8 +171,30 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
       commitFiles: changed(perCommit),
       commits: commitList.length,
       lines: net.reduce((sum, entry) => sum + entry.lines, 0),
-      addedBytes: net.reduce((sum, entry) => sum + entry.addedBytes, 0),
+      addedBytes: historyAddedBytes([...entries, ...perCommit], contents, sizes),
     };
+  }
+
+  /**
+   * The bytes the pushed commits add, from every version of each path a new commit holds (the net
+   * change's and each commit's tree against the start): a file added and removed again still reached
+   * the remote's history. A version not read (over the file cap, refused anyway) counts whole.
+   */
+  function historyAddedBytes(all: readonly RawEntry[], contents: ReadonlyMap<string, Buffer>, sizes: ReadonlyMap<string, number>): number {
+    const byPath = new Map<string, { before: string; versions: Set<string> }>();
+    for (const entry of all) {
+      if (/^0+$/.test(entry.newSha) || entry.newMode === "160000") continue;
+      const path = byPath.get(entry.path) ?? { before: entry.oldSha, versions: new Set<string>() };
+      path.versions.add(entry.newSha);
+      byPath.set(entry.path, path);
+    }
+    let total = 0;
+    for (const { before, versions } of byPath.values()) {
+      const read = [...versions].flatMap((sha) => (contents.has(sha) ? [contents.get(sha) as Buffer] : []));
+      const unread = [...versions].filter((sha) => !contents.has(sha)).reduce((sum, sha) => sum + (sizes.get(sha) ?? 0), 0);
+      total += addedBytesOver(contents.get(before) ?? Buffer.alloc(0), read) + unread;
+    }
+    return total;
   }
 
   async function readBlobs(shas: readonly string[]): Promise<Map<string, Buffer>> {

@@ -9,7 +9,8 @@ import { renderMcpFailure } from "./render-mcp-failure.js";
 export const MCP_SLOTS = 10;
 
 export interface ActivationChange {
-  activated: Array<{ name: string; slot: number }>;
+  /** With each tool's server and whether it is trusted: its description and schema are that server's text, read by the model from now on. */
+  activated: Array<{ name: string; slot: number; server: string; trusted: boolean }>;
   evicted: string[];
   deactivated: string[];
   unknown: string[];
@@ -75,7 +76,7 @@ export function createMcpGateway(port: McpPort, offer: (tools: Tool[]) => void):
           change.evicted.push(qualifiedName(slots[index]!.tool));
         }
         slots[index] = { tool, used: ++tick };
-        change.activated.push({ name, slot: index + 1 });
+        change.activated.push({ name, slot: index + 1, server: tool.server, trusted: tool.trusted });
       }
       if (change.activated.length > 0 || change.deactivated.length > 0) publish();
       return change;

@@ -1,4 +1,5 @@
 import type { McpToolInfo } from "../ports.js";
+import { offeredToolName } from "../tools/canonical-action.js";
 
 /** `<server>__<tool>`, the name LoadMcpTools lists and CallMcpTool takes. */
 export function qualifiedName(tool: Pick<McpToolInfo, "server" | "name">): string {
@@ -7,7 +8,7 @@ export function qualifiedName(tool: Pick<McpToolInfo, "server" | "name">): strin
 
 /** `mcp__<server>__<tool>` in the API's name pattern: letters, digits, `_` and `-`, at most 64. */
 export function activatedName(tool: Pick<McpToolInfo, "server" | "name">): string {
-  return `mcp__${qualifiedName(tool)}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
+  return offeredToolName(`mcp__${qualifiedName(tool)}`);
 }
 
 /** How an MCP server is named as a source of outside text (what a memory write is then asked for). */

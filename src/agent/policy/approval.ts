@@ -13,6 +13,8 @@ export interface ApprovalAnswer {
   by?: string;
   /** Passed on to the model, e.g. the maintainer's reason for denying. */
   message?: string;
+  /** Nobody answered before the question's deadline: the job's gate asks no more (see createApprovalGate). */
+  unanswered?: true;
 }
 
 export interface ApprovalHandler {

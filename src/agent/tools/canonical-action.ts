@@ -24,6 +24,18 @@ export interface CanonicalAction {
 
 const SHELL_EFFECTS: ToolEffects = { runs: { command: "command" } };
 
+/** The longest tool name the model API takes. */
+const MAX_OFFERED_NAME_CHARS = 64;
+
+/**
+ * A name as the model API takes it (letters, digits, `_` and `-`; at most 64): what an MCP tool is offered
+ * and shown under (`mcp__docs__search_v2` for `search.v2`). Hooks match it besides the canonical name, so a
+ * matcher written for the name the model sees holds for the raw one.
+ */
+export function offeredToolName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, MAX_OFFERED_NAME_CHARS);
+}
+
 /**
  * Reduces one schema-parsed call to what it does, from the tool's declared effects (never its name):
  * a tool that runs a shell command is `Bash` with that command (`run_in_background: true` when it keeps

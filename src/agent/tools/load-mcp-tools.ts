@@ -40,7 +40,11 @@ export const loadMcpToolsTool = defineTool({
     if (matching.length > MAX_LISTED) parts.push(`(${matching.length - MAX_LISTED} more: narrow the query)`);
     for (const failure of failures) parts.push(renderMcpFailure(failure));
     // Descriptions and stderr are the servers' text: an untrusted server's, or a failed one's, is an outsider's.
-    const untrusted = [...matching.slice(0, MAX_LISTED).filter((tool) => !tool.trusted), ...failures].map((item) => mcpSource(item.server));
+    // So is an activated tool's description and schema, which the model reads in its tool list even when
+    // this listing left the tool out (a query, the cut).
+    const untrusted = [...matching.slice(0, MAX_LISTED).filter((tool) => !tool.trusted), ...change.activated.filter((tool) => !tool.trusted), ...failures].map(
+      (item) => mcpSource(item.server),
+    );
     return { content: parts.join("\n"), ...(change.unknown.length > 0 ? { isError: true } : {}), outsideSources: [...new Set(untrusted)] };
   },
 });

@@ -24,3 +24,12 @@ function readsOutsideText(effects: ToolEffects): boolean {
 function runsCommands(effects: ToolEffects): boolean {
   return effects.runs !== undefined || effects.runsSkillCommand !== undefined || effects.background === "read";
 }
+
+/**
+ * Whose text a repository hook that ran around a call may have brought in: its stderr reaches the model,
+ * and it may write files the agent reads back. In the sandbox it is the repository's own; without it the
+ * hook is a command with the host's network, so outside text, as a command's output is.
+ */
+export function hookSources(ctx: Pick<ToolContext, "exec">): readonly string[] {
+  return ctx.exec.sandboxed ? [] : [UNSANDBOXED_COMMANDS];
+}

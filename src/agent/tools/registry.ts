@@ -21,7 +21,7 @@ import {
 } from "./tool.js";
 import type { ToolHooks } from "./tool-hooks.js";
 import { canonicalAction, type CanonicalAction } from "./canonical-action.js";
-import { outsideSourcesOf } from "./outside-sources.js";
+import { hookSources, outsideSourcesOf } from "./outside-sources.js";
 import { withDeclaredCommands } from "./with-declared-commands.js";
 
 export interface ToolRegistryOptions {
@@ -245,7 +245,7 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
   /** PreToolUse: the call's ending when a hook denies it (or the job stops), else notes on hooks that failed. */
   async function beforeCall(hooks: ToolHooks, call: ToolCall, tool: Tool, action: CanonicalAction, ctx: ToolContext): Promise<Observed | string[]> {
     try {
-      const pre = await hooks.preToolUse(action, ctx);
+      const pre = await hooks.preToolUse(action, ctx).finally(() => options.policy.noteOutsideText(hookSources(ctx)));
       return pre.denied === undefined ? pre.notes : denied(tool, "hook", finish(call, `Denied by a PreToolUse hook: ${pre.denied}`, true, tool));
     } catch (error) {
       return failed(tool, finish(call, `${tool.name} was not run: ${ctx.signal.aborted ? "the job was cancelled" : errorMessage(error)}`, true, tool));
@@ -264,7 +264,7 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
   ): Promise<ToolCallResult> {
     let added: string[];
     try {
-      added = await hooks.postToolUse(action, final.content, ctx);
+      added = await hooks.postToolUse(action, final.content, ctx).finally(() => options.policy.noteOutsideText(hookSources(ctx)));
     } catch (error) {
       if (ctx.signal.aborted) return finish(call, `${tool.name} was stopped: the job was cancelled.`, true, tool);
       added = [`[PostToolUse hooks failed: ${errorMessage(error)}]`];

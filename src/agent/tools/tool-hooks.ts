@@ -2,13 +2,19 @@ import { compileHookMatcher } from "../../config/compile-hook-matcher.js";
 import type { HookConfig } from "../../config/repo-config.js";
 import { errorMessage } from "../../errors/index.js";
 import type { ExecResult } from "../ports.js";
-import type { CanonicalAction } from "./canonical-action.js";
+import { offeredToolName, type CanonicalAction } from "./canonical-action.js";
 import type { ToolContext } from "./tool.js";
 
 /** How long one hook may run. */
 export const HOOK_TIMEOUT_MS = 60_000;
 /** stderr kept from one hook; a reason longer than this is cut by the exec port. */
 const HOOK_OUTPUT_BYTES = 64 * 1024;
+/**
+ * The longest name a matcher is run on. Part of a canonical name is the model's (CallMcpTool's `tool`) or
+ * an MCP server's, of any length, and even an ordinary matcher (`mcp__.*__.*_delete`) backtracks for
+ * seconds on a long one in the Tackle process. A longer name is denied when PreToolUse hooks exist.
+ */
+const MAX_MATCHED_NAME_CHARS = 256;
 /** Claude Code's exit code for "block this call" (PreToolUse) or "tell the model" (PostToolUse). */
 const BLOCKING_EXIT = 2;
 
@@ -61,14 +67,26 @@ interface CompiledHook {
 export function createToolHooks(config: ToolHooksConfig): ToolHooks {
   const pre = compileAll(config.PreToolUse);
   const post = compileAll(config.PostToolUse);
-  const matching = (hooks: readonly CompiledHook[], toolName: string) => hooks.filter((hook) => hook.regex.test(toolName));
+  // The one place a matcher runs: never on a name too long to test quickly.
+  // The canonical name and the one the tool is offered under (they differ for an MCP tool with odd characters or a long name).
+  const matching = (hooks: readonly CompiledHook[], toolName: string) => {
+    if (toolName.length > MAX_MATCHED_NAME_CHARS) return [];
+    const names = [toolName, offeredToolName(toolName)];
+    return hooks.filter((hook) => names.some((name) => hook.regex.test(name)));
+  };
   const env = config.hooksDir === undefined ? {} : { TACKLE_HOOKS_DIR: config.hooksDir };
+  const tooLong = (toolName: string) => toolName.length > MAX_MATCHED_NAME_CHARS && pre.length > 0;
 
   return {
-    applies: (toolName) => matching(pre, toolName).length > 0 || matching(post, toolName).length > 0,
+    applies: (toolName) => tooLong(toolName) || matching(pre, toolName).length > 0 || matching(post, toolName).length > 0,
 
     async preToolUse(action, ctx) {
       const notes: string[] = [];
+      // Whether a hook would deny it cannot be known without matching it: fail closed.
+      if (tooLong(action.name)) {
+        config.onDenied?.(action.original?.name ?? action.name);
+        return { denied: `the tool name is ${action.name.length} characters, longer than the ${MAX_MATCHED_NAME_CHARS} characters hooks match`, notes };
+      }
       // In order; the first denial ends it, so a later hook never sees a call that will not run.
       for (const hook of matching(pre, action.name)) {
         const payload = { hook_event_name: "PreToolUse", ...describe(action) };
