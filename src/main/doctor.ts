@@ -4,7 +4,7 @@ import { rgPath } from "@vscode/ripgrep";
 import { environmentSecrets } from "../logging/environment-secrets.js";
 import { maskUrl } from "../logging/mask-url.js";
 import { createRedactor } from "../util/redact.js";
-import { detectSandbox } from "../workspace/index.js";
+import { currentIdentity, detectSandbox, rootGroupProblem, rootGroupRefusal } from "../workspace/index.js";
 import { checkModelProvider } from "./check-model-provider.js";
 import { modelProviderChecks } from "./model-provider-checks.js";
 import { operatorSecretChecks } from "./operator-secret-checks.js";
@@ -47,6 +47,16 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<Check[]> {
           fix: "apt-get install bubblewrap (in Docker: --security-opt seccomp=unconfined --security-opt apparmor=unconfined, or a profile that allows user namespaces); or set TACKLE_SANDBOX=off to run without isolation",
         },
   );
+  const keptGroup = rootGroupProblem();
+  if (keptGroup !== null) {
+    const refusal = rootGroupRefusal(currentIdentity(), sandbox.available);
+    checks.push({
+      name: "group",
+      ok: refusal === null,
+      detail: refusal ?? `${keptGroup}, over what bubblewrap binds read-only`,
+      fix: "run Tackle with a group of its own (Docker: --user 10001:10001; Kubernetes: runAsGroup), not group 0",
+    });
+  }
   const rg = await version(rgPath, ["--version"]);
   checks.push(rg ? { name: "ripgrep", ok: true, detail: rg } : { name: "ripgrep", ok: false, detail: `${rgPath} does not run`, fix: "reinstall with npm ci" });
 

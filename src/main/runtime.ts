@@ -7,7 +7,7 @@ import { createWebFetchCache } from "../net/index.js";
 import { environmentSecrets } from "../logging/environment-secrets.js";
 import type { Logger } from "../logging/logger.js";
 import type { ProcessJobDeps } from "../worker/process-job.js";
-import { createRepoCache, detectSandbox } from "../workspace/index.js";
+import { createRepoCache, currentIdentity, detectSandbox, rootGroupProblem, rootGroupRefusal } from "../workspace/index.js";
 import type { BotIdentity } from "./webhook-app.js";
 import { modelClientFor } from "./model-client-for.js";
 
@@ -58,6 +58,10 @@ export async function createJobRuntime(
     );
   }
   if (runsJobs && !sandbox.available) logger.warn("TACKLE_SANDBOX=off and bubblewrap is missing: jobs run WITHOUT a sandbox");
+  const rootGroup = runsJobs ? rootGroupRefusal(currentIdentity(), sandbox.available) : null;
+  if (rootGroup !== null) throw new TackleError("sandbox_unavailable", rootGroup);
+  const keptGroup = runsJobs ? rootGroupProblem() : null;
+  if (keptGroup !== null) logger.warn(`${keptGroup}, over what bubblewrap binds read-only; give Tackle a group of its own`);
   const app = env.app;
   const probot = createProbot(
     {

@@ -5,6 +5,7 @@ export { openLocalWorkspace } from "./local-workspace.js";
 export { readUserFilesAtHead } from "./user-repo.js";
 export { DEFAULT_AUTHOR, type Workspace } from "./workspace.js";
 export { detectSandbox } from "./detect-sandbox.js";
+export { currentIdentity, rootGroupProblem, rootGroupRefusal } from "./root-group.js";
 export { setUpSandbox } from "./set-up-sandbox.js";
 export { runSudo } from "./run-sudo.js";
 export { createSandboxExec, type Sandbox, type SandboxMode } from "./sandbox.js";
