@@ -59,7 +59,14 @@ function escapeSyntax(text: string): string {
 
 const ENTITY = /^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/;
 
-/** A mention or another repository's issue reference, as GitHub finds them in a text, broken. */
+/**
+ * A mention or another repository's issue or commit reference (`owner/repo#12`, `owner/repo@a1b2c3d`),
+ * as GitHub finds them in a text, broken. GitHub's word boundary before a mention is ASCII's: after a
+ * non-ASCII letter (`é@name`, `日本@name`) it still pings, so only an ASCII letter, digit or `_` before
+ * the `@` (an e-mail's local part) leaves it alone.
+ */
 function breakPings(word: string): string {
-  return word.replace(/(?<![\p{L}\p{N}_])@(?=[A-Za-z0-9])/gu, `@${WORD_JOINER}`).replace(/([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)#(?=[0-9])/g, `$1#${WORD_JOINER}`);
+  return word
+    .replace(/(?<![A-Za-z0-9_])@(?=[A-Za-z0-9])/g, `@${WORD_JOINER}`)
+    .replace(/([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)([#@])(?=[0-9a-fA-F])/g, (_match, repo: string, sign: string) => `${repo}${sign}${WORD_JOINER}`);
 }
