@@ -37,7 +37,8 @@ function escapeProse(prose: string): string {
 /**
  * Escaped unless already: a backtick (the only unescaped ones left are those of the code spans kept,
  * so GitHub pairs them as this file did), `$`, a `<` that could open a tag or an autolink, an
- * entity's `&`; and `(` and `:` after `]`.
+ * entity's `&`, the `[` of an alert marker (`[!WARNING]`, which would turn the quote Tackle sets the
+ * agent's words apart with into a notice box of its own); and `(` and `:` after `]`.
  */
 function escapeSyntax(text: string): string {
   let result = "";
@@ -49,6 +50,7 @@ function escapeSyntax(text: string): string {
       char === "$" ||
       (char === "<" && /[A-Za-z/!?]/.test(text.charAt(index + 1))) ||
       (char === "&" && ENTITY.test(text.slice(index))) ||
+      (char === "[" && ALERT.test(text.slice(index))) ||
       ((char === "(" || char === ":") && text.charAt(index - 1) === "]");
     if (escapable && backslashes % 2 === 0) result += "\\";
     result += char;
@@ -56,6 +58,9 @@ function escapeSyntax(text: string): string {
   }
   return result;
 }
+
+/** GitHub's alert marker (`> [!CAUTION]`): a quote opened by it is shown as a coloured notice box, not as a quote. */
+const ALERT = /^\[!\w*\]/;
 
 const ENTITY = /^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/;
 
