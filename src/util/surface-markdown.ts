@@ -218,9 +218,7 @@ export function agentProse(text: string, options: AgentProseOptions = {}): Surfa
  */
 export function maskSurface(markdown: SurfaceMarkdown, redact: (text: string) => string): SurfaceMarkdown {
   const masked = redact(markdown);
-  if (masked === markdown) return markdown;
-  const byRuns = markdown.replace(TOKEN_RUN, (run) => redact(run));
-  if (masked !== byRuns) return trusted(asCodeBlock(masked));
+  if (masked !== markdown && masked !== markdown.replace(TOKEN_RUN, (run) => redact(run))) return trusted(asCodeBlock(masked));
   return trusted(masked.replace(/(\[REDACTED[^\]\n]*\])([(:])/g, "$1\\$2").replace(/(\[REDACTED[^\]\n]*\]@)(?=[\p{L}\p{N}])/gu, "$1\u2060"));
 }
 
