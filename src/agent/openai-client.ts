@@ -1,6 +1,7 @@
 import { modelRetryDelayMs, waitToRetry } from "./model-retry.js";
 import { errorMessage, TackleError } from "../errors/tackle-error.js";
 import { maskUrl } from "../logging/mask-url.js";
+import { createRedactor, cutMasked } from "../util/redact.js";
 import { accumulateChatCompletion } from "./accumulate-chat-completion.js";
 import type { MessageRequest, ModelClient, ModelMessage } from "./model-client.js";
 import { readSseData } from "./read-sse-data.js";
@@ -54,7 +55,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
       } catch (error) {
         throw failure(error, signal, idle, `could not reach the OpenAI-compatible server at ${where}: ${causeOf(error)}`);
       }
-      if (!response.ok) throw await httpError(response);
+      if (!response.ok) throw await httpError(response, options.apiKey);
       if (response.body === null) throw new TackleError("model_api", "the OpenAI-compatible server sent no body", { retryable: true });
       try {
         return await accumulateChatCompletion(readSseData(capped(idle.watch(response.body), MAX_RESPONSE_BYTES)), model);
@@ -109,16 +110,20 @@ class HttpFailure extends TackleError {
   }
 }
 
-async function httpError(response: Response): Promise<HttpFailure> {
+async function httpError(response: Response, apiKey: string | undefined): Promise<HttpFailure> {
   const status = response.status;
   const text = await response.text().catch(() => "");
   const shouldRetry = response.headers.get("x-should-retry");
   const retryable = shouldRetry === "true" ? true : shouldRetry === "false" ? false : status === 408 || status === 409 || status === 429 || status >= 500;
-  return new HttpFailure(`OpenAI-compatible API HTTP ${status}: ${errorText(text)}`, retryable, retryAfterMs(response.headers));
+  return new HttpFailure(`OpenAI-compatible API HTTP ${status}: ${errorText(text, apiKey)}`, retryable, retryAfterMs(response.headers));
 }
 
-/** OpenAI and LiteLLM say `{error: {message}}`, older vLLM `{message}`, Ollama `{error: "…"}`. */
-function errorText(text: string): string {
+/**
+ * OpenAI and LiteLLM say `{error: {message}}`, older vLLM `{message}`, Ollama `{error: "…"}`. Any other
+ * body is cut to 500 characters, masked first with the key the request carried: a proxy's page may
+ * echo the request it refused, and a cut through the key would leave a piece no later mask finds.
+ */
+function errorText(text: string, apiKey: string | undefined): string {
   try {
     const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
     if (typeof body.error === "string") return body.error;
@@ -127,7 +132,7 @@ function errorText(text: string): string {
   } catch {
     // Not JSON: a proxy's HTML page, a plain-text error.
   }
-  return text.trim().slice(0, 500) || "(no body)";
+  return cutMasked(createRedactor(apiKey ? [apiKey] : [])(text.trim()), 500, "the body was cut") || "(no body)";
 }
 
 function retryAfterMs(headers: Headers): number | undefined {

@@ -2,6 +2,7 @@
 // a permission the workflow's `permissions:` block does not grant. Both are the workflow's
 // misconfiguration, which the step must report as a failure saying what to fix, not as a refusal.
 import type { GitHubClient } from "../github/index.js";
+import { createRedactor, cutMasked } from "../util/redact.js";
 
 /** The workflow's `permissions:` block Tackle needs, as the README shows it. */
 export const REQUIRED_PERMISSIONS = ["contents: write", "issues: write", "pull-requests: write"] as const;
@@ -133,7 +134,8 @@ export async function checkPushAccess(gitUrl: string, token: string, signal?: Ab
   } catch {
     return undefined;
   }
-  const detail = response.status === 401 || response.status === 403 ? (await response.text()).trim().slice(0, 300) : "";
+  // Masked with the token the request carried before it is cut: a cut through an echoed token leaves a piece no later mask finds.
+  const detail = response.status === 401 || response.status === 403 ? cutMasked(createRedactor([token])((await response.text()).trim()), 300, "cut") : "";
   await response.body?.cancel().catch(() => undefined);
   if (response.status === 401) return { status: 401, doing: "push to the repository", permissions: [], detail };
   if (response.status === 403) return { status: 403, doing: "push to the repository", permissions: [["contents: write"]], detail };

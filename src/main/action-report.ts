@@ -10,7 +10,7 @@ export type StepResult =
   /** Not a trigger, refused, or a command answered: one line, nothing else, exit 0. */
   | { kind: "quiet"; line: string }
   /** A job ran; it failed the step unless it ended done or no_changes. */
-  | { kind: "job"; outcome: JobOutcome; issue: string; sandbox: string; warning?: string }
+  | { kind: "job"; outcome: JobOutcome; issue: string; sandbox: string; warning?: Masked }
   /** The step could not do its work: misconfiguration, or a job that failed because of it. */
   | { kind: "failed"; message: Masked; issue?: string; sandbox?: string; outcome?: JobOutcome };
 

@@ -184,7 +184,7 @@ async function runTask(admission: TaskAdmission, context: TaskContext): Promise<
   if (problem && outcome.status !== "done" && outcome.status !== "no_changes") {
     return { kind: "failed", message: mask(describeAccessProblem(problem)), issue, sandbox: sandbox.summary, outcome };
   }
-  const warning = problem ? describeAccessProblem(problem) : undefined;
+  const warning = problem ? mask(describeAccessProblem(problem)) : undefined;
   return { kind: "job", outcome, issue, sandbox: sandbox.summary, ...(warning ? { warning } : {}) };
 }
 

@@ -37,7 +37,8 @@ function escapeProse(prose: string): string {
 /**
  * Escaped unless already: a backtick (the only unescaped ones left are those of the code spans kept,
  * so GitHub pairs them as this file did), `$`, a `<` that could open a tag or an autolink, an
- * entity's `&`; and `(` and `:` after `]`.
+ * entity's `&`, the `[` of an alert marker (`[!WARNING]`, which would turn the quote Tackle sets the
+ * agent's words apart with into a notice box of its own); and `(` and `:` after `]`.
  */
 function escapeSyntax(text: string): string {
   let result = "";
@@ -49,6 +50,7 @@ function escapeSyntax(text: string): string {
       char === "$" ||
       (char === "<" && /[A-Za-z/!?]/.test(text.charAt(index + 1))) ||
       (char === "&" && ENTITY.test(text.slice(index))) ||
+      (char === "[" && ALERT.test(text.slice(index))) ||
       ((char === "(" || char === ":") && text.charAt(index - 1) === "]");
     if (escapable && backslashes % 2 === 0) result += "\\";
     result += char;
@@ -57,9 +59,19 @@ function escapeSyntax(text: string): string {
   return result;
 }
 
+/** GitHub's alert marker (`> [!CAUTION]`): a quote opened by it is shown as a coloured notice box, not as a quote. */
+const ALERT = /^\[!\w*\]/;
+
 const ENTITY = /^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});/;
 
-/** A mention or another repository's issue reference, as GitHub finds them in a text, broken. */
+/**
+ * A mention or another repository's issue or commit reference (`owner/repo#12`, `owner/repo@a1b2c3d`),
+ * as GitHub finds them in a text, broken. GitHub's word boundary before a mention is ASCII's: after a
+ * non-ASCII letter (`é@name`, `日本@name`) it still pings, so only an ASCII letter, digit or `_` before
+ * the `@` (an e-mail's local part) leaves it alone.
+ */
 function breakPings(word: string): string {
-  return word.replace(/(?<![\p{L}\p{N}_])@(?=[A-Za-z0-9])/gu, `@${WORD_JOINER}`).replace(/([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)#(?=[0-9])/g, `$1#${WORD_JOINER}`);
+  return word
+    .replace(/(?<![A-Za-z0-9_])@(?=[A-Za-z0-9])/g, `@${WORD_JOINER}`)
+    .replace(/([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)([#@])(?=[0-9a-fA-F])/g, (_match, repo: string, sign: string) => `${repo}${sign}${WORD_JOINER}`);
 }

@@ -106,8 +106,12 @@ function escapePlain(text: string): string {
   return result;
 }
 
-/** What GitHub links or pings in plain text: URLs, `www.`, e-mails and mentions, issue references. */
-const LINKY = /:\/\/|^www\.|@[\p{L}\p{N}]|#\p{N}|^gh-\p{N}/iu;
+/**
+ * What GitHub links or pings in plain text: URLs, `www.`, e-mails and mentions, issue references. A
+ * `www.` address or `GH-12` is linked after punctuation too (`(www.…`, `_www.…_`), so they are looked
+ * for anywhere in a word, not only at its start.
+ */
+const LINKY = /:\/\/|www\.|@[\p{L}\p{N}]|#\p{N}|(?<![\p{L}\p{N}])gh-\p{N}/iu;
 const WORD = /^[\p{L}\p{N}_-]$/u;
 /** Characters that start inline markup anywhere in a line. */
 const ESCAPED = new Set(["\\", "*", "_", "~", "[", "]", "<", ">", "&", "$", "!"]);
@@ -202,11 +206,32 @@ export function agentProse(text: string, options: AgentProseOptions = {}): Surfa
 }
 
 /**
- * A SurfaceMarkdown passed through a redactor (the redacting GitHub client's last pass): its mask
- * `[REDACTED…]` is text, so a `(` or `:` right after it is escaped and cannot make it a link.
+ * A SurfaceMarkdown passed through a redactor (the redacting GitHub client's last pass). A mask may
+ * swallow any character (a private key block from its BEGIN line to its END line, a URL's password up
+ * to its `@`), and this text is escaped already: a mask that took Markdown's own characters with it
+ * (a code span's backtick, an escaping backslash, a line break) would change what renders, making
+ * the content of a code span prose again. So a mask may take a token's characters only (letters,
+ * digits, spaces and `_-.+/=:%@`): when masking the whole text finds more than masking each run of
+ * those alone, the masked text is shown as a code block, Tackle's hidden markers kept above it. The
+ * mask `[REDACTED…]` is text: a `(` or `:` right after it is escaped, so it cannot make a link, and
+ * a word joiner follows an `@` after it (a URL's masked password), so nobody is pinged.
  */
 export function maskSurface(markdown: SurfaceMarkdown, redact: (text: string) => string): SurfaceMarkdown {
-  return trusted(redact(markdown).replace(/(\[REDACTED[^\]\n]*\])([(:])/g, "$1\\$2"));
+  const masked = redact(markdown);
+  if (masked !== markdown && masked !== markdown.replace(TOKEN_RUN, (run) => redact(run))) return trusted(asCodeBlock(masked));
+  return trusted(masked.replace(/(\[REDACTED[^\]\n]*\])([(:])/g, "$1\\$2").replace(/(\[REDACTED[^\]\n]*\]@)(?=[\p{L}\p{N}])/gu, "$1\u2060"));
+}
+
+/** A run of the characters a mask may take without changing the Markdown around it. */
+const TOKEN_RUN = /[A-Za-z0-9_\-.+/=:%@ ]+/g;
+
+/** Masked text whose Markdown a mask changed: its leading hidden markers, then the rest as a code block. */
+function asCodeBlock(masked: string): string {
+  const lines = masked.split("\n");
+  let markers = 0;
+  while (markers < lines.length && /^<!-- [\w .:=/-]* -->$/.test(lines[markers] as string)) markers++;
+  const note = "_Tackle shows this text as code: masking a secret in it would have changed how it reads._";
+  return [...lines.slice(0, markers), note, "", codeBlock(lines.slice(markers).join("\n"))].join("\n");
 }
 
 /** An address Tackle owns (a pull request's), shown bare so GitHub links it; http(s) only. */

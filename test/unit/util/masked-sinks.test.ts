@@ -56,9 +56,12 @@ function forgottenRedactions(store: JobStore, memory: MemoryStore, recording: Jo
   const artifact: ArtifactInfo = { id: "a1", name: plain, bytes: 0, url: null };
   // @ts-expect-error a step summary's failure message that skipped the redactor
   const step: StepResult = { kind: "failed", message: plain };
+  // @ts-expect-error a step summary's warning (an access problem GitHub described) that skipped the redactor
+  const warned: StepResult = { kind: "job", outcome: undefined as never, issue: "o/r#1", sandbox: "s", warning: plain };
   void outcome;
   void artifact;
   void step;
+  void warned;
 
   // Cutting happens after masking, never before.
   // @ts-expect-error cutting text that was not masked

@@ -14,6 +14,8 @@ describe("inert", () => {
     );
     // Punctuation around such a word stays outside the span, and a mask the redactor put in stays readable.
     expect(inert("(@octocat), [REDACTED:github-token](x) [REDACTED]:")).toBe("(`@octocat`), [REDACTED:github-token]\\(x) [REDACTED]\\:");
+    // GitHub links a www. address after ( * _ ~ too, and GH-12 after punctuation.
+    expect(inert("(www.evil.example) _www.evil.example_ (GH-12)")).toBe("(`www.evil.example`) `_www.evil.example_` (`GH-12`)");
   });
 
   it("stays on one line and cannot start a block: heading, quote, list, ordered list, table", () => {
@@ -115,6 +117,16 @@ describe("Tackle's own constructors", () => {
     expect(() => hiddenMarker("x --> <img>")).toThrow();
     expect(quote(md`a\n\nb`)).toBe("> a\n>\n> b");
     expect(tableRow([md`a|b`, inert("c|d"), md`e\\|f`])).toBe("| a\\|b | c\\|d | e\\|f |");
+  });
+
+  it("a mask that would take Markdown's own characters (a backtick, a backslash) shows the text as a code block, markers kept", () => {
+    const redact = (text: string) => text.replace(/BEGIN[\s\S]*END/, "[REDACTED:private-key]");
+    const body = md`<!-- tackle:tracking job=j1 -->\nsee BEGIN \`END [a](https://evil.example)\``;
+    const shown = maskSurface(body, redact);
+    expect(shown.split("\n")[0]).toBe("<!-- tackle:tracking job=j1 -->");
+    expect(shown).toMatch(/\n```\nsee \[REDACTED:private-key\] \[a\]\(https:\/\/evil\.example\)`\n```$/);
+    // Within a token's characters the mask is kept in place; an @ after it pings nobody.
+    expect(maskSurface(md`x://u:pw@octocat`, (text) => text.replace("pw", "[REDACTED]"))).toBe("x://u:[REDACTED]@\u2060octocat");
   });
 
   it("a mask put in by the redactor's last pass cannot be made a link", () => {
