@@ -123,9 +123,10 @@ describe("the dashboard in Chromium", () => {
     const tracking = botComments(h, done.number).find((c) => c.body.includes("tackle:tracking"))!.body;
     const jobId = /<!-- tackle:tracking job=(\S+) -->/.exec(tracking)![1]!;
     const jobUrl = `${PUBLIC_URL}/dashboard/jobs/${encodeURIComponent(jobId)}`;
-    // The tracking comment links the job's page and its artifacts; the report links the one it names.
+    // The tracking comment links the job's page and its artifacts (the model's description shown inert);
+    // the report links the one it names.
     expect(tracking).toContain(`[Transcript and artifacts](${jobUrl})`);
-    expect(tracking).toContain(`- [report.md (a1)](${jobUrl}/artifacts/a1): the findings <b>bold</b>`);
+    expect(tracking).toContain(`- [report.md (a1)](${jobUrl}/artifacts/a1): the findings \\<b\\>bold\\</b\\>`);
     expect(botComments(h, done.number).some((c) => c.body.includes(`- [report.md (a1)](${jobUrl}/artifacts/a1)`) && c.body.startsWith("See the report."))).toBe(
       true,
     );
