@@ -12,7 +12,7 @@
  * the check; the reader now opens each directory from the worktree's descriptor, as the writer does.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,6 +39,7 @@ const SWAPPER = [
 describe.runIf(isRoot)("TACKLE_SANDBOX=off as root, Read beside a detached process of the job", () => {
   let base: string;
   let rootOnly: string;
+  let marks: string;
   let cache: RepoCache;
   let workspace: Workspace;
 
@@ -64,6 +65,7 @@ describe.runIf(isRoot)("TACKLE_SANDBOX=off as root, Read beside a detached proce
   beforeAll(async () => {
     base = tempDir("off-read-swap", { sandboxWritable: true });
     rootOnly = mkdtempSync(path.join(tmpdir(), "tackle-root-only-"));
+    marks = mkdtempSync(path.join(tmpdir(), "tackle-marks-"));
     const remote = await makeRemote(base);
     cache = createRepoCache({ home: path.join(base, "home") });
     workspace = await cache.prepare({
@@ -87,11 +89,12 @@ describe.runIf(isRoot)("TACKLE_SANDBOX=off as root, Read beside a detached proce
     await workspace?.dispose();
     removeDir(base);
     removeDir(rootOnly);
+    removeDir(marks);
   });
 
   it("never opens a file outside the worktree, whatever a detached process swaps in", async () => {
     // A root-only FIFO and a writer waiting for a reader: it writes `opened` once anyone opens it.
-    const opened = path.join(rootOnly, "..", `${path.basename(rootOnly)}.opened`);
+    const opened = path.join(marks, "opened");
     await new Promise<void>((resolve, reject) => {
       const made = spawn("mkfifo", ["-m", "600", path.join(rootOnly, "f")]);
       made.once("error", reject);
