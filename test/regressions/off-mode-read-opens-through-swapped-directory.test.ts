@@ -14,7 +14,7 @@
  * The swap is made where such a process would win the race, deterministically: right after the
  * guard's last look at the path (its lstat), before the open.
  * (With a real detached swapper, `renameat2(RENAME_EXCHANGE)` in a loop under a path 400 directories deep,
- * open of the outside FIFO was seen in two runs of three of 24 000 reads.)
+ * root's open of the outside FIFO was seen in two runs of three, within 24 000 reads.)
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
