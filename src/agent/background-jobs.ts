@@ -6,6 +6,12 @@ import type { ExecPort, StartedProcess } from "./ports.js";
 export const MAX_RUNNING_JOBS = 4;
 /** Unread output kept per job; older unread output is dropped (and counted) past it. */
 const MAX_UNREAD_CHARS = 64_000;
+/**
+ * Unread output all the job's ended commands keep together: a job may start command after command
+ * without reading them, and each would otherwise hold its {@link MAX_UNREAD_CHARS} for the job's life.
+ * Past it the oldest ended command's output is dropped (and counted, as JobOutput says).
+ */
+const MAX_ENDED_UNREAD_CHARS = 16 * MAX_UNREAD_CHARS;
 /** One Monitor event: a line, cut to this. */
 const MAX_EVENT_CHARS = 1_000;
 /** Kept of a line past the cut, so the redactor sees a secret that straddles it whole. */
@@ -75,6 +81,8 @@ interface Entry {
   timer: NodeJS.Timeout | undefined;
   /** Wakes readers waiting for output or the end. */
   wake: Set<() => void>;
+  /** How much of `unread` counts toward the ended commands' bound (set once it ended). */
+  endedChars: number;
 }
 
 export interface BackgroundJobsOptions {
@@ -93,6 +101,24 @@ export function createBackgroundJobs(exec: ExecPort, options: BackgroundJobsOpti
   let eventsDropped = 0;
   let next = 1;
   let closed = false;
+  /** Ended commands with unread output, oldest first, and what they keep together. */
+  const ended: Entry[] = [];
+  let endedChars = 0;
+
+  /** Counts an ended command's unread output, then drops the oldest ones' past the bound. */
+  const keepEnded = (entry: Entry): void => {
+    if (entry.unread === "") return;
+    entry.endedChars = entry.unread.length;
+    endedChars += entry.endedChars;
+    ended.push(entry);
+    while (endedChars > MAX_ENDED_UNREAD_CHARS && ended.length > 0) {
+      const oldest = ended.shift() as Entry;
+      endedChars -= oldest.endedChars;
+      oldest.dropped += oldest.unread.length;
+      oldest.unread = "";
+      oldest.endedChars = 0;
+    }
+  };
 
   const running = (): number => [...jobs.values()].filter((entry) => entry.info.status === "running").length;
   const snapshot = (entry: Entry): BackgroundJobInfo => ({ ...entry.info });
@@ -194,6 +220,7 @@ export function createBackgroundJobs(exec: ExecPort, options: BackgroundJobsOpti
       maxEvents: options.maxEvents ?? Number.POSITIVE_INFINITY,
       timer: undefined,
       wake: new Set(),
+      endedChars: 0,
     };
     jobs.set(id, entry);
     try {
@@ -220,6 +247,7 @@ export function createBackgroundJobs(exec: ExecPort, options: BackgroundJobsOpti
         entry.info.endedAt = clock();
         pushEvent(id, exitCode === null ? "was killed by a signal" : `exited with code ${exitCode}`);
       }
+      keepEnded(entry);
       wake(entry);
     });
     return snapshot(entry);
@@ -257,6 +285,11 @@ export function createBackgroundJobs(exec: ExecPort, options: BackgroundJobsOpti
       const read: JobOutputRead = { job: snapshot(entry), output: entry.unread, droppedChars: entry.dropped };
       entry.unread = "";
       entry.dropped = 0;
+      if (entry.endedChars > 0) {
+        endedChars -= entry.endedChars;
+        entry.endedChars = 0;
+        ended.splice(ended.indexOf(entry), 1);
+      }
       // A Monitor's events read here are not delivered again with the next turn.
       if (entry.info.kind === "monitor" && read.output !== "") {
         for (let i = events.length - 1; i >= 0; i--) if (events[i]?.id === id && events[i]?.line === true) events.splice(i, 1);

@@ -81,6 +81,36 @@ const DENIED = new Set([
   "EXINIT",
   "RUSTC_WRAPPER",
   "RUSTC_WORKSPACE_WRAPPER",
+  "PYTHONWARNINGS",
+  "PYTHONPYCACHEPREFIX",
+  "PYTHONPLATLIBDIR",
+  "NODE_REPL_EXTERNAL_MODULE",
+  "GEM_PATH",
+  "GEM_HOME",
+  "BUNDLE_GEMFILE",
+  "RUBYSHELL",
+  "ELIXIR_ERL_OPTIONS",
+  "JULIA_LOAD_PATH",
+  "JULIA_DEPOT_PATH",
+  "AWKPATH",
+  "AWKLIBPATH",
+  "FPATH",
+  // build tools' own hooks: a wrapper, a linker, a runner, a toolchain, a JVM agent
+  "RUSTFLAGS",
+  "RUSTDOCFLAGS",
+  "GOFLAGS",
+  "GOENV",
+  "GOTOOLCHAIN",
+  "MAVEN_OPTS",
+  "GRADLE_OPTS",
+  "SBT_OPTS",
+  "ANT_OPTS",
+  // programs others start on their own, and configuration files that name one
+  "SSH_ASKPASS",
+  "SUDO_ASKPASS",
+  "BROWSER",
+  "CURL_HOME",
+  "WGETRC",
 ]);
 
 /** Whole families, by prefix (compared in upper case). */
@@ -102,6 +132,16 @@ const DENIED_PREFIXES = [
   "COR_PROFILER",
   // npm's settings, node_options and script_shell among them
   "NPM_CONFIG_",
+  // Cargo's settings (its own spelling of RUSTC_WRAPPER, target runners, CARGO_HOME's config)
+  "CARGO_",
+  // Perl's start-up and build options (PERL5OPT, PERL5LIB, PERL_MB_OPT, PERLDB_OPTS…)
+  "PERL",
+  // Erlang's extra emulator flags (-eval) and library path
+  "ERL_",
+  // R's start-up files and library paths
+  "R_PROFILE",
+  "R_ENVIRON",
+  "R_LIBS",
 ];
 
 /** Why the repository may not set `name`, or undefined when it may. */

@@ -170,7 +170,7 @@ export function createPathGuard(rootPath: string, options: PathGuardOptions = {}
   }
 
   function read(filePath: string, readOptions: WorktreeReadOptions): Promise<WorktreeFile> {
-    const task = () => readWorktreeFile({ resolve, allows }, filePath, readOptions);
+    const task = () => readWorktreeFile({ resolve, allows, openParent }, filePath, readOptions);
     return options.pausing ? options.pausing(task) : task();
   }
 
@@ -183,23 +183,25 @@ export function createPathGuard(rootPath: string, options: PathGuardOptions = {}
   }
 
   /**
-   * The directory `dir` (a real path `resolve` gave out, inside the root), opened one name at a time
-   * from the root through the parent's descriptor (/proc/self/fd/N/name, an openat), never following
-   * a link, and made where it is missing, each new directory given to the sandbox user. The host
-   * writes with more rights than the agent, and a process of the job the pause does not hold (one that
-   * detached itself, without bubblewrap) may swap a directory of the path for a symlink after the
-   * check: that symlink is then refused instead of followed. Null without /proc (not Linux), where the
-   * pause is what holds.
+   * The directory `dir` (a real path `resolve` gave out, inside `base`: the root or a read-only
+   * directory), opened one name at a time from `base` through the parent's descriptor
+   * (/proc/self/fd/N/name, an openat), never following a link, and, with `create`, made where it is
+   * missing, each new directory given to the sandbox user. The host reads and writes with more rights
+   * than the agent, and a process of the job the pause does not hold (one that detached itself,
+   * without bubblewrap) may swap a directory of the path for a symlink after the check: that symlink
+   * is then refused instead of followed, so root opens nothing outside (a device, a FIFO) even to
+   * refuse it afterwards. Null without /proc (not Linux), where the pause is what holds. Without
+   * `create`, a missing directory throws ENOENT.
    */
-  async function openDirBelowRoot(dir: string): Promise<FileHandle | null> {
-    let current = await open(root, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  async function openDirBelow(base: string, dir: string, create: boolean): Promise<FileHandle | null> {
+    let current = await open(base, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
     try {
-      if ((await readlink(`/proc/self/fd/${current.fd}`).catch(() => null)) !== root) {
+      if ((await readlink(`/proc/self/fd/${current.fd}`).catch(() => null)) !== base) {
         await current.close();
         return null;
       }
-      for (const name of path.relative(root, dir).split(path.sep).filter(Boolean)) {
-        const next = await openChildDir(current, name, dir);
+      for (const name of path.relative(base, dir).split(path.sep).filter(Boolean)) {
+        const next = await openChildDir(current, name, dir, create);
         await current.close();
         current = next;
       }
@@ -210,12 +212,14 @@ export function createPathGuard(rootPath: string, options: PathGuardOptions = {}
     }
   }
 
-  async function openChildDir(parent: FileHandle, name: string, dir: string): Promise<FileHandle> {
+  async function openChildDir(parent: FileHandle, name: string, dir: string, create: boolean): Promise<FileHandle> {
     const at = `/proc/self/fd/${parent.fd}/${name}`;
     const flags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
     try {
       return await open(at, flags);
     } catch (error) {
+      // Reading, a missing directory (or a file where one was) is a missing file, as an open by path says.
+      if (!create && (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR")) throw error;
       if (errorCode(error) !== "ENOENT") throw changedWhileWritten(dir, error);
     }
     await mkdir(at).catch((error: unknown) => {
@@ -228,10 +232,17 @@ export function createPathGuard(rootPath: string, options: PathGuardOptions = {}
     return made;
   }
 
+  /** The directory of `real` (a path `resolve` gave out for a read), opened as {@link openDirBelow} does, never made. */
+  async function openParent(real: string): Promise<FileHandle | null> {
+    const base = readOnlyDirs.find((dir) => isInside(dir.real, real))?.real ?? root;
+    if (real === base) return null;
+    return openDirBelow(base, path.dirname(real), false);
+  }
+
   function changedWhileWritten(where: string, error: unknown): unknown {
     const code = errorCode(error);
     if (code !== "ELOOP" && code !== "ENOTDIR") return error;
-    return new TackleError("path_outside_worktree", `a directory of '${where}' became a symlink or a file while it was written; write inside the worktree`);
+    return new TackleError("path_outside_worktree", `a directory of '${where}' became a symlink or a file while it was used; use a path inside the worktree`);
   }
 
   /** mkdir -p that hands each directory it creates to the sandbox user (without /proc only). */
@@ -246,7 +257,7 @@ export function createPathGuard(rootPath: string, options: PathGuardOptions = {}
 
   /** Where `real` is opened: by its directory's descriptor when there is one, so no link on the way is followed. */
   async function writeTarget(real: string): Promise<{ at: string; parent: FileHandle | null }> {
-    const parent = await openDirBelowRoot(path.dirname(real));
+    const parent = await openDirBelow(root, path.dirname(real), true);
     if (parent !== null) return { at: `/proc/self/fd/${parent.fd}/${path.basename(real)}`, parent };
     await makeParents(path.dirname(real));
     return { at: real, parent: null };

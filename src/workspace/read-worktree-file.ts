@@ -15,6 +15,11 @@ const CHUNK_BYTES = 256 * 1024;
 export interface ReadGuard {
   resolve(filePath: string, intent: "read"): Promise<string>;
   allows(realPath: string): boolean;
+  /**
+   * The directory of a resolved path, opened from the worktree's (or read-only directory's) own
+   * descriptor one name at a time without following a link; null where it cannot be (no /proc).
+   */
+  openParent?(realPath: string): Promise<FileHandle | null>;
 }
 
 /**
@@ -30,7 +35,7 @@ export interface ReadGuard {
 export async function readWorktreeFile(guard: ReadGuard, filePath: string, options: WorktreeReadOptions): Promise<WorktreeFile> {
   options.signal?.throwIfAborted();
   const real = await guard.resolve(filePath, "read");
-  const handle = await openNoFollow(filePath, real);
+  const handle = await openNoFollow(guard, filePath, real);
   if (handle === null) return { kind: "missing", path: real };
   try {
     const info = await handle.stat();
@@ -45,15 +50,22 @@ export async function readWorktreeFile(guard: ReadGuard, filePath: string, optio
   }
 }
 
-async function openNoFollow(filePath: string, real: string): Promise<FileHandle | null> {
+async function openNoFollow(guard: ReadGuard, filePath: string, real: string): Promise<FileHandle | null> {
+  let parent: FileHandle | null = null;
   try {
-    return await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
+    // Through its directory's descriptor: a directory of the path swapped for a symlink after the
+    // check is refused before root opens anything it leads to.
+    parent = (await guard.openParent?.(real)) ?? null;
+    const at = parent === null ? real : `/proc/self/fd/${parent.fd}/${path.basename(real)}`;
+    return await open(at, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return null;
     // The guard resolved it, so a symlink here was put there since: refused, never followed.
     if (code === "ELOOP") throw new TackleError("path_outside_worktree", `path '${filePath}' became a symlink while it was read; read a regular file`);
     throw error;
+  } finally {
+    await parent?.close();
   }
 }
 
