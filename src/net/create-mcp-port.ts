@@ -94,21 +94,23 @@ export function createMcpPort(options: McpPortOptions): McpPort {
     if (options.start === undefined) {
       throw new TackleError("mcp_failed", "stdio MCP servers run in the job's sandbox, and this run has none that can hold a process; use an HTTP server");
     }
-    const transport = createSandboxStdioTransport({ start: options.start, argv: spec.command, env: spec.env });
+    const transport = createSandboxStdioTransport({ start: options.start, argv: spec.command, env: spec.env, maxJsonValues: MAX_ANSWER_VALUES });
     transports.add(transport);
     const client = new Client(CLIENT_INFO);
     try {
       await client.connect(transport, { timeout: connectTimeoutMs });
     } catch (error) {
       await transport.close().catch(() => undefined);
-      const failure = { server: spec.name, error: startFailure(transport.exit(), error), stderr: transport.stderrTail() };
+      const failure = { server: spec.name, error: stdioBroken(transport) ?? startFailure(transport.exit(), error), stderr: transport.stderrTail() };
       fail(failure);
       throw new TackleError("mcp_failed", failure.error, { cause: error });
     }
     // Ended by itself, with or without a call in flight: reported from now on, and not started again.
     client.onclose = () => {
       const exit = transport.exit();
-      if (exit !== undefined && !exit.stopped)
+      const broke = stdioBroken(transport);
+      if (broke !== undefined) fail({ server: spec.name, error: broke, stderr: transport.stderrTail() });
+      else if (exit !== undefined && !exit.stopped)
         fail({ server: spec.name, error: `its process ${exitText(exit)} mid-job and is not restarted`, stderr: transport.stderrTail() });
     };
     return { client, stdio: transport };
@@ -192,6 +194,8 @@ export function createMcpPort(options: McpPortOptions): McpPort {
     if (gone !== undefined) return unavailable({ server: spec.name, error: `its process ${exitText(gone)} earlier in this job and is not restarted` });
     const brokenBefore = broken?.();
     if (brokenBefore !== undefined) return unavailable({ server: spec.name, error: brokenText(brokenBefore) });
+    const stdioBefore = stdio === undefined ? undefined : stdioBroken(stdio);
+    if (stdioBefore !== undefined) return unavailable({ server: spec.name, error: stdioBefore });
     try {
       const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: callTimeoutMs });
       const blocks = Array.isArray(result.content) ? (result.content as Array<{ type: string; text?: string }>) : [];
@@ -200,6 +204,8 @@ export function createMcpPort(options: McpPortOptions): McpPort {
     } catch (error) {
       const brokenNow = broken?.();
       if (brokenNow !== undefined) return unavailable({ server: spec.name, error: brokenText(brokenNow) });
+      const stdioNow = stdio === undefined ? undefined : stdioBroken(stdio);
+      if (stdioNow !== undefined) return unavailable({ server: spec.name, error: stdioNow, stderr: stdio!.stderrTail() });
       const exit = stdio?.exit();
       if (exit === undefined || exit.stopped) throw error;
       return unavailable({
@@ -268,6 +274,12 @@ function mcpHttpLimits(deadlineMs: number, over: Partial<McpHttpLimits> = {}): M
 
 function brokenText(error: HttpLimitError): string {
   return `its answer broke a limit of Tackle's HTTP client, and the server is not used again: ${error.message}`;
+}
+
+/** A stdio server its transport closed for what it wrote, said as an HTTP server's broken limit is. */
+function stdioBroken(transport: SandboxStdioTransport): string | undefined {
+  const why = transport.broken();
+  return why === undefined ? undefined : `its answer broke a limit of Tackle's MCP client, and the server is not used again: ${why}`;
 }
 
 function brokenError(error: HttpLimitError | undefined): TackleError | undefined {
