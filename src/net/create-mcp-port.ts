@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { McpCallResult, McpPort, McpServerFailure, McpToolInfo } from "../agent/ports.js";
 import type { ScopedValues } from "../config/index.js";
 import { errorMessage, TackleError } from "../errors/index.js";
@@ -51,6 +52,21 @@ interface Connection {
 }
 
 const CLIENT_INFO = { name: "tackle", version: "1" };
+
+/**
+ * The SDK compiles each listed tool's `outputSchema` with Ajv and checks every call's
+ * `structuredContent` against it, in this process: a server's `"pattern": "^(a+)+$"` and 40 characters
+ * of content held the event loop, every job with it, for hours. Tackle reads only a result's text
+ * blocks, so nothing of a server's schemas is compiled or run.
+ */
+const NO_SCHEMA_CHECKS: jsonSchemaValidator = {
+  getValidator: () => (input) => ({ valid: true, data: input as never, errorMessage: undefined }),
+};
+
+/** Every MCP client of the port: the SDK's, without its checks of the server's output schemas. */
+function mcpClient(): Client {
+  return new Client(CLIENT_INFO, { jsonSchemaValidator: NO_SCHEMA_CHECKS });
+}
 /** Pages of tools read from one server; a server listing more is cut there. */
 const MAX_TOOL_PAGES = 20;
 /**
@@ -96,7 +112,7 @@ export function createMcpPort(options: McpPortOptions): McpPort {
     }
     const transport = createSandboxStdioTransport({ start: options.start, argv: spec.command, env: spec.env, maxJsonValues: MAX_ANSWER_VALUES });
     transports.add(transport);
-    const client = new Client(CLIENT_INFO);
+    const client = mcpClient();
     try {
       await client.connect(transport, { timeout: connectTimeoutMs });
     } catch (error) {
@@ -122,7 +138,7 @@ export function createMcpPort(options: McpPortOptions): McpPort {
   };
 
   const openHttp = async (spec: HttpServerSpec): Promise<Connection> => {
-    const client = new Client(CLIENT_INFO);
+    const client = mcpClient();
     let broken: HttpLimitError | undefined;
     const onLimit = (error: HttpLimitError) => {
       // A stream gone quiet is no misbehaviour: the SDK opens its GET stream again.
