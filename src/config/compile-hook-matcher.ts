@@ -1,7 +1,11 @@
 /** The longest matcher a repository may write; tool names are short, and so should their patterns be. */
 const MAX_MATCHER_CHARS = 500;
-/** Unbounded repetitions (`*`, `+`, `{n,}`) a matcher may hold: each one multiplies what a failing test may try. */
-const MAX_UNBOUNDED_REPETITIONS = 3;
+/**
+ * Repetitions whose count varies (`*`, `+`, `{n,}`, and the bounded `?` and `{n,m}` too) a matcher may
+ * hold: each one multiplies what a failing test may try. A bound does not help on names of up to 256
+ * characters: `.?` written 60 times, or `.{0,60}` five times, is as slow as unbounded ones.
+ */
+const MAX_VARYING_REPETITIONS = 3;
 
 export type CompiledHookMatcher = { ok: true; regex: RegExp } | { ok: false; problem: string };
 
@@ -10,7 +14,8 @@ export type CompiledHookMatcher = { ok: true; regex: RegExp } | { ok: false; pro
  * never `NotEdit`): anchored at both ends, so a bare name cannot match a longer one by accident. An
  * empty matcher matches every tool. It runs in the Tackle process on names partly chosen by the model
  * or an MCP server, so a pattern that can backtrack without bound is refused here: a repeated group
- * holding a repetition or an alternation (`(a+)+`, `(a|aa)+`), or more than three unbounded repetitions.
+ * holding a repetition or an alternation (`(a+)+`, `(a|aa)+`), or more than three repetitions whose
+ * count varies, bounded or not (`.*`, `a?`, `.{0,60}`).
  */
 export function compileHookMatcher(matcher: string): CompiledHookMatcher {
   if (matcher.length > MAX_MATCHER_CHARS) return { ok: false, problem: `longer than ${MAX_MATCHER_CHARS} characters` };
@@ -28,7 +33,7 @@ export function compileHookMatcher(matcher: string): CompiledHookMatcher {
 function backtrackingProblem(pattern: string): string | undefined {
   /** Per open group: whether it holds a repetition or an alternation. */
   const groups: Array<{ risky: boolean }> = [];
-  let unbounded = 0;
+  let varying = 0;
   let lastGroupRisky = false;
   let i = 0;
   const markRisky = () => {
@@ -60,12 +65,20 @@ function backtrackingProblem(pattern: string): string | undefined {
     // A quantifier after the atom just read.
     const quantifier = /^(?:[*+?]|\{\d*(,\d*)?\})\??/.exec(pattern.slice(i));
     if (quantifier === null) continue;
-    const isUnbounded = quantifier[0][0] === "*" || quantifier[0][0] === "+" || /,\}/.test(quantifier[0]);
     if (atomEndsGroup && lastGroupRisky) return "it repeats a group that holds a repetition or an alternation, which can take exponential time";
-    if (isUnbounded) unbounded += 1;
-    if (unbounded > MAX_UNBOUNDED_REPETITIONS) return `it has more than ${MAX_UNBOUNDED_REPETITIONS} unbounded repetitions (*, +, {n,})`;
+    if (varies(quantifier[0])) varying += 1;
+    if (varying > MAX_VARYING_REPETITIONS) {
+      return `it has more than ${MAX_VARYING_REPETITIONS} repetitions whose count varies (*, +, ?, {n,}, {n,m}), which can take exponential or high-polynomial time`;
+    }
     markRisky();
     i += quantifier[0].length;
   }
   return undefined;
+}
+
+/** Whether a quantifier lets its atom match a varying number of times: all but `{n}` and `{n,n}`. */
+function varies(quantifier: string): boolean {
+  const counted = /^\{(\d*)(?:(,)(\d*))?\}/.exec(quantifier);
+  if (counted === null) return true;
+  return counted[2] !== undefined && counted[3] !== counted[1];
 }

@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { McpCallResult, McpPort, McpServerFailure, McpToolInfo } from "../agent/ports.js";
 import type { ScopedValues } from "../config/index.js";
 import { errorMessage, TackleError } from "../errors/index.js";
@@ -51,6 +52,21 @@ interface Connection {
 }
 
 const CLIENT_INFO = { name: "tackle", version: "1" };
+
+/**
+ * The SDK compiles each listed tool's `outputSchema` with Ajv and checks every call's
+ * `structuredContent` against it, in this process: a server's `"pattern": "^(a+)+$"` and 40 characters
+ * of content held the event loop, every job with it, for hours. Tackle reads only a result's text
+ * blocks, so nothing of a server's schemas is compiled or run.
+ */
+const NO_SCHEMA_CHECKS: jsonSchemaValidator = {
+  getValidator: () => (input) => ({ valid: true, data: input as never, errorMessage: undefined }),
+};
+
+/** Every MCP client of the port: the SDK's, without its checks of the server's output schemas. */
+function mcpClient(): Client {
+  return new Client(CLIENT_INFO, { jsonSchemaValidator: NO_SCHEMA_CHECKS });
+}
 /** Pages of tools read from one server; a server listing more is cut there. */
 const MAX_TOOL_PAGES = 20;
 /**
@@ -94,21 +110,23 @@ export function createMcpPort(options: McpPortOptions): McpPort {
     if (options.start === undefined) {
       throw new TackleError("mcp_failed", "stdio MCP servers run in the job's sandbox, and this run has none that can hold a process; use an HTTP server");
     }
-    const transport = createSandboxStdioTransport({ start: options.start, argv: spec.command, env: spec.env });
+    const transport = createSandboxStdioTransport({ start: options.start, argv: spec.command, env: spec.env, maxJsonValues: MAX_ANSWER_VALUES });
     transports.add(transport);
-    const client = new Client(CLIENT_INFO);
+    const client = mcpClient();
     try {
       await client.connect(transport, { timeout: connectTimeoutMs });
     } catch (error) {
       await transport.close().catch(() => undefined);
-      const failure = { server: spec.name, error: startFailure(transport.exit(), error), stderr: transport.stderrTail() };
+      const failure = { server: spec.name, error: stdioBroken(transport) ?? startFailure(transport.exit(), error), stderr: transport.stderrTail() };
       fail(failure);
       throw new TackleError("mcp_failed", failure.error, { cause: error });
     }
     // Ended by itself, with or without a call in flight: reported from now on, and not started again.
     client.onclose = () => {
       const exit = transport.exit();
-      if (exit !== undefined && !exit.stopped)
+      const broke = stdioBroken(transport);
+      if (broke !== undefined) fail({ server: spec.name, error: broke, stderr: transport.stderrTail() });
+      else if (exit !== undefined && !exit.stopped)
         fail({ server: spec.name, error: `its process ${exitText(exit)} mid-job and is not restarted`, stderr: transport.stderrTail() });
     };
     return { client, stdio: transport };
@@ -120,7 +138,7 @@ export function createMcpPort(options: McpPortOptions): McpPort {
   };
 
   const openHttp = async (spec: HttpServerSpec): Promise<Connection> => {
-    const client = new Client(CLIENT_INFO);
+    const client = mcpClient();
     let broken: HttpLimitError | undefined;
     const onLimit = (error: HttpLimitError) => {
       // A stream gone quiet is no misbehaviour: the SDK opens its GET stream again.
@@ -192,6 +210,8 @@ export function createMcpPort(options: McpPortOptions): McpPort {
     if (gone !== undefined) return unavailable({ server: spec.name, error: `its process ${exitText(gone)} earlier in this job and is not restarted` });
     const brokenBefore = broken?.();
     if (brokenBefore !== undefined) return unavailable({ server: spec.name, error: brokenText(brokenBefore) });
+    const stdioBefore = stdio === undefined ? undefined : stdioBroken(stdio);
+    if (stdioBefore !== undefined) return unavailable({ server: spec.name, error: stdioBefore });
     try {
       const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: callTimeoutMs });
       const blocks = Array.isArray(result.content) ? (result.content as Array<{ type: string; text?: string }>) : [];
@@ -200,6 +220,8 @@ export function createMcpPort(options: McpPortOptions): McpPort {
     } catch (error) {
       const brokenNow = broken?.();
       if (brokenNow !== undefined) return unavailable({ server: spec.name, error: brokenText(brokenNow) });
+      const stdioNow = stdio === undefined ? undefined : stdioBroken(stdio);
+      if (stdioNow !== undefined) return unavailable({ server: spec.name, error: stdioNow, stderr: stdio!.stderrTail() });
       const exit = stdio?.exit();
       if (exit === undefined || exit.stopped) throw error;
       return unavailable({
@@ -268,6 +290,12 @@ function mcpHttpLimits(deadlineMs: number, over: Partial<McpHttpLimits> = {}): M
 
 function brokenText(error: HttpLimitError): string {
   return `its answer broke a limit of Tackle's HTTP client, and the server is not used again: ${error.message}`;
+}
+
+/** A stdio server its transport closed for what it wrote, said as an HTTP server's broken limit is. */
+function stdioBroken(transport: SandboxStdioTransport): string | undefined {
+  const why = transport.broken();
+  return why === undefined ? undefined : `its answer broke a limit of Tackle's MCP client, and the server is not used again: ${why}`;
 }
 
 function brokenError(error: HttpLimitError | undefined): TackleError | undefined {

@@ -2,6 +2,7 @@ import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/s
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { StartedProcess, StartOptions } from "../agent/ports.js";
+import { createJsonValueMeter } from "./json-value-meter.js";
 
 /** ExecPort.start: a long-running process in the job's sandbox. */
 export type StartProcess = (argv: readonly string[], options: StartOptions) => Promise<StartedProcess>;
@@ -14,6 +15,11 @@ export interface SandboxStdioTransportOptions {
   env?: Record<string, string>;
   /** How much of the end of its stderr is kept to explain a failure. @defaultValue 4096 */
   stderrTailBytes?: number;
+  /**
+   * JSON values one line of its stdout (one message) may hold, counted before the SDK parses it: the
+   * ReadBuffer's 10 MB of `{},` is 3.5 million objects, 200 MB of heap. @defaultValue 100 000
+   */
+  maxJsonValues?: number;
 }
 
 /** How the server's process ended. */
@@ -30,6 +36,8 @@ export interface SandboxStdioTransport extends Transport {
   exit(): ServerExit | undefined;
   /** The end of what it wrote on stderr, as text. */
   stderrTail(): string;
+  /** Why the transport closed the server for what it wrote (a line past a limit); undefined otherwise. */
+  broken(): string | undefined;
 }
 
 /**
@@ -41,6 +49,9 @@ export interface SandboxStdioTransport extends Transport {
  */
 export function createSandboxStdioTransport(options: SandboxStdioTransportOptions): SandboxStdioTransport {
   const readBuffer = new ReadBuffer();
+  const maxJsonValues = options.maxJsonValues ?? 100_000;
+  const values = createJsonValueMeter("line");
+  let broken: string | undefined;
   const stderr = createTail(options.stderrTailBytes ?? 4096);
   let launching: Promise<StartedProcess> | undefined;
   let started: StartedProcess | undefined;
@@ -49,6 +60,14 @@ export function createSandboxStdioTransport(options: SandboxStdioTransportOption
   let stopping = false;
 
   const receive = (chunk: Buffer): void => {
+    if (broken !== undefined) return;
+    if (values.push(chunk) > maxJsonValues) {
+      broken = `a line of its stdout passed ${maxJsonValues} JSON values (maxJsonValues)`;
+      readBuffer.clear();
+      transport.onerror?.(new Error(broken));
+      void transport.close();
+      return;
+    }
     try {
       readBuffer.append(chunk);
     } catch (error) {
@@ -119,6 +138,7 @@ export function createSandboxStdioTransport(options: SandboxStdioTransportOption
     },
     exit: () => exit,
     stderrTail: () => stderr.text(),
+    broken: () => broken,
   };
   return transport;
 }

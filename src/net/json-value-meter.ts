@@ -13,9 +13,12 @@ const OPEN_ARRAY = 0x5b;
  * million objects, about 170 MB of heap, and a repository's twenty servers answering at once made
  * 3.4 GB. A JSON string cannot hold a raw line break, so one ends any string (an event stream's
  * `event:` and `id:` lines included); in an event stream a blank line ends an event, which is parsed
- * and let go on its own, so the count starts again. `push` returns the largest count the chunk reached.
+ * and let go on its own, so the count starts again, and in newline-delimited JSON (a stdio MCP server's
+ * stdout) each line feed does. `push` returns the largest count the chunk reached.
  */
-export function createJsonValueMeter(eventStream: boolean): { push(chunk: Uint8Array): number } {
+export type JsonValueUnit = "body" | "event" | "line";
+
+export function createJsonValueMeter(unit: JsonValueUnit): { push(chunk: Uint8Array): number } {
   let values = 0;
   let inString = false;
   let escaped = false;
@@ -30,8 +33,13 @@ export function createJsonValueMeter(eventStream: boolean): { push(chunk: Uint8A
           afterCR = byte === CR;
           inString = false;
           escaped = false;
+          if (unit === "line") {
+            // A carriage return is JSON whitespace; only a line feed ends the message.
+            if (byte === LF) values = 0;
+            continue;
+          }
           if (crlf) continue;
-          if (eventStream && lineEmpty) values = 0;
+          if (unit === "event" && lineEmpty) values = 0;
           lineEmpty = true;
           continue;
         }

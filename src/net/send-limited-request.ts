@@ -83,7 +83,7 @@ export function sendLimitedRequest(exchange: LimitedRequest): Promise<Response> 
     }
     const eventStream = isEventStream(headers.get("content-type"), new Headers(init.headers ?? {}).get("accept"));
     const meter = eventStream ? createEventSizeMeter() : undefined;
-    const values = limits.maxJsonValues === null ? undefined : createJsonValueMeter(eventStream);
+    const values = limits.maxJsonValues === null ? undefined : createJsonValueMeter(eventStream ? "event" : "body");
     let received = 0;
     const admit = (chunk: Buffer): boolean => {
       if (ended) return false;

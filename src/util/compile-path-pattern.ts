@@ -49,6 +49,8 @@ export function compilePathPattern(source: string): CompiledPathPattern {
   if (shapeProblem !== undefined) return { ok: false, problem: `\`${source}\` ${shapeProblem}` };
 
   const anchored = glob.includes("/");
+  const wildcardProblem = backtrackingProblem(anchored ? glob : `**/${glob}`);
+  if (wildcardProblem !== undefined) return { ok: false, problem: `\`${source}\` ${wildcardProblem}` };
   const segments = splitTopLevel(glob, "/");
   let test: picomatch.Matcher;
   let segmentTests: Array<picomatch.Matcher | undefined>;
@@ -73,6 +75,41 @@ export function compilePathPattern(source: string): CompiledPathPattern {
       couldMatchBelow: (relativeDir) => (anchored ? couldMatchBelow(segmentTests, relativeDir) : true),
     },
   };
+}
+
+/** Wildcards of varying width a pattern may hold (`*`, `**`, `*(…)`, `+(…)`), counting the globstar a pattern without a slash starts with. */
+const MAX_WILDCARDS = 3;
+/** Of those, `**`: each spans the whole path (up to 4,096 characters), not one name. */
+const MAX_GLOBSTARS = 2;
+
+/**
+ * Why a pattern could hold the Tackle process, which tests the model's paths against it (every write,
+ * every published file): picomatch makes each wildcard a lazy repetition, so a path that fails tries
+ * every way of splitting it among them. `*.*.*.*.x` took 250 ms on one 250-character name, and each
+ * more `*` multiplies that by about the name's length over the count (ten of them: days); four globstars (`**` `/a/` `**` `/a/` `**`
+ * `/a/` `**` `/x`) took 37 s on `a/` × 600. Brace alternatives are counted together, which can only count more.
+ */
+function backtrackingProblem(glob: string): string | undefined {
+  let wildcards = 0;
+  let globstars = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const char = glob[i];
+    if (char === "\\") i += 1;
+    else if (char === "[") {
+      // A bracket expression is one character, whatever it holds.
+      const end = glob.indexOf("]", i + 2);
+      if (end > i) i = end;
+    } else if (char === "*" && glob[i + 1] === "*") {
+      globstars += 1;
+      wildcards += 1;
+      while (glob[i + 1] === "*") i += 1;
+    } else if (char === "*" || (char === "+" && glob[i + 1] === "(")) wildcards += 1;
+  }
+  if (globstars > MAX_GLOBSTARS) return `holds more than ${MAX_GLOBSTARS} \`**\`, which can take a long time to test on a deep path`;
+  if (wildcards > MAX_WILDCARDS) {
+    return `holds more than ${MAX_WILDCARDS} wildcards of varying width (\`*\`, \`**\`, \`*(…)\`, \`+(…)\`, counting the \`**/\` a pattern without a slash starts with), which can take a long time to test on a long name`;
+  }
+  return undefined;
 }
 
 /** picomatch's message, without the generated regular expression a reader of the config never wrote. */

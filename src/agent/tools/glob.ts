@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { z } from "zod";
-import { globToRegExp } from "../../util/glob-to-regexp.js";
+import { compileGlob } from "../../util/glob-to-regexp.js";
 import { defineTool } from "./tool.js";
 
 /** @defaultValue files listed at most; the rest is counted */
@@ -32,7 +32,7 @@ export const globTool = defineTool({
       }
     }
     const pattern = stripRoot(input.pattern, ctx.fs.root);
-    const matcher = globToRegExp(pattern);
+    const matcher = compileGlob(pattern);
 
     const args = ["--files", "--hidden", "--no-ignore", "--glob", "!.git", "--glob", "!node_modules", "--sortr", "modified"];
     // A pattern without a slash can prefilter in ripgrep: its glob matches the name at any depth, a superset.
