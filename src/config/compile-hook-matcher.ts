@@ -25,12 +25,16 @@ export function compileHookMatcher(matcher: string): CompiledHookMatcher {
   } catch (error) {
     return { ok: false, problem: `not a regular expression: ${error instanceof Error ? error.message : String(error)}` };
   }
-  const problem = backtrackingProblem(matcher);
+  const problem = regexBacktrackingProblem(matcher, MAX_VARYING_REPETITIONS);
   return problem === undefined ? { ok: true, regex } : { ok: false, problem };
 }
 
-/** Why the (valid) pattern could take exponential or high-polynomial time on a failing name, if it could. */
-function backtrackingProblem(pattern: string): string | undefined {
+/**
+ * Why the (valid) pattern could take exponential or high-polynomial time on a failing input, if it
+ * could: a repeated group holding a repetition or an alternation, or more than `maxVarying`
+ * repetitions whose count varies.
+ */
+export function regexBacktrackingProblem(pattern: string, maxVarying: number): string | undefined {
   /** Per open group: whether it holds a repetition or an alternation. */
   const groups: Array<{ risky: boolean }> = [];
   let varying = 0;
@@ -67,8 +71,8 @@ function backtrackingProblem(pattern: string): string | undefined {
     if (quantifier === null) continue;
     if (atomEndsGroup && lastGroupRisky) return "it repeats a group that holds a repetition or an alternation, which can take exponential time";
     if (varies(quantifier[0])) varying += 1;
-    if (varying > MAX_VARYING_REPETITIONS) {
-      return `it has more than ${MAX_VARYING_REPETITIONS} repetitions whose count varies (*, +, ?, {n,}, {n,m}), which can take exponential or high-polynomial time`;
+    if (varying > maxVarying) {
+      return `it has more than ${maxVarying} repetitions whose count varies (*, +, ?, {n,}, {n,m}), which can take exponential or high-polynomial time`;
     }
     markRisky();
     i += quantifier[0].length;

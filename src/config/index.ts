@@ -26,3 +26,4 @@ export { parseHostPattern, type HostPattern } from "./parse-fetch-allow.js";
 export { canonicalAddress, isStandardPort, matchesHostPattern, urlDestination, type Destination } from "./match-host-pattern.js";
 export { parseOperatorSecrets, type OperatorSecrets } from "./parse-operator-secrets.js";
 export { resolveScopedSecrets, type ScopedValues } from "./resolve-scoped-secrets.js";
+export { BLOCKED_REGEX_MAX_INPUT, parseBlockedCommand } from "./blocked-command-regex.js";

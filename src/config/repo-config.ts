@@ -1,6 +1,7 @@
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { compilePathPattern } from "../util/compile-path-pattern.js";
+import { parseBlockedCommand } from "./blocked-command-regex.js";
 import { compileHookMatcher } from "./compile-hook-matcher.js";
 import { parseHostPattern } from "./parse-fetch-allow.js";
 import { repoEnvNameProblem } from "./repo-env-name.js";
@@ -188,6 +189,16 @@ const hooksSchema = z
 const positiveInt = (max?: number) => (max === undefined ? z.number().int().positive() : z.number().int().positive().max(max));
 const stringList = z.array(z.string().trim().min(1));
 
+/** A `/regex/` entry that is not one, or could backtrack without bound on a long command, is a problem, not silence. */
+const blockedCommand = z
+  .string()
+  .trim()
+  .min(1)
+  .superRefine((entry, ctx) => {
+    const parsed = parseBlockedCommand(entry);
+    if (parsed.kind === "invalid") ctx.addIssue({ code: "custom", message: parsed.problem });
+  });
+
 /** A protected path that cannot match as written would protect nothing, silently; it is a problem instead. */
 const pathPattern = z
   .string()
@@ -210,7 +221,7 @@ const repoConfigSchema = z
     max_output_tokens: positiveInt(128_000).default(16_000),
     setup: stringList.max(20).default([]),
     protected_paths: z.array(pathPattern).max(200).default([]),
-    blocked_commands: stringList.max(200).default([]),
+    blocked_commands: z.array(blockedCommand).max(200).default([]),
     max_diff_lines: positiveInt().default(2000),
     require_approval_above: positiveInt().optional(),
     max_diff_bytes: positiveInt().default(DEFAULT_MAX_DIFF_BYTES),

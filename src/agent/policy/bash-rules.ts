@@ -1,4 +1,5 @@
 import path from "node:path";
+import { BLOCKED_REGEX_MAX_INPUT, parseBlockedCommand } from "../../config/index.js";
 import { commandName, splitArgs, type SimpleCommand } from "./parse-shell.js";
 
 /**
@@ -120,14 +121,21 @@ function catastrophicCommand(simple: SimpleCommand): string | undefined {
   }
 }
 
-/** A `blocked_commands` entry that matches: substrings with collapsed whitespace, or `/regex/flags`. */
-export function blockedCommandMatch(command: string, commands: readonly SimpleCommand[], blocked: readonly string[]): string | undefined {
+/**
+ * A `blocked_commands` entry that matches: substrings with collapsed whitespace, or `/regex/flags`
+ * (checked when the config was read; an entry that fails to parse here matches nothing). With regex
+ * entries, a command over BLOCKED_REGEX_MAX_INPUT characters cannot be checked in bounded time: it
+ * matches as `too_long`.
+ */
+export function blockedCommandMatch(command: string, commands: readonly SimpleCommand[], blocked: readonly string[]): string | "too_long" | undefined {
   const texts = [collapse(command), ...commands.map((simple) => collapse(simple.words.join(" ")))];
-  for (const entry of blocked) {
-    const regexp = parseRegexEntry(entry);
+  const entries = blocked.map((entry) => ({ entry, parsed: parseBlockedCommand(entry) }));
+  if (entries.some(({ parsed }) => parsed.kind === "regex") && texts.some((text) => text.length > BLOCKED_REGEX_MAX_INPUT)) return "too_long";
+  for (const { entry, parsed } of entries) {
+    if (parsed.kind === "invalid") continue;
     const needle = collapse(entry);
     if (needle === "") continue;
-    const hit = texts.some((text) => (regexp ? regexp.test(text) : text.includes(needle)));
+    const hit = texts.some((text) => (parsed.kind === "regex" ? parsed.regex.test(text) : text.includes(needle)));
     if (hit) return entry;
   }
   return undefined;
@@ -135,16 +143,6 @@ export function blockedCommandMatch(command: string, commands: readonly SimpleCo
 
 function collapse(text: string): string {
   return text.replace(/\s+/g, " ").trim();
-}
-
-function parseRegexEntry(entry: string): RegExp | undefined {
-  const match = /^\/(.+)\/([a-z]*)$/s.exec(entry);
-  if (!match) return undefined;
-  try {
-    return new RegExp(match[1] as string, (match[2] as string).replace(/g/g, ""));
-  } catch {
-    return undefined;
-  }
 }
 
 export interface WriteTarget {

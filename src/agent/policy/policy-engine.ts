@@ -1,4 +1,4 @@
-import { MAX_PUBLISHED_FILE_BYTES } from "../../config/index.js";
+import { BLOCKED_REGEX_MAX_INPUT, MAX_PUBLISHED_FILE_BYTES } from "../../config/index.js";
 import { errorMessage, TackleError } from "../../errors/index.js";
 import type { FsPort } from "../ports.js";
 import type { CanonicalAction } from "../tools/canonical-action.js";
@@ -123,6 +123,12 @@ function checkBash(rules: Rules, command: string, ctx: ToolContext): PolicyDecis
     return { action: "deny", reason: `refused: ${catastrophic} could destroy the machine or the user's files; this is never allowed` };
   }
   const blocked = blockedCommandMatch(command, commands, rules.config.blockedCommands);
+  if (blocked === "too_long") {
+    return {
+      action: "deny",
+      reason: `the repository's blocked_commands hold regular expressions, which are checked only on commands of at most ${BLOCKED_REGEX_MAX_INPUT} characters: write the script to a file (Write) and run the file`,
+    };
+  }
   if (blocked !== undefined) {
     return { action: "deny", reason: `the repository's blocked_commands forbid "${blocked}"; do without it` };
   }
