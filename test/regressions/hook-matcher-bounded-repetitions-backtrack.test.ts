@@ -14,7 +14,7 @@ import { parseRepoConfig } from "../../src/config/index.js";
 const config = (matcher: string) => `hooks:\n  PreToolUse:\n    - matcher: "${matcher}"\n      command: "exit 2"\n`;
 
 describe("hook matchers with bounded repetitions", () => {
-  it.each([".?".repeat(60) + "x", "mcp__" + "a?".repeat(100) + "a{100}", ".{0,60}".repeat(5) + "x", "x?y?z?w?", "a{1,9}b{2,}c?d*"])(
+  it.each([`${".?".repeat(60)}x`, `mcp__${"a?".repeat(100)}a{100}`, `${".{0,60}".repeat(5)}x`, "x?y?z?w?", "a{1,9}b{2,}c?d*"])(
     "the matcher %s is a config error naming the key",
     (matcher) => {
       const parsed = parseRepoConfig(config(matcher));

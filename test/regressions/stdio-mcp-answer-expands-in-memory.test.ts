@@ -58,7 +58,8 @@ function floodingServer(bytes: number) {
           const message = JSON.parse(pending.slice(0, at)) as { id?: unknown; method?: string; params?: { protocolVersion?: unknown } };
           pending = pending.slice(at + 1);
           if (message.method === "initialize") void answer(message.id, message.params?.protocolVersion);
-          else if (message.method === "tools/list") options.onStdout(Buffer.from(`${JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { tools: [] } })}\n`));
+          else if (message.method === "tools/list")
+            options.onStdout(Buffer.from(`${JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { tools: [] } })}\n`));
         }
         done();
       },
@@ -88,7 +89,13 @@ describe("a repository's stdio MCP servers answering with 10 MB of tiny JSON val
       env: literalValues(),
       trusted: false,
     }));
-    const port = createMcpPort({ servers: specs, http: noHttp, start: floodingServer(10 * 1000 * 1000 - 1024), connectTimeoutMs: 3_600_000, callTimeoutMs: 3_600_000 });
+    const port = createMcpPort({
+      servers: specs,
+      http: noHttp,
+      start: floodingServer(10 * 1000 * 1000 - 1024),
+      connectTimeoutMs: 3_600_000,
+      callTimeoutMs: 3_600_000,
+    });
     closers.push(() => port.close());
     gc();
     const before = process.memoryUsage().heapUsed;
