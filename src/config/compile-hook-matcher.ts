@@ -46,8 +46,11 @@ export function regexBacktrackingProblem(pattern: string, maxVarying: number): s
   while (i < pattern.length) {
     const char = pattern[i] as string;
     let atomEndsGroup = false;
-    if (char === "\\") i += 2;
-    else if (char === "[") {
+    if (char === "\\") {
+      // A back-reference compares captured text again at every split: quartic for `(.*)(.*)\2\1`.
+      if (/[1-9k]/.test(pattern[i + 1] ?? "")) return "it has a back-reference (\\1…\\9, \\k<name>), which can take high-polynomial time";
+      i += 2;
+    } else if (char === "[") {
       i += 1;
       if (pattern[i] === "^") i += 1;
       if (pattern[i] === "]") i += 1;
