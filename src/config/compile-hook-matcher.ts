@@ -53,7 +53,7 @@ export function regexBacktrackingProblem(pattern: string, maxVarying: number): s
     } else if (char === "[") {
       i += 1;
       if (pattern[i] === "^") i += 1;
-      if (pattern[i] === "]") i += 1;
+      // In JavaScript a `]` right after `[` or `[^` closes the class (`[]`, `[^]`): it is no member.
       while (i < pattern.length && pattern[i] !== "]") i += pattern[i] === "\\" ? 2 : 1;
       i += 1;
     } else if (char === "(") {
