@@ -1,4 +1,5 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { equalSecrets } from "../util/equal-secrets.js";
 import { existsSync } from "node:fs";
 import { type FileHandle, lstat, open, readFile } from "node:fs/promises";
 import http from "node:http";
@@ -75,7 +76,7 @@ export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions
     if (refuseForeignHost(req, res, origin)) return;
     const url = new URL(req.url ?? "/", origin);
     if (req.method === "GET" && url.pathname === "/" && manifest) {
-      if (equalSecrets(url.searchParams.get("key"), key)) sendHtml(res, 200, registerPage(manifest, createUrl, env.githubServerUrl, options.org));
+      if (equalSecrets(url.searchParams.get("key") ?? "", key)) sendHtml(res, 200, registerPage(manifest, createUrl, env.githubServerUrl, options.org));
       else sendHtml(res, 403, page("Open the address from the terminal", NOT_THIS_BROWSER));
       return;
     }
@@ -267,10 +268,4 @@ function refuseForeignHost(req: http.IncomingMessage, res: http.ServerResponse, 
   if (host === own.replace("127.0.0.1", "localhost")) res.writeHead(302, { location: `${origin}${req.url ?? "/"}`, ...PAGE_HEADERS }).end();
   else sendHtml(res, 421, page("Wrong address", `<p>This setup page answers only at <a href="${origin}/">${origin}/</a>.</p>`));
   return true;
-}
-
-function equalSecrets(given: string | null, expected: string): boolean {
-  if (given === null) return false;
-  const [a, b] = [Buffer.from(given), Buffer.from(expected)];
-  return a.length === b.length && timingSafeEqual(a, b);
 }

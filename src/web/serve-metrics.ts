@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { equalSecrets } from "../util/equal-secrets.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../logging/logger.js";
 import type { TackleMetrics } from "./create-metrics.js";
@@ -40,9 +40,5 @@ export function serveMetrics(req: IncomingMessage, res: ServerResponse, endpoint
 function hasBearer(header: string | undefined, token: string): boolean {
   const match = /^Bearer +(\S+) *$/i.exec(header ?? "");
   const given = match?.[1] ?? "";
-  return timingSafeEqual(digest(given), digest(token)) && match !== null;
-}
-
-function digest(text: string): Buffer {
-  return createHash("sha256").update(text, "utf8").digest();
+  return equalSecrets(given, token) && match !== null;
 }

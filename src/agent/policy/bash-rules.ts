@@ -129,7 +129,7 @@ function catastrophicCommand(simple: SimpleCommand): string | undefined {
  */
 export function blockedCommandMatch(command: string, commands: readonly SimpleCommand[], blocked: readonly string[]): string | "too_long" | undefined {
   const texts = [collapse(command), ...commands.map((simple) => collapse(simple.words.join(" ")))];
-  const entries = blocked.map((entry) => ({ entry, parsed: parseBlockedCommand(entry) }));
+  const entries = parsedEntries(blocked);
   if (entries.some(({ parsed }) => parsed.kind === "regex") && texts.some((text) => text.length > BLOCKED_REGEX_MAX_INPUT)) return "too_long";
   for (const { entry, parsed } of entries) {
     if (parsed.kind === "invalid") continue;
@@ -139,6 +139,17 @@ export function blockedCommandMatch(command: string, commands: readonly SimpleCo
     if (hit) return entry;
   }
   return undefined;
+}
+
+/** Entries parsed once per list (the policy engine holds one list per job), not on every Bash call. */
+const parsedLists = new WeakMap<readonly string[], Array<{ entry: string; parsed: ReturnType<typeof parseBlockedCommand> }>>();
+function parsedEntries(blocked: readonly string[]) {
+  let entries = parsedLists.get(blocked);
+  if (entries === undefined) {
+    entries = blocked.map((entry) => ({ entry, parsed: parseBlockedCommand(entry) }));
+    parsedLists.set(blocked, entries);
+  }
+  return entries;
 }
 
 function collapse(text: string): string {

@@ -1,4 +1,5 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { equalSecrets } from "../../util/equal-secrets.js";
 import type http from "node:http";
 
 /** The login cookie's name; its value is never the token (see `sessionValue`). */
@@ -27,9 +28,7 @@ const SESSION_SECONDS = 12 * 60 * 60;
 export function createDashboardAuth(options: { token: string; publicUrl: string | null; clock?: () => number }): DashboardAuth {
   const clock = options.clock ?? Date.now;
   const sign = (expires: string): string => createHmac("sha256", options.token).update(`tackle dashboard session v2 ${expires}`).digest("base64url");
-  const digest = (text: string): Buffer => createHash("sha256").update(text).digest();
-  // Comparing fixed-length digests: neither the length nor the content leaks through timing.
-  const equal = (given: string, expected: string): boolean => timingSafeEqual(digest(given), digest(expected));
+  const equal = equalSecrets;
   const publicOrigin = options.publicUrl === null ? null : new URL(options.publicUrl).origin;
   const secure = (req: http.IncomingMessage): boolean =>
     (req.socket as { encrypted?: boolean }).encrypted === true ||
