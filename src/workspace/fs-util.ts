@@ -1,5 +1,5 @@
 import { execa } from "execa";
-import { constants, existsSync } from "node:fs";
+import { constants, type Dirent, existsSync } from "node:fs";
 import { type FileHandle, lstat, open, readdir, rm, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { TackleError } from "../errors/index.js";
@@ -22,14 +22,18 @@ export async function diskUsage(root: string): Promise<number> {
 }
 
 /**
- * rm -rf of a tree the agent may have written. As root, the host removes with more rights than the
- * writer, and a process of the job the sandbox no longer holds (one that detached itself, without
- * bubblewrap) may swap a directory for a symlink while the walk is on its way: so root reaches every
- * name from its directory's descriptor (/proc/self/fd/N/name) and never follows a link (see
- * {@link removeBelow}). Otherwise, it also copes with directories the agent made read-only.
+ * rm -rf of a tree the agent may have written. On Linux it walks the tree itself, one directory
+ * open at a time ({@link removeWalking}): a tree the agent makes in a second may be thousands of
+ * levels deep, which neither a recursion nor a path per level survives. As root, the host removes
+ * with more rights than the writer, and a process of the job the sandbox no longer holds (one that
+ * detached itself, without bubblewrap) may swap a directory for a symlink, or keep adding names,
+ * while the walk is on its way: so root first makes each directory its own (owner root, mode 0700:
+ * from then on no other uid adds, renames or removes a name in it), reaches every name from its
+ * directory's descriptor (/proc/self/fd/N/name) and never follows a link. Elsewhere (no /proc), it
+ * is fs.rm, after making directories the agent made read-only writable again.
  */
 export async function removeTree(target: string): Promise<void> {
-  if (process.getuid?.() === 0 && existsSync("/proc/self/fd")) return removeAsRoot(target);
+  if (existsSync("/proc/self/fd")) return removeWalking(target, process.getuid?.() === 0);
   try {
     await rm(target, { recursive: true, force: true, maxRetries: 2 });
   } catch {
@@ -38,67 +42,117 @@ export async function removeTree(target: string): Promise<void> {
   }
 }
 
-async function removeAsRoot(target: string): Promise<void> {
-  for (let round = 0; round < REMOVE_ROUNDS; round += 1) {
-    let top: FileHandle;
-    try {
-      top = await open(target, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") return;
-      if (code !== "ENOTDIR" && code !== "ELOOP") throw error;
-      // A file or a link: removed itself, never followed.
-      return unlink(target).catch((unlinkError: NodeJS.ErrnoException) => {
-        if (unlinkError.code !== "ENOENT") throw unlinkError;
-      });
-    }
-    try {
-      await removeBelow(top, target);
-    } finally {
-      await top.close();
-    }
-    // Only the emptied top by path: a name added to it meanwhile is removed by the next round.
-    const removed = await rmdir(target).then(
-      () => true,
-      (error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT") return true;
-        if (error.code === "ENOTEMPTY" || error.code === "EEXIST") return false;
-        throw error;
-      },
-    );
-    if (removed) return;
-  }
-  throw new TackleError("workspace", `could not remove ${target}: something keeps writing to it`);
+const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** One directory on the way down: its name in its parent, its identity and what is left of it. */
+interface Level {
+  readonly name: string;
+  readonly dev: number;
+  readonly ino: number;
+  /** Names still to remove, and whether each may be a directory (an unknown type may be). */
+  pending: Dirent[];
+  rereads: number;
 }
 
-/** Rounds over one directory before giving up on a writer that keeps adding to it. */
-const REMOVE_ROUNDS = 20;
+/** Times one directory is listed again after it was emptied, before the walk gives up on it. */
+const REREADS = 20;
 
-/**
- * Empties the directory open as `dir`: each entry is opened from `dir`'s descriptor as a directory
- * without following a link (emptied the same way, then removed) or else unlinked, never resolved
- * through a symlink, whatever is swapped in between.
- */
-async function removeBelow(dir: FileHandle, where: string): Promise<void> {
-  const at = (name: string): string => `/proc/self/fd/${dir.fd}/${name}`;
-  for (let round = 0; round < REMOVE_ROUNDS; round += 1) {
-    const names = await readdir(`/proc/self/fd/${dir.fd}`);
-    if (names.length === 0) return;
-    for (const name of names) {
-      const child = await open(at(name), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => null);
-      if (child === null) {
-        await unlink(at(name)).catch(() => undefined);
+async function removeWalking(target: string, asRoot: boolean): Promise<void> {
+  let current: FileHandle;
+  try {
+    current = await open(target, DIRECTORY_FLAGS);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return;
+    if (code !== "ENOTDIR" && code !== "ELOOP") throw error;
+    // A file or a link: removed itself, never followed.
+    return unlink(target).catch((unlinkError: NodeJS.ErrnoException) => {
+      if (unlinkError.code !== "ENOENT") throw unlinkError;
+    });
+  }
+  const fail = (levels: readonly Level[], why: string): TackleError =>
+    new TackleError("workspace", `could not remove ${target} (${levels.length - 1} levels down): ${why}`);
+  const levels: Level[] = [];
+  try {
+    levels.push(await enter(current, "", asRoot));
+    for (;;) {
+      const level = levels[levels.length - 1] as Level;
+      const at = (name: string): string => `/proc/self/fd/${current.fd}/${name}`;
+      const entry = level.pending.pop();
+      if (entry !== undefined) {
+        const name = entry.name;
+        // unlink never removes a directory, so trusting the listing's type is safe: a name swapped
+        // since is listed again.
+        const child = mayBeDirectory(entry) ? await open(at(name), DIRECTORY_FLAGS).catch(() => null) : null;
+        if (child === null) {
+          await unlink(at(name)).catch(() => undefined);
+          continue;
+        }
+        // Down: only the child stays open.
+        try {
+          levels.push(await enter(child, name, asRoot));
+        } catch (error) {
+          await child.close();
+          throw error;
+        }
+        await current.close();
+        current = child;
         continue;
       }
-      try {
-        await removeBelow(child, path.join(where, name));
-      } finally {
-        await child.close();
+      const left = await list(current);
+      if (left.length > 0) {
+        level.rereads += 1;
+        if (level.rereads > REREADS) throw fail(levels, "something keeps writing to it");
+        level.pending = left;
+        continue;
       }
-      await rmdir(at(name)).catch(() => undefined);
+      if (levels.length === 1) break;
+      // Up: the parent by "..", which is the directory the walk came from (checked by its identity:
+      // as root no other uid can have moved it, and otherwise a mismatch stops the walk).
+      const parent = await open(at(".."), DIRECTORY_FLAGS);
+      levels.pop();
+      const above = levels[levels.length - 1] as Level;
+      const seen = await parent.stat();
+      if (seen.dev !== above.dev || seen.ino !== above.ino) {
+        await parent.close();
+        throw fail(levels, "a directory was moved during the removal");
+      }
+      await current.close();
+      current = parent;
+      await rmdir(`/proc/self/fd/${current.fd}/${level.name}`).catch(() => undefined);
     }
+  } finally {
+    await current.close();
   }
-  throw new TackleError("workspace", `could not empty ${where}: something keeps writing to it`);
+  await rmdir(target).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT") throw fail(levels, error.message);
+  });
+}
+
+/**
+ * Takes a directory for the removal. As root: owner root, mode 0700 (in that order, so its former
+ * owner cannot change the mode back), after which no other uid changes a name in it. Otherwise
+ * writable again by its owner (a directory the agent made read-only), where Tackle owns it.
+ */
+async function enter(handle: FileHandle, name: string, asRoot: boolean): Promise<Level> {
+  if (asRoot) {
+    await handle.chown(0, 0);
+    await handle.chmod(0o700);
+  } else {
+    await handle.chmod(0o700).catch(() => undefined);
+  }
+  const info = await handle.stat();
+  return { name, dev: info.dev, ino: info.ino, pending: await list(handle), rereads: 0 };
+}
+
+/** A directory, or a name whose type the file system did not say. */
+function mayBeDirectory(entry: Dirent): boolean {
+  if (entry.isDirectory()) return true;
+  return !(entry.isFile() || entry.isSymbolicLink() || entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice());
+}
+
+function list(handle: FileHandle): Promise<Dirent[]> {
+  return readdir(`/proc/self/fd/${handle.fd}`, { withFileTypes: true });
 }
 
 /** chown -R without ever following a symlink (a repository may contain one to /etc/shadow). */

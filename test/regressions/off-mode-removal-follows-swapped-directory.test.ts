@@ -8,6 +8,11 @@
  *
  * Root removes a tree the agent could write without following a link, even one swapped in meanwhile:
  * every name is reached from its directory's descriptor.
+ *
+ * The same detached process made the removal fail in CI (1 run in ~5): it re-made `d` with 200 names
+ * faster than root's rounds emptied the checkout ("something keeps writing to it"), and the checkout
+ * stayed. Root now takes each directory before emptying it (owner root, mode 0700), after which the
+ * job's uid adds nothing to it: the second case writes without end.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -46,6 +51,7 @@ describe.runIf(isRoot)("TACKLE_SANDBOX=off as root, the checkout removed beside 
   let cache: RepoCache;
   let workspace: Workspace;
   let swapper = 0;
+  let writer = 0;
 
   const context = (): ToolContext => ({
     fs: workspace.fs,
@@ -66,15 +72,11 @@ describe.runIf(isRoot)("TACKLE_SANDBOX=off as root, the checkout removed beside 
     return result;
   };
 
-  beforeAll(async () => {
-    base = tempDir("off-remove-swap", { sandboxWritable: true });
-    rootOnly = mkdtempSync(path.join(tmpdir(), "tackle-root-only-"));
-    for (const name of VICTIMS) writeFileSync(path.join(rootOnly, name), "root's\n", { mode: 0o600 });
-    const remote = await makeRemote(base);
-    cache = createRepoCache({ home: path.join(base, "home") });
-    workspace = await cache.prepare({
-      jobId: "job-off-remove-swap",
-      remoteUrl: remote.remote,
+  let remote: string;
+  const prepare = (jobId: string): Promise<Workspace> =>
+    cache.prepare({
+      jobId,
+      remoteUrl: remote,
       repoKey: "github.com/acme/off-remove-swap",
       branch: "tackle/issue-1",
       baseBranch: "main",
@@ -82,16 +84,26 @@ describe.runIf(isRoot)("TACKLE_SANDBOX=off as root, the checkout removed beside 
       allowedPushBranches: ["tackle/issue-1"],
       sandbox: "off",
     });
+
+  beforeAll(async () => {
+    base = tempDir("off-remove-swap", { sandboxWritable: true });
+    rootOnly = mkdtempSync(path.join(tmpdir(), "tackle-root-only-"));
+    for (const name of VICTIMS) writeFileSync(path.join(rootOnly, name), "root's\n", { mode: 0o600 });
+    remote = (await makeRemote(base)).remote;
+    cache = createRepoCache({ home: path.join(base, "home") });
   });
 
   afterAll(() => {
     // Started by this test; it would swap on in a removed directory.
     if (swapper > 0) process.kill(swapper, "SIGKILL");
+    // The writer and its three forks: one process group, led by it (setsid).
+    if (writer > 0) process.kill(-writer, "SIGKILL");
     removeDir(base);
     removeDir(rootOnly);
   });
 
   it("deletes nothing outside the checkout, whatever a detached process swaps in", async () => {
+    workspace = await prepare("job-off-remove-swap");
     expect((await call("Write", { file_path: "swap.pl", content: SWAPPER })).is_error).not.toBe(true);
     const started = await call("Bash", {
       command: `mkdir d && (cd d && touch ${VICTIMS.join(" ")}) && ln -s ${rootOnly} dd && { setsid perl swap.pl ${rootOnly} </dev/null >/dev/null 2>&1 & } && until [ -s swapper.pid ]; do :; done; echo SWAPPING`,
@@ -104,5 +116,20 @@ describe.runIf(isRoot)("TACKLE_SANDBOX=off as root, the checkout removed beside 
     await workspace.dispose();
     expect(existsSync(root)).toBe(false);
     expect(readdirSync(rootOnly).sort()).toEqual([...VICTIMS].sort());
+  });
+
+  it("removes the checkout while a detached process of the job adds names to it without end", async () => {
+    workspace = await prepare("job-off-remove-writer");
+    const started = await call("Bash", {
+      command:
+        'mkdir -p a/b/c && { setsid perl -e \'open(my $p, ">", "writer.pid"); print $p $$; close($p); fork; fork; for (my $i = 0; ; $i++) { for my $d (".", "a", "a/b", "a/b/c") { open(my $f, ">", "$d/w$$-$i"); mkdir("$d/m$$-$i"); mkdir("$d/m$$-$i/n"); } }\' </dev/null >/dev/null 2>&1 & } && until [ -s writer.pid ]; do :; done; echo WRITING',
+    });
+    expect(started.content).toContain("WRITING");
+    writer = Number(readFileSync(path.join(workspace.root, "writer.pid"), "utf8"));
+    expect(writer).toBeGreaterThan(0);
+
+    const root = workspace.root;
+    await workspace.dispose();
+    expect(existsSync(root)).toBe(false);
   });
 });
