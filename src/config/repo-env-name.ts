@@ -1,157 +1,260 @@
 /**
- * Which environment variable names a repository may set (`mcp_servers.<name>.env`): a plain name,
- * and none that steers the dynamic loader, libc, a shell, an interpreter or git before the program's
- * own code runs, nor the sandbox's own variables. Deny by default for those families: what they
- * change is where code is loaded from, which is not the repository's to decide for a process Tackle
- * starts.
+ * Which environment variable names a repository may set (`mcp_servers.<name>.env`): a plain name
+ * for a server's own settings (`GITHUB_TOKEN`, `API_KEY`, `SENTRY_DSN`, `LOG_LEVEL`, `DEBUG`, `TZ`),
+ * and none that decides where code is loaded from or what else runs for a process Tackle starts.
+ *
+ * The rule is by the shape of a name, not by a list of the variables known so far: two passes of
+ * such a list kept missing the next one (MAKEFLAGS beside MAKEFILES, GRADLE_USER_HOME beside
+ * GRADLE_OPTS, JRUBY_OPTS beside RUBYOPT). A family is refused whole: every name ending in PATH,
+ * HOME, OPTS, FLAGS, CONFIG…, every name under a tool's own prefix (GIT_, NODE_, PYTHON…), every
+ * make and compiler program variable. What a family would wrongly take is let through by name only
+ * (`NODE_ENV`, `PYTHONUNBUFFERED`), so a name nobody thought of is refused, not accepted.
  */
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,100}$/;
 
-/** Exact names (compared in upper case). */
-const DENIED = new Set([
-  // the sandbox's own, and where programs are found
-  "PATH",
-  "HOME",
-  "USER",
-  "LOGNAME",
-  "SHELL",
-  "TMPDIR",
-  "TERM",
-  "LANG",
-  "PAGER",
-  // programs other programs start on their own (git commit's editor, less's input filter)
-  "EDITOR",
-  "VISUAL",
-  "LESSOPEN",
-  "LESSCLOSE",
-  // where git reads a global configuration (core.fsmonitor, core.pager… run programs)
-  "XDG_CONFIG_HOME",
-  // shells
-  "BASH_ENV",
-  "ENV",
-  "SHELLOPTS",
-  "BASHOPTS",
-  "PS4",
-  "IFS",
-  "CDPATH",
-  "GLOBIGNORE",
-  "PROMPT_COMMAND",
-  "EXECIGNORE",
-  "INPUTRC",
-  "ZDOTDIR",
-  // libc (glibc drops these for setuid programs for the same reason)
-  "GCONV_PATH",
-  "GETCONF_DIR",
-  "GLIBC_TUNABLES",
-  "HOSTALIASES",
-  "LOCALDOMAIN",
-  "LOCPATH",
-  "NIS_PATH",
-  "NLSPATH",
-  "RESOLV_HOST_CONF",
-  "RES_OPTIONS",
-  "TZDIR",
-  // interpreters' start-up code and module paths
-  "NODE_OPTIONS",
-  "NODE_PATH",
-  "PYTHONPATH",
-  "PYTHONSTARTUP",
-  "PYTHONHOME",
-  "PYTHONINSPECT",
-  "PYTHONUSERBASE",
-  "PERL5OPT",
-  "PERL5LIB",
-  "PERLLIB",
-  "PERL5DB",
-  "RUBYOPT",
-  "RUBYLIB",
-  "JAVA_TOOL_OPTIONS",
-  "_JAVA_OPTIONS",
-  "JDK_JAVA_OPTIONS",
-  "CLASSPATH",
-  "PYTHONBREAKPOINT",
-  "DOTNET_STARTUP_HOOKS",
-  "PHPRC",
-  "PHP_INI_SCAN_DIR",
-  "TCLLIBPATH",
-  "GUILE_LOAD_PATH",
-  "EMACSLOADPATH",
-  "VIMINIT",
-  "EXINIT",
-  "RUSTC_WRAPPER",
-  "RUSTC_WORKSPACE_WRAPPER",
-  "PYTHONWARNINGS",
-  "PYTHONPYCACHEPREFIX",
-  "PYTHONPLATLIBDIR",
-  "NODE_REPL_EXTERNAL_MODULE",
-  "GEM_PATH",
-  "GEM_HOME",
-  "BUNDLE_GEMFILE",
-  "RUBYSHELL",
-  "ELIXIR_ERL_OPTIONS",
-  "JULIA_LOAD_PATH",
-  "JULIA_DEPOT_PATH",
-  "AWKPATH",
-  "AWKLIBPATH",
-  "FPATH",
-  // build tools' own hooks: a wrapper, a linker, a runner, a toolchain, a JVM agent
-  "RUSTFLAGS",
-  "RUSTDOCFLAGS",
-  "GOFLAGS",
-  "GOENV",
-  "GOTOOLCHAIN",
-  "MAVEN_OPTS",
-  "GRADLE_OPTS",
-  "SBT_OPTS",
-  "ANT_OPTS",
-  // programs others start on their own, and configuration files that name one
-  "SSH_ASKPASS",
-  "SUDO_ASKPASS",
-  "BROWSER",
-  "CURL_HOME",
-  "WGETRC",
-]);
+interface Family {
+  /** Why the family is refused; the error adds the rule that took the name ("every name ending in FLAGS is refused"). */
+  readonly why: string;
+  /** Whole names. */
+  readonly names?: readonly string[];
+  /** The name (leading `_` dropped) is this word or starts with it and `_`: `GIT` takes GIT_DIR, not GITHUB_TOKEN. */
+  readonly words?: readonly string[];
+  /** The name (leading `_` dropped) starts with this, glued: `PYTHON` takes PYTHONPATH. */
+  readonly prefixes?: readonly string[];
+  /** The name, a trailing version (`_5_4`) dropped, ends with this: `PATH` takes CLASSPATH and LD_LIBRARY_PATH. */
+  readonly endings?: readonly string[];
+  /** Any `_`-separated word of the name is this: `CC` takes CC, TARGET_CC and CC_x86_64_unknown_linux_gnu. */
+  readonly anyWord?: readonly string[];
+}
 
-/** Whole families, by prefix (compared in upper case). */
-const DENIED_PREFIXES = [
-  "LD_",
-  "DYLD_",
-  "MALLOC_",
-  "GIT_",
-  "BASH_FUNC_",
-  "TACKLE_",
-  // OpenSSL loads engines and providers (shared objects) named by its configuration
-  "OPENSSL_",
-  // Lua's start-up chunk and module paths, versioned too (LUA_INIT_5_4, LUA_CPATH_5_4)
-  "LUA_INIT",
-  "LUA_PATH",
-  "LUA_CPATH",
-  // .NET's profilers are shared objects the runtime loads
-  "CORECLR_",
-  "COR_PROFILER",
-  // npm's settings, node_options and script_shell among them
-  "NPM_CONFIG_",
-  // Cargo's settings (its own spelling of RUSTC_WRAPPER, target runners, CARGO_HOME's config)
-  "CARGO_",
-  // Perl's start-up and build options (PERL5OPT, PERL5LIB, PERL_MB_OPT, PERLDB_OPTS…)
-  "PERL",
-  // Erlang's extra emulator flags (-eval) and library path
-  "ERL_",
-  // R's start-up files and library paths
-  "R_PROFILE",
-  "R_ENVIRON",
-  "R_LIBS",
+/**
+ * Names a family below would take that only carry data (an environment's name, a switch of output
+ * buffering or encoding), checked first. Only whole names: a family's next variable stays refused.
+ */
+const DATA_NAMES = new Set(["NODE_ENV", "MIX_ENV", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONDONTWRITEBYTECODE"]);
+
+const FAMILIES: readonly Family[] = [
+  {
+    why: "the sandbox and Tackle set it themselves",
+    names: ["HOME", "USER", "LOGNAME", "TMPDIR", "TMP", "TEMP", "TERM", "LANG", "PWD", "OLDPWD", "SHLVL"],
+    words: ["TACKLE"],
+  },
+  {
+    why: "the dynamic loader and libc read it before the program's own code runs (glibc ignores these in setuid programs for the same reason)",
+    names: ["GETCONF_DIR", "HOSTALIASES", "LOCALDOMAIN", "RES_OPTIONS", "RESOLV_HOST_CONF", "TZDIR", "LOCPATH", "NLSPATH", "NIS_PATH"],
+    words: ["LD", "DYLD", "MALLOC", "GLIBC", "GCONV"],
+  },
+  {
+    why: "a shell reads it at start-up or runs it",
+    names: ["ENV", "IFS", "PS1", "PS2", "PS3", "PS4", "GLOBIGNORE", "EXECIGNORE", "FIGNORE", "HOSTFILE", "ZDOTDIR", "FCEDIT"],
+    words: ["BASH", "ZSH"],
+  },
+  {
+    why: "it is a search path, where programs, modules, plugins, libraries or configuration are looked up",
+    endings: ["PATH", "PATHS", "DIRS", "LIB", "LIBS"],
+  },
+  {
+    why: "it says where a tool, runtime or toolchain lives or keeps its settings, scripts and plugins, and the tool runs what it finds there",
+    endings: ["HOME", "ROOT"],
+  },
+  {
+    why: "it holds options or arguments a program adds to its own command line (`-r`, `-javaagent:`, `-fplugin=`, make's `SHELL=`), which choose what else it loads or runs",
+    endings: ["OPT", "OPTS", "OPTION", "OPTIONS", "ARGS", "ARGV", "FLAGS"],
+    anyWord: ["CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "ARFLAGS"],
+  },
+  {
+    why: "it names code a program loads or runs as it starts (a module, plugin, preload, hook, init script, wrapper, engine or toolchain file)",
+    endings: ["MODULE", "MODULES", "PLUGIN", "PLUGINS", "PRELOAD", "HOOK", "HOOKS", "INIT", "STARTUP", "WRAPPER", "ENGINES", "TOOLCHAIN", "TOOLCHAIN_FILE"],
+    anyWord: ["TOOLCHAIN"],
+  },
+  {
+    why: "it names a configuration file or directory, which can name programs to run (credential helpers, exec plugins, hooks, pagers)",
+    endings: ["CONFIG", "CONF", "CONFIG_FILE", "CONF_FILE", "CONFIG_FILES", "CONFIG_DIR", "CONF_DIR", "RC", "RCFILE", "RC_FILE", "RC_FILES"],
+  },
+  {
+    why: "it names a program that other programs start on their own (git's editor, man's pager, ssh's askpass, a test runner)",
+    endings: [
+      "PAGER",
+      "EDITOR",
+      "VISUAL",
+      "SHELL",
+      "BROWSER",
+      "ASKPASS",
+      "COMMAND",
+      "CMD",
+      "PROGRAM",
+      "EXECUTABLE",
+      "EXECUTABLES",
+      "RUNNER",
+      "LINKER",
+      "COMPILER",
+    ],
+  },
+  {
+    why: "it names a program that make, configure scripts and build scripts start (a compiler, linker, archiver or other build tool)",
+    names: [
+      "AS",
+      "FC",
+      "F77",
+      "F90",
+      "M4",
+      "M2C",
+      "PC",
+      "CO",
+      "GET",
+      "LEX",
+      "FLEX",
+      "YACC",
+      "BISON",
+      "LINT",
+      "TEX",
+      "TEXI2DVI",
+      "MAKEINFO",
+      "WEAVE",
+      "CWEAVE",
+      "TANGLE",
+      "CTANGLE",
+      "RM",
+      "INSTALL",
+      "STRIP",
+      "OBJCOPY",
+      "OBJDUMP",
+      "READELF",
+      "DLLTOOL",
+      "WINDRES",
+      "LIBTOOL",
+      "AWK",
+      "SED",
+      "GREP",
+      "EGREP",
+      "FGREP",
+      "MKDIR_P",
+      "LN_S",
+      "NINJA",
+      "MESON",
+      "MAKE",
+      "MAKELEVEL",
+      "MAKEOVERRIDES",
+      "MAKECMDGOALS",
+      // the kernel's and others' prefix for every tool of a cross toolchain
+      "CROSS_COMPILE",
+    ],
+    anyWord: ["CC", "CXX", "CPP", "LD", "AR", "NM", "RANLIB", "HOSTCC", "HOSTCXX"],
+    words: ["CMAKE", "CCACHE", "SCCACHE", "DISTCC", "PKG_CONFIG", "AUTOCONF", "AUTOMAKE"],
+    // GNU make's own; MAKE_ is left to others (a MAKE_API_KEY is not make's).
+    prefixes: ["MAKEFILE", "GNUMAKE"],
+  },
+  {
+    why: "it is one of a language runtime's, package manager's or tool's own settings, several of which load code, add options or run programs",
+    names: ["VIRTUAL_ENV", "STACK_YAML", "VIM", "VIMRUNTIME"],
+    words: [
+      "GIT",
+      "NODE",
+      "NPM",
+      "YARN",
+      "PNPM",
+      "BUN",
+      "DENO",
+      "COREPACK",
+      "NVM",
+      "VOLTA",
+      "FNM",
+      "ASDF",
+      "MISE",
+      "PYENV",
+      "RBENV",
+      "NODENV",
+      "JENV",
+      "SDKMAN",
+      "PIP",
+      "PIPX",
+      "UV",
+      "POETRY",
+      "PIPENV",
+      "CONDA",
+      "GEM",
+      "BUNDLE",
+      "JRUBY",
+      "JAVA",
+      "JDK",
+      "MAVEN",
+      "M2",
+      "GRADLE",
+      "SBT",
+      "ANT",
+      "CARGO",
+      "RUSTC",
+      "RUSTUP",
+      "RUSTDOC",
+      "DOTNET",
+      "CORECLR",
+      "COR",
+      "COMPLUS",
+      "ERL",
+      "ELIXIR",
+      "MIX",
+      "HEX",
+      "REBAR",
+      "JULIA",
+      "R",
+      "CAML",
+      "OPAM",
+      "CABAL",
+      "TCL",
+      "TK",
+      "GUILE",
+      "OPENSSL",
+      "DBUS",
+      "GTK",
+      "GDK",
+      "GIO",
+      "GST",
+      "QT",
+      "SYSTEMD",
+      "EMACS",
+    ],
+    prefixes: ["PYTHON", "PERL", "RUBY", "PHP", "OCAML", "GHC", "LESS", "HG", "KUBE"],
+  },
 ];
+
+/** The go command's own variables are one glued word: GOFLAGS, GOROOT, GOTOOLCHAIN, GOPROXY, GOAUTH. */
+const GO_VARIABLE = /^GO[A-Z0-9]+$/;
+const VERSION_TAIL = /(?:_[0-9]+)+$/;
 
 /** Why the repository may not set `name`, or undefined when it may. */
 export function repoEnvNameProblem(name: string): string | undefined {
   if (!NAME.test(name)) return "a variable name is a letter or _, then up to 100 letters, digits and _";
   const upper = name.toUpperCase();
-  const prefix = DENIED_PREFIXES.find((p) => upper.startsWith(p));
-  if (DENIED.has(upper) || prefix !== undefined) {
-    const what = prefix === undefined ? name : `${prefix}*`;
-    return `${what} cannot be set by the repository: it controls how programs are loaded or run (the dynamic loader, libc, a shell, an interpreter, git or the sandbox itself), not what they do`;
+  if (DATA_NAMES.has(upper)) return undefined;
+  const refusal = refusalOf(upper);
+  if (refusal === undefined) return undefined;
+  const family = refusal.rule === undefined ? "" : `; every name ${refusal.rule} is refused`;
+  return `${name} cannot be set by the repository: ${refusal.why}${family}`;
+}
+
+/** The family that takes `upper`: why it is refused, and the rule that took it (none for a whole name). */
+function refusalOf(upper: string): { why: string; rule?: string } | undefined {
+  const bare = upper.replace(/^_+/, "");
+  const unversioned = bare.replace(VERSION_TAIL, "");
+  const words = bare.split("_").filter((word) => word !== "");
+  for (const { why, names, words: heads, prefixes, endings, anyWord } of FAMILIES) {
+    if (names?.includes(bare)) return { why };
+    const head = heads?.find((w) => bare === w || bare.startsWith(`${w}_`));
+    if (head !== undefined) return { why, rule: `starting with ${head}_` };
+    const prefix = prefixes?.find((p) => bare.startsWith(p));
+    if (prefix !== undefined) return { why, rule: `starting with ${prefix}` };
+    // RC, but not the SRC of an ordinary name (IMAGE_SRC).
+    const ending = endings?.find((e) => unversioned.endsWith(e) && !(e === "RC" && unversioned.endsWith("SRC")));
+    if (ending !== undefined) return { why, rule: `ending in ${ending}` };
+    const inside = anyWord?.find((w) => words.includes(w));
+    if (inside !== undefined) return { why, rule: `with the word ${inside}` };
+  }
+  if (GO_VARIABLE.test(bare)) {
+    return {
+      why: "it is one of the go command's own settings, which choose its toolchain, its module proxy and programs it runs",
+      rule: "of GO and one word (GOFLAGS)",
+    };
   }
   return undefined;
 }

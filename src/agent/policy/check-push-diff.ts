@@ -1,4 +1,3 @@
-import path from "node:path";
 import type { ChangedPath, PublishedChange, PublishVerdict } from "../ports.js";
 import { MAX_PUBLISHED_FILE_BYTES } from "../../config/index.js";
 import { resolvePolicyConfig, type PolicyConfig, type ResolvedPolicyConfig } from "./policy-config.js";
@@ -95,15 +94,57 @@ function pathProblem(entry: ChangedPath, rules: ProtectedPaths): string | null {
   if (entry.bytes > MAX_PUBLISHED_FILE_BYTES)
     return `${entry.path} is ${entry.bytes} bytes, over the ${MAX_PUBLISHED_FILE_BYTES}-byte limit for a published file`;
   if (entry.symlinkTarget === undefined) return null;
-  const target = entry.symlinkTarget;
-  const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(entry.path), target));
-  if (target.startsWith("/") || resolved === ".." || resolved.startsWith("../")) return `the symlink ${entry.path} points out of the repository (${target})`;
+  return symlinkProblem(entry.path, entry.symlinkTarget, rules);
+}
+
+function symlinkProblem(linkPath: string, target: string, rules: ProtectedPaths): string | null {
   // Directories are judged by the anchored patterns (`.github/workflows/**`): one without a slash
   // (`*.lock`) could match below any directory, and would refuse every symlink.
   const holdsProtected = (dir: string) => rules.patterns.some((pattern) => pattern.anchored && pattern.couldMatchBelow(dir));
-  if (holdsProtected(entry.path)) return `the symlink ${entry.path} stands where protected paths are`;
-  if (resolved === "." || resolved === ".git" || resolved.startsWith(".git/") || rules.matches(resolved) || holdsProtected(resolved)) {
-    return `the symlink ${entry.path} points at the protected path ${resolved}`;
+  const destination = symlinkDestination(linkPath, target);
+  const shown = JSON.stringify(target.length > 200 ? `${target.slice(0, 200)}…` : target);
+  if (destination.kind === "outside") return `the symlink ${linkPath} points out of the repository (${shown})`;
+  if (holdsProtected(linkPath)) return `the symlink ${linkPath} stands where protected paths are`;
+  switch (destination.kind) {
+    case "unclear":
+      return `the symlink ${linkPath} has a target (${shown}) ${destination.why}`;
+    case "inside": {
+      const resolved = destination.path;
+      if (resolved === "") return `the symlink ${linkPath} points at the repository root, which holds protected paths`;
+      if (resolved === ".git" || resolved.startsWith(".git/") || rules.matches(resolved) || holdsProtected(resolved)) {
+        return `the symlink ${linkPath} points at the protected path ${resolved}`;
+      }
+      return null;
+    }
   }
-  return null;
+}
+
+type SymlinkDestination = { kind: "inside"; path: string } | { kind: "outside" } | { kind: "unclear"; why: string };
+
+/**
+ * Where a symlink at `linkPath` (a path git stores, so every directory above it is a real one) leads,
+ * as the kernel would resolve it, in the one form the protected-path rules compare: repository-relative,
+ * no `.` or empty segment, no trailing slash ("" for the root). `.github/`, `./.github/.`, `.github//`
+ * and `docs/x -> ../.github` are all `.github`. What the host cannot resolve from the target alone is
+ * `unclear`: a `..` after a name in the target climbs from wherever that name leads, and the name may be
+ * a symlink (`a -> .github/sub`, `b -> a/../workflows` is `.github/workflows`, not `workflows`); a NUL
+ * ends the target where git's checkout hands it to symlink(2), so `.github\0x` is `.github`.
+ */
+function symlinkDestination(linkPath: string, target: string): SymlinkDestination {
+  if (target.includes("\0")) return { kind: "unclear", why: "holding a NUL byte, which cuts it short on checkout" };
+  if (target.startsWith("/")) return { kind: "outside" };
+  const segments = target.split("/").filter((segment) => segment !== "" && segment !== ".");
+  const ups = segments.findIndex((segment) => segment !== "..");
+  if (ups === -1) return climb(linkPath, segments.length, []);
+  if (segments.indexOf("..", ups) !== -1) {
+    return { kind: "unclear", why: "that goes up (`..`) after a name, which resolves from wherever that name leads; write it without" };
+  }
+  return climb(linkPath, ups, segments.slice(ups));
+}
+
+/** The symlink's own directory, `ups` levels up, then `names` down. */
+function climb(linkPath: string, ups: number, names: readonly string[]): SymlinkDestination {
+  const directory = linkPath.split("/").slice(0, -1);
+  if (ups > directory.length) return { kind: "outside" };
+  return { kind: "inside", path: [...directory.slice(0, directory.length - ups), ...names].join("/") };
 }

@@ -1,0 +1,211 @@
+import { describe, expect, it } from "vitest";
+import { parseRepoConfig } from "../../../src/config/index.js";
+import { repoEnvNameProblem } from "../../../src/config/repo-env-name.js";
+
+/** Each family by the shape that takes it, with names the earlier lists never held. */
+const REFUSED: ReadonlyArray<[family: string, names: string[]]> = [
+  ["the sandbox's own", ["HOME", "USER", "LOGNAME", "TMPDIR", "TERM", "LANG", "TACKLE_HOOKS_DIR", "TACKLE"]],
+  ["the loader and libc", ["LD_PRELOAD", "ld_audit", "DYLD_INSERT_LIBRARIES", "MALLOC_CHECK_", "GLIBC_TUNABLES", "GCONV_PATH", "HOSTALIASES", "TZDIR"]],
+  ["shells", ["BASH_ENV", "BASH_FUNC_x", "BASH_XTRACEFD", "ENV", "PS4", "IFS", "ZDOTDIR", "ZSH_CUSTOM", "FCEDIT"]],
+  [
+    "... PATH, PATHS, DIRS, LIB, LIBS",
+    ["PATH", "CLASSPATH", "QT_PLUGIN_PATH", "PKG_CONFIG_PATH", "MANPATH", "XDG_DATA_DIRS", "PERL5LIB", "R_LIBS", "LUA_CPATH_5_4", "_SOME_TOOL_PATH"],
+  ],
+  ["... HOME, ROOT", ["JAVA_HOME", "GRADLE_USER_HOME", "GNUPGHOME", "XDG_CONFIG_HOME", "GOROOT", "DOTNET_ROOT", "ANDROID_SDK_ROOT", "SDKROOT", "VCPKG_ROOT"]],
+  [
+    "... OPT(S), OPTION(S), ARGS, FLAGS",
+    ["RUBYOPT", "JRUBY_OPTS", "_JAVA_OPTIONS", "MAVEN_ARGS", "MAKEFLAGS", "CFLAGS", "LDFLAGS", "CFLAGS_x86_64_unknown_linux_gnu", "BINDGEN_EXTRA_CLANG_ARGS"],
+  ],
+  [
+    "code loaded at start",
+    [
+      "GTK_MODULES",
+      "GIO_EXTRA_MODULES",
+      "NODE_REPL_EXTERNAL_MODULE",
+      "GST_PLUGINS",
+      "SOME_PLUGIN",
+      "JEMALLOC_PRELOAD",
+      "DOTNET_STARTUP_HOOKS",
+      "LUA_INIT_5_4",
+      "VIMINIT",
+      "PYTHONSTARTUP",
+      "RUSTC_WRAPPER",
+      "OPENSSL_ENGINES",
+      "CMAKE_TOOLCHAIN_FILE",
+      "MY_TOOLCHAIN",
+    ],
+  ],
+  [
+    "configuration files",
+    ["KUBECONFIG", "AWS_CONFIG_FILE", "DOCKER_CONFIG", "OPENSSL_CONF", "RESOLV_HOST_CONF", "WGETRC", "INPUTRC", "GTK2_RC_FILES", "BOTO_CONFIG"],
+  ],
+  [
+    "programs started by others",
+    [
+      "PAGER",
+      "MANPAGER",
+      "SYSTEMD_PAGER",
+      "EDITOR",
+      "VISUAL",
+      "SHELL",
+      "RUBYSHELL",
+      "BROWSER",
+      "SSH_ASKPASS",
+      "PROMPT_COMMAND",
+      "GIT_SSH_COMMAND",
+      "PYTHONEXECUTABLE",
+      "GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES",
+      "TEST_RUNNER",
+    ],
+  ],
+  [
+    "make and the compilers",
+    [
+      "CC",
+      "CXX",
+      "CPP",
+      "LD",
+      "AR",
+      "AS",
+      "NM",
+      "RANLIB",
+      "STRIP",
+      "YACC",
+      "RM",
+      "TARGET_CC",
+      "CC_x86_64_unknown_linux_gnu",
+      "MAKE",
+      "MAKEFILES",
+      "MAKELEVEL",
+      "GNUMAKEFLAGS",
+      "CROSS_COMPILE",
+      "CCACHE_PREFIX",
+      "CMAKE_C_COMPILER_LAUNCHER",
+    ],
+  ],
+  [
+    "tools' own settings",
+    [
+      "GIT_DIR",
+      "NODE_OPTIONS",
+      "NODE_EXTRA_CA_CERTS",
+      "npm_config_script_shell",
+      "YARN_YARN_PATH",
+      "COREPACK_NPM_REGISTRY",
+      "PYTHONSAFEPATH",
+      "PERL5DB",
+      "RUBYLIB",
+      "PHPRC",
+      "VIRTUAL_ENV",
+      "UV_PYTHON",
+      "PIP_INDEX_URL",
+      "BUNDLE_GEMFILE",
+      "JAVA_TOOL_OPTIONS",
+      "CARGO_TARGET_DIR",
+      "MIX_EXS",
+      "ERL_LIBS",
+      "OCAMLPARAM",
+      "HGMERGE",
+      "LESSOPEN",
+      "DBUS_SESSION_BUS_ADDRESS",
+      "GOFLAGS",
+      "GOAUTH",
+      "GOPROXY",
+      "GO111MODULE",
+    ],
+  ],
+];
+
+/** What MCP servers are really given, and look-alikes of refused families that carry data only. */
+const ACCEPTED = [
+  "GITHUB_TOKEN",
+  "GITHUB_PERSONAL_ACCESS_TOKEN",
+  "GITLAB_TOKEN",
+  "API_KEY",
+  "ANTHROPIC_API_KEY",
+  "SENTRY_DSN",
+  "LOG_LEVEL",
+  "DEBUG",
+  "MY_SERVER_URL",
+  "DATABASE_URL",
+  "POSTGRES_CONNECTION_STRING",
+  "SLACK_TEAM_ID",
+  "AWS_REGION",
+  "AWS_PROFILE",
+  "GOOGLE_CLOUD_PROJECT",
+  "GOOGLE_APPLICATION_CREDENTIALS",
+  "HTTPS_PROXY",
+  "TZ",
+  "LC_ALL",
+  "LANGUAGE",
+  "SCHEMA_DIR",
+  "IMAGE_SRC",
+  "EDITOR_THEME",
+  "MAKE_API_KEY",
+  "PERPLEXITY_API_KEY",
+  "VIMEO_TOKEN",
+  "LUA_VERSION",
+  "RUST_LOG",
+  "GOPRIVATE_NOTE",
+  "my_setting",
+  // data in a refused family, let through by name
+  "NODE_ENV",
+  "MIX_ENV",
+  "PYTHONUNBUFFERED",
+  "PYTHONIOENCODING",
+  "PYTHONUTF8",
+  "PYTHONDONTWRITEBYTECODE",
+];
+
+describe("repoEnvNameProblem: refused by the shape of the name", () => {
+  for (const [family, names] of REFUSED) {
+    it.each(names)(`${family}: %s`, (name) => {
+      expect(repoEnvNameProblem(name)).toMatch(new RegExp(`^${name} cannot be set by the repository: `));
+    });
+  }
+
+  it.each(ACCEPTED)("accepts %s", (name) => {
+    expect(repoEnvNameProblem(name)).toBeUndefined();
+  });
+
+  it("says which family took a name and why", () => {
+    expect(repoEnvNameProblem("MAKEFLAGS")).toBe(
+      "MAKEFLAGS cannot be set by the repository: it holds options or arguments a program adds to its own command line (`-r`, `-javaagent:`, `-fplugin=`, make's `SHELL=`), which choose what else it loads or runs; every name ending in FLAGS is refused",
+    );
+    expect(repoEnvNameProblem("KUBECONFIG")).toMatch(/configuration file .*; every name ending in CONFIG is refused$/);
+    expect(repoEnvNameProblem("GIT_DIR")).toMatch(/own settings, .*; every name starting with GIT_ is refused$/);
+    expect(repoEnvNameProblem("PYTHONINSPECT")).toMatch(/; every name starting with PYTHON is refused$/);
+    expect(repoEnvNameProblem("CC_x86_64_unknown_linux_gnu")).toMatch(/compiler, linker.*; every name with the word CC is refused$/);
+    expect(repoEnvNameProblem("LUA_CPATH_5_4")).toMatch(/search path.*; every name ending in PATH is refused$/);
+    expect(repoEnvNameProblem("GOAUTH")).toMatch(/go command's own settings.*; every name of GO and one word \(GOFLAGS\) is refused$/);
+    // A whole name has no rule to name.
+    expect(repoEnvNameProblem("LANG")).toBe("LANG cannot be set by the repository: the sandbox and Tackle set it themselves");
+    expect(repoEnvNameProblem("BASH_FUNC_x%%")).toBe("a variable name is a letter or _, then up to 100 letters, digits and _");
+  });
+
+  it("a family takes every name of its shape, not only the ones known today", () => {
+    for (const name of [
+      "ACME_PLUGIN_PATH",
+      "ACME_HOME",
+      "ACME_OPTS",
+      "ACME_CONFIG_FILE",
+      "ACME_PAGER",
+      "ACME_MODULES",
+      "GIT_ANYTHING",
+      "NODE_ANYTHING",
+      "PYTHONANYTHING",
+    ]) {
+      expect(repoEnvNameProblem(name), name).toBeDefined();
+    }
+  });
+
+  it("is a config error naming the key and the family", () => {
+    const parsed = parseRepoConfig("mcp_servers:\n  tool:\n    command: [node, server.js]\n    env: { JAVA_HOME: /tmp/jdk, GITHUB_TOKEN: x }\n");
+    expect(parsed).toEqual({
+      ok: false,
+      problems: [
+        "`mcp_servers.tool.env.JAVA_HOME`: JAVA_HOME cannot be set by the repository: it says where a tool, runtime or toolchain lives or keeps its settings, scripts and plugins, and the tool runs what it finds there; every name ending in HOME is refused (line 4)",
+      ],
+    });
+  });
+});
