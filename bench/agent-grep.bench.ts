@@ -78,6 +78,7 @@ export async function run(): Promise<void> {
     let lastPortMs = 0;
     let searches = 0;
     const recording: SearchPort = {
+      onHost: search.onHost,
       async ripgrep(args, options) {
         lastArgs = args;
         searches += 1;

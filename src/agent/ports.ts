@@ -120,8 +120,14 @@ export interface StartedProcess {
   stop(): Promise<void>;
 }
 
-/** Runs ripgrep on the host, read-only, over the worktree (Grep and Glob). */
+/** Runs ripgrep, read-only, over the worktree (Grep and Glob). */
 export interface SearchPort {
+  /**
+   * Whether ripgrep runs on the host, where it opens the worktree's files as a file tool does (with
+   * the job's processes paused), or as one of the job's processes, in its sandbox (no pause: it would
+   * wait for itself).
+   */
+  readonly onHost: boolean;
   /** Runs `rg` with these arguments, cwd = worktree root. Exit code 1 (no match) is not an error. */
   ripgrep(
     args: readonly string[],

@@ -46,6 +46,9 @@ export function forwardingPorts(current: () => RootPorts, all: () => readonly Ex
     },
   };
   const search: SearchPort = {
+    get onHost() {
+      return current().search.onHost;
+    },
     ripgrep: (args, options) => current().search.ripgrep(args, options),
   };
   const git: GitPort = {

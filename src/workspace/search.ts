@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { rgPath } from "@vscode/ripgrep";
-import type { SearchPort } from "../agent/ports.js";
+import type { ExecPort, SearchPort } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
 import { dropPrivileges, spawnHelper } from "./launch-privileged.js";
 import type { SandboxIdentity } from "./sandbox-plan.js";
@@ -36,60 +36,61 @@ export interface SearchOptions {
    * commands could read anyway. @defaultValue Tackle's own user
    */
   runAs?: SandboxIdentity | null;
+  /**
+   * The job's sandbox, where ripgrep then runs as one of the job's processes (bubblewrap): with the
+   * commands' view, identity and limits. ripgrep follows no link while it walks, but it opens every
+   * ignore file it meets by path (`.gitignore`, `.ignore`, `.rgignore`, a `.git` file's `info/exclude`),
+   * so a symlink there would lead a host ripgrep to a root-only file (printed back line by line in
+   * its glob errors), a FIFO or `/dev/zero`. In the sandbox it leads where the commands could go.
+   * `ripgrep` must then be bound into the sandbox at the same path ({@link ripgrepBinary}).
+   * @defaultValue none: ripgrep runs on the host (as `runAs`)
+   */
+  sandbox?: Pick<ExecPort, "start"> | null;
 }
 
+/** The ripgrep binary searches run, for a sandbox to bind read-only at the same path. */
+export const ripgrepBinary: string = rgPath;
+
+type SearchResult = Awaited<ReturnType<SearchPort["ripgrep"]>>;
+
 /**
- * ripgrep over one worktree, run on the host (it only reads). No config file (`--no-config`, and
- * an environment without RIPGREP_CONFIG_PATH), no symlink following, output capped. Paths in
- * `args` are the caller's business: tools resolve them through the FsPort first.
+ * ripgrep over one worktree. No config file (`--no-config`, and an environment without
+ * RIPGREP_CONFIG_PATH), no symlink following, output capped. In the job's sandbox when one is given,
+ * else on the host. Paths in `args` are the caller's business: tools resolve them through the
+ * FsPort first.
  */
 export function createSearch(root: string, searchOptions: SearchOptions = {}): SearchPort {
   const runAs = searchOptions.runAs ?? null;
+  const sandbox = searchOptions.sandbox ?? null;
   return {
+    onHost: sandbox === null,
     ripgrep(args, options) {
       if (followsSymlinks(args)) {
         return Promise.reject(new TackleError("path_outside_worktree", "ripgrep may not follow symlinks (-L/--follow) here"));
       }
       const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+      const argv = [rgPath, "--no-config", ...args];
+      if (sandbox?.start) return ripgrepInSandbox(sandbox.start.bind(sandbox), argv, options.signal, maxOutputBytes);
       return new Promise((resolve, reject) => {
         const child =
           runAs === null
-            ? spawn(rgPath, ["--no-config", ...args], {
+            ? spawn(argv[0] as string, argv.slice(1), {
                 cwd: root,
                 env: { PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
                 stdio: ["ignore", "pipe", "pipe"],
                 ...(options.signal ? { signal: options.signal } : {}),
               })
-            : spawnHelper(dropPrivileges(runAs, [rgPath, "--no-config", ...args]), { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+            : spawnHelper(dropPrivileges(runAs, argv), { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
         if (runAs !== null && options.signal) {
           const stop = (): void => void child.kill("SIGKILL");
           if (options.signal.aborted) stop();
           else options.signal.addEventListener("abort", stop, { once: true });
           child.once("close", () => options.signal?.removeEventListener("abort", stop));
         }
-        const chunks: Buffer[] = [];
-        let kept = 0;
-        let truncated = false;
-        let stderr = "";
+        const output = collectOutput(maxOutputBytes, () => child.kill("SIGTERM"));
         const timer = setTimeout(() => child.kill("SIGKILL"), TIMEOUT_MS);
-        child.stdout?.on("data", (chunk: Buffer) => {
-          if (truncated) return;
-          const room = maxOutputBytes - kept;
-          if (chunk.length > room) {
-            // Cut at the last whole line that fits, then stop ripgrep: the rest is not wanted.
-            const part = chunk.subarray(0, room);
-            const cut = part.lastIndexOf(10);
-            chunks.push(cut >= 0 ? part.subarray(0, cut + 1) : part);
-            truncated = true;
-            child.kill("SIGTERM");
-            return;
-          }
-          chunks.push(chunk);
-          kept += chunk.length;
-        });
-        child.stderr?.on("data", (chunk: Buffer) => {
-          stderr = (stderr + chunk.toString("utf8")).slice(-4000);
-        });
+        child.stdout?.on("data", output.stdout);
+        child.stderr?.on("data", output.stderr);
         child.once("error", (error: NodeJS.ErrnoException) => {
           clearTimeout(timer);
           if (error.name === "AbortError") reject(new TackleError("aborted", "search cancelled"));
@@ -100,14 +101,75 @@ export function createSearch(root: string, searchOptions: SearchOptions = {}): S
         child.once("close", (code) => {
           clearTimeout(timer);
           if (options.signal?.aborted) return reject(new TackleError("aborted", "search cancelled"));
-          const stdout = Buffer.concat(chunks).toString("utf8");
-          if (truncated) return resolve({ stdout, exitCode: 0, truncated: true });
-          if (code === 0 || code === 1) return resolve({ stdout, exitCode: code, truncated: false });
-          // 2 with output: some files could not be read (permissions); the matches still count.
-          if (code === 2 && stdout.length > 0) return resolve({ stdout, exitCode: 2, truncated: false });
-          reject(new TackleError("workspace", `ripgrep failed (exit ${code ?? "signal"}): ${stderr.trim()}`));
+          try {
+            resolve(output.result(code));
+          } catch (error) {
+            reject(error);
+          }
         });
       });
+    },
+  };
+}
+
+/** ripgrep as a process of the job's sandbox: its view, its identity, its limits. */
+async function ripgrepInSandbox(
+  start: NonNullable<ExecPort["start"]>,
+  argv: readonly string[],
+  signal: AbortSignal | undefined,
+  maxOutputBytes: number,
+): Promise<SearchResult> {
+  if (signal?.aborted) throw new TackleError("aborted", "search cancelled");
+  if (!existsSync(rgPath)) throw ripgrepMissing();
+  let stop = (): void => undefined;
+  const output = collectOutput(maxOutputBytes, () => stop());
+  const started = await start(argv, { separateStderr: true, onStdout: output.stdout, onStderr: output.stderr });
+  stop = () => void started.stop();
+  const timer = setTimeout(stop, TIMEOUT_MS);
+  signal?.addEventListener("abort", stop, { once: true });
+  try {
+    const { exitCode } = await started.exited;
+    if (signal?.aborted) throw new TackleError("aborted", "search cancelled");
+    return output.result(exitCode);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", stop);
+  }
+}
+
+/** ripgrep's output kept up to `maxOutputBytes` (cut at a whole line, then `stop`), and its stderr's tail. */
+function collectOutput(maxOutputBytes: number, stop: () => void) {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let truncated = false;
+  let stderr = "";
+  return {
+    stdout(chunk: Buffer): void {
+      if (truncated) return;
+      const room = maxOutputBytes - kept;
+      if (chunk.length > room) {
+        // Cut at the last whole line that fits, then stop ripgrep: the rest is not wanted.
+        const part = chunk.subarray(0, room);
+        const cut = part.lastIndexOf(10);
+        chunks.push(cut >= 0 ? part.subarray(0, cut + 1) : part);
+        truncated = true;
+        stop();
+        return;
+      }
+      chunks.push(chunk);
+      kept += chunk.length;
+    },
+    stderr(chunk: Buffer): void {
+      stderr = (stderr + chunk.toString("utf8")).slice(-4000);
+    },
+    /** What ripgrep's exit `code` means: a result, or a thrown error carrying its stderr. */
+    result(code: number | null): SearchResult {
+      const stdout = Buffer.concat(chunks).toString("utf8");
+      if (truncated) return { stdout, exitCode: 0, truncated: true };
+      if (code === 0 || code === 1) return { stdout, exitCode: code, truncated: false };
+      // 2 with output: some files could not be read (permissions); the matches still count.
+      if (code === 2 && stdout.length > 0) return { stdout, exitCode: 2, truncated: false };
+      throw new TackleError("workspace", `ripgrep failed (exit ${code ?? "signal"}): ${stderr.trim()}`);
     },
   };
 }

@@ -5,7 +5,7 @@ import { createGitPort } from "./git-port.js";
 import type { LocalWorktrees } from "./local-worktrees.js";
 import { createPathGuard, type GuardedFs } from "./path-guard.js";
 import { createSandboxExec, type NamespaceHolder, type Sandbox, type SandboxIdentity, type SandboxMode, type SandboxOptions } from "./sandbox.js";
-import { createSearch } from "./search.js";
+import { createSearch, ripgrepBinary } from "./search.js";
 
 /** One job's working copy and the ports bound to it. */
 export interface Workspace {
@@ -133,7 +133,13 @@ export function sandboxOptionsOf(input: PortsInput): SandboxOptions {
 
 export function assemblePorts(input: PortsInput): CheckoutPorts {
   // One loopback for the whole job: a server one command starts is there for the next.
-  const exec = createSandboxExec({ ...sandboxOptionsOf(input), jobNamespace: true });
+  const boxed = sandboxOptionsOf(input);
+  // With bubblewrap, Grep and Glob run ripgrep as a process of the job (see SearchOptions.sandbox): its binary is bound in.
+  const exec = createSandboxExec({
+    ...boxed,
+    ...(input.mode === "bwrap" ? { extraReadOnly: [...(boxed.extraReadOnly ?? []), ripgrepBinary] } : {}),
+    jobNamespace: true,
+  });
   // The guard's reads run with this checkout's processes paused.
   const fs = createPathGuard(input.root, {
     owner: input.owner,
@@ -143,8 +149,11 @@ export function assemblePorts(input: PortsInput): CheckoutPorts {
   return {
     fs,
     exec,
-    // Without bubblewrap the pause cannot hold a process that detached itself: root's ripgrep would walk what it swaps in.
-    search: createSearch(input.root, { runAs: input.mode === "off" ? input.owner : null }),
+    // With bubblewrap, ripgrep is one of the job's processes: an ignore file it opens by path (a symlink
+    // the agent made) leads where the commands could go, not where the host can. Without, the pause
+    // cannot hold a process that detached itself: root's ripgrep would walk what it swaps in, so it
+    // runs as the commands' identity.
+    search: createSearch(input.root, input.mode === "bwrap" ? { sandbox: exec } : { runAs: input.mode === "off" ? input.owner : null }),
     git: createGitPort({ sandbox: exec, repo: { ...input.repo, workTree: input.root }, files: fs }),
   };
 }

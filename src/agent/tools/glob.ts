@@ -19,7 +19,7 @@ export const globTool = defineTool({
     "but never .git or node_modules; does not follow symlinked directories. To search file contents, use Grep.",
   ].join("\n"),
   inputSchema,
-  effects: { reads: { path: "path", names: true } },
+  effects: { reads: { path: "path", names: true, bySearch: true } },
   cacheable: true,
   truncationHint: "use a narrower pattern or path",
   async execute(input, ctx) {

@@ -26,7 +26,7 @@ export const grepTool = defineTool({
     "Narrow with path and glob; use head_limit to keep the output short. Prefer this to running grep or rg in Bash.",
   ].join("\n"),
   inputSchema,
-  effects: { reads: { path: "path" } },
+  effects: { reads: { path: "path", bySearch: true } },
   cacheable: true,
   truncationHint: "use a narrower pattern, path or glob, or head_limit",
   async execute(input, ctx) {

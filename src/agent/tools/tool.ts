@@ -35,8 +35,9 @@ export interface ToolEffects<Input = Record<string, unknown>> {
    * Reads the files (or searches the directory) at the path in this field; when the field is absent
    * from a call, the whole worktree. Files that usually hold credentials need approval.
    * `names: true` for a tool that lists file names and reads no contents (never asks).
+   * `bySearch: true` for a tool that reads through the SearchPort: paused only where ripgrep runs on the host.
    */
-  reads?: { path: PathField<Input>; names?: true };
+  reads?: { path: PathField<Input>; names?: true; bySearch?: true };
   /**
    * Writes the file at the path in this field: a protected path is refused, a credentials file needs
    * approval, and the diff cap applies. `preview` returns the file's content after the call (given

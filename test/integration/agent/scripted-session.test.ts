@@ -31,6 +31,7 @@ describe("a scripted session over the real loop, registry and workspace", () => 
     const spans: Array<{ start: number; end: number }> = [];
     // Every ripgrep run (Grep and Glob) is held 200 ms, so overlap, or its absence, is unmistakable.
     const slowSearch = (search: SearchPort): SearchPort => ({
+      onHost: search.onHost,
       async ripgrep(args, options) {
         const start = performance.now();
         await new Promise((resolve) => setTimeout(resolve, 200));

@@ -138,6 +138,7 @@ export function createExecPort(root: string, env: Record<string, string>): ExecP
 
 export function createSearchPort(root: string): SearchPort {
   return {
+    onHost: true,
     async ripgrep(args, options) {
       const result = await execa(rgPath, [...args], {
         cwd: root,
