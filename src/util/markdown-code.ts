@@ -71,13 +71,69 @@ function fencedCodeRanges(text: string): Range[] {
  */
 export function unambiguousCodeRanges(text: string): Range[] {
   const fenced = topLevelFences(text);
-  const withoutFences = blankRanges(text, fenced);
-  const inline: Range[] = [];
-  const span = /(?<=(?:^|[^\\`])(?:\\\\)*)(`+)(?!`)([^\n|]*?[^`\n|])\1(?!`)/g;
-  for (const match of withoutFences.matchAll(span)) {
-    inline.push({ start: match.index, end: match.index + match[0].length });
+  return [...fenced, ...oneLineCodeSpans(blankRanges(text, fenced))].sort((a, b) => a.start - b.start);
+}
+
+/**
+ * The code spans GitHub surely renders as such: on one line, without a `|` (a table would split the
+ * cell there first), not opened by an escaped backtick (one after an odd run of backslashes, or after
+ * a backtick and an even run). An opener is a whole run of backticks; it closes at the next run of
+ * the same length, unless a line break or a `|` comes first.
+ *
+ * A scan, not a regular expression: one with a look-behind over the backslashes and a lazy middle
+ * re-read the rest of the line from every opener that does not close (quadratic on a long run of
+ * backslashes or of unclosed openers), and this runs on text from outside.
+ */
+export function oneLineCodeSpans(text: string): Range[] {
+  const runs = backtickRuns(text);
+  // For each run, the index of the next run of the same length (-1: none), found from the right.
+  const nextOfLength = new Array<number>(runs.length).fill(-1);
+  const lastOfLength = new Map<number, number>();
+  for (let index = runs.length - 1; index >= 0; index--) {
+    const length = (runs[index] as Range).end - (runs[index] as Range).start;
+    nextOfLength[index] = lastOfLength.get(length) ?? -1;
+    lastOfLength.set(length, index);
   }
-  return [...fenced, ...inline].sort((a, b) => a.start - b.start);
+  const spans: Range[] = [];
+  // The next line break and the next `|` at or after a point; each only moves forward.
+  let lineBreak = -1;
+  let pipe = -1;
+  for (let index = 0; index < runs.length; index++) {
+    const opener = runs[index] as Range;
+    if (!opensCodeSpan(text, opener.start)) continue;
+    if (lineBreak < opener.end) lineBreak = indexOrEnd(text, "\n", opener.end);
+    if (pipe < opener.end) pipe = indexOrEnd(text, "|", opener.end);
+    const closerIndex = nextOfLength[index] as number;
+    const closer = runs[closerIndex];
+    if (closer === undefined || closer.start > Math.min(lineBreak, pipe)) continue;
+    spans.push({ start: opener.start, end: closer.end });
+    index = closerIndex;
+  }
+  return spans;
+}
+
+/** Every maximal run of backticks, in order. */
+function backtickRuns(text: string): Range[] {
+  const runs: Range[] = [];
+  for (let start = text.indexOf("`"); start !== -1; ) {
+    let end = start + 1;
+    while (text.charAt(end) === "`") end++;
+    runs.push({ start, end });
+    start = text.indexOf("`", end);
+  }
+  return runs;
+}
+
+/** Whether the run of backticks at `start` is not escaped: an even run of backslashes before it, and no backtick before those. */
+function opensCodeSpan(text: string, start: number): boolean {
+  let before = start - 1;
+  while (before >= 0 && text.charAt(before) === "\\") before--;
+  return (start - 1 - before) % 2 === 0 && text.charAt(before) !== "`";
+}
+
+function indexOrEnd(text: string, search: string, from: number): number {
+  const index = text.indexOf(search, from);
+  return index === -1 ? text.length : index;
 }
 
 /** Fenced blocks opened at the first column; an unclosed one runs to the end (`closed: false`). */

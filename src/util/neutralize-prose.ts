@@ -71,7 +71,36 @@ const ENTITY = /^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31}
  * the `@` (an e-mail's local part) leaves it alone.
  */
 function breakPings(word: string): string {
-  return word
-    .replace(/(?<![A-Za-z0-9_])@(?=[A-Za-z0-9])/g, `@${WORD_JOINER}`)
-    .replace(/([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)([#@])(?=[0-9a-fA-F])/g, (_match, repo: string, sign: string) => `${repo}${sign}${WORD_JOINER}`);
+  return breakReferences(word.replace(/(?<![A-Za-z0-9_])@(?=[A-Za-z0-9])/g, `@${WORD_JOINER}`));
 }
+
+/**
+ * A word joiner after each `#` or `@` that ends a reference: a run of `[A-Za-z0-9_.-]`, a `/`, another
+ * run, then the sign, a hex digit after it. Read back from each sign over the run before it (runs
+ * end at a sign, so each character is read once): a regular expression read each run to its end from
+ * every one of its characters, quadratic on one long word without a reference.
+ */
+function breakReferences(word: string): string {
+  let result = "";
+  let position = 0;
+  for (let sign = nextSign(word, 0); sign !== -1; sign = nextSign(word, sign + 1)) {
+    if (!HEX_DIGIT.test(word.charAt(sign + 1))) continue;
+    let repo = sign;
+    while (repo > 0 && REFERENCE_CHARACTER.test(word.charAt(repo - 1))) repo--;
+    if (repo === sign || word.charAt(repo - 1) !== "/" || !REFERENCE_CHARACTER.test(word.charAt(repo - 2))) continue;
+    result += word.slice(position, sign + 1) + WORD_JOINER;
+    position = sign + 1;
+  }
+  return result + word.slice(position);
+}
+
+function nextSign(word: string, from: number): number {
+  for (let index = from; index < word.length; index++) {
+    const char = word.charAt(index);
+    if (char === "#" || char === "@") return index;
+  }
+  return -1;
+}
+
+const REFERENCE_CHARACTER = /^[A-Za-z0-9_.-]$/;
+const HEX_DIGIT = /^[0-9a-fA-F]$/;

@@ -87,7 +87,13 @@ const RULES: readonly Rule[] = [
     pattern: /(aws_secret_access_key|aws_secret_key|secret_access_key|secretAccessKey)(["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40,}/gi,
     replace: (_match, name, separator) => `${name}${separator}[REDACTED:aws-secret-key]`,
   },
-  { pattern: /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g, replace: "[REDACTED:jwt]" },
+  {
+    // Header, payload, signature. When the header's run does not lead to the rest, no later `eyJ` in
+    // the same run can (same run, same `.` after it): the second branch takes the run whole, so the
+    // search goes on after it instead of reading the run again from each `eyJ` in it (quadratic).
+    pattern: /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}|eyJ[A-Za-z0-9_-]*/g,
+    replace: (match) => (match.includes(".") ? "[REDACTED:jwt]" : match),
+  },
   {
     pattern: /(authorization\s*:\s*(?:bearer|token|basic)\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
     replace: (_match, prefix) => `${prefix}${REDACTED}`,

@@ -2,6 +2,7 @@
 // what the host adds to a PR body, the Action's step summary): what GitHub renders there is either
 // Tackle's own markup or text made inert. `SurfaceMarkdown` is the type of such a text; only this file
 // makes one, and the GitHub client's write methods and the step summary's writer take nothing else.
+import { oneLineCodeSpans } from "./markdown-code.js";
 import { neutralizeProse } from "./neutralize-prose.js";
 import { INVISIBLE_CHARACTERS } from "./sanitize-untrusted-text.js";
 import { truncateMiddle } from "./truncate-middle.js";
@@ -58,19 +59,15 @@ export function inert(text: string, options: InertOptions = {}): SurfaceMarkdown
   if (options.maxChars !== undefined && flat.length > options.maxChars) flat = `${cutAt(flat, Math.max(0, options.maxChars - 1)).trimEnd()}…`;
   let escaped = "";
   let position = 0;
-  for (const span of flat.matchAll(CODE_SPAN)) {
-    escaped += escapeWords(flat.slice(position, span.index)) + span[0];
-    position = span.index + span[0].length;
+  // A code span kept as one (`oneLineCodeSpans`: not opened by an escaped backtick, no `|`) is inert
+  // already, and a text from the host quotes names that way; every other backtick is escaped, so
+  // GitHub pairs only these.
+  for (const span of oneLineCodeSpans(flat)) {
+    escaped += escapeWords(flat.slice(position, span.start)) + flat.slice(span.start, span.end);
+    position = span.end;
   }
   return trusted(escapeLineStart(escaped + escapeWords(flat.slice(position))));
 }
-
-/**
- * A code span kept as one: shown as typed, it is inert already (no link, HTML or ping inside), and a
- * text from the host quotes names that way. Not opened by an escaped backtick, and without a `|` (a
- * table would split the cell there first); every other backtick is escaped, so GitHub pairs only these.
- */
-const CODE_SPAN = /(?<=(?:^|[^\\`])(?:\\\\)*)(`+)(?!`)([^|]*?[^`|])\1(?!`)/g;
 
 function escapeWords(text: string): string {
   return text
@@ -87,14 +84,33 @@ function escapeWords(text: string): string {
 /** A word (or the part of one between backticks and pipes) as inert Markdown. */
 function escapeSegment(segment: string): string {
   if (segment === "`" || segment === "|") return `\\${segment}`;
-  const linky = LINKY.test(segment) ? /^([("'<[]*)(.*?)([)"'>\].,;:!?]*)$/.exec(segment) : null;
-  if (linky && LINKY.test(linky[2] as string)) return `${escapePlain(linky[1] as string)}\`${linky[2]}\`${escapePlain(linky[3] as string)}`;
+  if (LINKY.test(segment)) {
+    const [before, address, after] = splitPunctuation(segment);
+    if (LINKY.test(address)) return `${escapePlain(before)}\`${address}\`${escapePlain(after)}`;
+  }
   // A mask the redactor put in stays readable as `[REDACTED…]`; what follows it cannot make it a link.
   return segment
     .split(/(\[REDACTED(?::[a-z0-9-]+)?\])/)
     .map((part, index) => (index % 2 === 1 ? part : escapePlain(part).replace(/^[(:]/, (char) => (index > 0 ? `\\${char}` : char))))
     .join("");
 }
+
+/**
+ * A word as its opening punctuation, its middle and its closing punctuation (`(`, `@octocat`, `),`):
+ * the leading run of `("'<[`, then the trailing run of `)"'>].,;:!?` in what is left. Two scans, not
+ * a regular expression with a lazy middle, which retried the whole closing run from each of its
+ * characters when the word went on after it (quadratic in the word).
+ */
+function splitPunctuation(word: string): [string, string, string] {
+  let start = 0;
+  while (start < word.length && OPENING_PUNCTUATION.has(word.charAt(start))) start++;
+  let end = word.length;
+  while (end > start && CLOSING_PUNCTUATION.has(word.charAt(end - 1))) end--;
+  return [word.slice(0, start), word.slice(start, end), word.slice(end)];
+}
+
+const OPENING_PUNCTUATION = new Set([..."(\"'<["]);
+const CLOSING_PUNCTUATION = new Set([...")\"'>].,;:!?"]);
 
 function escapePlain(text: string): string {
   let result = "";
@@ -219,8 +235,35 @@ export function agentProse(text: string, options: AgentProseOptions = {}): Surfa
 export function maskSurface(markdown: SurfaceMarkdown, redact: (text: string) => string): SurfaceMarkdown {
   const masked = redact(markdown);
   if (masked !== markdown && masked !== markdown.replace(TOKEN_RUN, (run) => redact(run))) return trusted(asCodeBlock(masked));
-  return trusted(masked.replace(/(\[REDACTED[^\]\n]*\])([(:])/g, "$1\\$2").replace(/(\[REDACTED[^\]\n]*\]@)(?=[\p{L}\p{N}])/gu, "$1\u2060"));
+  return trusted(defuseMasks(masked));
 }
+
+/**
+ * After each mask, its `]` (the first `]` after `[REDACTED` on its line): a `(` or `:` escaped, and a
+ * word joiner after an `@` followed by a letter or digit. Masks that end at the same `]` are one mask
+ * here, so each character is read once: a regular expression read to the line's end from every
+ * `[REDACTED` that no `]` closes (quadratic on many of them).
+ */
+function defuseMasks(text: string): string {
+  let result = "";
+  let position = 0;
+  for (let mask = text.indexOf(MASK_START); mask !== -1; ) {
+    let end = mask + MASK_START.length;
+    while (end < text.length && text.charAt(end) !== "]" && text.charAt(end) !== "\n") end++;
+    const next = text.charAt(end) === "]" ? text.charAt(end + 1) : "";
+    if (next === "(" || next === ":") {
+      result += `${text.slice(position, end + 1)}\\`;
+      position = end + 1;
+    } else if (next === "@" && /^[\p{L}\p{N}]/u.test(text.slice(end + 2, end + 4))) {
+      result += `${text.slice(position, end + 2)}\u2060`;
+      position = end + 2;
+    }
+    mask = text.indexOf(MASK_START, end + 1);
+  }
+  return result + text.slice(position);
+}
+
+const MASK_START = "[REDACTED";
 
 /** A run of the characters a mask may take without changing the Markdown around it. */
 const TOKEN_RUN = /[A-Za-z0-9_\-.+/=:%@ ]+/g;

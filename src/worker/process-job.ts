@@ -142,15 +142,15 @@ async function readInstructionFiles(github: GitHubClient, repo: RepoRef, ref: st
 }
 
 /**
- * `config_invalid` is reported once as its own comment naming each bad key. A problem quotes the
- * repository's text (a key, a value): masked, then shown inert.
- */
-/**
  * A problem may quote the repository's text (a pattern that is no regular expression): each is cut to
  * this many characters (after masking), which also bounds inert's work on it.
  */
 const PROBLEM_CHARS = 2_000;
 
+/**
+ * `config_invalid` is reported once as its own comment naming each bad key. A problem quotes the
+ * repository's text (a key, a value): masked, then shown inert.
+ */
 function configProblemComment(problems: string[], commandName: string, redact: (text: string) => string): SurfaceMarkdown {
   return joinMarkdown([
     md`**Tackle could not use ${code(REPO_CONFIG_PATH)}** on the default branch, so this job did not run:`,

@@ -9,6 +9,7 @@ const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
 
 const ghs = `ghs_${alnum(36)}`;
 const anthropic = `sk-ant-api03-${alnum(40)}_${alnum(20)}-AA`;
+const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
 
 const masked: Array<[string, string, string]> = [
   // GitHub, also glued to word characters and after a JSON escape.
@@ -53,7 +54,12 @@ const masked: Array<[string, string, string]> = [
     "MY_aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "MY_aws_secret_access_key = [REDACTED:aws-secret-key]",
   ],
-  ["jwt", "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "Bearer [REDACTED:jwt]"],
+  ["jwt", `Bearer ${jwt}`, "Bearer [REDACTED:jwt]"],
+  // The mask starts at the first eyJ of the header's run, and a run of eyJ that leads nowhere stays.
+  ["jwt whose header's run holds an eyJ before it", `eyJabcde${jwt}`, "[REDACTED:jwt]"],
+  ["jwt glued to a letter", `x${jwt}`, "x[REDACTED:jwt]"],
+  ["jwt after a word that starts with eyJ", `eyJnotatoken ${jwt}`, "eyJnotatoken [REDACTED:jwt]"],
+  ["jwt after a dotted eyJ run", `eyJab.${jwt}`, "eyJab.[REDACTED:jwt]"],
   // Authorization headers and Basic credentials
   ["authorization token header", "Authorization: token abcdef0123456789", "Authorization: token [REDACTED]"],
   ["authorization basic header", `Authorization: Basic ${b64("alice:s3cret-pass")}`, "Authorization: Basic [REDACTED]"],
@@ -78,6 +84,7 @@ const survivors: Array<[string, string]> = [
   ["Basic followed by base64 that is no credential", `Basic ${b64("hello world")} and Basic ${b64("just some text")}`],
   ["Slack-like words", "xoxo-gossip-girl-forever xoxb- alone xapp-store"],
   ["prefixes alone", "AIza alone, glpat- alone, glpat-short, npm_ alone, ghs_ alone, AKIA is a prefix, eyJ alone"],
+  ["a jwt's first two parts, or a third too short", "eyJabcde.eyJabcde and eyJabcde.eyJabcde.abcd, eyJeyJeyJ.eyJ"],
   ["identifiers", "npm_config_cache=/tmp laughs_and_cries through_the_night const ghost = 'gh_short'"],
   ["hashes and ids", "3f786850e387550fdab836ed7e6dc881de23001b 123e4567-e89b-12d3-a456-426614174000"],
   ["URLs without passwords", "https://github.com:443/o/r ssh://git@github.com/o/r.git git@github.com:o/r.git http://localhost:3000/x@y"],

@@ -1,5 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { agentProse, code, hiddenMarker, hostUrl, inert, link, maskSurface, md, mention, quote, tableRow } from "../../../src/util/surface-markdown.js";
+import {
+  agentProse,
+  code,
+  hiddenMarker,
+  hostUrl,
+  inert,
+  link,
+  maskSurface,
+  md,
+  mention,
+  quote,
+  type SurfaceMarkdown,
+  tableRow,
+} from "../../../src/util/surface-markdown.js";
 
 describe("inert", () => {
   it("escapes what makes links, images, HTML, entities, emphasis and math; a one-line code span stays one", () => {
@@ -42,6 +55,26 @@ describe("inert", () => {
   it("a backtick or pipe inside an address does not end its code span", () => {
     expect(inert("x`https://e.example/a|b`y")).toBe("x\\``https://e.example/a`\\|b\\`y");
   });
+
+  it("splits off the punctuation around an address: opening `(\"'<[` before, closing `)\"'>].,;:!?` at the end only", () => {
+    expect(inert("(https://x.example/a).")).toBe("(`https://x.example/a`).");
+    expect(inert('"(https://x.example/a?b=1)"!?')).toBe('"(`https://x.example/a?b=1`)"\\!?');
+    expect(inert("<www.x.example>, [@x] '#1'")).toBe("\\<`www.x.example`\\>, \\[`@x`\\] '`#1`'");
+    // Closing punctuation the word goes on after is part of the address.
+    expect(inert("https://x.example/a).b ..://..")).toBe("`https://x.example/a).b` `..://`..");
+    // A word of punctuation alone is no address.
+    expect(inert("(( (x)).")).toBe("(( (x)).");
+  });
+
+  it("keeps a code span after an even run of backslashes, not after an odd one; an opener closes at the next run of its length", () => {
+    expect(inert("\\\\`a`")).toBe("\\\\\\\\`a`");
+    expect(inert("\\`a`")).toBe("\\\\\\`a\\`");
+    // `` finds no `` to close it, so it opens nothing; `b` is a span of its own.
+    expect(inert("``a `b`")).toBe("\\`\\`a `b`");
+    // A run of another length inside does not close it.
+    expect(inert("``a`b`` ```a``b```")).toBe("``a`b`` ```a``b```");
+    expect(inert("`a|b`")).toBe("\\`a\\|b\\`");
+  });
 });
 
 describe("agentProse", () => {
@@ -64,6 +97,23 @@ describe("agentProse", () => {
 
   it("pings nobody and cross-references no other repository, but keeps this one's references", () => {
     expect(agentProse("@octocat \\@team a@b.example o/r#12 Fixes #3")).toBe("@\u2060octocat \\@\u2060team a@b.example o/r#\u206012 Fixes #3");
+  });
+
+  it("breaks a reference that is owner, `/`, repository, then `#` or `@` before a hex digit, each part of [A-Za-z0-9_.-]", () => {
+    const broken = ["owner/repo@a1b2c3d", "x.y-z_/r.e-p_o#f", "(owner/repo#12)", "éowner/repo#1", "o/r#1x/y"];
+    for (const word of broken) expect(agentProse(word)).toBe(word.replace(/([#@])/, "$1\u2060"));
+    // The nearest owner/repo before the sign; each reference in a word.
+    expect(agentProse("a/b/c#1 a/b#1/c#2")).toBe("a/b/c#\u20601 a/b#\u20601/c#\u20602");
+    // No owner, no repository, no hex digit after the sign, or a letter GitHub does not take in a name.
+    const kept = ["/repo#12", "owner/#12", "owner/repo#x", "owner/repo#", "owner/repo##1", "é/ü#1", "owner/repo@octocat", "src/a/b.ts"];
+    for (const word of kept) expect(agentProse(word)).toBe(word);
+  });
+
+  it("keeps a code span after an even run of backslashes, on one line and without a pipe", () => {
+    expect(agentProse("\\\\`a` \\`b`")).toBe("\\\\`a` \\`b\\`");
+    expect(agentProse("``a `b`")).toBe("\\`\\`a `b`");
+    expect(agentProse("`a\nb`")).toBe("\\`a\nb\\`");
+    expect(agentProse("`a|b`")).toBe("\\`a|b\\`");
   });
 
   it("does not take for code what GitHub renders as prose", () => {
@@ -131,5 +181,15 @@ describe("Tackle's own constructors", () => {
 
   it("a mask put in by the redactor's last pass cannot be made a link", () => {
     expect(maskSurface(md`see SECRET(https://evil.example)`, (text) => text.replace("SECRET", "[REDACTED]"))).toBe("see [REDACTED]\\(https://evil.example)");
+  });
+
+  it("a mask ends at the first `]` after `[REDACTED` on its line; only what follows that `]` is defused", () => {
+    const shown = (text: string) => maskSurface(text as SurfaceMarkdown, (masked) => masked);
+    expect(shown("[REDACTED[REDACTED](x) [REDACTED](a) [REDACTED]:b")).toBe("[REDACTED[REDACTED]\\(x) [REDACTED]\\(a) [REDACTED]\\:b");
+    for (const kept of ["[REDACTED\n](x)", "[REDACTED] (x)", "[REDACTED:github-token]x](y)", "x](y)", "[REDACTED]@", "[REDACTED]@-x", "[REDACTED]@\u{1F600}"]) {
+      expect(shown(kept)).toBe(kept);
+    }
+    // A letter or digit after the @, also outside ASCII and the BMP.
+    expect(shown("[REDACTED]@é [REDACTED]@\u{1D400} [REDACTED]@7")).toBe("[REDACTED]@\u2060é [REDACTED]@\u2060\u{1D400} [REDACTED]@\u20607");
   });
 });
