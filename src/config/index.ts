@@ -26,4 +26,11 @@ export { parseHostPattern, type HostPattern } from "./parse-fetch-allow.js";
 export { canonicalAddress, isStandardPort, matchesHostPattern, urlDestination, type Destination } from "./match-host-pattern.js";
 export { parseOperatorSecrets, type OperatorSecrets } from "./parse-operator-secrets.js";
 export { resolveScopedSecrets, type ScopedValues } from "./resolve-scoped-secrets.js";
-export { BLOCKED_REGEX_MAX_INPUT, parseBlockedCommand } from "./blocked-command-regex.js";
+export {
+  BLOCKED_CHECK_BUDGET,
+  BLOCKED_REGEX_MAX_ENTRIES,
+  BLOCKED_REGEX_MAX_INPUT,
+  type BlockedCommandEntry,
+  blockedRegexCost,
+  parseBlockedCommand,
+} from "./blocked-command-regex.js";

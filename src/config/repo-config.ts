@@ -1,7 +1,7 @@
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { compilePathPattern } from "../util/compile-path-pattern.js";
-import { parseBlockedCommand } from "./blocked-command-regex.js";
+import { BLOCKED_REGEX_MAX_ENTRIES, parseBlockedCommand } from "./blocked-command-regex.js";
 import { compileHookMatcher } from "./compile-hook-matcher.js";
 import { parseHostPattern } from "./parse-fetch-allow.js";
 import { repoEnvNameProblem } from "./repo-env-name.js";
@@ -199,6 +199,17 @@ const blockedCommand = z
     if (parsed.kind === "invalid") ctx.addIssue({ code: "custom", message: parsed.problem });
   });
 
+/** Every `/regex/` entry is tried on every text of every Bash command: their number is bounded too. */
+function fewRegexEntries(entries: readonly string[], ctx: z.RefinementCtx): void {
+  const regexes = entries.filter((entry) => parseBlockedCommand(entry).kind !== "text").length;
+  if (regexes > BLOCKED_REGEX_MAX_ENTRIES) {
+    ctx.addIssue({
+      code: "custom",
+      message: `${regexes} regular expressions (/…/ entries); at most ${BLOCKED_REGEX_MAX_ENTRIES} (plain text entries are not limited this way)`,
+    });
+  }
+}
+
 /** A protected path that cannot match as written would protect nothing, silently; it is a problem instead. */
 const pathPattern = z
   .string()
@@ -221,7 +232,7 @@ const repoConfigSchema = z
     max_output_tokens: positiveInt(128_000).default(16_000),
     setup: stringList.max(20).default([]),
     protected_paths: z.array(pathPattern).max(200).default([]),
-    blocked_commands: z.array(blockedCommand).max(200).default([]),
+    blocked_commands: z.array(blockedCommand).max(200).superRefine(fewRegexEntries).default([]),
     max_diff_lines: positiveInt().default(2000),
     require_approval_above: positiveInt().optional(),
     max_diff_bytes: positiveInt().default(DEFAULT_MAX_DIFF_BYTES),

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { BLOCKED_REGEX_MAX_INPUT, parseBlockedCommand } from "../../config/index.js";
-import { commandName, splitArgs, type SimpleCommand } from "./parse-shell.js";
+import { BLOCKED_CHECK_BUDGET, BLOCKED_REGEX_MAX_INPUT, type BlockedCommandEntry, blockedRegexCost, parseBlockedCommand } from "../../config/index.js";
+import { commandName, type ParsedShell, splitArgs, type SimpleCommand } from "./parse-shell.js";
 
 /**
  * Rules over parsed Bash commands. Each returns a reason when it fires. They are best effort: the
@@ -122,27 +122,47 @@ function catastrophicCommand(simple: SimpleCommand): string | undefined {
 }
 
 /**
- * A `blocked_commands` entry that matches: substrings with collapsed whitespace, or `/regex/flags`
- * (checked when the config was read; an entry that fails to parse here matches nothing). With regex
- * entries, a command over BLOCKED_REGEX_MAX_INPUT characters cannot be checked in bounded time: it
- * matches as `too_long`.
+ * Why a command is refused under the repository's `blocked_commands`: an entry matches it, or it
+ * cannot be checked in bounded time (regular-expression entries and a text over
+ * BLOCKED_REGEX_MAX_INPUT characters, or texts whose check would cost over BLOCKED_CHECK_BUDGET), or
+ * it runs a shell nested deeper than the parser unpacks, whose commands no entry would see.
  */
-export function blockedCommandMatch(command: string, commands: readonly SimpleCommand[], blocked: readonly string[]): string | "too_long" | undefined {
-  const texts = [collapse(command), ...commands.map((simple) => collapse(simple.words.join(" ")))];
+export type BlockedVerdict =
+  | { kind: "blocked"; entry: string }
+  | { kind: "too_long" }
+  | { kind: "too_costly"; texts: number; characters: number }
+  | { kind: "too_deep" };
+
+/**
+ * The first `blocked_commands` entry that matches the command: substrings with collapsed whitespace,
+ * or `/regex/flags` (checked when the config was read; an entry that fails to parse here matches
+ * nothing), tried on the whole line and on each simple command, nested scripts' too. A command that
+ * cannot be checked whole is refused rather than checked in part.
+ */
+export function blockedCommandMatch(command: string, parsed: ParsedShell, blocked: readonly string[]): BlockedVerdict | undefined {
+  if (blocked.length === 0) return undefined;
+  const texts = [...new Set([collapse(command), ...parsed.commands.map((simple) => collapse(simple.words.join(" ")))])];
   const entries = parsedEntries(blocked);
-  if (entries.some(({ parsed }) => parsed.kind === "regex") && texts.some((text) => text.length > BLOCKED_REGEX_MAX_INPUT)) return "too_long";
-  for (const { entry, parsed } of entries) {
-    if (parsed.kind === "invalid") continue;
+  const regexes = entries.flatMap(({ parsed: entry }) => (entry.kind === "regex" ? [entry] : []));
+  if (regexes.length > 0) {
+    if (texts.some((text) => text.length > BLOCKED_REGEX_MAX_INPUT)) return { kind: "too_long" };
+    let cost = 0;
+    for (const regex of regexes) for (const text of texts) cost += blockedRegexCost(regex.cost, text.length);
+    if (cost > BLOCKED_CHECK_BUDGET) return { kind: "too_costly", texts: texts.length, characters: texts.reduce((sum, text) => sum + text.length, 0) };
+  }
+  if (parsed.deeper) return { kind: "too_deep" };
+  for (const { entry, parsed: pattern } of entries) {
+    if (pattern.kind === "invalid") continue;
     const needle = collapse(entry);
     if (needle === "") continue;
-    const hit = texts.some((text) => (parsed.kind === "regex" ? parsed.regex.test(text) : text.includes(needle)));
-    if (hit) return entry;
+    const hit = texts.some((text) => (pattern.kind === "regex" ? pattern.regex.test(text) : text.includes(needle)));
+    if (hit) return { kind: "blocked", entry };
   }
   return undefined;
 }
 
 /** Entries parsed once per list (the policy engine holds one list per job), not on every Bash call. */
-const parsedLists = new WeakMap<readonly string[], Array<{ entry: string; parsed: ReturnType<typeof parseBlockedCommand> }>>();
+const parsedLists = new WeakMap<readonly string[], Array<{ entry: string; parsed: BlockedCommandEntry }>>();
 function parsedEntries(blocked: readonly string[]) {
   let entries = parsedLists.get(blocked);
   if (entries === undefined) {

@@ -24,26 +24,39 @@ export interface SimpleCommand {
 }
 
 /** Nested shells beyond this depth are not unpacked (`bash -c "bash -c '...'"`). */
-const MAX_DEPTH = 4;
+export const MAX_SHELL_DEPTH = 4;
 
-export function parseShell(command: string): SimpleCommand[] {
-  return parseAt(command, 0);
+export interface ParsedShell {
+  /** The simple commands of the line and of the shell scripts it runs, down to MAX_SHELL_DEPTH. */
+  commands: SimpleCommand[];
+  /** A script nested deeper than MAX_SHELL_DEPTH was left unread: a rule that must see it all cannot. */
+  deeper: boolean;
 }
 
-function parseAt(command: string, depth: number): SimpleCommand[] {
+export function parseShell(command: string): SimpleCommand[] {
+  return parseShellLayers(command).commands;
+}
+
+/** parseShell, and whether a shell nested too deep to be unpacked was left unread. */
+export function parseShellLayers(command: string): ParsedShell {
+  const parsed: ParsedShell = { commands: [], deeper: false };
+  parsed.commands = parseAt(command, 0, parsed);
+  return parsed;
+}
+
+function parseAt(command: string, depth: number, parsed: ParsedShell): SimpleCommand[] {
   const lexer = new Lexer(command, depth);
   lexer.run();
   const commands = lexer.commands;
-  if (depth >= MAX_DEPTH) return commands;
-  const nested: SimpleCommand[] = [];
-  for (const simple of commands) {
-    const script = shellScriptArgument(simple.words);
-    if (script !== undefined) nested.push(...parseAt(script, depth + 1));
+  const scripts = [
+    ...commands.flatMap((simple) => shellScriptArgument(simple.words) ?? []),
+    ...lexer.stdinScripts.flatMap(({ words, script }) => (shellReadsStdin(words) ? [script] : [])),
+  ];
+  if (depth >= MAX_SHELL_DEPTH) {
+    if (scripts.length > 0) parsed.deeper = true;
+    return commands;
   }
-  for (const { words, script } of lexer.stdinScripts) {
-    if (shellReadsStdin(words)) nested.push(...parseAt(script, depth + 1));
-  }
-  return [...commands, ...nested];
+  return [...commands, ...scripts.flatMap((script) => parseAt(script, depth + 1, parsed))];
 }
 
 const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "fish"]);

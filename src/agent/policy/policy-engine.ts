@@ -3,10 +3,10 @@ import { errorMessage, TackleError } from "../../errors/index.js";
 import type { FsPort } from "../ports.js";
 import type { CanonicalAction } from "../tools/canonical-action.js";
 import type { PolicyDecision, ToolContext, ToolEffects } from "../tools/tool.js";
-import { bashPathOperands, bashWriteTargets, blockedCommandMatch, catastrophicReason, riskyReason } from "./bash-rules.js";
+import { bashPathOperands, bashWriteTargets, type BlockedVerdict, blockedCommandMatch, catastrophicReason, riskyReason } from "./bash-rules.js";
 import { pushDiffVerdict } from "./check-push-diff.js";
 import { createDiffSizeTracker, type DiffSizeTracker } from "./diff-size-tracker.js";
-import { parseShell } from "./parse-shell.js";
+import { MAX_SHELL_DEPTH, parseShellLayers } from "./parse-shell.js";
 import { resolvePolicyConfig, type PolicyConfig, type ResolvedPolicyConfig } from "./policy-config.js";
 import { createProtectedPaths, normalizeRepoPath, type ProtectedPaths } from "./protected-paths.js";
 import { isSensitivePath } from "./sensitive-paths.js";
@@ -117,21 +117,14 @@ interface Rules {
 }
 
 function checkBash(rules: Rules, command: string, ctx: ToolContext): PolicyDecision {
-  const commands = parseShell(command);
+  const parsed = parseShellLayers(command);
+  const { commands } = parsed;
   const catastrophic = catastrophicReason(command, commands);
   if (catastrophic !== undefined) {
     return { action: "deny", reason: `refused: ${catastrophic} could destroy the machine or the user's files; this is never allowed` };
   }
-  const blocked = blockedCommandMatch(command, commands, rules.config.blockedCommands);
-  if (blocked === "too_long") {
-    return {
-      action: "deny",
-      reason: `the repository's blocked_commands hold regular expressions, which are checked only on commands of at most ${BLOCKED_REGEX_MAX_INPUT} characters: write the script to a file (Write) and run the file`,
-    };
-  }
-  if (blocked !== undefined) {
-    return { action: "deny", reason: `the repository's blocked_commands forbid "${blocked}"; do without it` };
-  }
+  const blocked = blockedCommandMatch(command, parsed, rules.config.blockedCommands);
+  if (blocked !== undefined) return { action: "deny", reason: blockedReason(blocked) };
   for (const target of bashWriteTargets(commands)) {
     const relative = normalizeRepoPath(target.path, ctx.fs.root);
     if (relative === undefined) continue;
@@ -146,6 +139,20 @@ function checkBash(rules: Rules, command: string, ctx: ToolContext): PolicyDecis
     .find(isSensitivePath);
   if (sensitive !== undefined) return sensitiveQuestion(sensitive);
   return ALLOW;
+}
+
+/** What the model is told when blocked_commands refuse a command, with what it can do instead. */
+function blockedReason(verdict: BlockedVerdict): string {
+  switch (verdict.kind) {
+    case "blocked":
+      return `the repository's blocked_commands forbid "${verdict.entry}"; do without it`;
+    case "too_long":
+      return `the repository's blocked_commands hold regular expressions, which are checked only on commands of at most ${BLOCKED_REGEX_MAX_INPUT} characters: write the script to a file (Write) and run the file`;
+    case "too_costly":
+      return `the repository's blocked_commands hold regular expressions, and checking them on this command's ${verdict.texts} texts (the whole line, each simple command and each nested \`bash -c\` or \`eval\` script: ${verdict.characters} characters) would take too long: run it as shorter commands, without nesting shells, or write the script to a file (Write) and run the file`;
+    case "too_deep":
+      return `the command nests shells (\`bash -c\`, \`eval\`, a heredoc fed to a shell) more than ${MAX_SHELL_DEPTH} deep, past what the repository's blocked_commands can be checked on: run the inner command itself, or write the script to a file (Write) and run the file`;
+  }
 }
 
 /**
