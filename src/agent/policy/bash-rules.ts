@@ -40,7 +40,28 @@ const SYSTEM_DIRS = new Set([
 
 const DISK_DEVICE = /^\/dev\/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|md\d|dm-\d|mapper\/|root$)/;
 
-const FORK_BOMB = /([A-Za-z_:.][\w:.]*)\s*\(\)\s*\{[^}]*\1\s*\|\s*\1\s*&/;
+/**
+ * The head of a function definition, `name() {`, starting only where a name can start (a one-pass
+ * regex over the command without the look-behind retried every position of a long word: quadratic).
+ */
+const FUNCTION_HEAD = /(?<![\w:.])([A-Za-z_:.][\w:.]*)\s*\(\)\s*\{/g;
+
+/**
+ * `name() { … name | name & … }`. Each body is read up to its first `}` or the next definition, so
+ * no text is read twice and the check is linear in the command, whatever the model sends.
+ */
+function isForkBomb(command: string): boolean {
+  const heads = [...command.matchAll(FUNCTION_HEAD)];
+  for (const [i, head] of heads.entries()) {
+    const name = head[1] as string;
+    const start = head.index + head[0].length;
+    const brace = command.indexOf("}", start);
+    const end = Math.min(brace === -1 ? command.length : brace, heads[i + 1]?.index ?? command.length);
+    const escaped = name.replace(/[.]/g, "\\.");
+    if (new RegExp(`(?<![\\w:.])${escaped}\\s*\\|\\s*${escaped}\\s*&`).test(command.slice(start, end))) return true;
+  }
+  return false;
+}
 
 /** `/`, `/*`, `~`, `$HOME`, a top-level system directory, or everything in one. */
 export function isCatastrophicTarget(arg: string): boolean {
@@ -59,7 +80,7 @@ function isRecursive(flags: readonly string[]): boolean {
 
 /** Commands that would wreck the machine or the user's home, whatever the repository. */
 export function catastrophicReason(command: string, commands: readonly SimpleCommand[]): string | undefined {
-  if (FORK_BOMB.test(command)) return "a fork bomb";
+  if (isForkBomb(command)) return "a fork bomb";
   for (const simple of commands) {
     if (simple.words.includes("--no-preserve-root")) return "--no-preserve-root";
     for (const redirect of simple.redirects) {
