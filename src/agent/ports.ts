@@ -177,8 +177,6 @@ export interface ChangedPath {
   bytes: number;
   /** Bytes of the lines only the new side has: what the change writes. */
   addedBytes: number;
-  /** For a symlink on the new side: where it points. */
-  symlinkTarget?: string;
 }
 
 /** The change a publish would make: base..sha in the host's own repository. */
@@ -196,6 +194,34 @@ export interface PublishedChange {
   lines: number;
   /** Sum of `files`' addedBytes. */
   addedBytes: number;
+  /**
+   * The symlinks of the trees this publish holds, so that a link's target is followed through the
+   * links it passes (`self -> .` makes `x -> self/.github` lead to `.github`). Null when no new commit
+   * adds, changes or removes a symlink: every link then leads where it led at the start.
+   */
+  symlinks: PublishedSymlinks | null;
+}
+
+/**
+ * A tree's symlinks by path (a path git stores: every directory above it is a real one), each with its
+ * target, or null where the host did not read it (longer than MAX_SYMLINK_TARGET_BYTES, more than a
+ * symlink can hold). A path that is not a key is no symlink in that tree.
+ */
+export interface TreeSymlinks {
+  get(path: string): string | null | undefined;
+  has(path: string): boolean;
+  entries(): Iterable<readonly [string, string | null]>;
+}
+
+export interface PublishedSymlinks {
+  /** The start's tree (`from`): a link that leads where it led there is not the change's doing. */
+  from: TreeSymlinks;
+  /** The base branch's tree, when it is not the start: counts as known for the new commits' trees, as for their paths. */
+  base?: TreeSymlinks;
+  /** The tip's tree: what the net change leaves. */
+  tip: TreeSymlinks;
+  /** The trees of new commits whose symlinks differ from the tip's (each different set once). */
+  commits: readonly TreeSymlinks[];
 }
 
 /**

@@ -11,6 +11,10 @@ import { closestKey, describeValue } from "./problem-text.js";
 export const DEFAULT_PROTECTED_PATHS: readonly string[] = [".github/workflows/**", ".git/**"];
 /** A file larger than this is never published: refused rather than counted by lines. */
 export const MAX_PUBLISHED_FILE_BYTES = 10 * 1024 * 1024;
+/** A symlink target longer than this is not read by the publish check (Linux's PATH_MAX: symlink(2) refuses more). */
+export const MAX_SYMLINK_TARGET_BYTES = 4096;
+/** A tree with more symlinks than this is not resolved by the publish check: a publish that changes a symlink there is refused. */
+export const MAX_TREE_SYMLINKS = 10_000;
 /** `max_diff_bytes` when the repo config does not set it: what a published change may add, in bytes. */
 export const DEFAULT_MAX_DIFF_BYTES = 5 * 1024 * 1024;
 

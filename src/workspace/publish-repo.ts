@@ -1,9 +1,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ChangedPath, PublishApproval, PublishedChange, PublishVerdict } from "../agent/ports.js";
-import { MAX_PUBLISHED_FILE_BYTES } from "../config/index.js";
+import { MAX_PUBLISHED_FILE_BYTES, MAX_SYMLINK_TARGET_BYTES } from "../config/index.js";
 import { TackleError } from "../errors/index.js";
 import { removeTree } from "./fs-util.js";
+import { assertTreeSymlinks, isLinkEntry, type ListedSymlink, publishedSymlinks } from "./published-symlinks.js";
 import type { GitRepoLocation, HostGit } from "./git-host.js";
 import { addedBytesOver, lineCount, lineDelta } from "../util/count-lines.js";
 import { MAX_PACK_BYTES, parseNumstat, type CheckoutReader } from "./git-port.js";
@@ -85,17 +86,43 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
    * from both. Root commits, merges and "evil" merges are commits like any other here, so whatever
    * state of a protected path any pushed commit holds is seen, even if a later commit undoes it.
    */
-  async function commitTrees(commits: readonly string[], from: string, base: string | undefined): Promise<RawEntry[]> {
-    if (commits.length === 0) return [];
+  async function commitTrees(commits: readonly string[], from: string, base: string | undefined): Promise<{ all: RawEntry[]; counted: RawEntry[] }> {
+    if (commits.length === 0) return { all: [], counted: [] };
     // A "<commit> <parent>" line makes diff-tree compare the commit with that tree-ish.
     const against = async (other: string) =>
       parseRawDiff(
         (await run(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index"], [0], commits.map((c) => `${c} ${other}\n`).join(""))).stdout,
       );
     const fromEntries = await against(from);
-    if (base === undefined || base === from) return fromEntries;
+    if (base === undefined || base === from) return { all: fromEntries, counted: fromEntries };
     const alsoBase = new Set((await against(base)).map((entry) => `${entry.commit}\0${entry.path}`));
-    return fromEntries.filter((entry) => alsoBase.has(`${entry.commit}\0${entry.path}`));
+    return { all: fromEntries, counted: fromEntries.filter((entry) => alsoBase.has(`${entry.commit}\0${entry.path}`)) };
+  }
+
+  async function objectSizes(shas: readonly string[]): Promise<Map<string, number>> {
+    const sizes = new Map<string, number>();
+    if (shas.length === 0) return sizes;
+    const checked = await run(["cat-file", "--batch-check=%(objectname) %(objectsize)"], [0], `${shas.join("\n")}\n`);
+    for (const line of checked.stdout.split("\n")) {
+      const [sha, size] = line.split(" ");
+      if (sha && size && /^\d+$/.test(size)) sizes.set(sha, Number(size));
+    }
+    return sizes;
+  }
+
+  /** The symlinks of `tree` (a commit), with their blobs and sizes, from one `ls-tree`. */
+  async function listSymlinks(tree: string, what: string): Promise<Map<string, ListedSymlink>> {
+    const listed = await run(["ls-tree", "-r", "-l", "-z", "--full-tree", tree]);
+    const links = new Map<string, ListedSymlink>();
+    for (const record of listed.stdout.split("\0")) {
+      // "<mode> <type> <sha> <padded size>\t<path>"
+      if (!record.startsWith("120000 ")) continue;
+      const tab = record.indexOf("\t");
+      const [, , sha = "", size = ""] = record.slice(0, tab).split(/ +/);
+      links.set(record.slice(tab + 1), { sha, size: Number(size) });
+      assertTreeSymlinks([], links.size, what);
+    }
+    return links;
   }
 
   async function inspect(from: string, tip: string, base?: string): Promise<PublishedChange> {
@@ -112,13 +139,11 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
     const lines = new Map(parseNumstat(numstat.stdout).flatMap((entry) => (entry.lines === null ? [] : [[entry.path, entry.lines] as const])));
     const commitList = commits.stdout.split("\n").filter((line) => SHA.test(line));
     // The tip's own tree is the net change, already in `entries`.
-    const perCommit = await commitTrees(
+    const { counted: perCommit, all: commitTreesAll } = await commitTrees(
       commitList.filter((commit) => commit !== tip),
       from,
       base,
     );
-
-    const sizes = new Map<string, number>();
     const wanted = new Set<string>();
     for (const entry of [...entries, ...perCommit]) {
       for (const [mode, sha] of [
@@ -128,13 +153,15 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
         if (!/^0+$/.test(sha) && mode !== "160000") wanted.add(sha);
       }
     }
-    if (wanted.size > 0) {
-      const checked = await run(["cat-file", "--batch-check=%(objectname) %(objectsize)"], [0], `${[...wanted].join("\n")}\n`);
-      for (const line of checked.stdout.split("\n")) {
-        const [sha, size] = line.split(" ");
-        if (sha && size && /^\d+$/.test(size)) sizes.set(sha, Number(size));
-      }
-    }
+    for (const entry of commitTreesAll) if (entry.newMode === "120000") wanted.add(entry.newSha);
+    // Symlinks are resolved through the links of their trees, listed only when a commit adds, changes or removes one.
+    const knownBase = base !== undefined && base !== from ? base : undefined;
+    const [sizes, [fromLinks, baseLinks] = []] = await Promise.all([
+      objectSizes([...wanted]),
+      [...entries, ...commitTreesAll].some(isLinkEntry)
+        ? Promise.all([listSymlinks(from, "the start's tree"), knownBase === undefined ? undefined : listSymlinks(knownBase, "the base branch's tree")])
+        : undefined,
+    ]);
     // Every side of the net change is read (up to the file cap; larger files are refused anyway):
     // lines are counted by our own rule (\r, U+2028 and U+2029 end lines too, which numstat does not
     // count), and the bytes the change adds are measured.
@@ -143,14 +170,19 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
     const readable = [...new Set([...entries.flatMap((e) => [e.oldSha, e.newSha]), ...versions])].filter(
       (sha) => !/^0+$/.test(sha) && (sizes.get(sha) ?? Infinity) <= MAX_PUBLISHED_FILE_BYTES,
     );
-    const contents = await readBlobs(readable);
+    // Every link's target is read too, up to what a symlink can hold.
+    const linkBlobs = [...(fromLinks?.values() ?? []), ...(baseLinks?.values() ?? [])].flatMap((link) =>
+      link.size <= MAX_SYMLINK_TARGET_BYTES ? [link.sha] : [],
+    );
+    const linkVersions = commitTreesAll.flatMap((entry) =>
+      entry.newMode === "120000" && (sizes.get(entry.newSha) ?? Infinity) <= MAX_SYMLINK_TARGET_BYTES ? [entry.newSha] : [],
+    );
+    const contents = await readBlobs([...new Set([...readable, ...linkBlobs, ...linkVersions])]);
 
     const changed = (list: RawEntry[]): ChangedPath[] =>
       list.map((entry) => {
         const bytes = Math.max(sizes.get(entry.oldSha) ?? 0, sizes.get(entry.newSha) ?? 0);
-        const result: ChangedPath = { path: entry.path, status: entry.status, oldMode: entry.oldMode, newMode: entry.newMode, bytes, ...measure(entry) };
-        if (entry.newMode === "120000") result.symlinkTarget = contents.get(entry.newSha)?.toString("utf8") ?? "";
-        return result;
+        return { path: entry.path, status: entry.status, oldMode: entry.oldMode, newMode: entry.newMode, bytes, ...measure(entry) };
       });
     /** Lines and added bytes of one entry: numstat's count or ours, whichever is larger; what git calls binary counts its content. */
     const measure = (entry: RawEntry): { lines: number; addedBytes: number } => {
@@ -172,6 +204,7 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
       commits: commitList.length,
       lines: net.reduce((sum, entry) => sum + entry.lines, 0),
       addedBytes: historyAddedBytes([...entries, ...perCommit], contents, sizes),
+      symlinks: fromLinks === undefined ? null : publishedSymlinks({ fromLinks, baseLinks, net: entries, commitEntries: commitTreesAll, contents }),
     };
   }
 

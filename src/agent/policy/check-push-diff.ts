@@ -1,7 +1,8 @@
-import type { ChangedPath, PublishedChange, PublishVerdict } from "../ports.js";
+import type { ChangedPath, PublishedChange, PublishVerdict, TreeSymlinks } from "../ports.js";
 import { MAX_PUBLISHED_FILE_BYTES } from "../../config/index.js";
 import { resolvePolicyConfig, type PolicyConfig, type ResolvedPolicyConfig } from "./policy-config.js";
 import { createProtectedPaths, type ProtectedPaths } from "./protected-paths.js";
+import { createResolveBudget, createSymlinkResolver, sameDestination, spend, type SymlinkDestination, type SymlinkResolver } from "./resolve-symlink.js";
 
 interface DiffStat {
   files: readonly string[];
@@ -36,8 +37,9 @@ const PUBLISH: PublishVerdict = { action: "publish" };
 /**
  * The host's verdict on a change about to leave the job (a push, or a local run's hand-over),
  * computed from objects the host owns (see src/workspace/publish-repo.ts). Besides the paths
- * themselves: a file or symlink standing where a protected directory is, a symlink pointing at a
- * protected path or out of the repository, any submodule (gitlink) change, and files too large to
+ * themselves: a file or symlink standing where a protected directory is, a symlink leading to a
+ * protected path, the root or out of the repository (followed through the symlinks of its tree), any
+ * submodule (gitlink) change, and files too large to
  * review. Every new commit is checked on its own too, so a protected change reverted by a later
  * commit still does not reach the remote's history. The size thresholds are judged here, on the real
  * change, whatever wrote it (Write, Edit or Bash): over max_diff_lines or max_diff_bytes is refused,
@@ -49,12 +51,13 @@ export function checkPublishedChange(config: PolicyConfig, change: PublishedChan
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const entry of [...change.files, ...change.commitFiles]) {
-    const key = `${entry.path}\0${entry.oldMode}\0${entry.newMode}\0${entry.symlinkTarget ?? ""}`;
+    const key = `${entry.path}\0${entry.oldMode}\0${entry.newMode}\0${entry.bytes}`;
     if (seen.has(key)) continue;
     seen.add(key);
     const problem = pathProblem(entry, rules);
     if (problem && !problems.includes(problem)) problems.push(problem);
   }
+  for (const problem of symlinkProblems(change, rules)) if (!problems.includes(problem)) problems.push(problem);
   if (problems.length > 0) {
     return {
       action: "refuse",
@@ -85,7 +88,7 @@ function sizeVerdict(resolved: ResolvedPolicyConfig, change: PublishedChange): P
 
 /**
  * A regular file at a path that used to be a protected directory shows as the deletions of its
- * files, so `matches` is enough for files; a symlink is judged by everything it could stand for.
+ * files, so `matches` is enough for files; symlinks are judged by where they lead (`symlinkProblems`).
  */
 function pathProblem(entry: ChangedPath, rules: ProtectedPaths): string | null {
   if (entry.oldMode === "160000" || entry.newMode === "160000")
@@ -93,58 +96,90 @@ function pathProblem(entry: ChangedPath, rules: ProtectedPaths): string | null {
   if (rules.matches(entry.path)) return `the change touches the protected path ${entry.path}`;
   if (entry.bytes > MAX_PUBLISHED_FILE_BYTES)
     return `${entry.path} is ${entry.bytes} bytes, over the ${MAX_PUBLISHED_FILE_BYTES}-byte limit for a published file`;
-  if (entry.symlinkTarget === undefined) return null;
-  return symlinkProblem(entry.path, entry.symlinkTarget, rules);
+  return null;
 }
 
-function symlinkProblem(linkPath: string, target: string, rules: ProtectedPaths): string | null {
+/** The work one check may spend resolving symlinks; a tree of 10,000 links costs some 50,000. */
+export const MAX_SYMLINK_STEPS = 1_000_000;
+
+interface KnownTree {
+  links: TreeSymlinks;
+  resolver: SymlinkResolver;
+}
+
+/**
+ * Every symlink of the published trees that leads somewhere new: one that is not in the start's tree
+ * (or, for a new commit's tree, the base branch's) with the same target and the same destination. So a
+ * new or changed link is judged by where the kernel would take it, through the links of its own tree
+ * (`self -> .` in the base makes `x -> self/.github/workflows` a link to `.github/workflows`), and an
+ * unchanged link is judged again when the change's links make it lead elsewhere.
+ */
+function symlinkProblems(change: PublishedChange, rules: ProtectedPaths): string[] {
+  const { symlinks } = change;
+  if (symlinks === null) {
+    // The host lists the trees' links whenever a commit touches one; without the list, nothing can be resolved.
+    const link = [...change.files, ...change.commitFiles].find((entry) => entry.oldMode === "120000" || entry.newMode === "120000");
+    return link ? [`the symlink ${link.path} cannot be judged: the host did not list the symlinks of the trees`] : [];
+  }
+  const budget = createResolveBudget(MAX_SYMLINK_STEPS);
+  const known = (links: TreeSymlinks): KnownTree => ({ links, resolver: createSymlinkResolver(links, budget) });
+  const from = known(symlinks.from);
+  const base = symlinks.base === undefined ? [] : [known(symlinks.base)];
+  const problems: string[] = [];
+  // The same link leading to the same place in several trees is judged by the rules once.
+  const judged = new Map<string, string | null>();
+  const judge = (tree: TreeSymlinks, knownTrees: readonly KnownTree[]) => {
+    const resolver = createSymlinkResolver(tree, budget);
+    for (const [linkPath, target] of tree.entries()) {
+      if (!spend(budget)) return;
+      const destination = resolver.destination(linkPath);
+      const sameTarget = target === null ? [] : knownTrees.filter((other) => other.links.get(linkPath) === target);
+      if (sameTarget.some((other) => sameDestination(other.resolver.destination(linkPath), destination))) continue;
+      const unchanged = sameTarget.length > 0;
+      const key = `${linkPath}\0${target}\0${unchanged}\0${destinationKey(destination)}`;
+      let problem = judged.get(key);
+      if (problem === undefined) {
+        problem = linkProblem(linkPath, target, destination, rules, unchanged);
+        judged.set(key, problem);
+        if (problem !== null && !problems.includes(problem)) problems.push(problem);
+      }
+    }
+  };
+  judge(symlinks.tip, [from]);
+  for (const tree of symlinks.commits) judge(tree, [from, ...base]);
+  if (budget.exhausted) {
+    return [
+      `the branch's symlinks take more than ${MAX_SYMLINK_STEPS} steps to resolve, more than the publish check takes; change fewer symlinks, in fewer commits`,
+    ];
+  }
+  return problems;
+}
+
+function destinationKey(destination: SymlinkDestination): string {
+  if (destination.kind === "unclear") return `?${destination.why}`;
+  return `${destination.kind === "inside" ? `=${destination.path}` : "^"}\0${destination.via.join("\0")}`;
+}
+
+/** What is wrong with the symlink at `linkPath` leading to `destination`; `unchanged` when only other links moved it. */
+function linkProblem(linkPath: string, target: string | null, destination: SymlinkDestination, rules: ProtectedPaths, unchanged: boolean): string | null {
   // Directories are judged by the anchored patterns (`.github/workflows/**`): one without a slash
   // (`*.lock`) could match below any directory, and would refuse every symlink.
   const holdsProtected = (dir: string) => rules.patterns.some((pattern) => pattern.anchored && pattern.couldMatchBelow(dir));
-  const destination = symlinkDestination(linkPath, target);
-  const shown = JSON.stringify(target.length > 200 ? `${target.slice(0, 200)}…` : target);
-  if (destination.kind === "outside") return `the symlink ${linkPath} points out of the repository (${shown})`;
-  if (holdsProtected(linkPath)) return `the symlink ${linkPath} stands where protected paths are`;
+  const shown = target === null ? "not read" : JSON.stringify(target.length > 200 ? `${target.slice(0, 200)}…` : target);
+  const link = `the symlink ${linkPath}${unchanged ? " (unchanged, but led elsewhere by the change's symlinks)" : ""}`;
+  const through = destination.kind !== "unclear" && destination.via.length > 0 ? ` (through the symlink ${destination.via.join(", then ")})` : "";
+  if (destination.kind === "outside") return `${link} points out of the repository (${shown})${through}`;
+  if (!unchanged && holdsProtected(linkPath)) return `${link} stands where protected paths are`;
   switch (destination.kind) {
     case "unclear":
-      return `the symlink ${linkPath} has a target (${shown}) ${destination.why}`;
+      return `${link} has a target (${shown}) that ${destination.why}`;
     case "inside": {
       const resolved = destination.path;
-      if (resolved === "") return `the symlink ${linkPath} points at the repository root, which holds protected paths`;
+      if (resolved === "") return `${link} points at the repository root, which holds protected paths${through}`;
       if (resolved === ".git" || resolved.startsWith(".git/") || rules.matches(resolved) || holdsProtected(resolved)) {
-        return `the symlink ${linkPath} points at the protected path ${resolved}`;
+        return `${link} points at the protected path ${resolved}${through}`;
       }
       return null;
     }
   }
-}
-
-type SymlinkDestination = { kind: "inside"; path: string } | { kind: "outside" } | { kind: "unclear"; why: string };
-
-/**
- * Where a symlink at `linkPath` (a path git stores, so every directory above it is a real one) leads,
- * as the kernel would resolve it, in the one form the protected-path rules compare: repository-relative,
- * no `.` or empty segment, no trailing slash ("" for the root). `.github/`, `./.github/.`, `.github//`
- * and `docs/x -> ../.github` are all `.github`. What the host cannot resolve from the target alone is
- * `unclear`: a `..` after a name in the target climbs from wherever that name leads, and the name may be
- * a symlink (`a -> .github/sub`, `b -> a/../workflows` is `.github/workflows`, not `workflows`); a NUL
- * ends the target where git's checkout hands it to symlink(2), so `.github\0x` is `.github`.
- */
-function symlinkDestination(linkPath: string, target: string): SymlinkDestination {
-  if (target.includes("\0")) return { kind: "unclear", why: "holding a NUL byte, which cuts it short on checkout" };
-  if (target.startsWith("/")) return { kind: "outside" };
-  const segments = target.split("/").filter((segment) => segment !== "" && segment !== ".");
-  const ups = segments.findIndex((segment) => segment !== "..");
-  if (ups === -1) return climb(linkPath, segments.length, []);
-  if (segments.indexOf("..", ups) !== -1) {
-    return { kind: "unclear", why: "that goes up (`..`) after a name, which resolves from wherever that name leads; write it without" };
-  }
-  return climb(linkPath, ups, segments.slice(ups));
-}
-
-/** The symlink's own directory, `ups` levels up, then `names` down. */
-function climb(linkPath: string, ups: number, names: readonly string[]): SymlinkDestination {
-  const directory = linkPath.split("/").slice(0, -1);
-  if (ups > directory.length) return { kind: "outside" };
-  return { kind: "inside", path: [...directory.slice(0, directory.length - ups), ...names].join("/") };
 }

@@ -23,6 +23,12 @@ const change = (files: ChangedPath[], commitFiles: ChangedPath[] = []): Publishe
   commits: 1,
   lines: files.reduce((sum, f) => sum + f.lines, 0),
   addedBytes: files.reduce((sum, f) => sum + f.addedBytes, 0),
+  symlinks: null,
+});
+/** A new symlink `path -> target` in a tree that held none. */
+const linkChange = (path: string, target: string): PublishedChange => ({
+  ...change([file(path, { status: "A", oldMode: "000000", newMode: "120000" })]),
+  symlinks: { from: new Map(), tip: new Map([[path, target]]), commits: [] },
 });
 const reasonOf = (config: Parameters<typeof checkPublishedChange>[0], c: PublishedChange): string => {
   const verdict = checkPublishedChange(config, c);
@@ -49,15 +55,14 @@ describe("checkPublishedChange: the host's verdict on base..sha", () => {
   });
 
   it("refuses symlinks out of the repository, at protected paths, or in the place of a protected directory", () => {
-    const link = (path: string, target: string) => file(path, { status: "A", oldMode: "000000", newMode: "120000", symlinkTarget: target });
-    expect(reasonOf({}, change([link("passwd", "/etc/passwd")]))).toContain("points out of the repository");
-    expect(reasonOf({}, change([link("docs/up", "../../x")]))).toContain("points out of the repository");
-    expect(reasonOf({}, change([link("ci.yml", ".github/workflows/ci.yml")]))).toContain("points at the protected path .github/workflows/ci.yml");
-    expect(reasonOf({}, change([link("wf", ".github/workflows")]))).toContain("points at the protected path .github/workflows");
-    expect(reasonOf({}, change([link("g", ".git/config")]))).toContain("points at the protected path .git/config");
-    expect(reasonOf({}, change([link(".github", "elsewhere")]))).toContain("symlink .github stands where protected paths are");
+    expect(reasonOf({}, linkChange("passwd", "/etc/passwd"))).toContain("points out of the repository");
+    expect(reasonOf({}, linkChange("docs/up", "../../x"))).toContain("points out of the repository");
+    expect(reasonOf({}, linkChange("ci.yml", ".github/workflows/ci.yml"))).toContain("points at the protected path .github/workflows/ci.yml");
+    expect(reasonOf({}, linkChange("wf", ".github/workflows"))).toContain("points at the protected path .github/workflows");
+    expect(reasonOf({}, linkChange("g", ".git/config"))).toContain("points at the protected path .git/config");
+    expect(reasonOf({}, linkChange(".github", "elsewhere"))).toContain("symlink .github stands where protected paths are");
     // A pattern without a slash (any depth) does not make every symlink suspect.
-    expect(checkPublishedChange({ protectedPaths: ["*.lock"] }, change([link("docs/latest", "v2")]))).toEqual({ action: "publish" });
+    expect(checkPublishedChange({ protectedPaths: ["*.lock"] }, linkChange("docs/latest", "v2"))).toEqual({ action: "publish" });
   });
 
   it("refuses files over the size limit and diffs over max_diff_lines", () => {
