@@ -14,14 +14,14 @@
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import http from "node:http";
+import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { silentLogger } from "../src/logging/logger.js";
-import { createTackleApp, WEBHOOK_PATH, type TackleApp } from "../src/main/server.js";
+import { createTackleApp, createTackleServer, WEBHOOK_PATH, type TackleApp } from "../src/main/server.js";
 import {
   issuesAssignedPayload,
   sendWebhook,
@@ -256,7 +256,7 @@ function serveTackle(): void {
       const { env, withWorker } = args as StartRequest;
       // Production settings: Probot's Octokit with throttling and retries, keyed per installation.
       const app = await createTackleApp(env, { withWorker, logger: silentLogger, octokit: { throttle: true, retry: true } });
-      const server = http.createServer(app.handler);
+      const server = createTackleServer(app);
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       running = { app, server };
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}${WEBHOOK_PATH}`;

@@ -5,6 +5,7 @@ import type { OctokitSettings } from "../github/index.js";
 import { createEmbeddedAckClaims, createQueue, type JobData, type Queue } from "../jobs/index.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { createRedactor } from "../util/redact.js";
+import { bufferWebhookBody } from "../web/buffer-webhook-body.js";
 import { createMetrics } from "../web/create-metrics.js";
 import type { JobStore } from "../jobs/job-store.js";
 import { triggerFields } from "../jobs/job-data.js";
@@ -20,6 +21,20 @@ import { createWebhookApp, type BotIdentity } from "./webhook-app.js";
 /** The default webhook path (WEBHOOK_PATH changes it). */
 export const WEBHOOK_PATH = DEFAULT_WEBHOOK_PATH;
 
+/** How long a client has to send a request's headers (Node's default: 60 s). GitHub sends them at once. */
+const HEADERS_TIMEOUT_MS = 10_000;
+
+/**
+ * How long a client has to send a whole request, body included (Node's default: 300 s, which let an
+ * unsigned body dripped a byte at a time hold a connection for five minutes). GitHub gives up on a
+ * delivery after 10 s. This bounds only what the client sends: a response, such as a dashboard
+ * event stream, lasts as long as it needs.
+ */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** How often Node looks for requests past those timeouts (its default, 30 s, could double them). */
+const TIMEOUT_CHECK_INTERVAL_MS = 5_000;
+
 /** One delivery as GitHub sends it: X-GitHub-Event, X-GitHub-Delivery and the parsed body. */
 export interface Delivery {
   id: string;
@@ -31,7 +46,10 @@ export interface Delivery {
 export type JobEnd = { outcome: JobOutcome } | { error: unknown };
 
 export interface TackleApp {
-  /** The request handler: health endpoints, then Probot's webhook middleware. */
+  /**
+   * The request handler: health endpoints, metrics, the dashboard, then Probot's webhook middleware
+   * with the body read first, up to GitHub's payload cap. Serve it with `createTackleServer`.
+   */
   handler: (req: http.IncomingMessage, res: http.ServerResponse) => void;
   /** Runs one delivery through the webhook side without a signature check (`tackle receive`). */
   receive(delivery: Delivery): Promise<void>;
@@ -49,8 +67,9 @@ export interface TackleApp {
 }
 
 /**
- * Builds the whole App over an environment: Probot, queue, worker deps. Tests mount `handler` on their
- * own server (Probot's Server treats port 0 as 3000); `tackle server` listens on PORT.
+ * Builds the whole App over an environment: Probot, queue, worker deps. Tests serve `handler` with
+ * `createTackleServer` on a port of their own (Probot's Server treats port 0 as 3000); `tackle server`
+ * listens on PORT.
  */
 export async function createTackleApp(
   processEnv: NodeJS.ProcessEnv,
@@ -129,8 +148,11 @@ export async function createTackleApp(
       dashboard.handle(req, res);
       return;
     }
-    void middleware(req, res, () => {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "Not Found" }));
+    void bufferWebhookBody(req, res, { logger }).then((read) => {
+      if (!read) return;
+      return middleware(req, res, () => {
+        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "Not Found" }));
+      });
     });
   };
   const close = async (drainMs?: number): Promise<void> => {
@@ -162,7 +184,7 @@ export async function createTackleApp(
 export async function startServer(processEnv: NodeJS.ProcessEnv, options: { withWorker: boolean }): Promise<void> {
   const logger = createLogger(processEnv);
   const app = await createTackleApp(processEnv, { withWorker: options.withWorker, logger, processMetrics: true });
-  const server = http.createServer(app.handler);
+  const server = createTackleServer(app);
   let proxy: WebhookProxy | undefined;
   try {
     await listen(server, app.port, app.host);
@@ -188,6 +210,14 @@ export async function startServer(processEnv: NodeJS.ProcessEnv, options: { with
   };
   process.once("SIGTERM", () => void shutdown());
   process.once("SIGINT", () => void shutdown());
+}
+
+/** The HTTP server for a TackleApp, with the time limits above on what each client sends. */
+export function createTackleServer(app: Pick<TackleApp, "handler">): http.Server {
+  return http.createServer(
+    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+    app.handler,
+  );
 }
 
 function listen(server: http.Server, port: number, host: string | null): Promise<void> {

@@ -1,12 +1,11 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { createAnthropicClient } from "../../../src/agent/index.js";
 import type { JobData } from "../../../src/jobs/index.js";
 import { createJobRuntime } from "../../../src/main/runtime.js";
-import { createTackleApp, WEBHOOK_PATH, type TackleApp } from "../../../src/main/server.js";
+import { createTackleApp, createTackleServer, WEBHOOK_PATH, type TackleApp } from "../../../src/main/server.js";
 import type { ProcessJobDeps } from "../../../src/worker/process-job.js";
 import type { OctokitSettings } from "../../../src/github/index.js";
 import { silentLogger, type Logger } from "../../../src/logging/logger.js";
@@ -128,7 +127,7 @@ export async function startHarness(options: {
     ...(options.queueOptions ? { queueOptions: options.queueOptions } : {}),
     ...(options.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: options.approvalTimeoutMs }),
   });
-  const server = http.createServer(app.handler);
+  const server = createTackleServer(app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   return {
