@@ -5,10 +5,31 @@
  *
  * The rule is by the shape of a name, not by a list of the variables known so far: two passes of
  * such a list kept missing the next one (MAKEFLAGS beside MAKEFILES, GRADLE_USER_HOME beside
- * GRADLE_OPTS, JRUBY_OPTS beside RUBYOPT). A family is refused whole: every name ending in PATH,
- * HOME, OPTS, FLAGS, CONFIG…, every name under a tool's own prefix (GIT_, NODE_, PYTHON…), every
- * make and compiler program variable. What a family would wrongly take is let through by name only
- * (`NODE_ENV`, `PYTHONUNBUFFERED`), so a name nobody thought of is refused, not accepted.
+ * GRADLE_OPTS, JRUBY_OPTS beside RUBYOPT). A family is refused whole: every name ending in PATH, HOME,
+ * PREFIX, OPTS, FLAGS, CONFIG…, in BIN, BINARY, EXE, PROG, RSH… (a program to run), in LIBRARY, LIBDIR,
+ * DRIVER, ENGINE… (a library to load), in SCRIPT, START, MODULE, PLUGIN… (code read at start), every
+ * name under a tool's own prefix (GIT_, NODE_, PYTHON…), every make and compiler program variable. A
+ * shape found missing is added as a kind, never as the name that showed it: CHROME_BIN brought every
+ * name ending in BIN, BINARY, EXE, PROG, RSH. What a family would wrongly take is let through by name
+ * only (`NODE_ENV`, `PYTHONUNBUFFERED`), so a name nobody thought of is refused, not accepted.
+ *
+ * Two endings are weighed, not taken whole:
+ * - `DIR` (also DIRECTORY, FOLDER, and NAME, NAMES, LIST, OVERRIDE) qualifies what comes before it, so
+ *   the name is judged by that: ACME_MODULE_DIR is refused as MODULE is, LIBVA_DRIVER_NAME as DRIVER is,
+ *   and SCHEMA_DIR, DATA_DIR, OUTPUT_DIR stay accepted. A directory is the commonest shape of a server's
+ *   data, and it holds code only where a program looks code up in it, which the name says by what the
+ *   directory holds (PLUGIN, MODULE, HOOKS, BIN, LIB, SCRIPTS); lists of directories (DIRS) and a tool's
+ *   own place (HOME, ROOT, PREFIX) are refused outright. A tool that runs code from a plain `*_DIR`
+ *   (PUPPETEER_CACHE_DIR holds the browser Puppeteer starts; TF_PLUGIN_CACHE_DIR, Terraform's providers)
+ *   is refused under its own prefix.
+ * - `FILE` and `FILES` (so FILENAME, INITFILE, RCFILE, Procfile-like glued names) are refused: whether a
+ *   file is data or code is up to its reader, and the name cannot say. Ansible runs its vault password
+ *   file when it is executable, coverage.py imports the plugins its COVERAGE_PROCESS_START config names,
+ *   AWS's JavaScript and PHP SDKs run a credentials file's credential_process. A data file (LOG_FILE,
+ *   KEY_FILE) is passed as an argument in `command` instead. GOOGLE_APPLICATION_CREDENTIALS does not
+ *   end in FILE and stays accepted: its one way to run a program (an external account's executable
+ *   source) also needs GOOGLE_EXTERNAL_ACCOUNT_ALLOW_EXECUTABLES, refused as a program name; AWS_PROFILE
+ *   names a profile, not a file.
  */
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,100}$/;
@@ -22,7 +43,7 @@ interface Family {
   readonly words?: readonly string[];
   /** The name (leading `_` dropped) starts with this, glued: `PYTHON` takes PYTHONPATH. */
   readonly prefixes?: readonly string[];
-  /** The name, a trailing version (`_5_4`) dropped, ends with this: `PATH` takes CLASSPATH and LD_LIBRARY_PATH. */
+  /** The name, a trailing version (`_5_4`) dropped, ends with this: `PATH` takes CLASSPATH and LD_LIBRARY_PATH (not an ordinary word that ends so: NOT_THE_ENDING). */
   readonly endings?: readonly string[];
   /** Any `_`-separated word of the name is this: `CC` takes CC, TARGET_CC and CC_x86_64_unknown_linux_gnu. */
   readonly anyWord?: readonly string[];
@@ -59,22 +80,68 @@ const FAMILIES: readonly Family[] = [
     endings: ["HOME", "ROOT"],
   },
   {
+    why: "it is an install prefix, under which a program looks up its own programs, libraries and modules (Mono's assemblies, GTK's modules), or a command put before the ones a tool runs",
+    endings: ["PREFIX", "PREFIXES"],
+  },
+  {
     why: "it holds options or arguments a program adds to its own command line (`-r`, `-javaagent:`, `-fplugin=`, make's `SHELL=`), which choose what else it loads or runs",
     endings: ["OPT", "OPTS", "OPTION", "OPTIONS", "ARGS", "ARGV", "FLAGS"],
     anyWord: ["CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "ARFLAGS"],
   },
   {
-    why: "it names code a program loads or runs as it starts (a module, plugin, preload, hook, init script, wrapper, engine or toolchain file)",
-    endings: ["MODULE", "MODULES", "PLUGIN", "PLUGINS", "PRELOAD", "HOOK", "HOOKS", "INIT", "STARTUP", "WRAPPER", "ENGINES", "TOOLCHAIN", "TOOLCHAIN_FILE"],
+    why: "it names code a program loads or runs as it starts (a module, plugin, add-on, preload, hook, init or start-up script, wrapper or toolchain file)",
+    endings: [
+      "MODULE",
+      "MODULES",
+      "PLUGIN",
+      "PLUGINS",
+      "ADDON",
+      "ADDONS",
+      "PRELOAD",
+      "REQUIRE",
+      "AUTOLOAD",
+      "HOOK",
+      "HOOKS",
+      "INIT",
+      "STARTUP",
+      "START",
+      "SCRIPT",
+      "SCRIPTS",
+      "ENTRYPOINT",
+      "WRAPPER",
+      "TOOLCHAIN",
+      "TOOLCHAIN_FILE",
+    ],
     anyWord: ["TOOLCHAIN"],
   },
   {
-    why: "it names a configuration file or directory, which can name programs to run (credential helpers, exec plugins, hooks, pagers)",
-    endings: ["CONFIG", "CONF", "CONFIG_FILE", "CONF_FILE", "CONFIG_FILES", "CONFIG_DIR", "CONF_DIR", "RC", "RCFILE", "RC_FILE", "RC_FILES"],
+    why: "it names a shared library, driver or engine a program loads into its own process (a Node-API library, an OpenCL, Vulkan or EGL driver, a crypto engine)",
+    endings: ["LIBRARY", "LIBRARIES", "LIBDIR", "LIBEXEC", "DLL", "DLLS", "DRIVER", "DRIVERS", "ENGINE", "ENGINES"],
+    // the Khronos loaders' Installable Client Drivers: OCL_ICD_FILENAMES, OCL_ICD_VENDORS, VK_ICD_FILENAMES
+    anyWord: ["ICD"],
   },
   {
-    why: "it names a program that other programs start on their own (git's editor, man's pager, ssh's askpass, a test runner)",
+    why: "it names a configuration file or directory, which can name programs to run or libraries to load (credential helpers, exec plugins, hooks, pagers, ODBC drivers)",
+    endings: ["CONFIG", "CONF", "CONFIG_FILE", "CONF_FILE", "CONFIG_FILES", "CONFIG_DIR", "CONF_DIR", "RC", "RCFILE", "RC_FILE", "RC_FILES", "INI"],
+  },
+  {
+    why: "it names a file a program reads, and the reader, not the name, decides whether it runs it or what it names (Ansible runs an executable vault password file, coverage.py imports its config's plugins)",
+    endings: ["FILE", "FILES"],
+  },
+  {
+    why: "it names a program, binary or remote shell that other programs start on their own (git's editor, man's pager, ssh's askpass, rsync's remote shell, a package's native binary, a test runner)",
     endings: [
+      "BIN",
+      "BINARY",
+      "BINARIES",
+      "EXE",
+      "PROG",
+      "RSH",
+      "SSH",
+      "INTERPRETER",
+      "LAUNCHER",
+      "HELPER",
+      "HELPERS",
       "PAGER",
       "EDITOR",
       "VISUAL",
@@ -213,6 +280,9 @@ const FAMILIES: readonly Family[] = [
       "QT",
       "SYSTEMD",
       "EMACS",
+      "ANSIBLE",
+      "TF",
+      "PUPPETEER",
     ],
     prefixes: ["PYTHON", "PERL", "RUBY", "PHP", "OCAML", "GHC", "LESS", "HG", "KUBE"],
   },
@@ -221,6 +291,27 @@ const FAMILIES: readonly Family[] = [
 /** The go command's own variables are one glued word: GOFLAGS, GOROOT, GOTOOLCHAIN, GOPROXY, GOAUTH. */
 const GO_VARIABLE = /^GO[A-Z0-9]+$/;
 const VERSION_TAIL = /(?:_[0-9]+)+$/;
+
+/**
+ * A last word that says which of something the name chooses, or where it is: the name is judged by
+ * what comes before it (GDK_PIXBUF_MODULEDIR, ACME_PLUGIN_DIR, LIBVA_DRIVER_NAME, MESA_LOADER_DRIVER_OVERRIDE),
+ * so SCHEMA_DIR and DATABASE_NAME are accepted and PLUGIN_DIR is refused.
+ */
+const QUALIFIER = /^(.+?)(_?(?:DIRECTORY|DIR|FOLDER|NAMES|NAME|LIST|OVERRIDE))$/;
+
+/**
+ * Ordinary words that end like a family's ending, by that ending: IMAGE_SRC is not an RC file, AWS_PROFILE
+ * names a profile and not a file, a RESTART policy starts nothing, a TRANSCRIPT is not a script, GEMINI no ini.
+ */
+const NOT_THE_ENDING: Readonly<Record<string, readonly string[]>> = {
+  RC: ["SRC"],
+  FILE: ["PROFILE"],
+  FILES: ["PROFILES"],
+  START: ["RESTART"],
+  SCRIPT: ["TRANSCRIPT"],
+  SCRIPTS: ["TRANSCRIPTS"],
+  INI: ["MINI"],
+};
 
 /** Why the repository may not set `name`, or undefined when it may. */
 export function repoEnvNameProblem(name: string): string | undefined {
@@ -244,11 +335,19 @@ function refusalOf(upper: string): { why: string; rule?: string } | undefined {
     if (head !== undefined) return { why, rule: `starting with ${head}_` };
     const prefix = prefixes?.find((p) => bare.startsWith(p));
     if (prefix !== undefined) return { why, rule: `starting with ${prefix}` };
-    // RC, but not the SRC of an ordinary name (IMAGE_SRC).
-    const ending = endings?.find((e) => unversioned.endsWith(e) && !(e === "RC" && unversioned.endsWith("SRC")));
+    const ending = endingOf(unversioned, endings);
     if (ending !== undefined) return { why, rule: `ending in ${ending}` };
     const inside = anyWord?.find((w) => words.includes(w));
     if (inside !== undefined) return { why, rule: `with the word ${inside}` };
+  }
+  // Only once no family took the whole name: XTABLES_LIBDIR is the library family's LIBDIR, not a LIB search path and DIR.
+  const qualified = QUALIFIER.exec(unversioned);
+  if (qualified !== null) {
+    const [, stem = "", qualifier = ""] = qualified;
+    for (const { why, endings } of FAMILIES) {
+      const ending = endingOf(stem, endings);
+      if (ending !== undefined) return { why, rule: `ending in ${ending}${qualifier}` };
+    }
   }
   if (GO_VARIABLE.test(bare)) {
     return {
@@ -257,4 +356,9 @@ function refusalOf(upper: string): { why: string; rule?: string } | undefined {
     };
   }
   return undefined;
+}
+
+/** The family ending `text` ends in, glued or after `_` (CLASSPATH, LD_LIBRARY_PATH), unless an ordinary word ends there. */
+function endingOf(text: string, endings: readonly string[] | undefined): string | undefined {
+  return endings?.find((e) => text.endsWith(e) && !NOT_THE_ENDING[e]?.some((word) => text.endsWith(word)));
 }
