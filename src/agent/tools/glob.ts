@@ -25,9 +25,15 @@ export const globTool = defineTool({
   async execute(input, ctx) {
     let base = "";
     if (input.path !== undefined) {
-      const absolute = await ctx.fs.resolve(input.path, "read");
+      const where = input.path;
+      // The host resolves and stats the path: with the job paused, as a file tool (the listing itself may run in the sandbox, unpaused).
+      const check = async () => {
+        const absolute = await ctx.fs.resolve(where, "read");
+        return { absolute, isDirectory: (await stat(absolute)).isDirectory() };
+      };
+      const { absolute, isDirectory } = await (ctx.exec.pausing ? ctx.exec.pausing(check) : check());
       base = normalizeBase(ctx.fs.relative(absolute));
-      if (!(await stat(absolute)).isDirectory()) {
+      if (!isDirectory) {
         return { content: `${base} is not a directory; give a directory as path.`, isError: true };
       }
     }

@@ -40,7 +40,9 @@ export const grepTool = defineTool({
     if (input.glob !== undefined) args.push("--glob", input.glob);
     args.push("--regexp", input.pattern);
     if (input.path !== undefined) {
-      const relative = ctx.fs.relative(await ctx.fs.resolve(input.path, "read"));
+      // The host resolves the path: with the job paused, as a file tool (the search itself may run in the sandbox, unpaused).
+      const resolve = () => ctx.fs.resolve(input.path as string, "read");
+      const relative = ctx.fs.relative(await (ctx.exec.pausing ? ctx.exec.pausing(resolve) : resolve()));
       if (relative !== "" && relative !== ".") args.push("--", relative);
     }
 
