@@ -1,4 +1,5 @@
 import { regexBacktrackingProblem } from "./compile-hook-matcher.js";
+import { type RegexCostProfile, regexCost, regexCostProfile } from "./regex-cost.js";
 
 /**
  * `blocked_commands` regular expressions run in the Tackle process on the model's Bash commands,
@@ -23,25 +24,6 @@ export const BLOCKED_REGEX_MAX_ENTRIES = 20;
  * whose check would cost more is refused before any entry runs, never checked in part.
  */
 export const BLOCKED_CHECK_BUDGET = 4 * (BLOCKED_REGEX_MAX_INPUT + 1) ** 3;
-/**
- * A repetition with a fixed count above three (`[a-z]{64}`) is run by V8 as a counted loop, each turn
- * of which cost about ten backtracking steps of a `.*`: `/.*.*[a-z]{4}x/` took 6.5 s on a
- * 1,024-character text against 0.15 s for `/.*.*x/`. Each turn counts this many times.
- */
-const COUNTED_STEP_WEIGHT = 16;
-
-/**
- * The shape of a regular expression that bounds the backtracking of a failing test (see
- * `blockedRegexCost`): the product of its alternations' branch counts, its `?`s, its other
- * repetitions whose count varies, and the counts of its fixed repetitions run as loops.
- */
-export interface RegexCostProfile {
-  alternatives: number;
-  optional: number;
-  repeated: number;
-  counted: number[];
-}
-
 export type BlockedCommandEntry =
   | { kind: "text"; text: string }
   | { kind: "regex"; regex: RegExp; cost: RegexCostProfile }
@@ -72,54 +54,5 @@ export function parseBlockedCommand(entry: string): BlockedCommandEntry {
   return { kind: "regex", regex, cost };
 }
 
-/**
- * A bound, up to a constant, on the steps a failing test of the pattern takes on `length` characters:
- * each of the length + 1 starts tries every alternative, both ways of each `?` and each count of its
- * other varying repetitions, and walks each fixed-count loop. The pattern's own length is bounded
- * (BLOCKED_REGEX_MAX_SOURCE) and not counted.
- */
-export function blockedRegexCost(profile: RegexCostProfile, length: number): number {
-  const positions = length + 1;
-  const loopSteps = profile.counted.reduce((sum, count) => sum + Math.min(count, positions), 0);
-  return profile.alternatives * 2 ** profile.optional * positions ** (1 + profile.repeated) * (1 + COUNTED_STEP_WEIGHT * loopSteps);
-}
-
-/** Reads a (valid, checked) pattern's quantifiers and alternations the way regexBacktrackingProblem does. */
-function regexCostProfile(pattern: string): RegexCostProfile {
-  const profile: RegexCostProfile = { alternatives: 1, optional: 0, repeated: 0, counted: [] };
-  /** Branch counts of the open groups, the whole pattern first. */
-  const branches = [1];
-  let i = 0;
-  while (i < pattern.length) {
-    const char = pattern[i] as string;
-    if (char === "\\") i += 2;
-    else if (char === "[") {
-      i += 1;
-      if (pattern[i] === "^") i += 1;
-      while (i < pattern.length && pattern[i] !== "]") i += pattern[i] === "\\" ? 2 : 1;
-      i += 1;
-    } else if (char === "(") {
-      branches.push(1);
-      i += 1;
-      continue;
-    } else if (char === ")") {
-      profile.alternatives *= branches.pop() ?? 1;
-      i += 1;
-    } else if (char === "|") {
-      branches[branches.length - 1] = (branches[branches.length - 1] ?? 1) + 1;
-      i += 1;
-      continue;
-    } else i += 1;
-    const quantifier = /^(?:[*+?]|\{(\d*)(?:(,)(\d*))?\})\??/.exec(pattern.slice(i));
-    if (quantifier === null) continue;
-    i += quantifier[0].length;
-    const [text, min, comma, max] = quantifier;
-    if (text.startsWith("?") || (min === "0" && comma !== undefined && max === "1")) profile.optional += 1;
-    else if (text.startsWith("{") && (comma === undefined || max === min)) {
-      const count = Number(min || "0");
-      if (count > 3) profile.counted.push(count);
-    } else profile.repeated += 1;
-  }
-  for (const count of branches) profile.alternatives *= count;
-  return profile;
-}
+/** What one `/regex/` entry may cost on `length` characters (see `regexCost`). */
+export const blockedRegexCost: (profile: RegexCostProfile, length: number) => number = regexCost;

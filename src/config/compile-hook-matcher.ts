@@ -1,3 +1,5 @@
+import { regexCost, regexCostProfile } from "./regex-cost.js";
+
 /** The longest matcher a repository may write; tool names are short, and so should their patterns be. */
 const MAX_MATCHER_CHARS = 500;
 /**
@@ -26,8 +28,29 @@ export function compileHookMatcher(matcher: string): CompiledHookMatcher {
     return { ok: false, problem: `not a regular expression: ${error instanceof Error ? error.message : String(error)}` };
   }
   const problem = regexBacktrackingProblem(matcher, MAX_VARYING_REPETITIONS);
-  return problem === undefined ? { ok: true, regex } : { ok: false, problem };
+  if (problem !== undefined) return { ok: false, problem };
+  if (regexCost(regexCostProfile(matcher), HOOK_MATCHED_NAME_CHARS) > HOOK_MATCHER_BUDGET) {
+    return {
+      ok: false,
+      problem: `its alternatives and repetitions together could take too long on a tool name of ${HOOK_MATCHED_NAME_CHARS} characters (each (a|b) group doubles the work of its .* parts): simplify it`,
+    };
+  }
+  return { ok: true, regex };
 }
+
+/**
+ * The longest name a matcher is run on. Part of a canonical name is the model's (CallMcpTool's `tool`)
+ * or an MCP server's, of any length, and even an ordinary matcher (`mcp__.*__.*_delete`) backtracks for
+ * seconds on a long one in the Tackle process. A longer name is denied when PreToolUse hooks exist
+ * (tool-hooks.ts).
+ */
+export const HOOK_MATCHED_NAME_CHARS = 256;
+/**
+ * What one matcher may cost on such a name (see `regexCost`): twice three `.*` with no alternatives,
+ * a fraction of a second. Each bound on its own (256 ways; three repetitions) let their product
+ * through: eight `(?:a|a)` and `.*.*.*b` held the event loop 23 s on one tool call.
+ */
+const HOOK_MATCHER_BUDGET = 2 * (HOOK_MATCHED_NAME_CHARS + 1) ** 4;
 
 /**
  * Why the (valid) pattern could take exponential or high-polynomial time on a failing input, if it

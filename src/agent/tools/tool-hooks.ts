@@ -1,4 +1,4 @@
-import { compileHookMatcher } from "../../config/compile-hook-matcher.js";
+import { compileHookMatcher, HOOK_MATCHED_NAME_CHARS } from "../../config/compile-hook-matcher.js";
 import type { HookConfig } from "../../config/repo-config.js";
 import { errorMessage } from "../../errors/index.js";
 import type { ExecResult } from "../ports.js";
@@ -9,12 +9,6 @@ import type { ToolContext } from "./tool.js";
 export const HOOK_TIMEOUT_MS = 60_000;
 /** stderr kept from one hook; a reason longer than this is cut by the exec port. */
 const HOOK_OUTPUT_BYTES = 64 * 1024;
-/**
- * The longest name a matcher is run on. Part of a canonical name is the model's (CallMcpTool's `tool`) or
- * an MCP server's, of any length, and even an ordinary matcher (`mcp__.*__.*_delete`) backtracks for
- * seconds on a long one in the Tackle process. A longer name is denied when PreToolUse hooks exist.
- */
-const MAX_MATCHED_NAME_CHARS = 256;
 /** Claude Code's exit code for "block this call" (PreToolUse) or "tell the model" (PostToolUse). */
 const BLOCKING_EXIT = 2;
 
@@ -70,12 +64,12 @@ export function createToolHooks(config: ToolHooksConfig): ToolHooks {
   // The one place a matcher runs: never on a name too long to test quickly.
   // The canonical name and the one the tool is offered under (they differ for an MCP tool with odd characters or a long name).
   const matching = (hooks: readonly CompiledHook[], toolName: string) => {
-    if (toolName.length > MAX_MATCHED_NAME_CHARS) return [];
+    if (toolName.length > HOOK_MATCHED_NAME_CHARS) return [];
     const names = [toolName, offeredToolName(toolName)];
     return hooks.filter((hook) => names.some((name) => hook.regex.test(name)));
   };
   const env = config.hooksDir === undefined ? {} : { TACKLE_HOOKS_DIR: config.hooksDir };
-  const tooLong = (toolName: string) => toolName.length > MAX_MATCHED_NAME_CHARS && pre.length > 0;
+  const tooLong = (toolName: string) => toolName.length > HOOK_MATCHED_NAME_CHARS && pre.length > 0;
 
   return {
     applies: (toolName) => tooLong(toolName) || matching(pre, toolName).length > 0 || matching(post, toolName).length > 0,
@@ -85,7 +79,7 @@ export function createToolHooks(config: ToolHooksConfig): ToolHooks {
       // Whether a hook would deny it cannot be known without matching it: fail closed.
       if (tooLong(action.name)) {
         config.onDenied?.(action.original?.name ?? action.name);
-        return { denied: `the tool name is ${action.name.length} characters, longer than the ${MAX_MATCHED_NAME_CHARS} characters hooks match`, notes };
+        return { denied: `the tool name is ${action.name.length} characters, longer than the ${HOOK_MATCHED_NAME_CHARS} characters hooks match`, notes };
       }
       // In order; the first denial ends it, so a later hook never sees a call that will not run.
       for (const hook of matching(pre, action.name)) {
