@@ -10,6 +10,22 @@ import type { Logger } from "../logging/logger.js";
  */
 export const MAX_WEBHOOK_BODY_BYTES = 25 * 1024 * 1024;
 
+/**
+ * The most webhook body bytes the process holds at once, over all requests being read: the cap per
+ * request bounds none of them together (16 unfinished unsigned bodies of 23 MiB held 372 MiB; 200
+ * would end the process). Room for one delivery at GitHub's cap beside others; past it, a request is
+ * refused with 503 and the connection closed.
+ */
+export const MAX_WEBHOOK_BYTES_IN_FLIGHT = 2 * MAX_WEBHOOK_BODY_BYTES;
+
+/** Body bytes of the requests being read now, in this process. */
+let inFlight = 0;
+
+/** The webhook body bytes this process holds now for requests it is still reading. */
+export function webhookBodyBytesInFlight(): number {
+  return inFlight;
+}
+
 export interface BufferWebhookBodyOptions {
   logger: Logger;
   /** @defaultValue MAX_WEBHOOK_BODY_BYTES */
@@ -41,15 +57,17 @@ export function bufferWebhookBody(req: http.IncomingMessage, res: http.ServerRes
     let received = 0;
     const onData = (chunk: Buffer): void => {
       received += chunk.length;
-      if (received <= maxBytes) {
+      inFlight += chunk.length;
+      if (received <= maxBytes && inFlight <= MAX_WEBHOOK_BYTES_IN_FLIGHT) {
         chunks.push(chunk);
         return;
       }
       detach();
       chunks = [];
-      // Paused, nothing more is taken off the socket; the 413's `Connection: close` ends it.
+      // Paused, nothing more is taken off the socket; the answer's `Connection: close` ends it.
       req.pause();
-      refuse(req, res, { received, maxBytes }, options.logger);
+      if (received > maxBytes) refuse(req, res, { received, maxBytes }, options.logger);
+      else refuseBusy(req, res, options.logger);
       resolve(false);
     };
     const onEnd = (): void => {
@@ -62,11 +80,23 @@ export function bufferWebhookBody(req: http.IncomingMessage, res: http.ServerRes
       chunks = [];
       resolve(false);
     };
+    // Once read, refused or gone, the request's bytes no longer count as being read.
     const detach = (): void => {
+      inFlight -= received;
       req.off("data", onData).off("end", onEnd).off("error", onGone).off("close", onGone);
     };
     req.on("data", onData).on("end", onEnd).on("error", onGone).on("close", onGone);
   });
+}
+
+function refuseBusy(req: http.IncomingMessage, res: http.ServerResponse, logger: Logger): void {
+  logger.warn(
+    { remote: req.socket.remoteAddress, method: req.method, path: (req.url ?? "").split("?")[0], inFlight, maxInFlight: MAX_WEBHOOK_BYTES_IN_FLIGHT },
+    "webhook: refused a request body while others fill the bytes read at once (503, connection closed)",
+  );
+  res
+    .writeHead(503, { "content-type": "application/json", connection: "close", "retry-after": "30" })
+    .end(JSON.stringify({ error: "Too many webhook bodies are being read at once; try again" }));
 }
 
 function refuse(
