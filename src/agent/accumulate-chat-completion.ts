@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type Anthropic from "@anthropic-ai/sdk";
 import { TackleError } from "../errors/tackle-error.js";
 import type { ModelContentBlock, ModelMessage, ModelToolUseBlock } from "./model-client.js";
+import { tokenCount } from "./token-count.js";
 
 /** The parts of a `chat.completion.chunk` read here; servers add more, and omit some. */
 interface ChatChunk {
@@ -49,7 +50,8 @@ type StopReason = Anthropic.Messages.StopReason;
  *
  * Rejects with a retryable `model_api` TackleError when the stream ends with neither a finish reason
  * nor `[DONE]` (a connection cut mid-way) or carries a chunk that is not JSON; an error object inside
- * the stream rejects, retryable when its code is a 429 or 5xx (or absent: the server gave up mid-way).
+ * the stream rejects, retryable when its code is a 429 or 5xx (or absent: the server gave up mid-way);
+ * a usage count that is not one rejects, not retryable (tokenCount).
  */
 export async function accumulateChatCompletion(data: AsyncIterable<string>, model: string): Promise<ModelMessage> {
   let id: string | undefined;
@@ -157,13 +159,20 @@ function stopReason(finish: string | null | undefined, hasCalls: boolean): StopR
   }
 }
 
-/** The prompt tokens a server reports include the cached ones; Anthropic's `input_tokens` do not. */
+/**
+ * The prompt tokens a server reports include the cached ones; Anthropic's `input_tokens` do not. Each
+ * count is checked by tokenCount (absent is 0; one that is not a count fails the response).
+ */
 function toUsage(usage: ChatUsage | undefined): Anthropic.Messages.Usage {
-  const prompt = tokenCount(usage?.prompt_tokens);
-  const cached = Math.min(prompt, tokenCount(usage?.prompt_tokens_details?.cached_tokens ?? usage?.prompt_cache_hit_tokens));
+  const count = (value: unknown, field: string) => tokenCount(value, field, "OpenAI-compatible API");
+  const prompt = count(usage?.prompt_tokens, "usage.prompt_tokens");
+  const details = usage?.prompt_tokens_details?.cached_tokens;
+  const cachedCount =
+    details != null ? count(details, "usage.prompt_tokens_details.cached_tokens") : count(usage?.prompt_cache_hit_tokens, "usage.prompt_cache_hit_tokens");
+  const cached = Math.min(prompt, cachedCount);
   return {
     input_tokens: prompt - cached,
-    output_tokens: tokenCount(usage?.completion_tokens),
+    output_tokens: count(usage?.completion_tokens, "usage.completion_tokens"),
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: cached,
     cache_creation: null,
@@ -173,16 +182,6 @@ function toUsage(usage: ChatUsage | undefined): Anthropic.Messages.Usage {
     service_tier: null,
     speed: null,
   };
-}
-
-/**
- * A count as the job's meter and the daily ledger can add it: the server's words are not trusted to be
- * one. A negative count would lower the job's spend, a string or 1e309 (Infinity once parsed) would
- * make it NaN or Infinity, and either stops every budget check from tripping.
- */
-function tokenCount(value: unknown): number {
-  if (typeof value !== "number" || Number.isNaN(value) || value <= 0) return 0;
-  return Math.min(Math.round(value), Number.MAX_SAFE_INTEGER);
 }
 
 /** Error types a stream may carry that another attempt may get past; an error that names neither code nor type is one too. */

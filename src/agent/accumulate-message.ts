@@ -1,8 +1,10 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { TackleError } from "../errors/tackle-error.js";
 import type { ModelContentBlock, ModelMessage } from "./model-client.js";
+import { tokenCount } from "./token-count.js";
 
 type StreamEvent = Anthropic.Messages.RawMessageStreamEvent;
+type Usage = Anthropic.Messages.Usage;
 
 /**
  * Builds the message from a Messages API stream's events (message_start, content blocks with their
@@ -11,16 +13,19 @@ type StreamEvent = Anthropic.Messages.RawMessageStreamEvent;
  * `invalid_input`, so the loop can tell the model (see ModelToolUseBlock).
  *
  * Rejects with a retryable `model_api` TackleError when the stream ends before message_stop (a
- * connection cut mid-way) or breaks the event order; errors of the iteration itself pass through.
+ * connection cut mid-way) or breaks the event order, and with a non-retryable one when a usage count
+ * is not one (tokenCount); errors of the iteration itself pass through.
+ *
+ * @param api who sent the stream, for errors. @defaultValue "Anthropic API"
  */
-export async function accumulateMessage(events: AsyncIterable<StreamEvent> | Iterable<StreamEvent>): Promise<ModelMessage> {
+export async function accumulateMessage(events: AsyncIterable<StreamEvent> | Iterable<StreamEvent>, api = "Anthropic API"): Promise<ModelMessage> {
   let message: ModelMessage | undefined;
   const inputJson = new Map<number, string>();
 
   for await (const event of events) {
     if (event.type === "message_start") {
       if (message !== undefined) throw streamBroken("a second message_start");
-      message = { ...event.message, content: [] };
+      message = { ...event.message, content: [], usage: startUsage(event.message.usage, api) };
       continue;
     }
     if (message === undefined) throw streamBroken(`${event.type} before message_start`);
@@ -39,7 +44,7 @@ export async function accumulateMessage(events: AsyncIterable<StreamEvent> | Ite
         inputJson.delete(event.index);
         break;
       case "message_delta":
-        applyMessageDelta(message, event);
+        applyMessageDelta(message, event, api);
         break;
       case "message_stop":
         // Blocks the stream never stopped (not seen from the API) still get their input read.
@@ -89,19 +94,37 @@ function settleInput(block: ModelContentBlock | undefined, json: string | undefi
   }
 }
 
-function applyMessageDelta(message: ModelMessage, event: Anthropic.Messages.RawMessageDeltaEvent): void {
+function applyMessageDelta(message: ModelMessage, event: Anthropic.Messages.RawMessageDeltaEvent, api: string): void {
   message.stop_reason = event.delta.stop_reason;
   message.stop_sequence = event.delta.stop_sequence;
   if (event.delta.stop_details !== undefined) message.stop_details = event.delta.stop_details;
   if (event.delta.container != null) message.container = event.delta.container;
-  const usage = event.usage;
-  message.usage = { ...message.usage, output_tokens: usage.output_tokens };
-  // The other counters are whole-message totals, sent only when they apply: overwrite, never add.
-  if (usage.input_tokens != null) message.usage.input_tokens = usage.input_tokens;
-  if (usage.cache_creation_input_tokens != null) message.usage.cache_creation_input_tokens = usage.cache_creation_input_tokens;
-  if (usage.cache_read_input_tokens != null) message.usage.cache_read_input_tokens = usage.cache_read_input_tokens;
+  // The counters are whole-message totals, sent only when they apply: overwrite, never add.
+  const usage: Partial<Anthropic.Messages.MessageDeltaUsage> = event.usage ?? {};
+  for (const field of COUNTS) {
+    if (usage[field] != null) message.usage[field] = tokenCount(usage[field], `usage.${field} of message_delta`, api);
+  }
   if (usage.server_tool_use != null) message.usage.server_tool_use = usage.server_tool_use;
   if (usage.output_tokens_details != null) message.usage.output_tokens_details = usage.output_tokens_details;
+}
+
+/** The usage counts pricing reads (costOf), each checked wherever the stream sends it. */
+const COUNTS = ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"] as const;
+
+/** message_start's usage with its counts checked; the two it must have are 0 when missing. */
+function startUsage(sent: Usage | undefined, api: string): Usage {
+  const usage: Usage = { ...(sent as Usage), input_tokens: 0, output_tokens: 0 };
+  for (const field of COUNTS) {
+    if (sent?.[field] != null) usage[field] = tokenCount(sent[field], `usage.${field} of message_start`, api);
+  }
+  const byTtl = sent?.cache_creation;
+  if (byTtl != null) {
+    usage.cache_creation = {
+      ephemeral_5m_input_tokens: tokenCount(byTtl.ephemeral_5m_input_tokens, "usage.cache_creation.ephemeral_5m_input_tokens of message_start", api),
+      ephemeral_1h_input_tokens: tokenCount(byTtl.ephemeral_1h_input_tokens, "usage.cache_creation.ephemeral_1h_input_tokens of message_start", api),
+    };
+  }
+  return usage;
 }
 
 function streamBroken(what: string): TackleError {

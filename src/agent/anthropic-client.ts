@@ -2,6 +2,7 @@ import { modelRetryDelayMs, waitToRetry } from "./model-retry.js";
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import { errorMessage, TackleError } from "../errors/tackle-error.js";
 import { accumulateMessage } from "./accumulate-message.js";
+import { cappedModelFetch, type ModelFetch } from "./capped-model-fetch.js";
 import type { MessageRequest, ModelClient, ModelMessage } from "./model-client.js";
 
 export interface AnthropicClientOptions {
@@ -44,14 +45,20 @@ export const DEFAULT_MAX_RETRIES = 4;
  */
 export function createAnthropicClient(options: AnthropicClientOptions = {}): ModelClient {
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const client = new Anthropic({
+  return createStreamingClient({
+    name: "anthropic",
+    api: "Anthropic API",
     maxRetries,
-    ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
-    ...(options.authToken !== undefined && { authToken: options.authToken }),
-    ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
-    ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+    sdk: (fetch) =>
+      new Anthropic({
+        maxRetries,
+        fetch,
+        ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
+        ...(options.authToken !== undefined && { authToken: options.authToken }),
+        ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
+        ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+      }),
   });
-  return createStreamingClient({ name: "anthropic", api: "Anthropic API", maxRetries, sdk: () => client });
 }
 
 /**
@@ -72,24 +79,28 @@ export interface StreamingClientOptions {
   /**
    * Builds the SDK client, on the first call rather than at construction, so a provider's SDK is
    * loaded only when chosen and its credentials resolved where a failure can be reported. Kept once
-   * built; a build that fails fails that call and is tried again on the next.
+   * built; a build that fails fails that call and is tried again on the next. `fetch` is the one the
+   * SDK must be given as its own: it caps each response (cappedModelFetch).
    */
-  sdk: () => MessagesApi | Promise<MessagesApi>;
+  sdk: (fetch: ModelFetch) => MessagesApi | Promise<MessagesApi>;
 }
 
 /**
  * A ModelClient over any SDK client with the Messages API, always streaming (long outputs would hit
  * the non-streaming timeout). The SDK retries what fails before the stream starts (HTTP status,
  * connection); what fails inside the stream (an error event, a cut connection, no message_stop) is
- * retried here. The events are accumulated by accumulateMessage, so a tool call with malformed JSON
- * input comes back marked instead of failing the call. What still fails becomes a TackleError.
+ * retried here, except what is refused for good: a response past MAX_MODEL_RESPONSE_BYTES (the SDK
+ * sends through cappedModelFetch) or a usage count that is not one (tokenCount). The events are
+ * accumulated by accumulateMessage, so a tool call with malformed JSON input comes back marked instead
+ * of failing the call. What still fails becomes a TackleError.
  */
 export function createStreamingClient(options: StreamingClientOptions): ModelClient {
   const { api, maxRetries } = options;
+  const fetch = cappedModelFetch(api);
   let built: Promise<MessagesApi> | undefined;
   const sdk = () =>
     (built ??= Promise.resolve()
-      .then(options.sdk)
+      .then(() => options.sdk(fetch))
       .catch((error: unknown) => {
         built = undefined;
         throw error;
@@ -108,7 +119,7 @@ export function createStreamingClient(options: StreamingClientOptions): ModelCli
         try {
           const events = await client.messages.create({ ...request, stream: true }, { signal });
           streaming = true;
-          return await accumulateMessage(events);
+          return await accumulateMessage(events, api);
         } catch (error) {
           const mapped = streaming ? toStreamFailure(error, signal, api) : toTackleError(error, signal, api);
           if (!(streaming && mapped.retryable && attempt < maxRetries)) throw mapped;

@@ -32,7 +32,7 @@ export function createBedrockClient(options: BedrockClientOptions): ModelClient 
     name: "bedrock",
     api: "Bedrock",
     maxRetries,
-    sdk: async () => {
+    sdk: async (fetch) => {
       const { AnthropicBedrock } = await import("@anthropic-ai/bedrock-sdk");
       const common = {
         awsRegion: options.region,
@@ -41,6 +41,7 @@ export function createBedrockClient(options: BedrockClientOptions): ModelClient 
         baseURL: options.baseURL ?? `https://bedrock-runtime.${options.region}.amazonaws.com`,
         apiKey: options.apiKey ?? null,
         maxRetries,
+        fetch,
         ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
       };
       const keys = options.credentials;

@@ -3,6 +3,7 @@ import { errorMessage, TackleError } from "../errors/tackle-error.js";
 import { maskUrl } from "../logging/mask-url.js";
 import { createRedactor, cutMasked } from "../util/redact.js";
 import { accumulateChatCompletion } from "./accumulate-chat-completion.js";
+import { cappedModelFetch } from "./capped-model-fetch.js";
 import type { MessageRequest, ModelClient, ModelMessage } from "./model-client.js";
 import { readSseData } from "./read-sse-data.js";
 import { toChatCompletionRequest } from "./to-chat-completion-request.js";
@@ -26,16 +27,11 @@ export interface OpenAIClientOptions {
 const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
- * Far past any one reply (a streamed chunk is a few hundred bytes a token): a server that keeps sending
- * is cut here rather than grow the reply in the host's memory until the job's deadline.
- */
-const MAX_RESPONSE_BYTES = 128 * 1024 * 1024;
-
-/**
  * Any OpenAI-compatible chat-completions server (vLLM, Ollama, LiteLLM, OpenAI) through plain `fetch`,
  * always streaming. The loop's Anthropic-shaped request is mapped by toChatCompletionRequest and the
  * streamed chunks back by accumulateChatCompletion; failures become TackleErrors as the Anthropic
- * client's do: `model_api` with `retryable` from the HTTP status, or `aborted`.
+ * client's do: `model_api` with `retryable` from the HTTP status, or `aborted`. Requests go through
+ * cappedModelFetch, the same cap on a response as every provider's.
  */
 export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
   const maxRetries = options.maxRetries ?? 4;
@@ -44,6 +40,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
   const where = maskUrl(options.baseURL);
   const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream", ...target.headers };
   const idleMs = options.idleTimeoutMs ?? 600_000;
+  const send = cappedModelFetch("OpenAI-compatible API");
 
   async function attempt(body: string, model: string, signal: AbortSignal): Promise<ModelMessage> {
     const idle = idleTimer(idleMs);
@@ -51,14 +48,14 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     try {
       let response: Response;
       try {
-        response = await fetch(url, { method: "POST", headers, body, signal: cut });
+        response = await send(url, { method: "POST", headers, body, signal: cut });
       } catch (error) {
         throw failure(error, signal, idle, `could not reach the OpenAI-compatible server at ${where}: ${causeOf(error)}`);
       }
       if (!response.ok) throw await httpError(response, options.apiKey);
       if (response.body === null) throw new TackleError("model_api", "the OpenAI-compatible server sent no body", { retryable: true });
       try {
-        return await accumulateChatCompletion(readSseData(capped(idle.watch(response.body), MAX_RESPONSE_BYTES)), model);
+        return await accumulateChatCompletion(readSseData(idle.watch(response.body)), model);
       } catch (error) {
         throw failure(error, signal, idle, `OpenAI-compatible stream cut: ${causeOf(error)}`);
       }
@@ -201,18 +198,6 @@ function idleTimer(ms: number): IdleTimer {
     },
     stop: () => clearTimeout(timer),
   };
-}
-
-/** The body, rejecting (not retryable) once more than `maxBytes` came: the rest is never read. */
-async function* capped(body: AsyncIterable<Uint8Array>, maxBytes: number): AsyncIterable<Uint8Array> {
-  let total = 0;
-  for await (const chunk of body) {
-    total += chunk.byteLength;
-    if (total > maxBytes) {
-      throw new TackleError("model_api", `the OpenAI-compatible server sent more than ${maxBytes / 1024 / 1024} MiB for one response`, { retryable: false });
-    }
-    yield chunk;
-  }
 }
 
 function retryDelayMs(error: unknown, tries: number): number {

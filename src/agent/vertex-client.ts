@@ -33,6 +33,6 @@ export function createVertexClient(options: VertexClientOptions): ModelClient {
     name: "vertex",
     api: "Vertex AI",
     maxRetries,
-    sdk: async () => (await import("./build-vertex-sdk.js")).buildVertexSdk(options, maxRetries),
+    sdk: async (fetch) => (await import("./build-vertex-sdk.js")).buildVertexSdk(options, maxRetries, fetch),
   });
 }

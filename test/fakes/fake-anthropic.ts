@@ -18,7 +18,7 @@ import {
   type CacheState,
   type ComputedUsage,
 } from "./compute-usage.js";
-import { messageStreamEvents } from "./message-stream-events.js";
+import { messageStreamEvents, type StreamEvent } from "./message-stream-events.js";
 
 export type ScriptedBlock =
   | { type: "text"; text: string }
@@ -55,6 +55,12 @@ export interface ScriptedReply {
    * a connection dropped mid-stream does.
    */
   cutAfterEvents?: number;
+  /**
+   * For stream requests: right after the first text block starts, text_delta events of 1 MiB of text
+   * for it until this many bytes are written (each write once the socket took the last), as a server
+   * that keeps sending does; the connection closing stops it. For clients' caps on a response.
+   */
+  floodBytes?: number;
 }
 
 export interface ScriptedError {
@@ -94,6 +100,8 @@ export interface RecordedRequest {
   stream: boolean;
   usage?: ComputedUsage & { output_tokens: number };
   at: number;
+  /** Bytes of a `floodBytes` reply written before it ended (or the connection closed). */
+  flooded?: number;
 }
 
 export interface FakeAnthropic {
@@ -230,6 +238,10 @@ export async function startFakeAnthropic(script: ScriptedModel, options: FakeAnt
         return;
       }
       res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+      if (reply.floodBytes !== undefined && record.flooded === undefined && isTextStart(event)) {
+        await flood(res, event.index, reply.floodBytes, record);
+        if (res.destroyed) return;
+      }
       if (midStreamError && event.type === "message_start") {
         const type = midStreamError.error.type ?? ERROR_TYPES[midStreamError.error.status] ?? "api_error";
         const text = midStreamError.error.message ?? DEFAULT_MESSAGES[type] ?? "Error";
@@ -287,6 +299,28 @@ function rawJsonOf(block: ScriptedBlock): string | undefined {
   if ("partialJson" in block) return block.partialJson;
   if ("rawInputJson" in block) return block.rawInputJson;
   return undefined;
+}
+
+function isTextStart(event: StreamEvent): event is StreamEvent & { index: number } {
+  return event.type === "content_block_start" && (event.content_block as { type?: string } | undefined)?.type === "text";
+}
+
+/** Writes 1 MiB text deltas for block `index` until `bytes` are written or the connection closes, waiting for the socket to drain. */
+async function flood(res: ServerResponse, index: number, bytes: number, record: RecordedRequest): Promise<void> {
+  const delta = { type: "content_block_delta", index, delta: { type: "text_delta", text: "a".repeat(1024 * 1024) } };
+  const event = Buffer.from(`event: content_block_delta\ndata: ${JSON.stringify(delta)}\n\n`);
+  record.flooded = 0;
+  while (record.flooded < bytes && !res.destroyed) {
+    record.flooded += event.length;
+    if (res.write(event)) continue;
+    await new Promise<void>((resume) => {
+      const go = () => {
+        res.off("drain", go).off("close", go);
+        resume();
+      };
+      res.on("drain", go).on("close", go);
+    });
+  }
 }
 
 function buildMessage(request: MessagesRequest, reply: ScriptedReply, usage: ComputedUsage) {

@@ -189,7 +189,8 @@ function retryHeaders(upstream: IncomingMessage): Record<string, string> {
 /**
  * Re-frames the scripted model's SSE stream: each event becomes one chunk frame (written in two
  * pieces, so a client that expects whole frames per read fails), message_stop gains Bedrock's
- * invocation metrics, an `error` event becomes an exception frame, and a cut connection is cut here too.
+ * invocation metrics, an `error` event becomes an exception frame, and a cut connection is cut here
+ * too, either way.
  */
 function relayAsFrames(upstream: IncomingMessage, res: ServerResponse): Promise<void> {
   const started = Date.now();
@@ -199,9 +200,15 @@ function relayAsFrames(upstream: IncomingMessage, res: ServerResponse): Promise<
   const send = (frame: Buffer) => {
     const split = Math.min(7, frame.length - 1);
     res.write(frame.subarray(0, split));
-    res.write(frame.subarray(split));
+    // A client that stops reading stops the model behind, as a real endpoint's backpressure does.
+    if (!res.write(frame.subarray(split))) upstream.pause();
   };
+  res.on("drain", () => upstream.resume());
   return new Promise((resolve) => {
+    res.on("close", () => {
+      upstream.destroy();
+      resolve();
+    });
     upstream.setEncoding("utf8");
     upstream.on("data", (text: string) => {
       pending += text;

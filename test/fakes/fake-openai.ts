@@ -192,7 +192,8 @@ export async function startFakeOpenAI(script: ScriptedModel, options: FakeOpenAI
       1,
       reply.content.reduce((sum, block) => sum + countTokens(block.type === "text" ? block.text : argumentsOf(block)), 0),
     );
-    return { prompt_tokens: tokens, completion_tokens: reply.usage?.output_tokens ?? completion, cached_tokens: cached };
+    // A script's input_tokens stands for the whole prompt here (OpenAI's prompt_tokens include the cached part).
+    return { prompt_tokens: reply.usage?.input_tokens ?? tokens, completion_tokens: reply.usage?.output_tokens ?? completion, cached_tokens: cached };
   }
 
   const server = createServer((req, res) => {

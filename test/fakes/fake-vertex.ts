@@ -148,6 +148,8 @@ export async function startFakeVertex(script: ScriptedModel, options: FakeVertex
     res.writeHead(record.status, headers);
     upstream.pipe(res);
     upstream.on("aborted", () => res.destroy());
+    // A client that goes away ends the model's answer too, as a real endpoint does.
+    res.on("close", () => upstream.destroy());
   }
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

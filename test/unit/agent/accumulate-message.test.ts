@@ -89,6 +89,39 @@ describe("accumulateMessage", () => {
     expect(message.usage).toMatchObject({ input_tokens: 40, output_tokens: 30, cache_read_input_tokens: 100 });
   });
 
+  it("checks the cache write's breakdown by TTL too, which pricing reads, and names the field and the sender", async () => {
+    const withBreakdown = (ttl1h: number) =>
+      eventsOf([{ type: "text", text: "ok" }]).map((event) =>
+        event.type === "message_start"
+          ? {
+              ...event,
+              message: {
+                ...event.message,
+                usage: { ...event.message.usage, cache_creation: { ephemeral_5m_input_tokens: 7, ephemeral_1h_input_tokens: ttl1h } },
+              },
+            }
+          : event,
+      ) as StreamEvent[];
+    expect((await accumulateMessage(withBreakdown(0))).usage.cache_creation).toEqual({ ephemeral_5m_input_tokens: 7, ephemeral_1h_input_tokens: 0 });
+    const error = await failure(accumulateMessage(withBreakdown(-7_000_000), "Bedrock"));
+    expect(error).toMatchObject({ code: "model_api", retryable: false });
+    expect(error.message).toMatch(/^Bedrock reported usage\.cache_creation\.ephemeral_1h_input_tokens of message_start = -7000000,/);
+  });
+
+  it("keeps message_start's counts when message_delta sends no usage, and reads a message_start without usage as 0", async () => {
+    const events = eventsOf([{ type: "text", text: "ok" }]);
+    const noDeltaUsage = events.map((event) => (event.type === "message_delta" ? { ...event, usage: undefined } : event)) as unknown as StreamEvent[];
+    expect((await accumulateMessage(noDeltaUsage)).usage).toMatchObject({ input_tokens: 12, output_tokens: 1, cache_read_input_tokens: 100 });
+    const noUsage = events.map((event) =>
+      event.type === "message_start"
+        ? { ...event, message: { ...event.message, usage: undefined } }
+        : event.type === "message_delta"
+          ? { ...event, usage: {} }
+          : event,
+    ) as unknown as StreamEvent[];
+    expect((await accumulateMessage(noUsage)).usage).toMatchObject({ input_tokens: 0, output_tokens: 0 });
+  });
+
   it("rejects a stream that ends before message_stop (a cut connection) as a retryable model error", async () => {
     const events = eventsOf([{ type: "tool_use", id: "toolu_1", name: "Write", input: { file_path: "a.ts", content: "x".repeat(50) } }]);
     const cut = events.slice(

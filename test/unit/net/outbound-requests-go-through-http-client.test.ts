@@ -17,7 +17,8 @@ const CHOKEPOINT = "net/send-limited-request.ts";
 
 /** Files allowed to call the global fetch, and why. */
 const FETCH_EXCEPTIONS: Record<string, string> = {
-  "agent/openai-client.ts": "the model client for TACKLE_PROVIDER=openai: the operator's OPENAI_BASE_URL",
+  "agent/capped-model-fetch.ts":
+    "every model client's one fetch (the Anthropic, Bedrock and Vertex SDKs', the OpenAI-compatible client's): the operator's model endpoint, each response capped",
   "main/check-model-provider.ts": "`tackle doctor` probing the operator's model server (OPENAI_BASE_URL)",
   "main/action-github-access.ts": "the Action's own GitHub (GITHUB_API_URL, GITHUB_SERVER_URL of the runner), as Octokit would",
 };
