@@ -1,4 +1,5 @@
-import { isMap, parseDocument } from "yaml";
+import { isMap } from "yaml";
+import { parseBoundedYaml } from "./parse-bounded-yaml.js";
 
 export type FrontMatter =
   /** `data` is the YAML mapping between the `---` lines ({} when empty); `body` is the rest, trimmed. */
@@ -24,25 +25,15 @@ export function parseFrontMatter(text: string): FrontMatter {
   const yamlText = rest.slice(0, closing.index);
   const body = rest.slice(closing.index + closing[0].length).trim();
 
-  const doc = parseDocument(yamlText, { prettyErrors: true, uniqueKeys: true, logLevel: "error" });
-  const error = doc.errors[0];
-  if (error) {
-    // The front matter starts on the file's second line.
-    const line = error.linePos?.[0].line;
-    const where = line === undefined ? "" : ` (line ${line + 1})`;
-    return { kind: "invalid", problem: `the front matter is not valid YAML: ${firstLine(error.message)}${where}` };
+  const parsed = parseBoundedYaml(yamlText);
+  // The front matter starts on the file's second line.
+  const where = (line: number | undefined) => (line === undefined ? "" : ` (line ${line + 1})`);
+  if (parsed.kind === "refused") return { kind: "invalid", problem: `the front matter ${parsed.problem}${where(parsed.line)}` };
+  if (parsed.kind === "invalid") {
+    const first = parsed.problems[0];
+    return { kind: "invalid", problem: `the front matter is not valid YAML: ${first?.message ?? "unreadable"}${where(first?.line)}` };
   }
-  if (doc.contents === null) return { kind: "ok", data: {}, body };
-  if (!isMap(doc.contents)) return { kind: "invalid", problem: "the front matter must be a mapping of keys to values" };
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: 100 });
-  } catch (caught) {
-    return { kind: "invalid", problem: `the front matter is not valid YAML: ${caught instanceof Error ? caught.message : String(caught)}` };
-  }
-  return { kind: "ok", data: data as Record<string, unknown>, body };
-}
-
-function firstLine(message: string): string {
-  return (message.split("\n")[0] ?? message).replace(/ at line \d+, column \d+.*$/, "");
+  if (parsed.doc.contents === null) return { kind: "ok", data: {}, body };
+  if (!isMap(parsed.doc.contents)) return { kind: "invalid", problem: "the front matter must be a mapping of keys to values" };
+  return { kind: "ok", data: parsed.data as Record<string, unknown>, body };
 }

@@ -17,12 +17,18 @@ export function describeValue(value: unknown): string {
  */
 export function closestKey(unknown: string, known: readonly string[]): string | undefined {
   const squash = (key: string) => key.toLowerCase().replace(/[-_\s]/g, "");
-  const exact = known.find((key) => squash(key) === squash(unknown));
+  const squashed = squash(unknown);
+  const exact = known.find((key) => squash(key) === squashed);
   if (exact !== undefined) return exact;
+  const lower = unknown.toLowerCase();
   let best: { key: string; distance: number } | undefined;
   for (const key of known) {
-    const distance = editDistance(unknown.toLowerCase(), key);
-    if (distance <= Math.max(2, Math.floor(key.length / 4)) && (best === undefined || distance < best.distance)) {
+    const limit = Math.max(2, Math.floor(key.length / 4));
+    // The distance is at least the difference in length: a long key (up to 1,024 characters each, a
+    // thousand of them in one file) is not compared letter by letter with every known one.
+    if (Math.abs(lower.length - key.length) > limit) continue;
+    const distance = editDistance(lower, key);
+    if (distance <= limit && (best === undefined || distance < best.distance)) {
       best = { key, distance };
     }
   }

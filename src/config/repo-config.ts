@@ -1,8 +1,9 @@
-import { isMap, isScalar, LineCounter, parseDocument, type Document } from "yaml";
+import { isMap, isScalar, isSeq, type Document, type LineCounter, type Pair } from "yaml";
 import { z } from "zod";
 import { compilePathPattern } from "../util/compile-path-pattern.js";
 import { BLOCKED_REGEX_MAX_ENTRIES, parseBlockedCommand } from "./blocked-command-regex.js";
 import { compileHookMatcher } from "./compile-hook-matcher.js";
+import { parseBoundedYaml, type YamlProblem } from "./parse-bounded-yaml.js";
 import { parseHostPattern } from "./parse-fetch-allow.js";
 import { repoEnvNameProblem } from "./repo-env-name.js";
 import { closestKey, describeValue } from "./problem-text.js";
@@ -325,26 +326,20 @@ export function defaultRepoConfig(): RepoConfig {
 export function parseRepoConfig(yamlText: string | null): RepoConfigResult {
   if (yamlText === null) return { ok: true, config: defaultRepoConfig(), warnings: [] };
 
-  const lines = new LineCounter();
-  const doc = parseDocument(yamlText, { lineCounter: lines, prettyErrors: true, uniqueKeys: true, logLevel: "error" });
-  if (doc.errors.length > 0) {
-    return { ok: false, problems: doc.errors.map((error) => yamlProblem(error.message, error.linePos?.[0])) };
-  }
-  let data: unknown;
-  try {
-    data = doc.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    return { ok: false, problems: [`YAML: ${error instanceof Error ? error.message : String(error)}`] };
-  }
-  const warnings = doc.warnings.map((warning) => yamlProblem(warning.message, warning.linePos?.[0]));
+  const parsed = parseBoundedYaml(yamlText);
+  if (parsed.kind === "refused") return { ok: false, problems: [`the file ${parsed.problem}${parsed.line === undefined ? "" : ` (line ${parsed.line})`}`] };
+  if (parsed.kind === "invalid") return { ok: false, problems: parsed.problems.map(yamlProblem) };
+  const { data, doc, lines } = parsed;
+  const warnings = parsed.warnings.map(yamlProblem);
   // A file with nothing but comments means the defaults.
-  const parsed = repoConfigSchema.safeParse(data ?? {});
-  if (!parsed.success) {
-    const problems = parsed.error.issues.flatMap((issue) => describeIssue(issue, data, doc, lines));
+  const checked = repoConfigSchema.safeParse(data ?? {});
+  if (!checked.success) {
+    const locate = nodeLocator(doc);
+    const problems = checked.error.issues.flatMap((issue) => describeIssue(issue, data, locate, lines));
     return { ok: false, problems: inLineOrder(problems) };
   }
-  warnings.push(...redundantProtectedPaths(parsed.data.protected_paths), ...checkoutHookScripts(parsed.data.hooks));
-  return { ok: true, config: withDefaultProtectedPaths(parsed.data), warnings };
+  warnings.push(...redundantProtectedPaths(checked.data.protected_paths), ...checkoutHookScripts(checked.data.hooks));
+  return { ok: true, config: withDefaultProtectedPaths(checked.data), warnings };
 }
 
 function withDefaultProtectedPaths(config: RepoConfig): RepoConfig {
@@ -380,28 +375,27 @@ function inLineOrder(problems: readonly string[]): string[] {
   return [...problems].sort((a, b) => line(a) - line(b));
 }
 
-function yamlProblem(message: string, position: { line: number; col: number } | undefined): string {
-  const text = message.split(/ at line \d+, column \d+/)[0] ?? message;
-  return position === undefined ? `YAML: ${text}` : `line ${position.line}, column ${position.col}: ${text}`;
+function yamlProblem({ message, line, col }: YamlProblem): string {
+  return line === undefined ? `YAML: ${message}` : `line ${line}, column ${col ?? 1}: ${message}`;
 }
 
-function describeIssue(issue: z.core.$ZodIssue, data: unknown, doc: Document, lines: LineCounter): string[] {
+function describeIssue(issue: z.core.$ZodIssue, data: unknown, locate: NodeLocator, lines: LineCounter): string[] {
   const path = issue.path.filter((part): part is string | number => typeof part !== "symbol");
   if (issue.code === "unrecognized_keys") {
     const known = KNOWN_KEYS[path.join(".")] ?? [];
     return issue.keys.map((key) => {
       const suggestion = closestKey(key, known);
       const hint = suggestion === undefined ? "" : ` (did you mean \`${suggestion}\`?)`;
-      return `\`${formatPath([...path, key])}\`: unknown key${hint}${lineOf(doc, lines, path, key)}`;
+      return `\`${formatPath([...path, key])}\`: unknown key${hint}${lineOf(locate, lines, path, key)}`;
     });
   }
   const value = valueAt(data, path);
   const where = `\`${formatPath(path)}\``;
-  if (issue.code === "custom") return [`${where}: ${issue.message}${lineOf(doc, lines, path)}`];
+  if (issue.code === "custom") return [`${where}: ${issue.message}${lineOf(locate, lines, path)}`];
   const got = describeValue(value);
   if (issue.code === "too_big") {
     const limit = String(issue.maximum);
-    const at = lineOf(doc, lines, path);
+    const at = lineOf(locate, lines, path);
     if (issue.origin === "array") return [`${where}: expected at most ${limit} entries, got ${(value as unknown[]).length}${at}`];
     if (issue.origin === "string") return [`${where}: expected at most ${limit} characters, got ${(value as string).length}${at}`];
     return [`${where}: expected at most ${limit}, got ${got}${at}`];
@@ -414,7 +408,7 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown, doc: Document, li
         .replace(/\.\[\]/g, "[]")
     ];
   const text = expected === undefined ? issue.message : `expected ${expected}`;
-  return [`${path.length === 0 ? "the file" : where}: ${text}, got ${got}${lineOf(doc, lines, path)}`];
+  return [`${path.length === 0 ? "the file" : where}: ${text}, got ${got}${lineOf(locate, lines, path)}`];
 }
 
 /** `trigger.label`, `setup[2]`. */
@@ -435,22 +429,51 @@ function valueAt(data: unknown, path: readonly (string | number)[]): unknown {
 }
 
 /** " (line N)" for the value at `path`, or for the key `key` of the mapping at `path`; "" when unknown. */
-function lineOf(doc: Document, lines: LineCounter, path: readonly (string | number)[], key?: string): string {
+function lineOf(locate: NodeLocator, lines: LineCounter, path: readonly (string | number)[], key?: string): string {
   let offset: number | undefined;
   if (key === undefined) {
     // A required key that is missing has no node: name the line of the nearest entry that holds it.
-    for (let depth = path.length; offset === undefined && depth >= 0; depth -= 1) {
-      const node: unknown = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
-      offset = rangeStart(node);
-    }
+    const found = locate(path);
+    for (let depth = found.length - 1; offset === undefined && depth >= 0; depth -= 1) offset = rangeStart(found[depth]?.value);
   } else {
-    const parent: unknown = path.length === 0 ? doc.contents : doc.getIn(path, true);
-    if (isMap(parent)) {
-      const pair = parent.items.find((item) => isScalar(item.key) && String(item.key.value) === key);
-      offset = rangeStart(pair?.key);
-    }
+    const found = locate([...path, key]);
+    if (found.length === path.length + 2) offset = rangeStart(found[path.length + 1]?.key);
   }
   return offset === undefined ? "" : ` (line ${lines.linePos(offset).line})`;
+}
+
+/** The nodes along a path, from the document's root to as deep as the path exists: each value, with its key in a mapping. */
+type NodeLocator = (path: readonly (string | number)[]) => Array<{ key?: unknown; value: unknown }>;
+
+/**
+ * Finds nodes by path without searching: each mapping's keys are put in a map the first time a path
+ * goes through it, so a problem for each of many keys costs no more than the keys themselves.
+ */
+function nodeLocator(doc: Document): NodeLocator {
+  const indexes = new Map<unknown, Map<string, Pair>>();
+  const pairsOf = (node: unknown): Map<string, Pair> | undefined => {
+    if (!isMap(node)) return undefined;
+    let index = indexes.get(node);
+    if (index === undefined) {
+      index = new Map();
+      // The last of two keys alike as text wins, as it does in the data the schema saw.
+      for (const pair of node.items) if (isScalar(pair.key)) index.set(String(pair.key.value), pair);
+      indexes.set(node, index);
+    }
+    return index;
+  };
+  return (path) => {
+    const found: Array<{ key?: unknown; value: unknown }> = [{ value: doc.contents }];
+    for (const part of path) {
+      const parent = found[found.length - 1]?.value;
+      const pair = pairsOf(parent)?.get(String(part));
+      const item = isSeq(parent) && typeof part === "number" ? parent.items[part] : undefined;
+      if (pair !== undefined) found.push({ key: pair.key, value: pair.value });
+      else if (item !== undefined) found.push({ value: item });
+      else break;
+    }
+    return found;
+  };
 }
 
 function rangeStart(node: unknown): number | undefined {

@@ -19,6 +19,7 @@ export async function readTriggerConfig(github: GitHubClient, repo: RepoRef, isT
   }
   const parsed = parseRepoConfig(text);
   if (parsed.ok) return parsed.config;
-  log.info({ problems: parsed.problems }, `invalid ${REPO_CONFIG_PATH}; triggers use the defaults`);
+  // The job's reply names them; the log of every event keeps a few (a file may have thousands).
+  log.info({ problems: parsed.problems.slice(0, 20), problemCount: parsed.problems.length }, `invalid ${REPO_CONFIG_PATH}; triggers use the defaults`);
   return defaultRepoConfig();
 }

@@ -34,7 +34,8 @@ import { observedModels, sessionObservers, type JobMetrics } from "./job-metrics
 import { startJobRecording, type JobRecording } from "./job-recording.js";
 import { createTracker, type Tracker, type TrackingSink } from "./tracker.js";
 import { trackingMarker, type JobStats, type TrackingState } from "./tracking-comment.js";
-import { code, inert, joinMarkdown, md, type SurfaceMarkdown } from "../util/surface-markdown.js";
+import { code, md, type SurfaceMarkdown } from "../util/surface-markdown.js";
+import { problemComment } from "./problem-comment.js";
 
 export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md"] as const;
 
@@ -142,34 +143,26 @@ async function readInstructionFiles(github: GitHubClient, repo: RepoRef, ref: st
 }
 
 /**
- * A problem may quote the repository's text (a pattern that is no regular expression): each is cut to
- * this many characters (after masking), which also bounds inert's work on it.
- */
-const PROBLEM_CHARS = 2_000;
-
-/**
  * `config_invalid` is reported once as its own comment naming each bad key. A problem quotes the
  * repository's text (a key, a value): masked, then shown inert.
  */
 function configProblemComment(problems: string[], commandName: string, redact: (text: string) => string): SurfaceMarkdown {
-  return joinMarkdown([
+  return problemComment(
     md`**Tackle could not use ${code(REPO_CONFIG_PATH)}** on the default branch, so this job did not run:`,
-    md``,
-    ...problems.map((p) => md`- ${inert(redact(p), { maxChars: PROBLEM_CHARS })}`),
-    md``,
+    problems,
     md`Fix the file and comment ${code(`/${commandName} retry`)}.`,
-  ]);
+    redact,
+  );
 }
 
 /** Problems with the repository's agent and skill files, reported like the config's. */
 function extensionProblemComment(problems: string[], commandName: string, redact: (text: string) => string): SurfaceMarkdown {
-  return joinMarkdown([
+  return problemComment(
     md`**Tackle could not use the repository's agents or skills** (\`.tackle/agents/\`, \`.tackle/skills/\`, \`.claude/skills/\` on the default branch), so this job did not run:`,
-    md``,
-    ...problems.map((p) => md`- ${inert(redact(p), { maxChars: PROBLEM_CHARS })}`),
-    md``,
+    problems,
     md`Fix the files and comment ${code(`/${commandName} retry`)}.`,
-  ]);
+    redact,
+  );
 }
 
 /** What every phase of one job works with, built once when the job starts. */

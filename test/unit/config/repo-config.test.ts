@@ -172,6 +172,22 @@ memory: false
     expect(problemsOf("max_turns: 10\nmax_turns: 20\n")).toEqual(["line 2, column 1: Map keys must be unique"]);
   });
 
+  it("names every one of many unknown keys with its own line, numbers and words alike", () => {
+    const keys = Array.from({ length: 2_000 }, (_, i) => `key${i}: 1`);
+    const problems = problemsOf(`${keys.join("\n")}\n1: one\ntrue: yes\n`);
+    expect(problems).toHaveLength(2_002);
+    expect(problems[0]).toBe("`key0`: unknown key (line 1)");
+    expect(problems[1_999]).toBe("`key1999`: unknown key (line 2000)");
+    expect(problems.slice(2_000)).toEqual(["`1`: unknown key (line 2001)", "`true`: unknown key (line 2002)"]);
+  });
+
+  it("refuses a file of more keys and values than any config has, with one problem", () => {
+    const keys = Array.from({ length: 3_000 }, (_, i) => `key${i}: 1`);
+    expect(problemsOf(keys.join("\n"))).toEqual([
+      "the file holds more than 5000 keys and values (an alias counts as all it stands for); Tackle reads nothing this large",
+    ]);
+  });
+
   it("refuses an unresolved alias without throwing", () => {
     expect(parseRepoConfig("max_turns: *nope\n").ok).toBe(false);
   });
