@@ -1,4 +1,3 @@
-import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { compileGlob } from "../../util/glob-to-regexp.js";
 import { defineTool } from "./tool.js";
@@ -25,15 +24,12 @@ export const globTool = defineTool({
   async execute(input, ctx) {
     let base = "";
     if (input.path !== undefined) {
-      const where = input.path;
-      // The host resolves and stats the path: with the job paused, as a file tool (the listing itself may run in the sandbox, unpaused).
-      const check = async () => {
-        const absolute = await ctx.fs.resolve(where, "read");
-        return { absolute, isDirectory: (await stat(absolute)).isDirectory() };
-      };
-      const { absolute, isDirectory } = await (ctx.exec.pausing ? ctx.exec.pausing(check) : check());
-      base = normalizeBase(ctx.fs.relative(absolute));
-      if (!isDirectory) {
+      // What the path is, through the one guarded reader (with the job paused; no content read): the
+      // listing itself may run in the sandbox, unpaused.
+      const found = await ctx.fs.read(input.path, { maxBytes: 0, signal: ctx.signal });
+      base = normalizeBase(ctx.fs.relative(found.path));
+      if (found.kind === "missing") return { content: `${base} does not exist; give a directory as path.`, isError: true };
+      if (found.kind !== "directory") {
         return { content: `${base} is not a directory; give a directory as path.`, isError: true };
       }
     }

@@ -40,9 +40,10 @@ export const grepTool = defineTool({
     if (input.glob !== undefined) args.push("--glob", input.glob);
     args.push("--regexp", input.pattern);
     if (input.path !== undefined) {
-      // The host resolves the path: with the job paused, as a file tool (the search itself may run in the sandbox, unpaused).
-      const resolve = () => ctx.fs.resolve(input.path as string, "read");
-      const relative = ctx.fs.relative(await (ctx.exec.pausing ? ctx.exec.pausing(resolve) : resolve()));
+      // Resolved through the one guarded reader (with the job paused; no content read): the search
+      // itself may run in the sandbox, unpaused.
+      const found = await ctx.fs.read(input.path, { maxBytes: 0, signal: ctx.signal });
+      const relative = ctx.fs.relative(found.path);
       if (relative !== "" && relative !== ".") args.push("--", relative);
     }
 

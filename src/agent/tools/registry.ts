@@ -163,7 +163,7 @@ export function createToolRegistry(tools: readonly Tool[], options: ToolRegistry
   function onHostFiles<T>(tool: Tool, ctx: ToolContext, task: () => Promise<T>): Promise<T> {
     const touchesFiles = tool.effects.reads !== undefined || tool.effects.writes !== undefined;
     // ripgrep in the sandbox is one of the job's processes: a pause would hold it too.
-    if (tool.effects.reads?.bySearch === true && tool.effects.writes === undefined && !ctx.search.onHost) return task();
+    if (tool.effects.reads?.bySearch === true && !ctx.search.onHost) return task();
     return touchesFiles && ctx.exec.pausing ? ctx.exec.pausing(task) : task();
   }
 
