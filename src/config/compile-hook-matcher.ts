@@ -58,12 +58,9 @@ const HOOK_MATCHER_BUDGET = 2 * (HOOK_MATCHED_NAME_CHARS + 1) ** 4;
  * repetitions whose count varies.
  */
 export function regexBacktrackingProblem(pattern: string, maxVarying: number): string | undefined {
-  /** Per open group: whether it holds a repetition or an alternation, and its branches so far. */
-  const groups: Array<{ risky: boolean; branches: number }> = [];
-  let topBranches = 1;
-  /** The product of the closed groups' branch counts: the ways a failing test may try, at each start. */
-  let ways = 1;
-  const tooManyWays = `its alternatives multiply to more than ${MAX_ALTERNATIVE_WAYS} ways of matching (each (a|b) group doubles them), which can take exponential time`;
+  /** Per open group: whether it holds a repetition or an alternation. */
+  const groups: Array<{ risky: boolean }> = [];
+  const tooManyRepetitions = `it has more than ${maxVarying} repetitions whose count varies (*, +, ?, {n,}, {n,m}; a fixed count above 3, such as {4}, counts as one), which can take exponential or high-polynomial time`;
   let varying = 0;
   let lastGroupRisky = false;
   let i = 0;
@@ -84,20 +81,14 @@ export function regexBacktrackingProblem(pattern: string, maxVarying: number): s
       while (i < pattern.length && pattern[i] !== "]") i += pattern[i] === "\\" ? 2 : 1;
       i += 1;
     } else if (char === "(") {
-      groups.push({ risky: false, branches: 1 });
+      groups.push({ risky: false });
       i += 1;
       continue;
     } else if (char === ")") {
-      const group = groups.pop();
-      lastGroupRisky = group?.risky ?? false;
-      ways *= group?.branches ?? 1;
-      if (ways > MAX_ALTERNATIVE_WAYS) return tooManyWays;
+      lastGroupRisky = groups.pop()?.risky ?? false;
       atomEndsGroup = true;
       i += 1;
     } else if (char === "|") {
-      const open = groups[groups.length - 1];
-      if (open) open.branches += 1;
-      else topBranches += 1;
       markRisky();
       i += 1;
       continue;
@@ -106,15 +97,19 @@ export function regexBacktrackingProblem(pattern: string, maxVarying: number): s
     const quantifier = /^(?:[*+?]|\{\d*(,\d*)?\})\??/.exec(pattern.slice(i));
     if (quantifier === null) continue;
     if (atomEndsGroup && lastGroupRisky) return "it repeats a group that holds a repetition or an alternation, which can take exponential time";
-    // A fixed count above three runs as a loop, each turn about as dear as a step of a `.*`.
-    if (varies(quantifier[0]) || fixedCountAbove(quantifier[0], 3)) varying += 1;
-    if (varying > maxVarying) {
-      return `it has more than ${maxVarying} repetitions whose count varies (*, +, ?, {n,}, {n,m}; a fixed count above 3, such as {4}, counts as one), which can take exponential or high-polynomial time`;
-    }
+    if (varies(quantifier[0])) varying += 1;
+    if (varying > maxVarying) return tooManyRepetitions;
     markRisky();
     i += quantifier[0].length;
   }
-  return ways * topBranches > MAX_ALTERNATIVE_WAYS ? tooManyWays : undefined;
+  // The alternatives and the fixed counts as the cost model reads them: a fixed count above three runs
+  // as a loop, each turn about as dear as a step of a `.*`.
+  const profile = regexCostProfile(pattern);
+  if (varying + profile.counted.length > maxVarying) return tooManyRepetitions;
+  if (profile.alternatives > MAX_ALTERNATIVE_WAYS) {
+    return `its alternatives multiply to more than ${MAX_ALTERNATIVE_WAYS} ways of matching (each (a|b) group doubles them), which can take exponential time`;
+  }
+  return undefined;
 }
 
 /**
@@ -123,13 +118,6 @@ export function regexBacktrackingProblem(pattern: string, maxVarying: number): s
  * 45 fit in a matcher. Real ones (`Edit|Write|MultiEdit`, `(npm|yarn|pnpm) (publish|pack)`) hold a few.
  */
 const MAX_ALTERNATIVE_WAYS = 256;
-
-/** Whether a quantifier is a fixed count (`{n}`, `{n,n}`) above `limit`. */
-function fixedCountAbove(quantifier: string, limit: number): boolean {
-  const counted = /^\{(\d+)(?:,(\d+))?\}/.exec(quantifier);
-  if (counted === null || (counted[2] !== undefined && counted[2] !== counted[1])) return false;
-  return Number(counted[1]) > limit;
-}
 
 /** Whether a quantifier lets its atom match a varying number of times: all but `{n}` and `{n,n}`. */
 function varies(quantifier: string): boolean {

@@ -36,7 +36,7 @@ export function regexCost(profile: RegexCostProfile, length: number): number {
   return profile.alternatives * 2 ** profile.optional * positions ** (1 + profile.repeated) * (1 + COUNTED_STEP_WEIGHT * loopSteps);
 }
 
-/** Reads a (valid, checked) pattern's quantifiers and alternations the way regexBacktrackingProblem does. */
+/** Reads a (valid) pattern's alternations and quantifiers: its shape for `regexCost`, and the ways and fixed counts `regexBacktrackingProblem` bounds. */
 export function regexCostProfile(pattern: string): RegexCostProfile {
   const profile: RegexCostProfile = { alternatives: 1, optional: 0, repeated: 0, counted: [] };
   /** Branch counts of the open groups, the whole pattern first. */
