@@ -19,19 +19,7 @@
  * a program is loaded or run") that fails.
  */
 import { describe, expect, it } from "vitest";
-import { parseRepoConfig } from "../../src/config/repo-config.js";
-
-const config = (env: Record<string, string>) =>
-  parseRepoConfig(
-    [
-      "mcp_servers:",
-      "  tool:",
-      "    command: [node, server.js]",
-      "    env:",
-      ...Object.entries(env).map(([key, value]) => `      ${key}: ${JSON.stringify(value)}`),
-      "",
-    ].join("\n"),
-  );
+import { mcpServerEnvConfig } from "../unit/config/helpers.js";
 
 describe("a repository's env for its MCP servers, fourth-pass program and library names", () => {
   it.each([
@@ -53,7 +41,7 @@ describe("a repository's env for its MCP servers, fourth-pass program and librar
     "OCTAVE_SITE_INITFILE",
     "XTABLES_LIBDIR",
   ])("%s is a config error naming the key", (name) => {
-    const parsed = config({ [name]: "./evil", API_URL: "https://example.com" });
+    const parsed = mcpServerEnvConfig({ [name]: "./evil", API_URL: "https://example.com" });
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.problems).toHaveLength(1);

@@ -14,19 +14,7 @@
  * configuration (CURL_HOME) and wget's (WGETRC). Each is now a config error naming the key.
  */
 import { describe, expect, it } from "vitest";
-import { parseRepoConfig } from "../../src/config/repo-config.js";
-
-const config = (env: Record<string, string>) =>
-  parseRepoConfig(
-    [
-      "mcp_servers:",
-      "  tool:",
-      "    command: [node, server.js]",
-      "    env:",
-      ...Object.entries(env).map(([key, value]) => `      ${key}: ${JSON.stringify(value)}`),
-      "",
-    ].join("\n"),
-  );
+import { mcpServerEnvConfig } from "../unit/config/helpers.js";
 
 describe("a repository's env for its MCP servers, build-tool and runtime hooks the lists missed", () => {
   it.each([
@@ -67,7 +55,7 @@ describe("a repository's env for its MCP servers, build-tool and runtime hooks t
     "CURL_HOME",
     "WGETRC",
   ])("%s is a config error naming the key", (name) => {
-    const parsed = config({ [name]: "./evil.so", API_URL: "https://example.com" });
+    const parsed = mcpServerEnvConfig({ [name]: "./evil.so", API_URL: "https://example.com" });
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.problems).toHaveLength(1);
@@ -76,7 +64,7 @@ describe("a repository's env for its MCP servers, build-tool and runtime hooks t
 
   it("ordinary names of the same look still pass", () => {
     expect(
-      config({
+      mcpServerEnvConfig({
         PYTHONUNBUFFERED: "1",
         PYTHONIOENCODING: "utf-8",
         NODE_ENV: "production",

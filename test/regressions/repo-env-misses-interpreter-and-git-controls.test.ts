@@ -11,19 +11,7 @@
  * PAGER and GIT_EDITOR already are. Each is now a config error naming the key.
  */
 import { describe, expect, it } from "vitest";
-import { parseRepoConfig } from "../../src/config/repo-config.js";
-
-const config = (env: Record<string, string>) =>
-  parseRepoConfig(
-    [
-      "mcp_servers:",
-      "  tool:",
-      "    command: [node, server.js]",
-      "    env:",
-      ...Object.entries(env).map(([key, value]) => `      ${key}: ${JSON.stringify(value)}`),
-      "",
-    ].join("\n"),
-  );
+import { mcpServerEnvConfig } from "../unit/config/helpers.js";
 
 describe("a repository's env for its MCP servers, names the first list missed", () => {
   it.each([
@@ -54,7 +42,7 @@ describe("a repository's env for its MCP servers, names the first list missed", 
     "VISUAL",
     "LESSOPEN",
   ])("%s is a config error naming the key", (name) => {
-    const parsed = config({ [name]: "./evil.so", API_URL: "https://example.com" });
+    const parsed = mcpServerEnvConfig({ [name]: "./evil.so", API_URL: "https://example.com" });
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.problems).toHaveLength(1);
@@ -62,6 +50,8 @@ describe("a repository's env for its MCP servers, names the first list missed", 
   });
 
   it("ordinary names of the same look still pass", () => {
-    expect(config({ NODE_ENV: "production", LUA_VERSION: "5.4", OPENSSLX: "1", XDG_CACHE: "x", EDITOR_THEME: "dark", LANGUAGE_MODEL: "m" }).ok).toBe(true);
+    expect(
+      mcpServerEnvConfig({ NODE_ENV: "production", LUA_VERSION: "5.4", OPENSSLX: "1", XDG_CACHE: "x", EDITOR_THEME: "dark", LANGUAGE_MODEL: "m" }).ok,
+    ).toBe(true);
   });
 });

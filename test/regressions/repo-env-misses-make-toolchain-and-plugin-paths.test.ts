@@ -19,19 +19,7 @@
  * it is the documented rule of the list that fails.
  */
 import { describe, expect, it } from "vitest";
-import { parseRepoConfig } from "../../src/config/repo-config.js";
-
-const config = (env: Record<string, string>) =>
-  parseRepoConfig(
-    [
-      "mcp_servers:",
-      "  tool:",
-      "    command: [node, server.js]",
-      "    env:",
-      ...Object.entries(env).map(([key, value]) => `      ${key}: ${JSON.stringify(value)}`),
-      "",
-    ].join("\n"),
-  );
+import { mcpServerEnvConfig } from "../unit/config/helpers.js";
 
 describe("a repository's env for its MCP servers, third-pass loader and toolchain names", () => {
   it.each([
@@ -58,7 +46,7 @@ describe("a repository's env for its MCP servers, third-pass loader and toolchai
     "AWS_CONFIG_FILE",
     "CAML_LD_LIBRARY_PATH",
   ])("%s is a config error naming the key", (name) => {
-    const parsed = config({ [name]: "./evil", API_URL: "https://example.com" });
+    const parsed = mcpServerEnvConfig({ [name]: "./evil", API_URL: "https://example.com" });
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.problems).toHaveLength(1);
