@@ -17,12 +17,10 @@ import { mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { coreTools, createPolicyEngine, createToolRegistry, denyingApprovalHandler } from "../../src/agent/tools/index.js";
-import type { ToolCallResult, ToolContext } from "../../src/agent/tools/tool.js";
-import { silentLogger } from "../../src/logging/logger.js";
+import type { ToolCallResult } from "../../src/agent/tools/tool.js";
 import { createRepoCache, type RepoCache, type Workspace } from "../../src/workspace/index.js";
 import { isRoot, makeRemote, removeDir, tempDir } from "../integration/workspace/helpers.js";
-import { createFakeIssuePort, createFakePullsPort } from "../unit/tools/helpers.js";
+import { callTool, workspaceContext } from "../unit/tools/helpers.js";
 
 /** Swaps `d` (a directory) and `dd` (a symlink to the root-only directory) until `stop` exists. */
 const SWAPPER = [
@@ -41,24 +39,7 @@ describe.runIf(isRoot)("TACKLE_SANDBOX=off as root, Write beside a detached proc
   let cache: RepoCache;
   let workspace: Workspace;
 
-  const context = (): ToolContext => ({
-    fs: workspace.fs,
-    exec: workspace.exec,
-    search: workspace.search,
-    git: workspace.git,
-    issue: createFakeIssuePort(),
-    pulls: createFakePullsPort(),
-    state: { todos: [], notes: [] },
-    baseBranch: "main",
-    signal: new AbortController().signal,
-    logger: silentLogger,
-  });
-  const registry = createToolRegistry(coreTools(), { policy: createPolicyEngine(), approval: denyingApprovalHandler });
-  const call = async (name: string, input: unknown): Promise<ToolCallResult> => {
-    const [result] = await registry.runCalls([{ id: "c1", name, input }], context());
-    if (result === undefined) throw new Error("no result");
-    return result;
-  };
+  const call = (name: string, input: unknown): Promise<ToolCallResult> => callTool(workspaceContext(workspace), name, input);
 
   beforeAll(async () => {
     base = tempDir("off-write-swap", { sandboxWritable: true });

@@ -304,3 +304,19 @@ export async function callTool(ctx: ToolContext, name: string, input: unknown, o
   if (result === undefined) throw new Error("no result");
   return result;
 }
+
+/** A tool context over a prepared workspace's own ports, with fake issue and pull request ports. */
+export function workspaceContext(workspace: Pick<ToolContext, "fs" | "exec" | "search" | "git">): ToolContext {
+  return {
+    fs: workspace.fs,
+    exec: workspace.exec,
+    search: workspace.search,
+    git: workspace.git,
+    issue: createFakeIssuePort(),
+    pulls: createFakePullsPort(),
+    state: { todos: [], notes: [] },
+    baseBranch: "main",
+    signal: new AbortController().signal,
+    logger: silentLogger,
+  };
+}
