@@ -1,27 +1,46 @@
-import TurndownService from "turndown";
-
-/** Elements whose content is code or chrome, not text a reader sees. */
-const DROPPED = new Set(["script", "style", "noscript", "iframe", "svg", "template", "object", "embed"]);
+import { collapseWhitespace } from "./markdown/collapse-whitespace.js";
+import { indexText } from "./markdown/index-text.js";
+import { parseHtml } from "./markdown/parse-html.js";
+import { renderMarkdown } from "./markdown/render-markdown.js";
 
 /**
- * Past these, turndown is not used: it runs on the event loop, takes about 3 s a megabyte, grows
- * faster than linearly with nesting and overflows the stack past a few thousand levels. Such a page
- * is shown as plain text instead, made in one linear pass.
+ * Past these, a page is shown as plain text made in one linear pass instead. The conversion runs on
+ * the event loop: parsing costs a few seconds a megabyte, the parser's work per tag grows with the
+ * depth of the elements open around it, and its work per attribute with the attributes before it in
+ * the same tag. The depth is the parser's own, counted as it builds the tree (see parseHtml): no
+ * count of tags in the text matches it.
  */
 export const MARKDOWN_MAX_CHARS = 256 * 1024;
 export const MARKDOWN_MAX_DEPTH = 256;
+export const MARKDOWN_MAX_ATTRIBUTES = 256;
 
 export const PLAIN_TEXT_NOTE = "[This page is too large or too deeply nested to convert to markdown: shown as plain text.]";
 
-let service: TurndownService | undefined;
+export interface ConvertedHtml {
+  text: string;
+  /** Characters the conversion left out to keep its work bounded (0: all of the page is in text). */
+  omittedChars: number;
+}
 
-/** HTML as markdown (turndown), without scripts, styles, frames and inline graphics; plain text for a page past the limits above. */
+/**
+ * HTML as markdown (as turndown made it, without scripts, styles, frames and inline graphics), or
+ * plain text for a page past the limits above. Only the first maxChars characters are wanted: the
+ * conversion stops adding to an element past twice that, so its work stays within the page's depth
+ * times that bound however the page multiplies its text (quotes and lists prefix every line).
+ */
+export function convertHtml(html: string, maxChars: number): ConvertedHtml {
+  const root = html.length > MARKDOWN_MAX_CHARS ? undefined : parseHtml(html, { maxDepth: MARKDOWN_MAX_DEPTH, maxAttributes: MARKDOWN_MAX_ATTRIBUTES });
+  if (root !== undefined) {
+    collapseWhitespace(root);
+    const index = indexText(root, MARKDOWN_MAX_DEPTH);
+    if (index !== undefined) return renderMarkdown(root, index, 2 * maxChars);
+  }
+  return { text: `${PLAIN_TEXT_NOTE}\n\n${htmlToPlainText(html)}`, omittedChars: 0 };
+}
+
+/** convertHtml's text alone, with room for twice MARKDOWN_MAX_CHARS characters of markdown. */
 export function htmlToMarkdown(html: string): string {
-  if (html.length > MARKDOWN_MAX_CHARS || nestingDepth(html) > MARKDOWN_MAX_DEPTH) return `${PLAIN_TEXT_NOTE}\n\n${htmlToPlainText(html)}`;
-  service ??= new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" }).remove((node) =>
-    DROPPED.has(node.nodeName.toLowerCase()),
-  );
-  return service.turndown(html).trim();
+  return convertHtml(html, MARKDOWN_MAX_CHARS).text;
 }
 
 const HIDDEN_BLOCKS = /<(script|style|noscript|template|svg|iframe|object)\b[\s\S]*?(?:<\/\1\s*>|$)/gi;
@@ -32,27 +51,6 @@ const COMMENTS = /<!--[\s\S]*?(?:-->|$)/g;
  * on the event loop, each `<` scanning the rest of the page. An unclosed tag at the end is dropped,
  * as a browser drops it.
  */
-const TAG = /<(\/?)([a-zA-Z][\w:-]*)[^>]*(?:>|$)/g;
-/** Elements that never contain others, or whose end tag HTML lets authors leave out: they do not count as nesting. */
-const FLAT = new Set(
-  "area base br col embed hr img input link meta param source track wbr p li dt dd tr td th tbody thead tfoot option optgroup colgroup caption rb rt rp html head body".split(
-    " ",
-  ),
-);
-
-/** The deepest element nesting of the page, by one pass over its tags. */
-function nestingDepth(html: string): number {
-  let depth = 0;
-  let deepest = 0;
-  for (const match of html.replace(COMMENTS, "").replace(HIDDEN_BLOCKS, "").matchAll(TAG)) {
-    const name = (match[2] as string).toLowerCase();
-    if (FLAT.has(name) || match[0].endsWith("/>")) continue;
-    depth = match[1] === "/" ? Math.max(0, depth - 1) : depth + 1;
-    if (depth > deepest) deepest = depth;
-  }
-  return deepest;
-}
-
 const BLOCK_TAGS =
   /<\/?(?:address|article|aside|blockquote|br|dd|div|dl|dt|fieldset|figcaption|figure|footer|form|h[1-6]|header|hr|li|main|nav|ol|p|pre|section|table|tr|ul)\b[^>]*(?:>|$)/gi;
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };

@@ -3,7 +3,7 @@ import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import zlib from "node:zlib";
 import type { WebPage } from "../agent/ports.js";
 import { TackleError } from "../errors/index.js";
-import { htmlToMarkdown } from "./html-to-markdown.js";
+import { convertHtml } from "./html-to-markdown.js";
 
 export interface PageLimits {
   /** Body bytes read (after decompression); the rest is never read. */
@@ -17,6 +17,7 @@ const HTML = new Set(["text/html", "application/xhtml+xml"]);
 /**
  * Reads a final (non-redirect) response into a page: HTML as markdown, other text as it is, decoded
  * with its declared charset (UTF-8 by default). Anything but text is refused before its body is read.
+ * What the markdown conversion left out to stay within its bound counts as truncated.
  */
 export async function readPage(url: URL, response: Response, limits: PageLimits): Promise<WebPage> {
   const { mime, charset } = parseContentType(response.headers.get("content-type") ?? undefined);
@@ -27,14 +28,14 @@ export async function readPage(url: URL, response: Response, limits: PageLimits)
   }
   const { bytes, cut } = await readBody(response, limits.maxBytes);
   const decoded = decode(bytes, charset ?? (html ? sniffMetaCharset(bytes) : undefined));
-  const full = html ? htmlToMarkdown(decoded) : decoded;
+  const { text: full, omittedChars } = html ? convertHtml(decoded, limits.maxChars) : { text: decoded, omittedChars: 0 };
   const text = cutAt(full, limits.maxChars);
   return {
     url: url.href,
     status: response.status,
     contentType: mime,
     text,
-    truncatedChars: full.length - text.length + unread(response, cut, limits),
+    truncatedChars: full.length - text.length + omittedChars + unread(response, cut, limits),
     cached: false,
   };
 }
