@@ -11,7 +11,12 @@
  * name under a tool's own prefix (GIT_, NODE_, PYTHON…), every make and compiler program variable. A
  * shape found missing is added as a kind, never as the name that showed it: CHROME_BIN brought every
  * name ending in BIN, BINARY, EXE, PROG, RSH. What a family would wrongly take is let through by name
- * only (`NODE_ENV`, `PYTHONUNBUFFERED`), so a name nobody thought of is refused, not accepted.
+ * only (`NODE_ENV`, `PYTHONUNBUFFERED`), so a family's next name is refused, not accepted.
+ *
+ * A name of a shape no family lists is accepted (GREETING): the rule narrows what a repository's env
+ * can steer, it is not the boundary. The boundary is where the env goes: only to the repository's own
+ * stdio server, whose command the repository names anyway, in the job's sandbox as the job's user,
+ * never to a helper or a root process (src/workspace/launch-privileged.ts).
  *
  * Two endings are weighed, not taken whole:
  * - `DIR` (also DIRECTORY, FOLDER, and NAME, NAMES, LIST, OVERRIDE) qualifies what comes before it, so
@@ -89,10 +94,31 @@ const FAMILIES: readonly Family[] = [
     anyWord: ["CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "ARFLAGS"],
   },
   {
-    why: "it names code a program loads or runs as it starts (a module, plugin, add-on, preload, hook, init or start-up script, wrapper or toolchain file)",
+    why: "it names code a program loads or runs as it starts (a module, application, backend, loader, handler or class by its import name, a plugin, add-on, preload, hook, init or start-up script, wrapper or toolchain file)",
     endings: [
       "MODULE",
       "MODULES",
+      // code by its import name: flask's FLASK_APP, matplotlib's `MPLBACKEND=module://…`, ts-node's TS_NODE_TRANSPILER
+      "APP",
+      "APPLICATION",
+      "BACKEND",
+      "BACKENDS",
+      "TRANSPILER",
+      "LOADER",
+      "LOADERS",
+      "HANDLER",
+      "HANDLERS",
+      "CLASS",
+      "CLASSES",
+      "FACTORY",
+      "IMPL",
+      "IMPLEMENTATION",
+      "REGISTER",
+      "EXTENSION",
+      "EXTENSIONS",
+      "MIDDLEWARE",
+      "CALLBACK",
+      "CALLBACKS",
       "PLUGIN",
       "PLUGINS",
       "ADDON",
@@ -156,6 +182,27 @@ const FAMILIES: readonly Family[] = [
       "RUNNER",
       "LINKER",
       "COMPILER",
+      // a program by its own name: gcloud's CLOUDSDK_PYTHON, protobuf builds' PROTOC, a NODE or RUBY to run
+      "PYTHON",
+      "PYTHON2",
+      "PYTHON3",
+      "NODE",
+      "NODEJS",
+      "DENO",
+      "NPX",
+      "RUBY",
+      "PERL",
+      "PHP",
+      "JAVA",
+      "JAVAC",
+      "LUA",
+      "LUAJIT",
+      "TCLSH",
+      "PROTOC",
+      "GCC",
+      "CLANG",
+      "TSC",
+      "SWIG",
     ],
   },
   {
@@ -283,14 +330,20 @@ const FAMILIES: readonly Family[] = [
       "ANSIBLE",
       "TF",
       "PUPPETEER",
+      "JUPYTER",
+      "IPYTHON",
+      "CLOUDSDK",
+      "TS_NODE",
     ],
-    prefixes: ["PYTHON", "PERL", "RUBY", "PHP", "OCAML", "GHC", "LESS", "HG", "KUBE"],
+    prefixes: ["PYTHON", "PERL", "RUBY", "PHP", "OCAML", "GHC", "LESS", "HG", "KUBE", "MPL"],
   },
 ];
 
 /** The go command's own variables are one glued word: GOFLAGS, GOROOT, GOTOOLCHAIN, GOPROXY, GOAUTH. */
 const GO_VARIABLE = /^GO[A-Z0-9]+$/;
 const VERSION_TAIL = /(?:_[0-9]+)+$/;
+/** One word glued to DIR: a tool's own place (IPYTHONDIR, TEXMFDIR), not a setting of a server's data (SCHEMA_DIR). */
+const GLUED_DIRECTORY = /^[A-Z0-9]+(?:DIR|DIRECTORY)$/;
 
 /**
  * A last word that says which of something the name chooses, or where it is: the name is judged by
@@ -348,6 +401,12 @@ function refusalOf(upper: string): { why: string; rule?: string } | undefined {
       const ending = endingOf(stem, endings);
       if (ending !== undefined) return { why, rule: `ending in ${ending}${qualifier}` };
     }
+  }
+  if (GLUED_DIRECTORY.test(bare)) {
+    return {
+      why: "it is a tool's own directory, named glued to the tool (IPYTHONDIR, MPLCONFIGDIR), where the tool looks up its start-up files, extensions or kernels",
+      rule: "of one word ending in DIR",
+    };
   }
   if (GO_VARIABLE.test(bare)) {
     return {

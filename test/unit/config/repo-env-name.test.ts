@@ -346,3 +346,30 @@ describe("repoEnvNameProblem: refused by the shape of the name", () => {
     });
   });
 });
+
+describe("repoEnvNameProblem: the fifth pass's kinds", () => {
+  it.each([
+    ["CLOUDSDK_PYTHON", /names a program.*; every name ending in PYTHON is refused$/],
+    ["PROTOC", /names a program.*; every name ending in PROTOC is refused$/],
+    ["ACME_NODE_3", /names a program.*; every name ending in NODE is refused$/],
+    ["FLASK_APP", /names code a program loads.*; every name ending in APP is refused$/],
+    ["UVICORN_APP", /names code a program loads.*; every name ending in APP is refused$/],
+    ["MPLBACKEND", /names code a program loads.*; every name ending in BACKEND is refused$/],
+    ["MPLSTYLE", /; every name starting with MPL is refused$/],
+    ["KERAS_BACKEND", /names code a program loads.*; every name ending in BACKEND is refused$/],
+    ["ACME_LOADER_CLASS", /names code a program loads.*; every name ending in CLASS is refused$/],
+    ["TS_NODE_SWC", /; every name starting with TS_NODE_ is refused$/],
+    ["ACME_TRANSPILER", /names code a program loads.*; every name ending in TRANSPILER is refused$/],
+    ["TEXMFDIR", /tool's own directory.*; every name of one word ending in DIR is refused$/],
+    ["JUPYTER_DATA_DIR", /; every name starting with JUPYTER_ is refused$/],
+    ["CLOUDSDK_CORE_ACCOUNT", /; every name starting with CLOUDSDK_ is refused$/],
+  ])("%s", (name, reason) => {
+    expect(repoEnvNameProblem(name)).toMatch(reason);
+  });
+
+  it("leaves the ordinary names of those looks", () => {
+    for (const name of ["GITHUB_APP_ID", "SCHEMA_DIR", "DATA_DIR", "NODE_ENV", "EPISODE", "GREETING", "BACKEND_URL"]) {
+      expect(repoEnvNameProblem(name), name).toBeUndefined();
+    }
+  });
+});
