@@ -30,8 +30,6 @@ export function createWebhookApp(options: {
   queue: Queue;
   github: (installationId: number) => Promise<GitHubClient>;
   logger: Logger;
-  /** Bots allowed to trigger in every repository, on top of each repo config's `allowed_bots`. @defaultValue [] */
-  allowedBots?: string[];
   /** Who posts each job's tracking comment: this handler or the job (shared with the jobs' processes). */
   claims: AckClaims;
   /** Where `/tackle approve` / `/tackle deny` answer the jobs' policy questions. @defaultValue none: nothing is ever pending */
@@ -51,7 +49,6 @@ export function createWebhookApp(options: {
         deliveryId: context.id,
         botLogin: options.identity.botLogin,
         botName: options.identity.botName,
-        allowedBots: options.allowedBots ?? [],
         logger: options.logger,
         github: async (source, log) => {
           if (source.installationId === undefined) {

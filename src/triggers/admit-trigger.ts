@@ -1,10 +1,9 @@
 import { defaultRepoConfig, REPO_CONFIG_PATH, type RepoConfig } from "../config/index.js";
 import { errorMessage } from "../errors/index.js";
-import type { GitHubClient } from "../github/index.js";
+import { createAccessCache, createTrustCheck, freezeThread, type GitHubClient, type TrustCheck } from "../github/index.js";
 import type { IssueThread, JobData } from "../jobs/job-data.js";
 import type { Logger } from "../logging/logger.js";
-import { createTrustCheck, freezeThread } from "../worker/issue-thread.js";
-import { gateTrigger, type RepoPermission } from "./gate.js";
+import { gateTrigger } from "./gate.js";
 import { isTriggerEnabled } from "./is-trigger-enabled.js";
 import { jobIdOf } from "./job-id.js";
 import { parseTrigger } from "./parse-trigger.js";
@@ -22,8 +21,6 @@ export interface AdmitTriggerOptions {
   botLogin: string;
   /** Mention and command name when the repo config names no `trigger.phrase`. */
   botName: string;
-  /** Bots allowed in every repository, on top of the repo config's `allowed_bots`. @defaultValue [] */
-  allowedBots?: readonly string[];
   /**
    * The client for the event's repository, asked for only once the event may be a trigger (so an
    * Action listening to other events needs no token for them). null: the event cannot be served.
@@ -39,8 +36,6 @@ interface Admitted {
   config: RepoConfig;
   /** `/<commandName> stop`: the repo's `trigger.phrase`, else the bot name. */
   commandName: string;
-  /** The operator's and the repo's allowed bots together. */
-  allowedBots: readonly string[];
   /** Bound to the delivery id and event. */
   log: Logger;
 }
@@ -95,8 +90,9 @@ export async function admitTrigger(options: AdmitTriggerOptions): Promise<Admiss
 
   // The permission check and the config read are independent: start both, so 👀 waits for one
   // round trip rather than two.
-  const permissionOf = cachedPermissions(github);
-  if (isTrigger(first) && first.actor.type === "User") void permissionOf(first.repo.owner, first.repo.name, first.actor.login);
+  // One permission cache for the admission: the gate and the trust marks of the frozen thread share it.
+  const accessOf = createAccessCache(github, source.repo);
+  if (isTrigger(first) && first.actor.type === "User") void accessOf(first.actor.login);
   const config = await readTriggerConfig(github, source.repo, isTrigger(first), log);
   if (config === null) return { status: "ignored", reason: `could not read ${REPO_CONFIG_PATH}` };
   const trigger = parse(config.trigger);
@@ -106,13 +102,13 @@ export async function admitTrigger(options: AdmitTriggerOptions): Promise<Admiss
     return { status: "ignored", reason: `the ${trigger.kind} trigger is turned off in ${REPO_CONFIG_PATH}` };
   }
 
-  const allowedBots = [...(options.allowedBots ?? []), ...config.allowed_bots];
-  const gate = await gateTrigger(trigger, { getPermission: permissionOf, allowedBots, botLogin: options.botLogin, logger: log });
+  const allowedBots = config.allowed_bots;
+  const gate = await gateTrigger(trigger, { accessOf, allowedBots, botLogin: options.botLogin, logger: log });
   if (!gate.allowed) {
     if (gate.reply) await replyToTrigger(github, trigger, gate.reply, log);
     return { status: "refused", reason: gate.reason };
   }
-  const admitted: Admitted = { github, config, commandName: config.trigger.phrase ?? options.botName, allowedBots, log };
+  const admitted: Admitted = { github, config, commandName: config.trigger.phrase ?? options.botName, log };
   if (trigger.kind === "command") return { status: "command", trigger, ...admitted };
   const data: JobData = {
     jobId: jobIdOf(trigger, options.jobKey ?? trigger.deliveryId),
@@ -124,7 +120,7 @@ export async function admitTrigger(options: AdmitTriggerOptions): Promise<Admiss
     trigger: jobTriggerOf(trigger),
     enqueuedAt: new Date().toISOString(),
   };
-  return { status: "task", trigger, data, freeze: () => freezeFor(github, trigger, allowedBots, log), ...admitted };
+  return { status: "task", trigger, data, freeze: () => freezeFor(github, trigger, createTrustCheck(accessOf, allowedBots), log), ...admitted };
 }
 
 function ignored(log: Logger, message: string, reason: string): Admission {
@@ -132,30 +128,13 @@ function ignored(log: Logger, message: string, reason: string): Admission {
   return { status: "ignored", reason };
 }
 
-/** One permission request per repo and user for the whole admission; a failure is consumed (failing closed) in the gate. */
-function cachedPermissions(github: GitHubClient): (owner: string, repo: string, user: string) => Promise<RepoPermission> {
-  const permissions = new Map<string, Promise<RepoPermission>>();
-  return (owner, repo, user) => {
-    const key = `${owner}/${repo}@${user}`.toLowerCase();
-    let pending = permissions.get(key);
-    if (!pending) {
-      pending = github
-        .getPermission({ owner, name: repo }, user)
-        .then((p) => (p.roleName === undefined ? { permission: p.permission } : { permission: p.permission, role_name: p.roleName }));
-      pending.catch(() => undefined);
-      permissions.set(key, pending);
-    }
-    return pending;
-  };
-}
-
-async function freezeFor(github: GitHubClient, trigger: TaskTrigger, allowedBots: readonly string[], log: Logger): Promise<IssueThread | undefined> {
+async function freezeFor(github: GitHubClient, trigger: TaskTrigger, isTrusted: TrustCheck, log: Logger): Promise<IssueThread | undefined> {
   try {
     return await freezeThread({
       github,
       repo: trigger.repo,
       number: trigger.number,
-      isTrusted: createTrustCheck(github, trigger.repo, allowedBots),
+      isTrusted,
     });
   } catch (error) {
     log.warn({ err: errorMessage(error) }, "could not freeze the thread; the job will read it live");

@@ -1,18 +1,13 @@
 import { errorMessage } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import type { Trigger } from "./trigger.js";
+import { describeAccess, isBotLogin, isWriter, type AccessOf, type RepoAccess } from "../github/index.js";
 import { isAllowedBot } from "../util/is-allowed-bot.js";
 import { md, mention, type SurfaceMarkdown } from "../util/surface-markdown.js";
 
-/** The REST permission endpoint's answer (`GET /repos/{owner}/{repo}/collaborators/{user}/permission`). */
-export interface RepoPermission {
-  /** Legacy field: `admin`, `write`, `read` or `none`; maintain reads as `write`, triage as `read`. */
-  permission: string;
-  role_name?: string | undefined;
-}
-
 export interface GateDeps {
-  getPermission(owner: string, repo: string, user: string): Promise<RepoPermission>;
+  /** The actor's access to the trigger's repository: the job's one permission cache (`createAccessCache`). */
+  accessOf: AccessOf;
   /** Bot logins that may trigger (e.g. `renovate[bot]`); from the repo config's `allowed_bots`. */
   allowedBots: readonly string[];
   /** The bot user, e.g. `tackle[bot]`. */
@@ -22,11 +17,9 @@ export interface GateDeps {
 
 export type GateResult = { allowed: true } | { allowed: false; reason: string; reply?: SurfaceMarkdown };
 
-const WRITE_PERMISSIONS = new Set(["admin", "maintain", "write"]);
-
 /**
- * Decides whether the trigger's actor may make Tackle work. Users need write or admin through the
- * permission endpoint (never author_association); bots are refused unless allow-listed, and an
+ * Decides whether the trigger's actor may make Tackle work. Users must be writers (`isWriter`, from the
+ * permission endpoint, never author_association); bots are refused unless allow-listed, and an
  * allow-listed bot needs no permission check (apps are not collaborators); the bot's own events
  * never pass. An API error refuses: fail closed. Refusals are logged; `reply` is the one short
  * sentence the caller may post, and only humans get one.
@@ -40,13 +33,13 @@ export async function gateTrigger(trigger: Trigger, deps: GateDeps): Promise<Gat
   };
 
   if (login === deps.botLogin.toLowerCase()) return refuse("the bot's own event");
-  if (isBot(actor.type, login)) {
+  if (isBotLogin(login, actor.type)) {
     return isAllowedBot(login, deps.allowedBots) ? { allowed: true } : refuse(`bot ${actor.login} is not in allowed_bots`);
   }
 
-  let access: RepoPermission;
+  let access: RepoAccess;
   try {
-    access = await deps.getPermission(repo.owner, repo.name, actor.login);
+    access = await deps.accessOf(actor.login);
   } catch (error) {
     deps.logger?.warn({ actor: actor.login, err: errorMessage(error) }, "permission check failed");
     return refuse(
@@ -54,14 +47,9 @@ export async function gateTrigger(trigger: Trigger, deps: GateDeps): Promise<Gat
       md`${mention(actor.login)}, I could not check your permission on this repository, so I did not start; please try again later.`,
     );
   }
-  if (WRITE_PERMISSIONS.has(access.permission.toLowerCase())) return { allowed: true };
-  const role = access.role_name ? ` (role ${access.role_name})` : "";
+  if (isWriter(access)) return { allowed: true };
   return refuse(
-    `${actor.login} has ${access.permission}${role} permission; write is required`,
+    `${actor.login} has ${describeAccess(access)} permission; write is required`,
     md`${mention(actor.login)}, only users with write access can ask Tackle to work here.`,
   );
-}
-
-function isBot(type: "User" | "Bot", login: string): boolean {
-  return type === "Bot" || login.endsWith("[bot]");
 }

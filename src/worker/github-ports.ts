@@ -1,11 +1,10 @@
 import type { IssuePort, IssueSnapshot, PublishApproval, PullRequestRequest, PullRequestResult, PullsPort } from "../agent/ports.js";
 import { checkPublishedChange, type PolicyConfig } from "../agent/tools/index.js";
 import { TackleError } from "../errors/index.js";
-import type { GitHubClient, RepoRef } from "../github/index.js";
+import { readThread, type GitHubClient, type RepoRef, type TrustCheck } from "../github/index.js";
 import type { IssueThread } from "../jobs/job-data.js";
 import { agentProse, md, type SurfaceMarkdown } from "../util/surface-markdown.js";
 import type { Workspace } from "../workspace/index.js";
-import { createTrustCheck, readThread } from "./issue-thread.js";
 
 /**
  * GetIssue / ReportToIssue over GitHub, bound to one issue or PR. The agent's words are masked with
@@ -20,11 +19,10 @@ export function githubIssuePort(options: {
   number: number;
   /** The thread frozen at trigger time; without one, GetIssue reads it live. */
   thread?: IssueThread | undefined;
-  /** Bots whose comments count as trusted (the repo config's `allowed_bots`). @defaultValue [] */
-  allowedBots?: readonly string[];
+  /** Whose later comments count (the job's one trust check, over its one permission cache). */
+  isTrusted: TrustCheck;
 }): IssuePort {
-  const { github, repo, number } = options;
-  const isTrusted = createTrustCheck(github, repo, options.allowedBots ?? []);
+  const { github, repo, number, isTrusted } = options;
   return {
     get: (): Promise<IssueSnapshot> => readThread({ github, repo, number, thread: options.thread, isTrusted }),
     async report({ prose, footer }) {

@@ -4,7 +4,15 @@ import type { ModelClient } from "../agent/model-client.js";
 import type { ArtifactInfo, PublishApproval, SessionState } from "../agent/ports.js";
 import { disallowedAgentModels, parseRepoConfig, REPO_CONFIG_PATH, resolveModel, type RepoConfig } from "../config/index.js";
 import { TackleError, errorMessage, isTackleError } from "../errors/index.js";
-import { redactingGitHubClient, type GitHubClient, type ReactionTarget, type RepoRef } from "../github/index.js";
+import {
+  createAccessCache,
+  createTrustCheck,
+  redactingGitHubClient,
+  type AccessOf,
+  type GitHubClient,
+  type ReactionTarget,
+  type RepoRef,
+} from "../github/index.js";
 import type { Approvals } from "../jobs/approvals.js";
 import type { DailyBudget } from "../jobs/daily-budget.js";
 import type { MemoryStore } from "../jobs/memory-store.js";
@@ -19,7 +27,6 @@ import { loadRepoExtensions } from "./load-repo-extensions.js";
 import { mcpServerSpecs } from "./mcp-server-specs.js";
 import { createMemoryPort } from "./memory-port.js";
 import { reserveJobBudget, type HeldBudget } from "./reserve-job-budget.js";
-import { createTrustCheck } from "./issue-thread.js";
 import type { AckClaims } from "../jobs/ack-claims.js";
 import { issueBranchName, type JobData } from "../jobs/job-data.js";
 import type { Logger } from "../logging/logger.js";
@@ -180,6 +187,8 @@ interface JobContext {
   sink: TrackingSink;
   /** The job store's record of this run, when the process has a store. */
   recording: JobRecording | undefined;
+  /** The job's one permission cache: every trust check of the job asks it. */
+  accessOf: AccessOf;
 }
 
 /** What the job reads from GitHub before the agent starts, all started at once. */
@@ -351,7 +360,7 @@ async function openJob(data: JobData, deps: ProcessJobDeps, signal: AbortSignal,
     deps.jobStore === undefined
       ? undefined
       : startJobRecording({ store: deps.jobStore, data, attempt, clock: deps.clock, log, redact, dashboardUrl: deps.settings.dashboardUrl ?? null });
-  return { data, deps, signal, repo, log, github, redact, startedAt, sink, recording };
+  return { data, deps, signal, repo, log, github, redact, startedAt, sink, recording, accessOf: createAccessCache(github, repo) };
 }
 
 function readJobInputs(job: JobContext): JobInputs {
@@ -527,7 +536,7 @@ async function runAndPublish(
   const { result, state, subagents, subagentTurns, memoryWrites, hookDenials, backgroundJobs, mcpUsage, mcpFailures, approvePublish } = await runAgentSession({
     jobId: data.jobId,
     workspace,
-    issue: githubIssuePort({ github, redact, repo, number: data.number, thread: data.thread, allowedBots: config.allowed_bots }),
+    issue: githubIssuePort({ github, redact, repo, number: data.number, thread: data.thread, isTrusted: createTrustCheck(job.accessOf, config.allowed_bots) }),
     pulls,
     config,
     model: models(modelName),
@@ -645,12 +654,12 @@ async function sessionExtras(job: JobContext, admitted: Extract<Admission, { ok:
 
 /** Authors in the job's thread (the issue's too) without write access: their text may steer what the agent keeps. */
 async function untrustedAuthors(job: JobContext, config: RepoConfig, issueAuthor: string): Promise<string[]> {
-  const { data, github, repo } = job;
+  const { data } = job;
   const untrusted = new Set<string>();
   for (const comment of data.thread?.comments ?? []) if (!comment.trusted) untrusted.add(comment.author);
   for (const comment of data.thread?.reviewComments ?? []) if (!comment.trusted) untrusted.add(comment.author);
   if (issueAuthor.toLowerCase() !== data.trigger.actor.toLowerCase()) {
-    const trusted = await createTrustCheck(github, repo, config.allowed_bots)(issueAuthor);
+    const trusted = await createTrustCheck(job.accessOf, config.allowed_bots)(issueAuthor);
     if (!trusted) untrusted.add(issueAuthor);
   }
   return [...untrusted].sort();

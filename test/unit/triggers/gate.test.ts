@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { gateTrigger, parseTrigger, type GateDeps, type RepoPermission, type Trigger } from "../../../src/triggers/index.js";
+import type { RepoAccess } from "../../../src/github/index.js";
+import { gateTrigger, parseTrigger, type GateDeps, type Trigger } from "../../../src/triggers/index.js";
 import { BOT_LOGIN, issueComment } from "./webhook-examples.js";
 
 function commentBy(login: string, type: "User" | "Bot" = "User"): Trigger {
@@ -16,20 +17,14 @@ function commentBy(login: string, type: "User" | "Bot" = "User"): Trigger {
   return result;
 }
 
-interface Call {
-  owner: string;
-  repo: string;
-  user: string;
-}
-
-function deps(answer: RepoPermission | Error, overrides: Partial<GateDeps> = {}): GateDeps & { calls: Call[] } {
-  const calls: Call[] = [];
+function deps(answer: RepoAccess | Error, overrides: Partial<GateDeps> = {}): GateDeps & { calls: string[] } {
+  const calls: string[] = [];
   return {
     calls,
     allowedBots: [],
     botLogin: BOT_LOGIN,
-    getPermission: async (owner, repo, user) => {
-      calls.push({ owner, repo, user });
+    accessOf: async (login) => {
+      calls.push(login);
       if (answer instanceof Error) throw answer;
       return answer;
     },
@@ -39,19 +34,22 @@ function deps(answer: RepoPermission | Error, overrides: Partial<GateDeps> = {})
 
 describe("gateTrigger", () => {
   it.each([
-    { permission: "admin", role_name: "admin" },
-    { permission: "write", role_name: "write" },
-    { permission: "write", role_name: "maintain" },
+    { permission: "admin", roleName: "admin" },
+    { permission: "write", roleName: "write" },
+    { permission: "write", roleName: "maintain" },
+    // the role decides too: the same rule as the thread's trust marks (isWriter)
+    { permission: "read", roleName: "maintain" },
   ])("allows %j", async (answer) => {
     const gate = deps(answer);
     expect(await gateTrigger(commentBy("alice"), gate)).toEqual({ allowed: true });
-    expect(gate.calls).toEqual([{ owner: "Codertocat", repo: "Hello-World", user: "alice" }]);
+    expect(gate.calls).toEqual(["alice"]);
   });
 
   it.each([
-    { permission: "read", role_name: "read" },
-    { permission: "read", role_name: "triage" },
-    { permission: "none", role_name: "none" },
+    { permission: "read", roleName: "read" },
+    { permission: "read", roleName: "triage" },
+    { permission: "none", roleName: "none" },
+    { permission: "read", roleName: "security-reviewer" },
     { permission: "read" },
   ])("refuses %j with one short reply", async (answer) => {
     const result = await gateTrigger(commentBy("alice"), deps(answer));

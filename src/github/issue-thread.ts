@@ -1,40 +1,14 @@
 import type { IssueComment, IssueSnapshot } from "../agent/ports.js";
-import type { GitHubClient, RepoRef } from "../github/index.js";
+import type { GitHubClient, RepoRef } from "./github-client.js";
+import type { TrustCheck } from "./repo-access.js";
 import { THREAD_MAX_CHARS, THREAD_MAX_COMMENTS, type IssueThread } from "../jobs/job-data.js";
-import { isAllowedBot } from "../util/is-allowed-bot.js";
 import { sanitizeUntrustedText } from "../util/sanitize-untrusted-text.js";
 
 /** The reads a thread needs; GitHubClient fits. */
-export type ThreadSource = Pick<GitHubClient, "getIssue" | "listComments" | "listReviewComments" | "getPermission">;
+export type ThreadSource = Pick<GitHubClient, "getIssue" | "listComments" | "listReviewComments">;
 
 /** Characters kept of each text; the whole is then fitted under THREAD_MAX_CHARS. */
 const MAX_CHARS = { title: 1_000, body: 16_000, comment: 4_000, reviewComment: 2_000, label: 100 } as const;
-
-const WRITE_PERMISSIONS = new Set(["admin", "maintain", "write"]);
-
-/** Is `login` someone whose words may count as instructions? */
-export type TrustCheck = (login: string, authorType?: string) => Promise<boolean>;
-
-/**
- * Write, maintain or admin through the permission endpoint (never author_association); bots only
- * when allow-listed. Cached per login; an API error means untrusted (fail closed).
- */
-export function createTrustCheck(github: Pick<GitHubClient, "getPermission">, repo: RepoRef, allowedBots: readonly string[]): TrustCheck {
-  const cache = new Map<string, Promise<boolean>>();
-  return (login, authorType) => {
-    const key = login.toLowerCase();
-    if (authorType === "Bot" || key.endsWith("[bot]")) return Promise.resolve(isAllowedBot(key, allowedBots));
-    let cached = cache.get(key);
-    if (cached === undefined) {
-      cached = github
-        .getPermission(repo, login)
-        .then((p) => WRITE_PERMISSIONS.has(p.permission.toLowerCase()) || WRITE_PERMISSIONS.has(p.roleName?.toLowerCase() ?? ""))
-        .catch(() => false);
-      cache.set(key, cached);
-    }
-    return cached;
-  };
-}
 
 /**
  * Reads the issue or PR as it is now — title, body, the newest comments and review comments — with

@@ -1,14 +1,22 @@
 import { describe, expect, it } from "vitest";
-import type { CommentInfo, IssueInfo } from "../../../src/github/index.js";
+import {
+  createAccessCache,
+  createTrustCheck,
+  freezeThread,
+  readThread,
+  type CommentInfo,
+  type GitHubClient,
+  type IssueInfo,
+  type ThreadSource,
+} from "../../../src/github/index.js";
 import { issueThreadSchema, THREAD_MAX_CHARS } from "../../../src/jobs/job-data.js";
-import { createTrustCheck, freezeThread, readThread, type ThreadSource } from "../../../src/worker/issue-thread.js";
 
 const repo = { owner: "octo", name: "widgets" };
 
 function source(options: { comments: CommentInfo[]; roles?: Record<string, string>; body?: string; failPermission?: boolean }) {
   const permissionCalls: string[] = [];
   const issue: IssueInfo = { number: 7, title: "T", body: options.body ?? "B", state: "open", labels: [], isPullRequest: false, author: "alice" };
-  const github: ThreadSource = {
+  const github: ThreadSource & Pick<GitHubClient, "getPermission"> = {
     getIssue: async () => issue,
     listComments: async (_repo, _number, limit) => ({
       comments: options.comments.slice(Math.max(0, options.comments.length - limit)),
@@ -41,7 +49,7 @@ describe("freezeThread", () => {
         note(6, "tackle[bot]", "queued", "Bot"),
       ],
     });
-    const isTrusted = createTrustCheck(github, repo, ["renovate"]);
+    const isTrusted = createTrustCheck(createAccessCache(github, repo), ["renovate"]);
     const thread = await freezeThread({ github, repo, number: 7, isTrusted, excludeCommentIds: [6] });
     expect(thread.body).toBe("Body");
     expect(thread.lastCommentId).toBe(6);
@@ -58,7 +66,7 @@ describe("freezeThread", () => {
 
   it("a permission error marks the author untrusted (fail closed)", async () => {
     const { github } = source({ comments: [note(1, "alice", "hi")], failPermission: true });
-    const thread = await freezeThread({ github, repo, number: 7, isTrusted: createTrustCheck(github, repo, []) });
+    const thread = await freezeThread({ github, repo, number: 7, isTrusted: createTrustCheck(createAccessCache(github, repo), []) });
     expect(thread.comments[0]?.trusted).toBe(false);
   });
 
@@ -67,7 +75,7 @@ describe("freezeThread", () => {
     const big = '"'.repeat(10_000);
     const comments = Array.from({ length: 80 }, (_, i) => note(i + 1, "alice", `${i} ${big}`));
     const { github } = source({ comments, roles: { alice: "write" }, body: big.repeat(5) });
-    const thread = await freezeThread({ github, repo, number: 7, isTrusted: createTrustCheck(github, repo, []) });
+    const thread = await freezeThread({ github, repo, number: 7, isTrusted: createTrustCheck(createAccessCache(github, repo), []) });
     expect(JSON.stringify(thread).length).toBeLessThanOrEqual(THREAD_MAX_CHARS);
     expect(thread.comments.length).toBeGreaterThan(0);
     expect(thread.comments.length).toBeLessThan(30);
@@ -81,7 +89,7 @@ describe("readThread", () => {
   it("serves the frozen thread plus later comments from trusted authors only", async () => {
     const comments = [note(1, "mallory", "before")];
     const { github } = source({ comments, roles: { bob: "write" } });
-    const isTrusted = createTrustCheck(github, repo, []);
+    const isTrusted = createTrustCheck(createAccessCache(github, repo), []);
     const thread = await freezeThread({ github, repo, number: 7, isTrusted });
     comments.push(note(2, "mallory", "later"), note(3, "bob", "later <!-- x -->"), note(4, "tackle[bot]", "report", "Bot"));
     const snapshot = await readThread({ github, repo, number: 7, thread, isTrusted });
