@@ -3,7 +3,7 @@
 import * as core from "@actions/core";
 import { errorMessage } from "../errors/index.js";
 import { code, hostUrl, inert, joinMarkdown, link, md, tableRow, type SurfaceMarkdown } from "../util/surface-markdown.js";
-import type { JobOutcome } from "../worker/process-job.js";
+import type { JobOutcome } from "../worker/index.js";
 import type { Masked } from "../util/redact.js";
 
 export type StepResult =

@@ -14,7 +14,7 @@ import { createWebFetchCache } from "../net/index.js";
 import { environmentSecrets } from "../logging/environment-secrets.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { admitTrigger, replyToTrigger, type TaskAdmission } from "../triggers/index.js";
-import { processJob, type JobOutcome, type ProcessJobDeps } from "../worker/process-job.js";
+import { processJob, type JobOutcome, type ProcessJobDeps } from "../worker/index.js";
 import { createRepoCache, type SandboxMode } from "../workspace/index.js";
 import { actionCommandReply } from "./action-command-reply.js";
 import { checkPushAccess, describeAccessProblem, learnTokenLogin, watchGitHubAccess, type WatchedGitHub } from "./action-github-access.js";

@@ -3,7 +3,7 @@ import { createReplayClient, type ModelClient } from "../agent/index.js";
 import { loadEnv, missingModelSettings } from "../config/index.js";
 import { environmentSecrets } from "../logging/environment-secrets.js";
 import { createLogger } from "../logging/logger.js";
-import { runLocal } from "../worker/run-local.js";
+import { runLocal } from "../worker/index.js";
 import { detectSandbox } from "../workspace/index.js";
 import { modelClientFor } from "./model-client-for.js";
 

@@ -6,7 +6,7 @@ import { createAckClaims, createApprovals, createDailyBudget, createJobStore, cr
 import { createWebFetchCache } from "../net/index.js";
 import { environmentSecrets } from "../logging/environment-secrets.js";
 import type { Logger } from "../logging/logger.js";
-import type { ProcessJobDeps } from "../worker/process-job.js";
+import type { ProcessJobDeps } from "../worker/index.js";
 import { createRepoCache, currentIdentity, detectSandbox, rootGroupProblem, rootGroupRefusal } from "../workspace/index.js";
 import type { BotIdentity } from "./webhook-app.js";
 import { modelClientFor } from "./model-client-for.js";

@@ -13,7 +13,7 @@ import { createDashboard, type Dashboard } from "../web/dashboard/create-dashboa
 import { createQueueBoard } from "../web/dashboard/create-queue-board.js";
 import { handleHealth } from "../web/health.js";
 import { serveMetrics } from "../web/serve-metrics.js";
-import { processJob, reportDeadJob, type JobOutcome } from "../worker/process-job.js";
+import { processJob, reportDeadJob, type JobOutcome } from "../worker/index.js";
 import { createJobRuntime } from "./runtime.js";
 import { startWebhookProxy, type WebhookProxy } from "./start-webhook-proxy.js";
 import { createWebhookApp, type BotIdentity } from "./webhook-app.js";

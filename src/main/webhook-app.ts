@@ -7,8 +7,8 @@ import { laneKey, type IssueThread, type JobData } from "../jobs/job-data.js";
 import type { EnqueueOutcome, Queue } from "../jobs/queue.js";
 import type { Logger } from "../logging/logger.js";
 import { redactKnownTokens, type Redactor } from "../util/redact.js";
-import { reactionTarget } from "../worker/process-job.js";
-import { renderTrackingComment } from "../worker/tracking-comment.js";
+import { reactionTarget } from "../worker/index.js";
+import { renderTrackingComment } from "../worker/index.js";
 import { admitTrigger, helpText, jobIdOf, replyToTrigger, type CommandAdmission, type CommandTrigger } from "../triggers/index.js";
 import { code, md } from "../util/surface-markdown.js";
 

@@ -2,7 +2,7 @@ import { createQueue, runQueueWorker } from "../jobs/index.js";
 import { createLogger } from "../logging/logger.js";
 import { createMetrics } from "../web/create-metrics.js";
 import { listenHealthServer, type HealthServer } from "../web/health-server.js";
-import { processJob, reportDeadJob } from "../worker/process-job.js";
+import { processJob, reportDeadJob } from "../worker/index.js";
 import { createJobRuntime } from "./runtime.js";
 
 export interface WorkerOptions {

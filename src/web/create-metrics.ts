@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import type { ToolCallEvent } from "../agent/tools/registry.js";
 import type { JobData } from "../jobs/job-data.js";
 import type { Queue } from "../jobs/queue.js";
-import type { JobMetrics } from "../worker/job-metrics.js";
+import type { JobMetrics } from "../worker/index.js";
 
 /** What `/metrics` serves: Prometheus's text format and its content type. */
 export interface MetricsExposition {

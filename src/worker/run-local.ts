@@ -9,7 +9,7 @@ import type { Logger } from "../logging/logger.js";
 import { createRedactor } from "../util/redact.js";
 import { sanitizeUntrustedText } from "../util/sanitize-untrusted-text.js";
 import { openLocalWorkspace, readUserFilesAtHead } from "../workspace/index.js";
-import { INSTRUCTION_FILES } from "./process-job.js";
+import { INSTRUCTION_FILES } from "./job-context.js";
 import { policyConfigOf, runAgentSession } from "./run-agent-session.js";
 import { createTracker } from "./tracker.js";
 import { SUBAGENT_TOOL_NAMES } from "../agent/subagent-types.js";

@@ -3,7 +3,7 @@
 // ended with a retryable model_error, and the queue ran the job again from the start. The model never
 // saw its mistake. Now the call is answered with an is_error tool result and the loop goes on.
 import { afterEach, expect, it } from "vitest";
-import { processJob } from "../../src/worker/process-job.js";
+import { processJob } from "../../src/worker/index.js";
 import type { ScriptedTurn } from "../fakes/index.js";
 import { fixTemperatureScript, OWNER, REPO, startJobWorld, type JobWorld } from "../integration/e2e/harness.js";
 import { turnIndex } from "../integration/e2e/script-helpers.js";

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { JobData } from "../../src/jobs/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { createJobRuntime } from "../../src/main/runtime.js";
-import { processJob } from "../../src/worker/process-job.js";
+import { processJob } from "../../src/worker/index.js";
 import { startFakeGitHub, type FakeGitHub } from "../fakes/index.js";
 
 const SECRET = "operator-infra-token-8c2f6a4e0d";

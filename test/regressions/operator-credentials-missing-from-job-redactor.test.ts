@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { JobData } from "../../src/jobs/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { createJobRuntime } from "../../src/main/runtime.js";
-import { processJob } from "../../src/worker/process-job.js";
+import { processJob } from "../../src/worker/index.js";
 import { startFakeAnthropic, startFakeGitHub, type FakeAnthropic, type FakeGitHub } from "../fakes/index.js";
 import { demoRepoFiles, OWNER, REPO } from "../integration/e2e/harness.js";
 

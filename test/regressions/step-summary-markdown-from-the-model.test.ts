@@ -6,7 +6,7 @@
 // (src/util/surface-markdown.ts `inert`).
 import { describe, expect, it } from "vitest";
 import { renderStepSummary } from "../../src/main/action-report.js";
-import type { JobOutcome } from "../../src/worker/process-job.js";
+import type { JobOutcome } from "../../src/worker/index.js";
 import { masked } from "../fakes/masked.js";
 
 const stats = { durationMs: 1_000, turns: 1, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, costUsd: 0 };

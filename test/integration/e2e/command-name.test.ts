@@ -1,7 +1,7 @@
 // The command a repository renamed with `trigger.phrase` is the one its comments advertise: the
 // tracking comment's stop hint while the job works, and a dead job's retry hint.
 import { afterEach, describe, expect, it } from "vitest";
-import { processJob, reportDeadJob } from "../../../src/worker/process-job.js";
+import { processJob, reportDeadJob } from "../../../src/worker/index.js";
 import { OWNER, REPO, startJobWorld, type JobWorld } from "./harness.js";
 import { gate } from "./script-helpers.js";
 

@@ -6,7 +6,7 @@ import { createAnthropicClient } from "../../../src/agent/index.js";
 import type { JobData } from "../../../src/jobs/index.js";
 import { createJobRuntime } from "../../../src/main/runtime.js";
 import { createTackleApp, createTackleServer, WEBHOOK_PATH, type TackleApp } from "../../../src/main/server.js";
-import type { ProcessJobDeps } from "../../../src/worker/process-job.js";
+import type { ProcessJobDeps } from "../../../src/worker/index.js";
 import type { OctokitSettings } from "../../../src/github/index.js";
 import { silentLogger, type Logger } from "../../../src/logging/logger.js";
 import { startFakeAnthropic, startFakeGitHub, type FakeAnthropic, type FakeGitHub, type ScriptedModel, type ScriptedTurn } from "../../fakes/index.js";

@@ -7,7 +7,7 @@
  * why in the tracking comment, where the host's own check (not the agent-side one) stopped it.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { processJob } from "../../../src/worker/process-job.js";
+import { processJob } from "../../../src/worker/index.js";
 import type { FakeGitHub, ScriptedTurn } from "../../fakes/index.js";
 import { OWNER, REPO, startJobWorld, type JobWorld } from "./harness.js";
 

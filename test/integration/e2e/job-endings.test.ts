@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { isTackleError } from "../../../src/errors/index.js";
 import type { JobData } from "../../../src/jobs/index.js";
-import { processJob, reportDeadJob, type ProcessJobDeps } from "../../../src/worker/process-job.js";
+import { processJob, reportDeadJob, type ProcessJobDeps } from "../../../src/worker/index.js";
 import { renderTrackingComment } from "../../../src/worker/tracking-comment.js";
 import type { FakeGitHub } from "../../fakes/index.js";
 import { OWNER, REPO, startJobWorld, type JobWorld } from "./harness.js";

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { costOf } from "../../../src/agent/pricing.js";
 import { TackleError } from "../../../src/errors/index.js";
 import { createMetrics } from "../../../src/web/create-metrics.js";
-import { processJob } from "../../../src/worker/process-job.js";
+import { processJob } from "../../../src/worker/index.js";
 import type { ScriptedBlock, ScriptedModel, ScriptedTurn } from "../../fakes/index.js";
 import { familyNames, parseExposition, samplesOf, sampleValue, type Sample } from "../../unit/web/prometheus-text.js";
 import { fixTemperatureScript, OWNER, REPO, startHarness, startJobWorld, type Harness, type JobWorld } from "./harness.js";

@@ -12,7 +12,7 @@ import { createJobRuntime } from "../../../src/main/runtime.js";
 import { helpText } from "../../../src/triggers/index.js";
 import { createRedactor } from "../../../src/util/redact.js";
 import { inert } from "../../../src/util/surface-markdown.js";
-import { processJob, type ProcessJobDeps } from "../../../src/worker/process-job.js";
+import { processJob, type ProcessJobDeps } from "../../../src/worker/index.js";
 import { startFakeAnthropic, startFakeGitHub, type FakeAnthropic, type FakeGitHub, type ScriptedBlock, type ScriptedTurn } from "../../fakes/index.js";
 import { demoRepoFiles, OWNER, REPO, startHarness, type Harness } from "./harness.js";
 import { firstUserText, turnIndex } from "./script-helpers.js";

@@ -2,7 +2,7 @@
 // which branch to work on. Asking for it after the repository's default branch put two GitHub round
 // trips before the checkout; it is asked beside that read now.
 import { afterEach, expect, it } from "vitest";
-import { processJob } from "../../../src/worker/process-job.js";
+import { processJob } from "../../../src/worker/index.js";
 import { OWNER, REPO, startJobWorld, type JobWorld } from "../e2e/harness.js";
 
 let world: JobWorld | undefined;

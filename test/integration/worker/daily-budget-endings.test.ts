@@ -3,7 +3,7 @@
 // runtime's deps (in-process ledger), the fake GitHub and the fake model.
 import { afterEach, describe, expect, it } from "vitest";
 import { isTackleError } from "../../../src/errors/index.js";
-import { processJob, type ProcessJobDeps } from "../../../src/worker/process-job.js";
+import { processJob, type ProcessJobDeps } from "../../../src/worker/index.js";
 import type { ScriptedModel, ScriptedTurn } from "../../fakes/index.js";
 import { OWNER, REPO, startJobWorld, type JobWorld } from "../e2e/harness.js";
 import { turnIndex } from "../e2e/script-helpers.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatActionLogLine } from "../../../src/main/action-log.js";
 import { renderStepSummary } from "../../../src/main/action-report.js";
-import type { JobOutcome } from "../../../src/worker/process-job.js";
+import type { JobOutcome } from "../../../src/worker/index.js";
 import { masked } from "../../fakes/masked.js";
 
 const stats = { durationMs: 83_000, turns: 7, inputTokens: 12_000, outputTokens: 900, cacheReadTokens: 30_000, costUsd: 0.04217 };

@@ -15,7 +15,7 @@ import type { MemoryStore } from "../../../src/jobs/memory-store.js";
 import { cutMasked, redactKnownTokens, type Masked } from "../../../src/util/redact.js";
 import type { JobRecording, startJobRecording } from "../../../src/worker/job-recording.js";
 import type { createMemoryPort } from "../../../src/worker/memory-port.js";
-import type { JobOutcome } from "../../../src/worker/process-job.js";
+import type { JobOutcome } from "../../../src/worker/index.js";
 import type { createTracker } from "../../../src/worker/tracker.js";
 import type { StepResult } from "../../../src/main/action-report.js";
 
