@@ -13,6 +13,11 @@ export interface GlobOptions {
   matchBase?: boolean;
 }
 
+/** The longest pattern compiled: the Glob tool's input is the model's, and each listed path is run through the whole machine. */
+export const GLOB_MAX_CHARS = 1_000;
+/** Braces nested deeper are refused: each level is built by a call of its own. */
+const MAX_BRACE_DEPTH = 32;
+
 /** A compiled glob: `test` takes time linear in the path's length times the pattern's, whatever both hold. */
 export interface GlobMatcher {
   test(path: string): boolean;
@@ -25,6 +30,7 @@ export interface GlobMatcher {
  * event loop.
  */
 export function compileGlob(glob: string, options: GlobOptions = {}): GlobMatcher {
+  if (glob.length > GLOB_MAX_CHARS) throw new RangeError(`a glob of ${glob.length} characters; at most ${GLOB_MAX_CHARS}`);
   let pattern = glob.startsWith("./") ? glob.slice(2) : glob;
   if (options.matchBase === true && !pattern.includes("/")) pattern = `**/${pattern}`;
   const machine = new Machine();
@@ -98,7 +104,12 @@ class Machine {
  * directories), `*` and `?` within one segment, `{a,b}` alternatives (nestable), `[...]` classes and
  * `\\` escapes, each as the regular expression it used to be translated to.
  */
-function build(machine: Machine, glob: string, start: number): number {
+function build(machine: Machine, glob: string, start: number, depth = 0): number {
+  if (depth > MAX_BRACE_DEPTH) throw new RangeError(`a glob nesting braces more than ${MAX_BRACE_DEPTH} deep`);
+  // Where each `{` closes and where the next `]` is, found in one pass each: scanning ahead from every
+  // `{` or `[` that never closes would cost the square of the pattern's length.
+  const closing = closingBraces(glob);
+  const nextBracket = nextIndexOf(glob, "]");
   let current = start;
   /** The state before the last step when that step was a literal `/`: a trailing `/**` makes it optional. */
   let beforeSlash: number | undefined;
@@ -162,7 +173,7 @@ function build(machine: Machine, glob: string, start: number): number {
       continue;
     }
     if (char === "[") {
-      const end = glob.indexOf("]", i + 2);
+      const end = nextBracket[i + 2] ?? -1;
       if (end !== -1) {
         let body = glob.slice(i + 1, end);
         if (body.startsWith("!")) body = `^${body.slice(1)}`;
@@ -174,13 +185,13 @@ function build(machine: Machine, glob: string, start: number): number {
       }
     }
     if (char === "{") {
-      const end = matchingBrace(glob, i);
+      const end = closing[i] ?? -1;
       if (end !== -1) {
         const after = machine.node();
         for (const alternative of splitAlternatives(glob.slice(i + 1, end))) {
           const from = machine.node();
           machine.empty(current, from);
-          machine.empty(build(machine, alternative, from), after);
+          machine.empty(build(machine, alternative, from, depth + 1), after);
         }
         beforeSlash = undefined;
         current = after;
@@ -200,16 +211,25 @@ function build(machine: Machine, glob: string, start: number): number {
   return current;
 }
 
-function matchingBrace(glob: string, open: number): number {
-  let depth = 0;
-  for (let i = open; i < glob.length; i += 1) {
-    if (glob[i] === "{") depth += 1;
+/** For each `{`, the index of the `}` that closes it (-1 for one that never closes): a stack, one pass. */
+function closingBraces(glob: string): number[] {
+  const closing = new Array<number>(glob.length).fill(-1);
+  const open: number[] = [];
+  for (let i = 0; i < glob.length; i += 1) {
+    if (glob[i] === "{") open.push(i);
     else if (glob[i] === "}") {
-      depth -= 1;
-      if (depth === 0) return i;
+      const from = open.pop();
+      if (from !== undefined) closing[from] = i;
     }
   }
-  return -1;
+  return closing;
+}
+
+/** For each index, where `char` next occurs at or after it (-1: nowhere), filled from the end. */
+function nextIndexOf(text: string, char: string): number[] {
+  const next = new Array<number>(text.length + 1).fill(-1);
+  for (let i = text.length - 1; i >= 0; i -= 1) next[i] = text[i] === char ? i : (next[i + 1] as number);
+  return next;
 }
 
 function splitAlternatives(body: string): string[] {

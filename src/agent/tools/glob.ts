@@ -1,12 +1,16 @@
 import { z } from "zod";
-import { compileGlob } from "../../util/glob-to-regexp.js";
+import { compileGlob, GLOB_MAX_CHARS } from "../../util/glob-to-regexp.js";
 import { defineTool } from "./tool.js";
 
 /** @defaultValue files listed at most; the rest is counted */
 export const GLOB_MAX_RESULTS = 100;
 
 const inputSchema = z.object({
-  pattern: z.string().min(1).describe('Glob matched against paths relative to `path`, e.g. "**/*.ts", "src/**/*.{js,jsx}", "*.md" (top level only).'),
+  pattern: z
+    .string()
+    .min(1)
+    .max(GLOB_MAX_CHARS)
+    .describe('Glob matched against paths relative to `path`, e.g. "**/*.ts", "src/**/*.{js,jsx}", "*.md" (top level only).'),
   path: z.string().optional().describe("Directory to search, relative to the repository root. Defaults to the root."),
 });
 

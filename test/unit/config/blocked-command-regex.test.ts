@@ -48,6 +48,14 @@ describe("parseBlockedCommand limits", () => {
     expect(parseBlockedCommand("/.*.*[a-z]{3}x/").kind).toBe("regex");
   });
 
+  it("takes the flags d, g, i, m, s, u and y, and refuses v (classes holding alternatives) and unknown ones, naming them", () => {
+    for (const flags of ["", "i", "gimsuy", "d"]) expect(parseBlockedCommand(`/rm -rf/${flags}`).kind, flags).toBe("regex");
+    for (const flags of ["v", "iv", "x"]) {
+      const entry = parseBlockedCommand(`/rm -rf/${flags}`);
+      expect(entry).toMatchObject({ kind: "invalid", problem: expect.stringContaining(`the flags \`${flags}\` are not taken`) });
+    }
+  });
+
   it("keeps ordinary entries", () => {
     for (const entry of ["/curl.*\\|\\s*sh/", "/docker\\s+push/i", "/git push .*(--force|-f)/", "/(npm|yarn|pnpm) publish.*--tag.*/", "/rm [\\]x]+ -rf/"]) {
       expect(parseBlockedCommand(entry).kind).toBe("regex");

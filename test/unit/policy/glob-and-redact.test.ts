@@ -1,6 +1,26 @@
 import { describe, expect, it } from "vitest";
-import { matchesGlob } from "../../../src/util/glob-to-regexp.js";
+import { compileGlob, GLOB_MAX_CHARS, matchesGlob } from "../../../src/util/glob-to-regexp.js";
 import { createRedactor } from "../../../src/util/redact.js";
+
+describe("compileGlob's bounds", () => {
+  it("pairs braces and finds brackets as before: unclosed ones are text, closed ones still group", () => {
+    expect(matchesGlob("b{{c", "{a,b}{{c")).toBe(true);
+    expect(matchesGlob("{a", "{{a,b}")).toBe(true);
+    expect(matchesGlob("xcy", "x{a,{b,c}}y")).toBe(true);
+    expect(matchesGlob("xa}y", "x{a,{b,c}}}y")).toBe(true);
+    expect(matchesGlob("[x", "[[]x")).toBe(true);
+    expect(matchesGlob("[a", "[a")).toBe(true);
+    expect(matchesGlob("a]", "[a]]")).toBe(true);
+  });
+
+  it("refuses a pattern longer than GLOB_MAX_CHARS and braces nested past 32, naming the bound", () => {
+    expect(() => compileGlob("a".repeat(GLOB_MAX_CHARS + 1))).toThrow(`a glob of ${GLOB_MAX_CHARS + 1} characters; at most ${GLOB_MAX_CHARS}`);
+    expect(compileGlob("a".repeat(GLOB_MAX_CHARS)).test("a".repeat(GLOB_MAX_CHARS))).toBe(true);
+    const nested = (depth: number) => `${"{a,".repeat(depth)}x${"}".repeat(depth)}`;
+    expect(compileGlob(nested(32)).test("x")).toBe(true);
+    expect(() => compileGlob(nested(33))).toThrow("a glob nesting braces more than 32 deep");
+  });
+});
 
 describe("matchesGlob", () => {
   it.each([

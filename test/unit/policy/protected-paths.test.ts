@@ -119,3 +119,20 @@ describe("protected path patterns (picomatch)", () => {
     expect(paths.matchesOrContains("build")).toBe(true);
   });
 });
+
+describe("a repeated extglob must match a name one way", () => {
+  it.each(["+(a|b).txt", "*(.js|-min)", "logs/+(x)", "+(ab|cd)", "+(\\*|b)"])("takes %s (fixed texts starting differently)", (pattern) => {
+    expect(compilePathPattern(pattern).ok).toBe(true);
+  });
+
+  it.each(["+(a|ab)", "+(a|[a])", "*(a*)", "+(a|)", "+({a,b})", "+(@(a|b))", "*(a?)"])("refuses %s, naming the group", (pattern) => {
+    const compiled = compilePathPattern(pattern);
+    expect(compiled.ok).toBe(false);
+    if (!compiled.ok) expect(compiled.problem).toContain("repeats a group that can match a name in more than one way");
+  });
+
+  it("what it takes still matches as before", () => {
+    const compiled = compilePathPattern("+(ab|cd).txt");
+    expect(compiled.ok && [compiled.pattern.test("abcdab.txt"), compiled.pattern.test("abc.txt")]).toEqual([true, false]);
+  });
+});

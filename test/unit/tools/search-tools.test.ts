@@ -71,6 +71,21 @@ describe("Glob", () => {
     expect(result.content).toContain("120 files match; showing the 100 most recently modified");
   });
 
+  it("refuses a pattern over 1,000 characters as an invalid input, naming the bound", async () => {
+    const result = await callTool(h.ctx, "Glob", { pattern: `src/${"{".repeat(1_000)}` });
+    expect(result.is_error).toBe(true);
+    expect(result.content).toMatch(/pattern.*1000/s);
+  });
+
+  it("refuses braces nested past 32 as the tool's error, and takes unclosed braces and brackets as text", async () => {
+    const deep = await callTool(h.ctx, "Glob", { pattern: `${"{a,".repeat(40)}x${"}".repeat(40)}` });
+    expect(deep.is_error).toBe(true);
+    expect(deep.content).toContain("nesting braces more than 32 deep");
+    await h.repo.write("odd/{[{x", "x");
+    const literal = await callTool(h.ctx, "Glob", { pattern: "odd/{[{x" });
+    expect(literal.content).toBe("odd/{[{x");
+  });
+
   it("refuses a file as path", async () => {
     const result = await callTool(h.ctx, "Glob", { pattern: "*", path: "src/a.ts" });
     expect(result.is_error).toBe(true);
