@@ -8,7 +8,9 @@ import { renderMarkdown } from "./markdown/render-markdown.js";
  * the event loop: parsing costs a few seconds a megabyte, the parser's work per tag grows with the
  * depth of the elements open around it, and its work per attribute with the attributes before it in
  * the same tag. The depth is the parser's own, counted as it builds the tree (see parseHtml): no
- * count of tags in the text matches it.
+ * count of tags in the text matches it. So is a third bound, with no constant of its own: the parser
+ * may create at most as many elements and attributes, together, as the characters it reads, since
+ * it reopens formatting elements left open, attributes and all, in every later block.
  */
 export const MARKDOWN_MAX_CHARS = 256 * 1024;
 export const MARKDOWN_MAX_DEPTH = 256;

@@ -11,6 +11,8 @@ declare module "@mixmark-io/domino" {
     /** Called for every change of the document, the parser's own insertions included. */
     _setMutationHandler(handler: ((mutation: Mutation) => void) | null): void;
     getElementById(id: string): unknown;
+    /** The document template contents are parsed into (the same for every template, nested ones too). */
+    readonly _templateDoc: ParsedDocument;
   }
   interface IncrementalHtmlParser {
     /** The document being built, available before parsing starts. */

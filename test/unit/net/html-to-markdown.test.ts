@@ -143,6 +143,38 @@ describe("htmlToMarkdown", () => {
   });
 });
 
+describe("what the parser creates", () => {
+  const FORMATTING = "a b big code em font i nobr s small strike strong tt u".split(" ");
+  const reopened = (open: string, blocks: number, text = "x") => `<p>${open}</p>${`<p>${text}`.repeat(blocks)}`;
+
+  it("converts a page whose few formatting elements are reopened in every block, as turndown did", () => {
+    const html = reopened('<b>bold <font face="Verdana" size="2">', 200, "a short paragraph");
+    const markdown = htmlToMarkdown(html);
+    expect(markdown).not.toContain(PLAIN_TEXT_NOTE);
+    expect(markdown).toBe(asTurndownMade(html));
+  });
+
+  it("shows as plain text a page whose reopened elements and their attributes outnumber its characters", () => {
+    const attributes = Array.from({ length: 250 }, (_, n) => `a${n}`).join(" ");
+    // One element of 250 attributes reopened in 100 blocks: 25,100 made from 1,700 characters.
+    expect(htmlToMarkdown(reopened(`<b ${attributes}>`, 100))).toBe(`${PLAIN_TEXT_NOTE}\n\n${"x\n".repeat(99)}x`);
+    // No attributes: the parser keeps three identical elements of each kind (one `<a>`, one `<nobr>`) open to reopen.
+    const everyKind = FORMATTING.map((tag) => `<${tag}>`.repeat(3)).join("");
+    expect(htmlToMarkdown(reopened(everyKind, 1_000))).toContain(PLAIN_TEXT_NOTE);
+    expect(htmlToMarkdown(reopened(everyKind, 5))).not.toContain(PLAIN_TEXT_NOTE);
+  });
+
+  it("counts what the parser puts in a template's contents, and its depth from the template's own place", () => {
+    const everyKind = FORMATTING.map((tag) => `<${tag}>`.repeat(3)).join("");
+    expect(htmlToMarkdown(`<template>${reopened(everyKind, 1_000)}</template>x`)).toContain(PLAIN_TEXT_NOTE);
+    expect(htmlToMarkdown(`<template>${"<div>".repeat(MARKDOWN_MAX_DEPTH + 1)}</template>x`)).toBe(`${PLAIN_TEXT_NOTE}\n\nx`);
+    const half = "<div>".repeat(MARKDOWN_MAX_DEPTH / 2);
+    expect(htmlToMarkdown(`${half}<template>${half}</template>x`)).toBe(`${PLAIN_TEXT_NOTE}\n\nx`);
+    const page = `<p>before</p><template><p>${"<b>".repeat(3)}</p><p>in</p></template><p>after</p>`;
+    expect(htmlToMarkdown(page)).toBe(asTurndownMade(page));
+  });
+});
+
 describe("convertHtml", () => {
   it("stops adding to the markdown past twice maxChars, keeping what comes first as it was, and counts what it left out", () => {
     const html = `<div>${"<p>para</p>".repeat(2_000)}</div>`;
