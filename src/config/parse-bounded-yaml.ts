@@ -1,4 +1,4 @@
-import { CST, isAlias, isMap, isNode, isPair, isScalar, isSeq, Lexer, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import { Composer, CST, Document, isAlias, isMap, isNode, isPair, isScalar, isSeq, Lexer, LineCounter, type Node, Parser, YAMLParseError } from "yaml";
 
 /**
  * The most keys and values (every scalar, list and mapping, keys included) a repository's YAML may
@@ -8,6 +8,15 @@ import { CST, isAlias, isMap, isNode, isPair, isScalar, isSeq, Lexer, LineCounte
 export const MAX_YAML_VALUES = 5_000;
 /** The most aliases (`*name`) a repository's YAML may use. */
 export const MAX_YAML_ALIASES = 100;
+/**
+ * The most lists and mappings a repository's YAML may nest one inside another (a `[`/`{` or a block
+ * list or mapping is one level). Tackle's own schemas nest four deep at most (`hooks.PreToolUse[]`,
+ * `mcp_servers.<name>.command[]`), so 64 leaves room for any config someone means to write. The yaml
+ * library composes and converts a document with about 1 KB of stack a level (measured with
+ * `node --stack-size`: 64 levels need 55–65 KB more than `a: 1`), so a document at the limit takes
+ * under a tenth of V8's ~984 KB stack, wherever in a call chain the parse runs.
+ */
+export const MAX_YAML_DEPTH = 64;
 
 /** A problem of the text as YAML, with its position when it has one (1-based). */
 export interface YamlProblem {
@@ -22,8 +31,9 @@ export type BoundedYaml =
   /** Syntax errors and duplicate keys, in the order of the text; or a value that YAML cannot give as data. */
   | { kind: "invalid"; problems: YamlProblem[] }
   /**
-   * Past MAX_YAML_VALUES or MAX_YAML_ALIASES, or an alias inside the value it names: one problem, a
-   * predicate ("holds more than …") for the caller's subject, and the line of the alias; no per-key work done.
+   * Past MAX_YAML_VALUES, MAX_YAML_ALIASES or MAX_YAML_DEPTH, or an alias inside the value it names: one
+   * problem, a predicate ("holds more than …") for the caller's subject, and the line of the alias or of
+   * the level past the limit; no per-key work done.
    */
   | { kind: "refused"; problem: string; line?: number | undefined };
 
@@ -32,6 +42,9 @@ export type BoundedYaml =
  * bounds on what later steps (the schema, the problem list) walk:
  *   - a first count over the lexer's tokens refuses a text of far too many values before the parser
  *     builds it (the parser takes seconds over a 1 MB file of short keys; the count stops early);
+ *   - the parse proper feeds the lexer's tokens to the library's CST parser one at a time and refuses
+ *     a text nested past MAX_YAML_DEPTH before anything recursive goes deeper (see `parseCst`); its
+ *     tokens are then composed into the document, as `parseDocument` does;
  *   - the yaml library's own duplicate-key check compares each key with every earlier key of its
  *     mapping, quadratic in the keys: it is off, and `walk` finds duplicates with one set per mapping;
  *   - the walk counts every value, an alias as all it repeats, so an alias cannot multiply the data
@@ -44,7 +57,9 @@ export function parseBoundedYaml(text: string): BoundedYaml {
   const lexical = countTokens(text);
   if (lexical !== undefined) return { kind: "refused", problem: lexical };
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: false, logLevel: "error" });
+  const cst = parseCst(text, lines);
+  if (cst.kind === "refused") return cst;
+  const doc = composeFirst(cst.tokens, text.length);
   const at = (offset: number): Pick<YamlProblem, "line" | "col"> => lines.linePos(offset);
   const walked = walk(doc.contents);
   if (walked.kind === "refused") {
@@ -68,6 +83,7 @@ export function parseBoundedYaml(text: string): BoundedYaml {
 
 const TOO_MANY_VALUES = `holds more than ${MAX_YAML_VALUES} keys and values (an alias counts as all it stands for); Tackle reads nothing this large`;
 const TOO_MANY_ALIASES = `uses more than ${MAX_YAML_ALIASES} aliases (\`*name\`); Tackle reads no more`;
+const TOO_DEEP = `nests lists and mappings more than ${MAX_YAML_DEPTH} levels deep; Tackle reads nothing nested this far`;
 
 /**
  * Counts two kinds of the lexer's tokens, each kind at most one per value: those that begin one (a
@@ -98,6 +114,62 @@ function countTokens(text: string): string | undefined {
 }
 
 const VALUE_TOKEN = new Set(["{", "[", "-", "?", ":"]);
+
+/**
+ * The text's CST, or a refusal at the line where it opens a list or mapping past MAX_YAML_DEPTH levels.
+ *
+ * The yaml library's composer (and `toJS` after it) recurses once per level of the document, and its
+ * CST parser recurses once per level it closes at a time (its `pop`/`step` pair). Thousands of levels
+ * fit in a few kilobytes of text (`- - - … x`, `[[[…]]]`) and exhaust the stack, and then not only the
+ * parse fails: the next regular expression V8 compiles at the bottom of that stack aborts the whole
+ * process (an out-of-memory fatal error, not an exception). The Lexer is an iterative state machine.
+ * The Parser keeps what it is building on its public `stack` (the document, each open collection, at
+ * most a scalar and a block scalar on top), grows it by at most one entry per lexer token, and recurses
+ * no deeper than that stack; so feeding it one token at a time and counting the open collections after
+ * each refuses the text at the first level past the limit, having run at most MAX_YAML_DEPTH + 1
+ * levels of recursion. The document composed from a text within the limit is at most twice as deep
+ * plus one: a `key: value` inside a flow list is a mapping of its own, and a flow collection used as a
+ * block mapping's key goes one level down when the parser wraps it.
+ */
+function parseCst(text: string, lines: LineCounter): { kind: "parsed"; tokens: CST.Token[] } | { kind: "refused"; problem: string; line: number } {
+  const parser = new Parser(lines.addNewLine);
+  lines.addNewLine(0); // as Parser.parse does for the first line
+  const tokens: CST.Token[] = [];
+  for (const lexeme of new Lexer().lex(text)) {
+    const offset = parser.offset;
+    for (const token of parser.next(lexeme)) tokens.push(token);
+    if (parser.stack.length > MAX_YAML_DEPTH && openCollections(parser.stack) > MAX_YAML_DEPTH) {
+      return { kind: "refused", problem: TOO_DEEP, line: lines.linePos(offset).line };
+    }
+  }
+  for (const token of parser.end()) tokens.push(token);
+  return { kind: "parsed", tokens };
+}
+
+function openCollections(stack: readonly CST.Token[]): number {
+  let count = 0;
+  for (const token of stack) if (token.type === "block-map" || token.type === "block-seq" || token.type === "flow-collection") count += 1;
+  return count;
+}
+
+/**
+ * The first document of `tokens`, with an error when there are more, as `parseDocument` composes it;
+ * its error messages are the library's own, without the position and excerpt `parseDocument` appends
+ * (each problem carries its line and column).
+ */
+function composeFirst(tokens: readonly CST.Token[], length: number): Document {
+  const composer = new Composer({ uniqueKeys: false, logLevel: "error" });
+  let first: Document | undefined;
+  for (const doc of composer.compose(tokens, true, length)) {
+    if (first === undefined) first = doc;
+    else {
+      first.errors.push(new YAMLParseError([doc.range[0], doc.range[1]], "MULTIPLE_DOCS", "Source contains multiple documents"));
+      break;
+    }
+  }
+  // compose(…, forceDoc) yields a document for any text, an empty one included.
+  return first ?? new Document();
+}
 
 type Frame = { node: unknown } | { anchored: Node; countBefore: number };
 type Walked = { kind: "refused"; problem: string; offset?: number | undefined } | { kind: "walked"; duplicates: number[] };

@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { MAX_YAML_ALIASES, MAX_YAML_VALUES, parseBoundedYaml } from "../../../src/config/parse-bounded-yaml.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Composer, type CST, Parser } from "yaml";
+import { MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_VALUES, parseBoundedYaml } from "../../../src/config/parse-bounded-yaml.js";
 
 const TOO_MANY_VALUES = `holds more than ${MAX_YAML_VALUES} keys and values (an alias counts as all it stands for); Tackle reads nothing this large`;
 
@@ -83,9 +84,72 @@ describe("parseBoundedYaml: how much it reads", () => {
     expect(parseBoundedYaml("a: &x 1\nb: &x [2]\nc: [*x, *x]\n")).toMatchObject({ kind: "ok", data: { c: [[2], [2]] } });
     expect(parseBoundedYaml("a: &x 1\nb: [&x 2, *x]\n")).toMatchObject({ kind: "ok", data: { b: [2, 2] } });
   });
+});
 
-  it("answers a deep nesting within the limit without throwing (the parser's stack overflow is its error)", () => {
-    const depth = MAX_YAML_VALUES - 10;
-    expect(() => parseBoundedYaml(`a: ${"[".repeat(depth)}${"]".repeat(depth)}\n`)).not.toThrow();
+const TOO_DEEP = `nests lists and mappings more than ${MAX_YAML_DEPTH} levels deep; Tackle reads nothing nested this far`;
+/** `levels` block lists on one line: `- - - x`. */
+const blockLists = (levels: number) => `${"- ".repeat(levels)}x\n`;
+/** `levels` block mappings, one key a line, each indented under the last; the innermost key has a value. */
+const blockMaps = (levels: number) => `${Array.from({ length: levels }, (_, i) => `${"  ".repeat(i)}k${i}:`).join("\n")} v\n`;
+/** `levels` flow lists: `[[[x]]]`. */
+const flowLists = (levels: number) => `${"[".repeat(levels)}x${"]".repeat(levels)}\n`;
+/** `levels` flow mappings: `{k: {k: x}}`. */
+const flowMaps = (levels: number) => `${"{k: ".repeat(levels)}x${"}".repeat(levels)}\n`;
+/** The depth of nested arrays and objects in plain data, iteratively. */
+function dataDepth(data: unknown): number {
+  let deepest = 0;
+  const stack: Array<{ value: unknown; depth: number }> = [{ value: data, depth: 0 }];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    if (top.value === null || typeof top.value !== "object") continue;
+    deepest = Math.max(deepest, top.depth + 1);
+    for (const value of Object.values(top.value)) stack.push({ value, depth: top.depth + 1 });
+  }
+  return deepest;
+}
+
+describe("parseBoundedYaml: how deep it reads", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it(`reads lists and mappings nested ${MAX_YAML_DEPTH} deep, block or flow, and refuses one level more with the line`, () => {
+    for (const nest of [blockLists, blockMaps, flowLists, flowMaps]) {
+      const fits = parseBoundedYaml(nest(MAX_YAML_DEPTH));
+      expect(fits.kind).toBe("ok");
+      expect(fits.kind === "ok" && dataDepth(fits.data)).toBe(MAX_YAML_DEPTH);
+    }
+    expect(parseBoundedYaml(blockLists(MAX_YAML_DEPTH + 1))).toEqual({ kind: "refused", problem: TOO_DEEP, line: 1 });
+    expect(parseBoundedYaml(flowLists(MAX_YAML_DEPTH + 1))).toEqual({ kind: "refused", problem: TOO_DEEP, line: 1 });
+    expect(parseBoundedYaml(flowMaps(MAX_YAML_DEPTH + 1))).toEqual({ kind: "refused", problem: TOO_DEEP, line: 1 });
+    // The line is the one that opens the level past the limit.
+    expect(parseBoundedYaml(blockMaps(MAX_YAML_DEPTH + 1))).toEqual({ kind: "refused", problem: TOO_DEEP, line: MAX_YAML_DEPTH + 1 });
+  });
+
+  it("counts block and flow levels together, however the levels are written", () => {
+    const block = "a:\n  b:\n    - ";
+    const flow = (levels: number) => `${block}${"[".repeat(levels)}${"]".repeat(levels)}\n`;
+    expect(parseBoundedYaml(flow(MAX_YAML_DEPTH - 3)).kind).toBe("ok");
+    expect(parseBoundedYaml(flow(MAX_YAML_DEPTH - 2))).toEqual({ kind: "refused", problem: TOO_DEEP, line: 3 });
+    // A list as a mapping's value at the mapping's own indent is a level of its own.
+    const compact = (levels: number) => `${Array.from({ length: levels / 2 }, (_, i) => `${"  ".repeat(i)}- k${i}:`).join("\n")} v\n`;
+    expect(parseBoundedYaml(compact(MAX_YAML_DEPTH)).kind).toBe("ok");
+    expect(parseBoundedYaml(compact(MAX_YAML_DEPTH + 2))).toMatchObject({ kind: "refused", problem: TOO_DEEP });
+    // Invalid YAML nests too (`a: b: c` opens a mapping at one indent); it is refused the same way.
+    expect(parseBoundedYaml(`a${": b".repeat(MAX_YAML_DEPTH + 1)}\n`)).toMatchObject({ kind: "refused", problem: TOO_DEEP, line: 1 });
+  });
+
+  it("refuses thousands of levels (within the count of values) before the document is composed, the parser holding at most one level more than the limit", () => {
+    const compose = vi.spyOn(Composer.prototype, "compose");
+    const next = Parser.prototype.next;
+    let deepest = 0;
+    vi.spyOn(Parser.prototype, "next").mockImplementation(function* (this: Parser, source: string) {
+      yield* next.call(this, source);
+      deepest = Math.max(deepest, this.stack.filter((token: CST.Token) => token.type !== "document" && "items" in token).length);
+    });
+    for (const text of [blockLists(9_990), flowLists(9_990), blockMaps(3_000), `a${": b".repeat(3_000)}\n`]) {
+      expect(parseBoundedYaml(text)).toMatchObject({ kind: "refused", problem: TOO_DEEP });
+    }
+    expect(compose).not.toHaveBeenCalled();
+    expect(deepest).toBe(MAX_YAML_DEPTH + 1);
   });
 });

@@ -31,6 +31,14 @@ describe("parseFrontMatter", () => {
     expect(bad).toEqual({ kind: "invalid", problem: "the front matter is not valid YAML: Map keys must be unique (line 3)" });
     expect(parseFrontMatter("---\n- a\n---\n")).toEqual({ kind: "invalid", problem: "the front matter must be a mapping of keys to values" });
   });
+
+  it("refuses front matter nested past the limit, naming the file's line", () => {
+    const deep = `---\nname: x\ntools: ${"[".repeat(64)}${"]".repeat(64)}\n---\nbody`;
+    expect(parseFrontMatter(deep)).toEqual({
+      kind: "invalid",
+      problem: "the front matter nests lists and mappings more than 64 levels deep; Tackle reads nothing nested this far (line 3)",
+    });
+  });
 });
 
 describe("parseRepoExtensions: agents", () => {

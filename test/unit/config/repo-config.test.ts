@@ -188,6 +188,13 @@ memory: false
     ]);
   });
 
+  it("refuses a file nested deeper than any config, naming the line, however often it is read", () => {
+    const deep = `mcp_servers:\n  a:\n    command: ${"[".repeat(62)}${"]".repeat(62)}\n`;
+    const refusal = "the file nests lists and mappings more than 64 levels deep; Tackle reads nothing nested this far (line 3)";
+    for (let read = 0; read < 3; read += 1) expect(problemsOf(deep)).toEqual([refusal]);
+    expect(problemsOf(`mcp_servers:\n  a:\n    command: ${"[".repeat(61)}${"]".repeat(61)}\n`)).not.toContain(refusal);
+  });
+
   it("refuses an unresolved alias without throwing", () => {
     expect(parseRepoConfig("max_turns: *nope\n").ok).toBe(false);
   });

@@ -1,8 +1,8 @@
 /**
  * Repository YAML (`.github/tackle.yml`, agent and skill front matter) is parsed in the Tackle process, so
  * it goes through one parser whose cost is linear in the text and whose output is bounded
- * (src/config/parse-bounded-yaml.ts: duplicate keys found in one pass, at most MAX_YAML_VALUES values and
- * MAX_YAML_ALIASES aliases). This reads every source file under src/ for the yaml library's parsers;
+ * (src/config/parse-bounded-yaml.ts: duplicate keys found in one pass, at most MAX_YAML_VALUES values,
+ * MAX_YAML_ALIASES aliases and MAX_YAML_DEPTH levels). This reads every source file under src/ for the yaml library's parsers;
  * the exception reads the operator's own file, and a listed file that no longer needs it fails too.
  */
 import { readdirSync, readFileSync } from "node:fs";
