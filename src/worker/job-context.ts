@@ -6,7 +6,7 @@ import type { JobData } from "../jobs/job-data.js";
 import type { Logger } from "../logging/logger.js";
 import { createRedactor, type Redactor } from "../util/redact.js";
 import { startJobRecording, type JobRecording } from "./job-recording.js";
-import type { TrackingSink } from "./tracker.js";
+import type { CommentWriter } from "./tracker.js";
 
 import type { ProcessJobDeps } from "./job-deps.js";
 import { resolveTarget, type Target } from "./job-target.js";
@@ -37,7 +37,7 @@ export interface JobContext {
   redact: Redactor;
   startedAt: number;
   /** The tracking comment's writer; its first write waits for whoever posts the comment. */
-  sink: TrackingSink;
+  comment: CommentWriter;
   /** The job store's record of this run, when the process has a store. */
   recording: JobRecording | undefined;
   /** The job's one permission cache: every trust check of the job asks it. */
@@ -87,14 +87,14 @@ export async function openJob(data: JobData, deps: ProcessJobDeps, signal: Abort
       if (id === null) await github.addReaction(repo, reactionTarget(data), "eyes");
     })
     .catch((error: unknown) => log.warn({ err: errorMessage(error) }, "could not add the 👀 reaction"));
-  const sink = githubSink(github, repo, data.number, commentId, (id) => {
+  const comment = githubSink(github, repo, data.number, commentId, (id) => {
     void deps.claims?.setComment(data.jobId, id).catch((error: unknown) => log.warn({ err: errorMessage(error) }, "could not record the tracking comment"));
   });
   const recording =
     deps.jobStore === undefined
       ? undefined
       : startJobRecording({ store: deps.jobStore, data, attempt, clock: deps.clock, log, redact, dashboardUrl: deps.settings.dashboardUrl ?? null });
-  return { data, deps, signal, repo, log, github, redact, startedAt, sink, recording, accessOf: createAccessCache(github, repo) };
+  return { data, deps, signal, repo, log, github, redact, startedAt, comment, recording, accessOf: createAccessCache(github, repo) };
 }
 
 export function readJobInputs(job: JobContext): JobInputs {

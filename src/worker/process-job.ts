@@ -5,7 +5,7 @@ import type { JobData } from "../jobs/job-data.js";
 import { createRedactor } from "../util/redact.js";
 import type { Workspace } from "../workspace/index.js";
 import { sessionObservers } from "./job-metrics.js";
-import { createTracker, type Tracker } from "./tracker.js";
+import { commentSink, createTracker, type Tracker } from "./tracker.js";
 import { maskedError, openJob, readJobInputs, type JobContext } from "./job-context.js";
 import type { JobOutcome, ProcessJobDeps } from "./job-deps.js";
 import { emptyStats, endInError, withLoweredBudget, type FinalState } from "./job-ending.js";
@@ -50,13 +50,10 @@ async function runJob(job: JobContext, attempt: { attempt: number; maxAttempts: 
   // The command the comments advertise: the repo's own phrase once its config is read.
   const trackerFor = (commandName: string | null) =>
     (tracker ??= createTracker({
-      jobId: data.jobId,
       clock: deps.clock,
       logger: log,
-      commandName,
-      sink: job.sink,
+      sink: commentSink(job.comment, { jobId: data.jobId, clock: deps.clock, commandName, jobUrl: job.recording?.jobUrl ?? undefined }),
       redact: job.redact,
-      ...(job.recording?.jobUrl ? { jobUrl: job.recording.jobUrl } : {}),
     }));
   const finish = async (ending: FinalState, commandName: string | null = defaultCommandName(deps)): Promise<JobOutcome> => {
     // The tracker masks the comment's texts itself; the outcome's reason leaves through the queue's job

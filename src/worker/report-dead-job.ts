@@ -3,7 +3,7 @@ import { parseRepoConfig, REPO_CONFIG_PATH } from "../config/index.js";
 import { redactingGitHubClient, type GitHubClient, type RepoRef } from "../github/index.js";
 import type { JobData } from "../jobs/job-data.js";
 import { createRedactor } from "../util/redact.js";
-import { createTracker } from "./tracker.js";
+import { commentSink, createTracker } from "./tracker.js";
 import type { ProcessJobDeps } from "./job-deps.js";
 import { emptyStats } from "./job-ending.js";
 import { defaultCommandName } from "./admit-job.js";
@@ -19,12 +19,10 @@ export async function reportDeadJob(data: JobData, deps: ProcessJobDeps, reason:
   const commentId = data.trackingCommentId ?? (await findTrackingComment(github, data.repo, data.number, data.jobId, log));
   const commandName = await repoCommandName(github, data.repo, defaultCommandName(deps) ?? "tackle").catch(() => defaultCommandName(deps) ?? "tackle");
   const tracker = createTracker({
-    jobId: data.jobId,
     clock: deps.clock,
     logger: log,
-    commandName,
     redact,
-    sink: githubSink(github, data.repo, data.number, Promise.resolve(commentId)),
+    sink: commentSink(githubSink(github, data.repo, data.number, Promise.resolve(commentId)), { jobId: data.jobId, clock: deps.clock, commandName }),
   });
   await tracker.flush({
     phase: "failed",

@@ -123,19 +123,16 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
   };
   let lastStep: string | undefined;
   const tracker = createTracker({
-    commandName: null,
-    jobId: `local-${slug}`,
     clock: options.clock,
     logger: options.logger,
     minIntervalMs: 0,
     redact,
     sink: {
       // The terminal gets each new step once; the checklist is in the transcript.
-      async write(body) {
-        const step = body.split("\n").find((line) => line.startsWith("Current step:"));
-        if (step && step !== lastStep) options.print(`  → ${step.slice("Current step: ".length)}`);
-        lastStep = step;
-        return null;
+      async write(state) {
+        if (state.phase !== "working" || state.step === lastStep) return;
+        lastStep = state.step;
+        options.print(`  → ${state.step}`);
       },
     },
   });

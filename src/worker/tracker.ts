@@ -3,10 +3,34 @@ import { redactDeep, type MaskedDeep, type Redactor } from "../util/redact.js";
 import type { SurfaceMarkdown } from "../util/surface-markdown.js";
 import { renderTrackingComment, type TrackingState } from "./tracking-comment.js";
 
-/** Where the tracking comment lives: a GitHub comment edited in place, or the terminal in local runs. */
+/**
+ * Where the job's state goes, masked: the tracking comment (rendered by `commentSink`), or the
+ * terminal in local runs, which reads the state itself, never the Markdown.
+ */
 export interface TrackingSink {
-  /** Creates the comment on first call, edits it afterwards. */
-  write(body: SurfaceMarkdown): Promise<unknown>;
+  write(state: MaskedDeep<TrackingState>): Promise<unknown>;
+}
+
+/** A comment's writer: creates the comment on first call, edits it afterwards; the comment's id. */
+export interface CommentWriter {
+  write(body: SurfaceMarkdown): Promise<number | null>;
+}
+
+/** The tracking comment: each state rendered as its Markdown and written through `writer`. */
+export function commentSink(
+  writer: CommentWriter,
+  options: {
+    /** The job id, written into the comment's hidden marker. */
+    jobId: string;
+    clock: () => number;
+    /** @defaultValue "tackle"; null: no commands to mention. */
+    commandName?: string | null;
+    /** The job's dashboard page, linked from the comment. @defaultValue none */
+    jobUrl?: string | undefined;
+  },
+): TrackingSink {
+  const commandName = options.commandName === undefined ? "tackle" : options.commandName;
+  return { write: (state) => writer.write(renderTrackingComment(state, options.jobId, options.clock(), commandName, options.jobUrl)) };
 }
 
 export interface Tracker {
@@ -22,20 +46,14 @@ export interface Tracker {
  */
 export function createTracker(options: {
   sink: TrackingSink;
-  /** The job id, written into the comment's hidden marker. */
-  jobId: string;
   clock: () => number;
   logger: Logger;
   /** @defaultValue 3000 */
   minIntervalMs?: number;
-  /** @defaultValue "tackle"; null: no commands to mention. */
-  commandName?: string | null;
-  /** The job's dashboard page, linked from the comment. @defaultValue none */
-  jobUrl?: string;
   /**
-   * The job's redactor, applied to every text of a state before the comment is rendered: rendering
-   * cuts long texts to size, and a secret the cut splits would no longer match by value afterwards.
-   * Required, so no tracker renders a state it did not mask.
+   * The job's redactor, applied to every text of a state before the sink sees it: rendering the
+   * comment cuts long texts to size, and a secret the cut splits would no longer match by value
+   * afterwards. Required, so no sink receives a state the tracker did not mask.
    */
   redact: Redactor;
 }): Tracker {
@@ -48,10 +66,7 @@ export function createTracker(options: {
   const write = (state: TrackingState): Promise<void> => {
     chain = chain.then(async () => {
       try {
-        const shown: MaskedDeep<TrackingState> = redactDeep(state, options.redact);
-        await options.sink.write(
-          renderTrackingComment(shown, options.jobId, options.clock(), options.commandName === undefined ? "tackle" : options.commandName, options.jobUrl),
-        );
+        await options.sink.write(redactDeep(state, options.redact));
         lastWrite = options.clock();
       } catch (error) {
         // A failed edit must not fail the job; the next state (or the final one) tries again.

@@ -5,7 +5,7 @@ import type { AckClaims } from "../jobs/ack-claims.js";
 import type { JobData } from "../jobs/job-data.js";
 import type { Logger } from "../logging/logger.js";
 import { sleep } from "../util/sleep.js";
-import type { TrackingSink } from "./tracker.js";
+import type { CommentWriter } from "./tracker.js";
 import { trackingMarker } from "./tracking-comment.js";
 import type { SurfaceMarkdown } from "../util/surface-markdown.js";
 export async function findTrackingComment(github: GitHubClient, repo: RepoRef, number: number, jobId: string, log: Logger): Promise<number | null> {
@@ -67,7 +67,7 @@ export function githubSink(
   number: number,
   initialId: Promise<number | null>,
   onCreated: (commentId: number) => void = () => undefined,
-): TrackingSink {
+): CommentWriter {
   let commentId: number | null | undefined;
   return {
     async write(body: SurfaceMarkdown): Promise<number | null> {

@@ -112,6 +112,8 @@ describe("a local run with worktrees", () => {
       expect(await userGit(["log", "--format=%s", branch])).toBe("Note why the old parser stays\ninitial");
       expect(readFileSync(result.patchPath!, "utf8")).not.toContain("parser.txt");
       expect(printed).toContain(`Dropped with their worktrees (only ${branch} is handed back): ${branch}-feat`);
+      // The terminal's progress is read from the tracking state, not from a rendered comment.
+      expect(printed.find((line) => line.startsWith("  → "))).toBe("  → reading the issue");
       // The worktree, its sandbox and the private repository went with the run.
       expect(existsSync(featRoot)).toBe(false);
       expect(readdirSync(path.join(home, "local"))).toEqual([]);

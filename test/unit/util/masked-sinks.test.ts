@@ -92,7 +92,7 @@ function redactorsThatDoNotMask(): void {
   void [transcript, tracker, recording, memory, subagent];
   type TrackerOptions = Parameters<typeof createTracker>[0];
   // @ts-expect-error a tracker built without the job's redactor
-  const bare: TrackerOptions = { sink: { write: async () => undefined }, jobId: "j", clock: Date.now, logger: undefined as never };
+  const bare: TrackerOptions = { sink: { write: async () => undefined }, clock: Date.now, logger: undefined as never };
   void bare;
 }
 

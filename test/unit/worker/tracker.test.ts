@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../../../src/logging/logger.js";
 import { createRedactor } from "../../../src/util/redact.js";
-import { createTracker, type TrackingSink } from "../../../src/worker/tracker.js";
+import { type CommentWriter, commentSink, createTracker } from "../../../src/worker/tracker.js";
 import type { TrackingState } from "../../../src/worker/tracking-comment.js";
 import { redactKnownTokens } from "../../../src/util/redact.js";
 
@@ -17,13 +17,14 @@ const done: TrackingState = {
 function recordingSink() {
   const writes: Array<{ at: number; body: string }> = [];
   let failures = 0;
-  const sink: TrackingSink = {
+  const sink: CommentWriter = {
     async write(body) {
       if (failures > 0) {
         failures -= 1;
         throw Object.assign(new Error("Server Error"), { status: 502 });
       }
       writes.push({ at: Date.now(), body });
+      return 1;
     },
   };
   return {
@@ -51,8 +52,14 @@ describe("createTracker", () => {
     vi.useRealTimers();
   });
 
-  const tracker = (sink: TrackingSink, options: { commandName?: string | null } = {}) =>
-    createTracker({ sink, jobId: "j-1", clock: () => Date.now(), logger, minIntervalMs: 3_000, redact: redactKnownTokens, ...options });
+  const tracker = (comment: CommentWriter, options: { commandName?: string | null } = {}) =>
+    createTracker({
+      sink: commentSink(comment, { jobId: "j-1", clock: () => Date.now(), ...options }),
+      clock: () => Date.now(),
+      logger,
+      minIntervalMs: 3_000,
+      redact: redactKnownTokens,
+    });
 
   it("writes the first update at once, then at most one edit per interval, with the newest state", async () => {
     const { sink, writes } = recordingSink();
@@ -98,18 +105,18 @@ describe("createTracker", () => {
   it("writes in order: a flush waits for the edit in flight", async () => {
     const order: string[] = [];
     let finishFirst!: () => void;
-    const sink: TrackingSink = {
+    const sink: CommentWriter = {
       write: (body) => {
         const name = stepOf(body) ?? "final";
         order.push(`start ${name}`);
         if (name !== "one") {
           order.push(`end ${name}`);
-          return Promise.resolve();
+          return Promise.resolve(1);
         }
-        return new Promise<void>((resolve) => {
+        return new Promise<number>((resolve) => {
           finishFirst = () => {
             order.push("end one");
-            resolve();
+            resolve(1);
           };
         });
       },
@@ -168,7 +175,12 @@ describe("createTracker with the job's redactor", () => {
 
   it("masks each text before rendering cuts it, so a secret the cut would split never shows in part", async () => {
     const { sink, writes } = recordingSink();
-    const tracker = createTracker({ sink, jobId: "job-1", clock: () => 0, logger: createLogger({ LOG_LEVEL: "silent" }), redact });
+    const tracker = createTracker({
+      sink: commentSink(sink, { jobId: "job-1", clock: () => 0 }),
+      clock: () => 0,
+      logger: createLogger({ LOG_LEVEL: "silent" }),
+      redact,
+    });
     // The summary is cut in its middle (20 000 characters kept) and a subagent's description at 120:
     // each puts the secret across its cut.
     const half = "x".repeat(10_000 - 12);
@@ -184,5 +196,22 @@ describe("createTracker with the job's redactor", () => {
       for (let start = 0; start + length <= SECRET.length; start++) expect(body).not.toContain(SECRET.slice(start, start + length));
     }
     expect(body).toContain("[REDACTED]");
+  });
+});
+
+describe("a sink that reads the state (local runs)", () => {
+  it("receives each state masked, as data, never Markdown", async () => {
+    const SECRET = "opaque-key-5c1e9a7b3d2f";
+    const seen: unknown[] = [];
+    const tracker = createTracker({
+      sink: { write: async (state) => void seen.push(state) },
+      clock: () => 0,
+      logger: createLogger({ LOG_LEVEL: "silent" }),
+      minIntervalMs: 0,
+      redact: createRedactor([SECRET]),
+    });
+    await tracker.flush(working(`reading ${SECRET}`));
+    await tracker.flush(done);
+    expect(seen).toEqual([{ ...working("reading [REDACTED]") }, done]);
   });
 });
