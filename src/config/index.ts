@@ -9,7 +9,7 @@ export {
   parseRepoConfig,
   type RepoConfig,
 } from "./repo-config.js";
-export { disallowedAgentModels, resolveModel } from "./resolve-model.js";
+export { disallowedAgentModels, resolveModel, type ModelSettings } from "./resolve-model.js";
 export { buildAppManifest, type AppManifest } from "./app-manifest.js";
 export { formatDotEnv, withDotEnv } from "./dot-env.js";
 export {

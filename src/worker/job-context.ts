@@ -11,7 +11,7 @@ import type { CommentWriter } from "./tracker.js";
 import type { ProcessJobDeps } from "./job-deps.js";
 import { resolveTarget, type Target } from "./job-target.js";
 import { githubSink, resolveTrackingComment } from "./tracking-comment-sink.js";
-export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md"] as const;
+import { INSTRUCTION_FILES, instructionFilesOf } from "./repo-checks.js";
 
 export function reactionTarget(data: JobData): ReactionTarget {
   const { commentId, commentKind } = data.trigger;
@@ -20,9 +20,9 @@ export function reactionTarget(data: JobData): ReactionTarget {
   return { kind: "issue", number: data.number };
 }
 
-export async function readInstructionFiles(github: GitHubClient, repo: RepoRef, ref: string) {
-  const contents = await Promise.all(INSTRUCTION_FILES.map((filePath) => github.getFile(repo, filePath, ref)));
-  return INSTRUCTION_FILES.flatMap((filePath, i) => (contents[i] == null ? [] : [{ path: filePath, content: contents[i]! }]));
+/** The instruction files on GitHub at `ref`, read at once. */
+async function readInstructionFiles(github: GitHubClient, repo: RepoRef, ref: string) {
+  return instructionFilesOf(await Promise.all(INSTRUCTION_FILES.map((filePath) => github.getFile(repo, filePath, ref))));
 }
 
 /** What every phase of one job works with, built once when the job starts. */

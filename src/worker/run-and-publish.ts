@@ -1,14 +1,12 @@
 // The run and publish phases: the agent's session with the job's ports, then what it leaves is committed and published.
 import path from "node:path";
 import type { PublishApproval, SessionState } from "../agent/ports.js";
-import { disallowedAgentModels, type RepoConfig } from "../config/index.js";
+import type { RepoConfig } from "../config/index.js";
 import { TackleError, errorMessage, isTackleError } from "../errors/index.js";
 import { createTrustCheck } from "../github/index.js";
-import { createDestinationRules, createHttpClient, createMcpPort, createWebFetcher, isWebFetchOff } from "../net/index.js";
+import { createDestinationRules, createHttpClient, createMcpPort } from "../net/index.js";
 import { formatRepoKey } from "../workspace/index.js";
-import { SUBAGENT_TOOL_NAMES } from "../agent/subagent-types.js";
 import type { Spend } from "../agent/spend.js";
-import { loadRepoExtensions } from "./load-repo-extensions.js";
 import { createMemoryPort } from "./memory-port.js";
 import type { JobData } from "../jobs/job-data.js";
 import type { Logger } from "../logging/logger.js";
@@ -19,6 +17,7 @@ import { createGitHubApprovalHandler } from "./approval-handler.js";
 import { policyConfigOf, runAgentSession, type SessionInput } from "./run-agent-session.js";
 import { observedModels, sessionObservers } from "./job-metrics.js";
 import type { Tracker } from "./tracker.js";
+import { checkRepoExtensions, commitLeftovers, webFetcherFor } from "./repo-checks.js";
 
 import type { JobContext } from "./job-context.js";
 import { emptyStats, finalState, type FinalState } from "./job-ending.js";
@@ -34,12 +33,9 @@ export async function runAndPublish(
 ): Promise<FinalState> {
   const { deps, data, repo, github, log, redact, startedAt, signal } = job;
   const { config, issue, modelName, target } = admitted;
-  const extensions = await loadRepoExtensions(workspace.extensionFiles, SUBAGENT_TOOL_NAMES);
+  const extensions = await checkRepoExtensions(workspace, { model: deps.settings.defaultModel, allowedModels: deps.settings.allowedModels });
   if (extensions.warnings.length > 0) log.warn({ warnings: extensions.warnings }, "some repository agents or skills were skipped");
-  const problems = [
-    ...extensions.problems,
-    ...disallowedAgentModels(extensions.agents, { model: deps.settings.defaultModel, allowedModels: deps.settings.allowedModels }),
-  ];
+  const { problems } = extensions;
   if (problems.length > 0) {
     await github.createComment(repo, data.number, extensionProblemComment(problems, admitted.commandName ?? "tackle", redact));
     return {
@@ -163,9 +159,8 @@ export async function sessionExtras(job: JobContext, admitted: Extract<Admission
     });
   }
   const web = deps.web;
-  if (web !== undefined && !isWebFetchOff(web.allow, config.web_fetch.allow)) {
-    extras.web = createWebFetcher({ allow: web.allow, repoAllow: config.web_fetch.allow, cache: web.cache, signal });
-  }
+  const fetcher = webFetcherFor({ operator: web, config, signal });
+  if (fetcher !== undefined) extras.web = fetcher;
   if (mcpServers.length > 0) {
     // HTTP servers are reached under WebFetch's rules; with WebFetch off (an empty list), none is reachable.
     const rules = createDestinationRules(web?.allow ?? [], config.web_fetch.allow);
@@ -208,12 +203,9 @@ export async function publishLeftovers(options: {
   signal: AbortSignal;
 }): Promise<{ url: string | null; refused: string | null }> {
   const { workspace, state } = options;
-  const dirty = await workspace.git.status();
-  if (dirty.length > 0) {
-    await workspace.git.commit(`WIP: changes left uncommitted by the agent (#${options.data.number})`);
-  }
+  const dirty = await commitLeftovers(workspace, options.data.number);
   const published = state.pullRequest?.url ?? null;
-  if (published && dirty.length === 0) return { url: published, refused: null };
+  if (published && !dirty) return { url: published, refused: null };
   if ((await workspace.commitsAhead()) === 0) return { url: published, refused: null };
   try {
     const summary = state.done?.summary ?? "The agent stopped before opening a pull request; this draft keeps its work.";

@@ -2,19 +2,16 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ModelClient } from "../agent/model-client.js";
 import type { IssuePort, PublishApproval, PullsPort } from "../agent/ports.js";
-import { disallowedAgentModels, parseRepoConfig, REPO_CONFIG_PATH } from "../config/index.js";
+import { parseRepoConfig, REPO_CONFIG_PATH } from "../config/index.js";
 import { checkPublishedChange } from "../agent/tools/index.js";
 import { errorMessage, isTackleError, TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { createRedactor } from "../util/redact.js";
 import { sanitizeUntrustedText } from "../util/sanitize-untrusted-text.js";
 import { openLocalWorkspace, readUserFilesAtHead } from "../workspace/index.js";
-import { INSTRUCTION_FILES } from "./job-context.js";
+import { checkRepoExtensions, commitLeftovers, INSTRUCTION_FILES, instructionFilesOf, webFetcherFor } from "./repo-checks.js";
 import { policyConfigOf, runAgentSession } from "./run-agent-session.js";
 import { createTracker } from "./tracker.js";
-import { SUBAGENT_TOOL_NAMES } from "../agent/subagent-types.js";
-import { createWebFetcher, isWebFetchOff } from "../net/index.js";
-import { loadRepoExtensions } from "./load-repo-extensions.js";
 
 export interface LocalRunOptions {
   repoPath: string;
@@ -78,11 +75,7 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
     throw new TackleError("config_invalid", `invalid ${REPO_CONFIG_PATH}:\n${parsed.problems.map((p) => `  - ${p}`).join("\n")}`);
   }
   for (const warning of parsed.warnings) options.print(`tackle: warning: ${REPO_CONFIG_PATH}: ${warning}`);
-  const instructionFiles: Array<{ path: string; content: string }> = [];
-  for (const file of INSTRUCTION_FILES) {
-    const content = atHead.get(file);
-    if (content !== undefined) instructionFiles.push({ path: file, content });
-  }
+  const instructionFiles = instructionFilesOf(INSTRUCTION_FILES.map((file) => atHead.get(file)));
 
   const workspace = await openLocalWorkspace({ repoPath, branch, home: options.home, sandbox: options.sandbox, worktrees: true });
   const redact = createRedactor(options.secrets);
@@ -140,18 +133,17 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
   options.print(`tackle: working in ${repoPath} on branch ${branch}${workspace.sandboxed ? "" : " (no sandbox)"}`);
   try {
     // HEAD's agents and skills (its committed files, not the working tree), as a server job takes the default branch's.
-    const extensions = await loadRepoExtensions(workspace.extensionFiles, SUBAGENT_TOOL_NAMES);
+    const extensions = await checkRepoExtensions(workspace, { model: options.modelName, allowedModels: [...(options.allowedModels ?? [])] });
     for (const warning of extensions.warnings) options.print(`tackle: warning: ${warning}`);
-    const problems = [
-      ...extensions.problems,
-      ...disallowedAgentModels(extensions.agents, { model: options.modelName, allowedModels: options.allowedModels ?? [] }),
-    ];
+    const { problems } = extensions;
     if (problems.length > 0) {
       return { ok: false, branch, patchPath: null, reason: `invalid agent or skill files at HEAD: ${problems.join("; ")}`, commits: 0 };
     }
-    const allow = options.fetchAllow;
-    const repoAllow = parsed.config.web_fetch.allow;
-    const webOff = allow === undefined || isWebFetchOff(allow, repoAllow);
+    const web = webFetcherFor({
+      operator: options.fetchAllow === undefined ? undefined : { allow: options.fetchAllow },
+      config: parsed.config,
+      signal: options.signal,
+    });
     const { result, state, hookDenials, approvePublish } = await runAgentSession({
       jobId: `local-${slug}`,
       workspace,
@@ -171,13 +163,11 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
       signal: options.signal,
       logger: options.logger,
       extensions,
-      ...(webOff ? {} : { web: createWebFetcher({ allow: allow ?? null, repoAllow, signal: options.signal }) }),
+      ...(web === undefined ? {} : { web }),
     });
     // The other worktrees' branches go with the private repository: only `branch` is handed back.
     const dropped = workspace.worktrees?.branches() ?? [];
-    if ((await workspace.git.status()).length > 0) {
-      await workspace.git.commit("WIP: changes left uncommitted by the agent");
-    }
+    await commitLeftovers(workspace);
     const commits = await workspace.commitsAhead();
     let patchPath: string | null = null;
     if (commits > 0) {
