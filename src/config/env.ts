@@ -341,6 +341,18 @@ export function loadEnv<M extends EnvMode = "server">(env: EnvVars = process.env
   );
 }
 
+/**
+ * TACKLE_BOT_NAME as `loadEnv` reads it (null: unset), for a runner that needs the name before the
+ * rest of its environment: the Action parses an event before it asks for a token, and must not take
+ * a name `loadEnv` would refuse.
+ */
+export function loadBotName(env: EnvVars): string | null {
+  const parsed = z.object({ TACKLE_BOT_NAME: envSchema.shape.TACKLE_BOT_NAME }).safeParse({ TACKLE_BOT_NAME: env.TACKLE_BOT_NAME });
+  if (parsed.success) return parsed.data.TACKLE_BOT_NAME ?? null;
+  const problem = describeIssue(parsed.error.issues[0]!, env);
+  throw new TackleError("env_invalid", `Invalid environment (1 problem):\n- ${problem}`);
+}
+
 /** `loadEnv` without the throw, for `tackle doctor`. */
 export function parseEnv<M extends EnvMode = "server">(env: EnvVars, options: LoadEnvOptions<M> = {}): EnvResult<M> {
   const mode = (options.mode ?? "server") as M;

@@ -15,6 +15,7 @@ export { formatDotEnv, withDotEnv } from "./dot-env.js";
 export {
   DEFAULT_MODELS,
   DEFAULT_WEBHOOK_PATH,
+  loadBotName,
   loadEnv,
   MODEL_PROVIDERS,
   missingModelSettings,

@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import * as core from "@actions/core";
-import { loadEnv, missingModelSettings, type TackleEnv } from "../config/index.js";
+import { loadBotName, loadEnv, missingModelSettings, type TackleEnv } from "../config/index.js";
 import { errorMessage, TackleError } from "../errors/index.js";
 import { tokenClient } from "../github/index.js";
 import { createFileJobStore, createMemoryStore } from "../jobs/index.js";
@@ -71,7 +71,8 @@ async function runAction(vars: Vars, inputs: ActionInputs): Promise<StepResult> 
   const mask = createRedactor(environmentSecrets(effectiveEnv(vars, inputs)));
   const runId = vars.GITHUB_RUN_ID ?? String(Date.now());
   const runAttempt = vars.GITHUB_RUN_ATTEMPT ?? "1";
-  const botName = vars.TACKLE_BOT_NAME?.trim().replace(/^@/, "") || "tackle";
+  // The same reading of TACKLE_BOT_NAME as loadEnv's, before the event is parsed: a name it refuses fails the step.
+  const botName = loadBotName(vars) ?? "tackle";
   let env: TackleEnv<"action"> | undefined;
   let access: WatchedGitHub | undefined;
   // Whom `github_token` acts as, when it is not github-actions[bot]: asked beside the config read.

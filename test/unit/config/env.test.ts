@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isTackleError } from "../../../src/errors/index.js";
-import { loadEnv, parseEnv, type EnvVars } from "../../../src/config/index.js";
+import { loadBotName, loadEnv, parseEnv, type EnvVars } from "../../../src/config/index.js";
 
 const PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabcdef\n-----END RSA PRIVATE KEY-----";
 
@@ -256,5 +256,25 @@ describe("loadEnv: action", () => {
       "`ANTHROPIC_API_KEY` (or the `anthropic_api_key` input): required to run jobs in action mode",
       "`GITHUB_TOKEN` (or the `github_token` input): required in action mode",
     ]);
+  });
+});
+
+describe("loadBotName (the Action reads the name before the rest)", () => {
+  it.each([
+    ["@helper", "helper"],
+    [" robot ", "robot"],
+    ["", null],
+    [undefined, null],
+  ])("reads %j as loadEnv does: %j", (value, name) => {
+    expect(loadBotName({ TACKLE_BOT_NAME: value })).toBe(name);
+    expect(loadEnv({ ...app, TACKLE_BOT_NAME: value }, { mode: "server" }).botName).toBe(name);
+  });
+
+  it.each(["my bot", "@", "-dash", "tackle!"])("refuses %j with loadEnv's own problem", (value) => {
+    expect(() => loadBotName({ TACKLE_BOT_NAME: value })).toThrow(
+      /^Invalid environment \(1 problem\):\n- `TACKLE_BOT_NAME`: expected a name of letters, digits and dashes/,
+    );
+    const parsed = parseEnv({ ...app, TACKLE_BOT_NAME: value }, { mode: "server" });
+    expect(parsed.ok).toBe(false);
   });
 });
