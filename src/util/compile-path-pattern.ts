@@ -81,6 +81,12 @@ export function compilePathPattern(source: string): CompiledPathPattern {
 const MAX_WILDCARDS = 3;
 /** Of those, `**`: each spans the whole path (up to 4,096 characters), not one name. */
 const MAX_GLOBSTARS = 2;
+/**
+ * The ways a pattern's groups can match one place, multiplied together (`{a,b}` two, `{1..11}` eleven,
+ * `@(a|b|c)` three, `?(a)` two): a failing path tries each way of each group in turn, so a chain of
+ * overlapping alternatives is exponential without a wildcard (`@([a]|aa)` × 40: 14 s on 50 characters).
+ */
+const MAX_CHOICES = 64;
 
 /**
  * Why a pattern could hold the Tackle process, which tests the model's paths against it (every write,
@@ -92,18 +98,37 @@ const MAX_GLOBSTARS = 2;
 function backtrackingProblem(glob: string): string | undefined {
   let wildcards = 0;
   let globstars = 0;
+  let choices = 1;
   for (let i = 0; i < glob.length; i++) {
     const char = glob[i];
+    const next = glob[i + 1];
     if (char === "\\") i += 1;
     else if (char === "[") {
       // A bracket expression is one character, whatever it holds.
       const end = glob.indexOf("]", i + 2);
       if (end > i) i = end;
-    } else if (char === "*" && glob[i + 1] === "*") {
+    } else if (char === "*" && next === "*") {
       globstars += 1;
       wildcards += 1;
       while (glob[i + 1] === "*") i += 1;
-    } else if (char === "*" || (char === "+" && glob[i + 1] === "(")) wildcards += 1;
+    } else if ((char === "*" || char === "+" || char === "!") && next === "(") {
+      // `*(…)`, `+(…)` repeat their group; picomatch makes `!(…)` a lazy `[^/]*?` checked against it.
+      wildcards += 1;
+      if (char === "!") choices *= splitTopLevel(glob.slice(i + 2, closingIndex(glob, i + 1)), "|").length;
+      i += 1;
+    } else if ((char === "@" || char === "?") && next === "(") {
+      const alternatives = splitTopLevel(glob.slice(i + 2, closingIndex(glob, i + 1)), "|").length;
+      choices *= char === "?" ? alternatives + 1 : alternatives;
+      i += 1;
+    } else if (char === "*") wildcards += 1;
+    else if (char === "{") {
+      const end = closingIndex(glob, i);
+      if (end < glob.length) choices *= braceChoices(glob.slice(i + 1, end));
+    }
+    // Groups nested in a group are scanned too: their ways multiply (an over-count, on the safe side).
+    if (choices > MAX_CHOICES) {
+      return `can match one place in more than ${MAX_CHOICES} ways (each \`{…}\`, range, \`@(…)\`, \`?(…)\` or \`!(…)\` multiplies them), which can take a long time to test on a path that does not match; list such patterns as entries of their own`;
+    }
   }
   const repeated = repeatedGroupProblem(glob);
   if (repeated !== undefined) return repeated;
@@ -153,6 +178,20 @@ function matchesOneWay(alternatives: readonly string[]): boolean {
     firsts.add(first);
   }
   return true;
+}
+
+/** The ways a brace group can match: its alternatives, or its range's values (1 for text picomatch keeps literal). */
+function braceChoices(body: string): number {
+  const alternatives = splitTopLevel(body, ",").length;
+  if (alternatives > 1) return alternatives;
+  const range = /^([^.]+)\.\.([^.]+)(?:\.\.([^.]+))?$/.exec(body);
+  if (range === null) return 1;
+  try {
+    return rangeValues(range[1] as string, range[2] as string, range[3] ?? "1").length;
+  } catch {
+    // Not a range picomatch expands: compiling it reports the problem.
+    return 1;
+  }
 }
 
 /** picomatch's message, without the generated regular expression a reader of the config never wrote. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { compileGlob, GLOB_MAX_CHARS } from "../../util/glob-to-regexp.js";
+import { setImmediate as yieldEventLoop } from "node:timers/promises";
+import { compileGlob, GLOB_MAX_CHARS, GLOB_MAX_STEPS, GLOB_YIELD_STEPS, GlobBudgetError, type GlobMatcher } from "../../util/glob-to-regexp.js";
 import { defineTool } from "./tool.js";
 
 /** @defaultValue files listed at most; the rest is counted */
@@ -38,7 +39,8 @@ export const globTool = defineTool({
       }
     }
     const pattern = stripRoot(input.pattern, ctx.fs.root);
-    const matcher = compileGlob(pattern);
+    // The pattern is the model's, matched on the host: its cost over the whole listing is bounded.
+    const matcher = compileGlob(pattern, { maxSteps: GLOB_MAX_STEPS });
 
     const args = ["--files", "--hidden", "--no-ignore", "--glob", "!.git", "--glob", "!node_modules", "--sortr", "modified"];
     // A pattern without a slash can prefilter in ripgrep: its glob matches the name at any depth, a superset.
@@ -48,10 +50,17 @@ export const globTool = defineTool({
     if (result.exitCode > 1) return { content: `listing files failed (ripgrep exit code ${result.exitCode}).`, isError: true };
 
     const prefix = base === "" ? "" : `${base}/`;
-    const files = result.stdout
-      .split("\n")
-      .filter((line) => line !== "")
-      .filter((file) => matcher.test(file.startsWith(prefix) ? file.slice(prefix.length) : file));
+    let files: string[];
+    try {
+      const listed = result.stdout.split("\n").filter((line) => line !== "");
+      files = await filterListing(listed, (file) => (file.startsWith(prefix) ? file.slice(prefix.length) : file), matcher, ctx.signal);
+    } catch (error) {
+      if (!(error instanceof GlobBudgetError)) throw error;
+      return {
+        content: `The pattern is too costly to match against the files listed${base === "" ? "" : ` under ${base}`}: give a narrower path, or a pattern with fewer \`**\` and alternatives.`,
+        isError: true,
+      };
+    }
     const where = base === "" ? "" : ` under ${base}`;
     if (files.length === 0) return { content: `No files match "${input.pattern}"${where}.` };
     const shown = files.slice(0, GLOB_MAX_RESULTS);
@@ -74,4 +83,23 @@ function stripRoot(pattern: string, root: string): string {
 /** The root may read as "" or "."; ripgrep wants no path argument for it. */
 function normalizeBase(relative: string): string {
   return relative === "." ? "" : relative;
+}
+
+/**
+ * The listed files the pattern matches, tested on the host: the event loop is given back every
+ * GLOB_YIELD_STEPS states the matcher visits (other jobs, webhooks and the dashboard run meanwhile),
+ * and the whole listing costs at most GLOB_MAX_STEPS (the matcher throws GlobBudgetError past it).
+ */
+async function filterListing(listed: readonly string[], relative: (file: string) => string, matcher: GlobMatcher, signal: AbortSignal): Promise<string[]> {
+  const files: string[] = [];
+  let yieldedAt = 0;
+  for (const file of listed) {
+    if (matcher.test(relative(file))) files.push(file);
+    if (matcher.steps - yieldedAt >= GLOB_YIELD_STEPS) {
+      yieldedAt = matcher.steps;
+      await yieldEventLoop();
+      signal.throwIfAborted();
+    }
+  }
+  return files;
 }

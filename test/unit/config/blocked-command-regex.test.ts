@@ -48,9 +48,9 @@ describe("parseBlockedCommand limits", () => {
     expect(parseBlockedCommand("/.*.*[a-z]{3}x/").kind).toBe("regex");
   });
 
-  it("takes the flags d, g, i, m, s, u and y, and refuses v (classes holding alternatives) and unknown ones, naming them", () => {
-    for (const flags of ["", "i", "gimsuy", "d"]) expect(parseBlockedCommand(`/rm -rf/${flags}`).kind, flags).toBe("regex");
-    for (const flags of ["v", "iv", "x"]) {
+  it("takes the flags d, g, i, m, s and y, and refuses u and v (escapes that change meaning) and unknown ones, naming them", () => {
+    for (const flags of ["", "i", "gimsy", "d"]) expect(parseBlockedCommand(`/rm -rf/${flags}`).kind, flags).toBe("regex");
+    for (const flags of ["v", "iv", "u", "iu", "x"]) {
       const entry = parseBlockedCommand(`/rm -rf/${flags}`);
       expect(entry).toMatchObject({ kind: "invalid", problem: expect.stringContaining(`the flags \`${flags}\` are not taken`) });
     }

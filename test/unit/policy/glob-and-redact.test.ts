@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileGlob, GLOB_MAX_CHARS, matchesGlob } from "../../../src/util/glob-to-regexp.js";
+import { compileGlob, GLOB_MAX_CHARS, GlobBudgetError, matchesGlob } from "../../../src/util/glob-to-regexp.js";
 import { createRedactor } from "../../../src/util/redact.js";
 
 describe("compileGlob's bounds", () => {
@@ -19,6 +19,25 @@ describe("compileGlob's bounds", () => {
     const nested = (depth: number) => `${"{a,".repeat(depth)}x${"}".repeat(depth)}`;
     expect(compileGlob(nested(32)).test("x")).toBe(true);
     expect(() => compileGlob(nested(33))).toThrow("a glob nesting braces more than 32 deep");
+  });
+});
+
+describe("compileGlob's budget of states", () => {
+  it("counts the states it visits and throws GlobBudgetError past maxSteps, naming it", () => {
+    const matcher = compileGlob("**/*.ts", { maxSteps: 200 });
+    expect(matcher.test("src/a.ts")).toBe(true);
+    expect(matcher.steps).toBeGreaterThan(0);
+    const before = matcher.steps;
+    expect(matcher.test("src/b.js")).toBe(false);
+    expect(matcher.steps).toBeGreaterThan(before);
+    expect(() => matcher.test(`${"d/".repeat(100)}x.ts`)).toThrow(GlobBudgetError);
+    expect(() => compileGlob("*", { maxSteps: 1 }).test("abc")).toThrow("would visit more than 1 states");
+  });
+
+  it("has no bound unless given one (Tackle's own patterns, tested for the life of the process)", () => {
+    const matcher = compileGlob("**/*.ts");
+    for (let i = 0; i < 1_000; i += 1) matcher.test(`${"d/".repeat(50)}x${i}.ts`);
+    expect(matcher.steps).toBeGreaterThan(1_000 * 100);
   });
 });
 

@@ -136,3 +136,31 @@ describe("a repeated extglob must match a name one way", () => {
     expect(compiled.ok && [compiled.pattern.test("abcdab.txt"), compiled.pattern.test("abc.txt")]).toEqual([true, false]);
   });
 });
+
+describe("the ways a pattern's groups can match one place", () => {
+  it.each(["{src,lib}/**/*.{js,jsx,ts,tsx}", "{a,b}/{c,d}/{e,f}/{g,h}/{i,j}/{k,l}/x", "logs/{01..31}.txt", `d/${"?(a)".repeat(5)}x`, "@(a|b|c)/!(x).md"])(
+    "takes %s (at most 64 ways)",
+    (pattern) => {
+      expect(compilePathPattern(pattern).ok).toBe(true);
+    },
+  );
+
+  it.each([
+    "{a,b}/{c,d}/{e,f}/{g,h}/{i,j}/{k,l}/{m,n}",
+    "logs/{1..100}.txt",
+    `d/${"?(a)".repeat(7)}x`,
+    `d/${"@(a|b)".repeat(7)}`,
+    "{a,{b,c,d,e,f,g,h,i}}/{1..9}",
+  ])("refuses %s, naming the limit", (pattern) => {
+    const compiled = compilePathPattern(pattern);
+    expect(compiled.ok).toBe(false);
+    if (!compiled.ok) expect(compiled.problem).toContain("can match one place in more than 64 ways");
+  });
+
+  it("counts each !(…) as a wildcard of varying width", () => {
+    expect(compilePathPattern("d/!(x)!(y)x").ok).toBe(true);
+    const four = compilePathPattern("d/!(w)!(x)!(y)!(z)x");
+    expect(four.ok).toBe(false);
+    if (!four.ok) expect(four.problem).toContain("more than 3 wildcards");
+  });
+});
