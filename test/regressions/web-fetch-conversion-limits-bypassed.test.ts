@@ -26,14 +26,12 @@
 // 33 s one, within both limits: 256 levels of `<blockquote>` with `x<br>` to the cap, and the same
 // quotes around a `<pre>` of 199 000 lines, which on the code before made 13 G characters of
 // prefixes (minutes, past the test's timeout) and now makes the same 8-level lines as the first.
-import { once } from "node:events";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPageServer, type PageServer } from "../fakes/page-server.js";
 import { createWebFetcher } from "../../src/net/index.js";
 import { MARKDOWN_MAX_CHARS, MARKDOWN_MAX_DEPTH } from "../../src/net/html-to-markdown.js";
 
-let server: http.Server;
+let server: PageServer;
 let origin = "";
 let pattern = "";
 
@@ -55,15 +53,8 @@ const pages: Record<string, string> = {
 };
 
 beforeAll(async () => {
-  server = http.createServer((request, response) => {
-    const body = pages[new URL(request.url ?? "/", "http://x").pathname] ?? "";
-    response.writeHead(200, { "content-type": "text/html" }).end(body);
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
-  pattern = `127.0.0.1:${port}`;
+  server = await startPageServer(pages);
+  ({ origin, pattern } = server);
 });
 afterAll(() => server.close());
 

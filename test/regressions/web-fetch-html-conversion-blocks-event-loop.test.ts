@@ -2,14 +2,12 @@
 // limit stopped mattering: a 5 MB page froze the server or worker for about 17 s, 1 MB of nested
 // <div>s for minutes, and about 4 000 levels of nesting crashed the converter with a stack overflow.
 // Pages past 256 K characters or 256 levels are now shown as plain text made in one linear pass.
-import { once } from "node:events";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPageServer, type PageServer } from "../fakes/page-server.js";
 import { createWebFetcher } from "../../src/net/index.js";
 import { htmlToMarkdown, PLAIN_TEXT_NOTE } from "../../src/net/html-to-markdown.js";
 
-let server: http.Server;
+let server: PageServer;
 let origin = "";
 let pattern = "";
 const pages: Record<string, string> = {
@@ -19,15 +17,8 @@ const pages: Record<string, string> = {
 };
 
 beforeAll(async () => {
-  server = http.createServer((request, response) => {
-    const body = pages[new URL(request.url ?? "/", "http://x").pathname] ?? "";
-    response.writeHead(200, { "content-type": "text/html" }).end(body);
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
-  pattern = `127.0.0.1:${port}`;
+  server = await startPageServer(pages);
+  ({ origin, pattern } = server);
 });
 afterAll(() => server.close());
 

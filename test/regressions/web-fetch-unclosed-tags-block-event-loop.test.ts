@@ -8,14 +8,12 @@
 // fails after scanning (an unclosed tag at the end is dropped, as a browser drops it).
 //
 // No clock: on the code before, the larger pages do not finish within the test's timeout.
-import { once } from "node:events";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPageServer, type PageServer } from "../fakes/page-server.js";
 import { htmlToMarkdown, PLAIN_TEXT_NOTE } from "../../src/net/html-to-markdown.js";
 import { createWebFetcher } from "../../src/net/index.js";
 
-let server: http.Server;
+let server: PageServer;
 let origin = "";
 let pattern = "";
 const pages: Record<string, string> = {
@@ -27,15 +25,8 @@ const pages: Record<string, string> = {
 };
 
 beforeAll(async () => {
-  server = http.createServer((request, response) => {
-    const body = pages[new URL(request.url ?? "/", "http://x").pathname] ?? "";
-    response.writeHead(200, { "content-type": "text/html" }).end(body);
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
-  pattern = `127.0.0.1:${port}`;
+  server = await startPageServer(pages);
+  ({ origin, pattern } = server);
 });
 afterAll(() => server.close());
 
