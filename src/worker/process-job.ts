@@ -10,7 +10,7 @@ import { maskedError, openJob, readJobInputs, type JobContext } from "./job-cont
 import type { JobOutcome, ProcessJobDeps } from "./job-deps.js";
 import { emptyStats, endInError, withLoweredBudget, type FinalState } from "./job-ending.js";
 import { admitJob, defaultCommandName } from "./admit-job.js";
-import { disposeWorkspace, prepareWorkspace } from "./job-target.js";
+import { disposeWorkspace, prepareWorkspace } from "./job-workspace.js";
 import { runAndPublish } from "./run-and-publish.js";
 
 /**
