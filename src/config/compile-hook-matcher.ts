@@ -23,6 +23,9 @@ export function compileHookMatcher(matcher: string): CompiledHookMatcher {
   if (matcher.length > MAX_MATCHER_CHARS) return { ok: false, problem: `longer than ${MAX_MATCHER_CHARS} characters` };
   let regex: RegExp;
   try {
+    // By itself first: the cost checks read the matcher as written, so it must be one whole expression.
+    // `a|a)*(?:!` is no regular expression alone, but closes the wrapper's group inside it: `^(?:a|a)*(?:!)$`.
+    new RegExp(matcher);
     regex = new RegExp(`^(?:${matcher === "" ? ".*" : matcher})$`);
   } catch (error) {
     return { ok: false, problem: `not a regular expression: ${error instanceof Error ? error.message : String(error)}` };

@@ -16,6 +16,8 @@ export interface PathPattern {
   test(relativePath: string): boolean;
   /** Whether some path strictly below the directory `relativeDir` could match ("" is the root). */
   couldMatchBelow(relativeDir: string): boolean;
+  /** What testing a path may cost, relative to other patterns: its ways to match one place times 8 per wildcard (`createPathMatcher` bounds a list's sum). */
+  readonly weight: number;
 }
 
 export type CompiledPathPattern = { ok: true; pattern: PathPattern } | { ok: false; problem: string };
@@ -49,8 +51,10 @@ export function compilePathPattern(source: string): CompiledPathPattern {
   if (shapeProblem !== undefined) return { ok: false, problem: `\`${source}\` ${shapeProblem}` };
 
   const anchored = glob.includes("/");
-  const wildcardProblem = backtrackingProblem(anchored ? glob : `**/${glob}`);
-  if (wildcardProblem !== undefined) return { ok: false, problem: `\`${source}\` ${wildcardProblem}` };
+  const syntax = unsupportedSyntax(glob, false);
+  if (syntax !== undefined) return { ok: false, problem: `\`${source}\` ${syntax}` };
+  const cost = backtrackingProblem(anchored ? glob : `**/${glob}`);
+  if (typeof cost === "string") return { ok: false, problem: `\`${source}\` ${cost}` };
   const segments = splitTopLevel(glob, "/");
   let test: picomatch.Matcher;
   let segmentTests: Array<picomatch.Matcher | undefined>;
@@ -73,6 +77,7 @@ export function compilePathPattern(source: string): CompiledPathPattern {
       anchored,
       test: (relativePath) => test(relativePath),
       couldMatchBelow: (relativeDir) => (anchored ? couldMatchBelow(segmentTests, relativeDir) : true),
+      weight: cost.weight,
     },
   };
 }
@@ -95,7 +100,7 @@ const MAX_CHOICES = 64;
  * more `*` multiplies that by about the name's length over the count (ten of them: days); four globstars (`**` `/a/` `**` `/a/` `**`
  * `/a/` `**` `/x`) took 37 s on `a/` × 600. Brace alternatives are counted together, which can only count more.
  */
-function backtrackingProblem(glob: string): string | undefined {
+function backtrackingProblem(glob: string): string | { weight: number } {
   let wildcards = 0;
   let globstars = 0;
   let choices = 1;
@@ -134,7 +139,58 @@ function backtrackingProblem(glob: string): string | undefined {
   if (repeated !== undefined) return repeated;
   if (globstars > MAX_GLOBSTARS) return `holds more than ${MAX_GLOBSTARS} \`**\`, which can take a long time to test on a deep path`;
   if (wildcards > MAX_WILDCARDS) {
-    return `holds more than ${MAX_WILDCARDS} wildcards of varying width (\`*\`, \`**\`, \`*(…)\`, \`+(…)\`, counting the \`**/\` a pattern without a slash starts with), which can take a long time to test on a long name`;
+    return `holds more than ${MAX_WILDCARDS} wildcards of varying width (\`*\`, \`**\`, \`*(…)\`, \`+(…)\`, \`!(…)\`, counting the \`**/\` a pattern without a slash starts with), which can take a long time to test on a long name`;
+  }
+  const weight = choices * 8 ** wildcards;
+  if (weight > MAX_PATTERN_WEIGHT) {
+    return `combines ${wildcards} wildcards with ${choices} ways to match one place, which can take a long time to test on a long name; use fewer alternatives, or list them as entries of their own`;
+  }
+  return { weight };
+}
+
+/**
+ * What one pattern may weigh (its ways to match one place times 8 per wildcard of varying width):
+ * `**\/*.{js,jsx,ts,tsx}` weighs 256, `*.*.*` 512; three wildcards and 64 ways (`d/*@(a|…|a⁸)*@(a|…|a⁸)*x`)
+ * took 188 ms on one 250-character name.
+ */
+const MAX_PATTERN_WEIGHT = 2_048;
+
+/**
+ * Syntax picomatch turns into regular expression text the checks above cannot weigh, refused: quotes
+ * (picomatch drops them, so `+(a|"a")` is `(?:a|a)+`), a bare group or `|` outside an extglob
+ * (passed through as regex groups and alternations), `+` not opening an extglob and `?` right after
+ * `)`, `]` or `}` (regex quantifiers there), and `\` before a digit (a back-reference).
+ */
+function unsupportedSyntax(text: string, inExtglob: boolean): string | undefined {
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i] as string;
+    const next = text[i + 1];
+    if (char === "\\") {
+      if (next !== undefined && next >= "0" && next <= "9") return "holds `\\` before a digit; write the digit alone";
+      i += 1;
+    } else if (char === '"' || char === "'") {
+      return `holds a quote (\`${char}\`), which picomatch drops; write \`\\${char}\` for the character itself`;
+    } else if (char === "[") {
+      i = closingIndex(text, i);
+    } else if ("?*+@!".includes(char) && next === "(") {
+      const end = closingIndex(text, i + 1);
+      const inner = unsupportedSyntax(text.slice(i + 2, end), true);
+      if (inner !== undefined) return inner;
+      i = end;
+    } else if (char === "{") {
+      const end = closingIndex(text, i);
+      const inner = unsupportedSyntax(text.slice(i + 1, end), false);
+      if (inner !== undefined) return inner;
+      i = end;
+    } else if (char === "(") {
+      return "holds a group `(…)` without an extglob operator; write `@(a|b)` for alternatives";
+    } else if (char === "|" && !inExtglob) {
+      return "holds `|` outside an extglob; write `@(a|b)` or `{a,b}` for alternatives";
+    } else if (char === "+") {
+      return "holds a `+` that opens no extglob, which picomatch may read as a repetition; write `\\+` for the character";
+    } else if (char === "?" && i > 0 && ")]}".includes(text[i - 1] as string)) {
+      return "holds a `?` right after `)`, `]` or `}`, which picomatch reads as a regex `?`; write `\\?`, or put another character between";
+    }
   }
   return undefined;
 }

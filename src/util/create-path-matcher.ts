@@ -17,6 +17,13 @@ export interface PathMatcher {
 
 export type PathMatcherResult = { ok: true; matcher: PathMatcher } | { ok: false; problems: string[] };
 
+/**
+ * What a whole list may weigh (each pattern's `weight`): every pattern is tested on every path the
+ * model writes or publishes, so a list of 200 patterns each within its own bound could still take a
+ * minute on one path. 200 plain `*.lock` entries weigh 12,800 (64 each, with the `**\/` they start with).
+ */
+const MAX_LIST_WEIGHT = 32_768;
+
 /** Compiles every pattern; any that cannot match as written is a problem, never a silent non-match. */
 export function createPathMatcher(globs: readonly string[]): PathMatcherResult {
   const patterns: PathPattern[] = [];
@@ -27,6 +34,15 @@ export function createPathMatcher(globs: readonly string[]): PathMatcherResult {
     else problems.push(compiled.problem);
   }
   if (problems.length > 0) return { ok: false, problems };
+  const weight = patterns.reduce((sum, pattern) => sum + pattern.weight, 0);
+  if (weight > MAX_LIST_WEIGHT) {
+    return {
+      ok: false,
+      problems: [
+        `the patterns together weigh ${weight}, more than ${MAX_LIST_WEIGHT} (each weighs its ways to match one place times 8 per wildcard), which can take a long time to test on each path; merge them or use fewer wildcards`,
+      ],
+    };
+  }
   const matches = (relativePath: string) => patterns.some((pattern) => pattern.test(relativePath));
   return {
     ok: true,

@@ -109,54 +109,40 @@ class Machine {
     this.empties[from]!.push(to);
   }
 
-  /** Each state's closure over empty edges, computed once the machine is built (it never changes after). */
-  private closures: number[][] | undefined;
   /** Marks of the states already in the set being built: a stamp per set instead of a new Set per character. */
-  private marks: Uint32Array | undefined;
+  private marks = new Uint32Array(0);
   private stamp = 0;
 
+  /**
+   * Runs the machine over `path`. Each character costs the states reached and their edges, each state
+   * visited once (a stamp marks it), so a path costs its length times the machine's size at most;
+   * `steps` counts every state visited, empty edges followed included.
+   */
   run(start: number, accept: number, path: string): { matched: boolean; steps: number } {
-    const { closures, marks } = this.prepared();
-    const add = (into: number[], state: number): void => {
-      for (const reached of closures[state]!) {
-        if (marks[reached] === this.stamp) continue;
-        marks[reached] = this.stamp;
-        into.push(reached);
+    if (this.marks.length !== this.edges.length) this.marks = new Uint32Array(this.edges.length);
+    let steps = 0;
+    const closure = (seeds: number[]): number[] => {
+      this.stamp += 1;
+      const reached: number[] = [];
+      const stack = seeds;
+      while (stack.length > 0) {
+        const state = stack.pop()!;
+        if (this.marks[state] === this.stamp) continue;
+        this.marks[state] = this.stamp;
+        reached.push(state);
+        for (const to of this.empties[state]!) if (this.marks[to] !== this.stamp) stack.push(to);
       }
+      steps += reached.length;
+      return reached;
     };
-    this.stamp += 1;
-    let current: number[] = [];
-    add(current, start);
-    let steps = current.length;
+    let current = closure([start]);
     for (let i = 0; i < path.length && current.length > 0; i++) {
       const unit = path[i]!;
-      this.stamp += 1;
       const next: number[] = [];
-      for (const state of current) for (const { test, to } of this.edges[state]!) if (test(unit)) add(next, to);
-      current = next;
-      steps += current.length;
+      for (const state of current) for (const { test, to } of this.edges[state]!) if (test(unit)) next.push(to);
+      current = closure(next);
     }
     return { matched: current.includes(accept), steps };
-  }
-
-  private prepared(): { closures: number[][]; marks: Uint32Array } {
-    if (this.closures === undefined || this.marks === undefined) {
-      this.closures = this.edges.map((_, state) => this.closure([state]));
-      this.marks = new Uint32Array(this.edges.length);
-    }
-    return { closures: this.closures, marks: this.marks };
-  }
-
-  private closure(states: number[]): number[] {
-    const seen = new Set<number>();
-    const stack = [...states];
-    while (stack.length > 0) {
-      const state = stack.pop()!;
-      if (seen.has(state)) continue;
-      seen.add(state);
-      stack.push(...this.empties[state]!);
-    }
-    return [...seen];
   }
 }
 

@@ -274,6 +274,12 @@ describe("parseRepoConfig: hooks", () => {
 });
 
 describe("compileHookMatcher", () => {
+  it.each(["a|a)*(?:!", "x)|(y", "Edit)"])("refuses %s, which is no regular expression by itself (it would close the anchoring group)", (matcher) => {
+    const compiled = compileHookMatcher(matcher);
+    expect(compiled.ok).toBe(false);
+    if (!compiled.ok) expect(compiled.problem).toMatch(/^not a regular expression: /);
+  });
+
   it("matches the whole tool name, an empty matcher every name", () => {
     const regex = (matcher: string) => {
       const compiled = compileHookMatcher(matcher);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseRepoConfig } from "../../../src/config/index.js";
 import { createProtectedPaths } from "../../../src/agent/policy/index.js";
 import { isTackleError } from "../../../src/errors/index.js";
 import { compilePathPattern } from "../../../src/util/compile-path-pattern.js";
@@ -162,5 +163,55 @@ describe("the ways a pattern's groups can match one place", () => {
     const four = compilePathPattern("d/!(w)!(x)!(y)!(z)x");
     expect(four.ok).toBe(false);
     if (!four.ok) expect(four.problem).toContain("more than 3 wildcards");
+  });
+});
+
+describe("syntax picomatch would pass through as regular expression text", () => {
+  it.each([
+    ["d/(a|aa)x", "without an extglob operator"],
+    ["d/a|b", "`|` outside an extglob"],
+    ["d/{a|b,c}", "`|` outside an extglob"],
+    ['d/+(a|"a")x', "holds a quote"],
+    ["d/x'y", "holds a quote"],
+    ["src/c++/**", "opens no extglob"],
+    ["d/[ab]?x", "right after `)`, `]` or `}`"],
+    ["d/@(a|b)?", "right after `)`, `]` or `}`"],
+    ["d/\\1x", "before a digit"],
+  ])("refuses %s, saying what to write", (pattern, problem) => {
+    const compiled = compilePathPattern(pattern);
+    expect(compiled.ok).toBe(false);
+    if (!compiled.ok) expect(compiled.problem).toContain(problem);
+  });
+
+  it.each(["src/c\\+\\+/**", "d/+(a|b)x", "d/@(a|b)/?x", "d/[+]x", "**/*.{js,jsx,ts,tsx}", "d/\\?x"])("takes %s", (pattern) => {
+    expect(compilePathPattern(pattern).ok).toBe(true);
+  });
+});
+
+describe("what a pattern and a list may weigh", () => {
+  it("weighs a pattern's ways to match one place times 8 per wildcard, at most 2,048", () => {
+    const weight = (pattern: string) => {
+      const compiled = compilePathPattern(pattern);
+      return compiled.ok ? compiled.pattern.weight : compiled.problem;
+    };
+    expect(weight("**/*.{js,jsx,ts,tsx}")).toBe(4 * 8 ** 2);
+    expect(weight("*.lock")).toBe(8 ** 2);
+    expect(weight("d/*@(a|b|c|d)*@(a|b|c|d)*x")).toMatch(/combines 3 wildcards with 16 ways/);
+  });
+
+  it("bounds the sum over the list, naming it", () => {
+    const locks = Array.from({ length: 200 }, (_, i) => `*.lock${i}`);
+    expect(createPathMatcher(locks).ok).toBe(true);
+    const heavy = (count: number) => Array.from({ length: count }, (_, i) => `**/*.{a,b,c,d,e}${i}`);
+    expect(createPathMatcher(heavy(100)).ok).toBe(true);
+    const result = createPathMatcher(heavy(110));
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.problems[0]).toMatch(/^the patterns together weigh 35200, more than 32768 /);
+    const yaml = `protected_paths:\n${heavy(110)
+      .map((entry) => `  - '${entry}'`)
+      .join("\n")}\n`;
+    const parsed = parseRepoConfig(yaml);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.problems).toEqual([expect.stringMatching(/^`protected_paths`: the patterns together weigh \d+, more than 32768 /)]);
   });
 });
