@@ -113,9 +113,17 @@ function backtrackingProblem(glob: string): string | { weight: number } {
       const end = glob.indexOf("]", i + 2);
       if (end > i) i = end;
     } else if (char === "*" && next === "*") {
+      let last = i + 1;
+      while (glob[last + 1] === "*") last += 1;
+      if (glob[last + 1] === "(") {
+        // `**(a)` is `*` then the extglob `*(a)` to picomatch: two wildcards, the group checked below.
+        wildcards += 1;
+        i = last - 1;
+        continue;
+      }
       globstars += 1;
       wildcards += 1;
-      while (glob[i + 1] === "*") i += 1;
+      i = last;
     } else if ((char === "*" || char === "+" || char === "!") && next === "(") {
       // `*(…)`, `+(…)` repeat their group; picomatch makes `!(…)` a lazy `[^/]*?` checked against it.
       wildcards += 1;

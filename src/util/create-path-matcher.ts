@@ -24,6 +24,20 @@ export type PathMatcherResult = { ok: true; matcher: PathMatcher } | { ok: false
  */
 const MAX_LIST_WEIGHT = 32_768;
 
+/** Linux's bounds: a path of at most 4,096 bytes, each name at most 255 (counted in UTF-16 units here, which only makes a long name longer). */
+const MAX_PATH_CHARS = 4_096;
+const MAX_NAME_CHARS = 255;
+
+function isRealPath(relativePath: string): boolean {
+  if (relativePath.length > MAX_PATH_CHARS) return false;
+  let start = 0;
+  for (let slash = relativePath.indexOf("/"); slash !== -1; slash = relativePath.indexOf("/", start)) {
+    if (slash - start > MAX_NAME_CHARS) return false;
+    start = slash + 1;
+  }
+  return relativePath.length - start <= MAX_NAME_CHARS;
+}
+
 /** Compiles every pattern; any that cannot match as written is a problem, never a silent non-match. */
 export function createPathMatcher(globs: readonly string[]): PathMatcherResult {
   const patterns: PathPattern[] = [];
@@ -43,7 +57,10 @@ export function createPathMatcher(globs: readonly string[]): PathMatcherResult {
       ],
     };
   }
-  const matches = (relativePath: string) => patterns.some((pattern) => pattern.test(relativePath));
+  // A path no file system holds is protected, untested: the patterns' cost is bounded for real paths
+  // only, and the model's text reaches here before any file system refuses it (`d/*a*a*x` on a Write
+  // of 6,000 characters held the event loop 16 s).
+  const matches = (relativePath: string) => !isRealPath(relativePath) || patterns.some((pattern) => pattern.test(relativePath));
   return {
     ok: true,
     matcher: {

@@ -222,10 +222,13 @@ function build(machine: Machine, glob: string, start: number, depth = 0): number
     if (char === "[") {
       const end = nextBracket[i + 2] ?? -1;
       if (end !== -1) {
-        let body = glob.slice(i + 1, end);
-        if (body.startsWith("!")) body = `^${body.slice(1)}`;
+        const body = glob.slice(i + 1, end);
+        const negated = body.startsWith("!") || body.startsWith("^");
+        // The members as text, every character that means something in a JS class escaped (`-` keeps
+        // its ranges): `[]|(|)x]` is the class of `]`, `|`, `(`, `)` and `x`, never `[]` and regex text after it.
+        const members = (negated ? body.slice(1) : body).replace(/[\\\][^]/g, "\\$&");
         // One character: a class cannot backtrack.
-        const inClass = new RegExp(`^[${body.replace(/\\/g, "\\\\")}]$`);
+        const inClass = new RegExp(`^[${negated ? "^" : ""}${members}]$`);
         step((unit) => inClass.test(unit));
         i = end + 1;
         continue;

@@ -22,6 +22,20 @@ describe("compileGlob's bounds", () => {
   });
 });
 
+describe("bracket classes", () => {
+  it("take every character between the brackets as a member, never as regex text", () => {
+    expect(matchesGlob("]", "[]|a]")).toBe(true);
+    expect(matchesGlob("a", "[]|a]")).toBe(true);
+    expect(matchesGlob("", "[]|(|)x]")).toBe(false);
+    expect(matchesGlob("(", "[]|(|)x]")).toBe(true);
+    expect(matchesGlob("^", "[a^]")).toBe(true);
+    expect(matchesGlob("b", "[!a]")).toBe(true);
+    expect(matchesGlob("a", "[^a]")).toBe(false);
+    expect(matchesGlob("\\", "[\\]")).toBe(true);
+    expect(matchesGlob("m", "[a-z]")).toBe(true);
+  });
+});
+
 describe("compileGlob's budget of states", () => {
   it("counts the states it visits and throws GlobBudgetError past maxSteps, naming it", () => {
     const matcher = compileGlob("**/*.ts", { maxSteps: 200 });

@@ -215,3 +215,21 @@ describe("what a pattern and a list may weigh", () => {
     if (!parsed.ok) expect(parsed.problems).toEqual([expect.stringMatching(/^`protected_paths`: the patterns together weigh \d+, more than 32768 /)]);
   });
 });
+
+describe("paths no file system holds", () => {
+  it("are protected without testing a pattern (a name over 255 characters, a path over 4,096)", () => {
+    const matcher = createPathMatcher(["d/*a*a*x"]);
+    if (!matcher.ok) throw new Error(matcher.problems.join("; "));
+    expect(matcher.matcher.matches(`d/${"a".repeat(255)}`)).toBe(false);
+    expect(matcher.matcher.matches(`d/${"a".repeat(256)}`)).toBe(true);
+    expect(matcher.matcher.matches(`${"d/".repeat(2_049)}x`)).toBe(true);
+    expect(matcher.matcher.matchesOrContains("a".repeat(300))).toBe(true);
+  });
+
+  it("counts `**(…)` as a wildcard and an extglob, as picomatch reads it", () => {
+    const compiled = compilePathPattern("d/**(a)**(a)*x");
+    expect(compiled.ok).toBe(false);
+    if (!compiled.ok) expect(compiled.problem).toContain("more than 3 wildcards");
+    expect(compilePathPattern("d/**(a)x").ok).toBe(true);
+  });
+});
