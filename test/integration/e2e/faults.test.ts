@@ -142,10 +142,10 @@ describe("job engine faults", () => {
     });
     const issue = h.gh.addIssue({ owner: OWNER, repo: REPO, title: "celsiusToFahrenheit(100) returns 203" });
     await redis.stop();
-    const started = Date.now();
+    // Redis stays down until this answer is in: a handler that waited for it to come back would never
+    // answer (the test would time out), so the 503 is the handler giving up on its own, not a clock.
     const down = await assign(h, issue.number, { deliveryId: "while-down" });
     expect(down.status).toBe(503);
-    expect(Date.now() - started).toBeLessThan(3000);
     expect((await fetch(h.webhookUrl.replace("/api/github/webhooks", "/readyz"))).status).toBe(503);
     // The acknowledgement was withdrawn: no comment is left claiming a queued job.
     expect(botComments(h, issue.number)).toHaveLength(0);
