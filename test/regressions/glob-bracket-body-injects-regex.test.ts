@@ -18,6 +18,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { longestStall } from "./longest-stall.js";
 import { matchesGlob } from "../../src/util/glob-to-regexp.js";
 import { callTool, createHarness, type Harness } from "../unit/tools/helpers.js";
 
@@ -28,22 +29,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await h.repo.cleanup();
 });
-
-async function longestStall(run: () => Promise<unknown>): Promise<number> {
-  let last = performance.now();
-  let longest = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 5);
-  try {
-    await run();
-  } finally {
-    clearInterval(timer);
-  }
-  return Math.max(longest, performance.now() - last);
-}
 
 describe("a Glob bracket class whose body starts with ]", () => {
   it("is a class of characters, not regular expression text", () => {

@@ -21,6 +21,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { longestStall } from "./longest-stall.js";
 import { callTool, createHarness, type Harness } from "../unit/tools/helpers.js";
 
 let h: Harness;
@@ -30,22 +31,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await h.repo.cleanup();
 });
-
-async function longestStall(run: () => Promise<unknown>): Promise<number> {
-  let last = performance.now();
-  let longest = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 5);
-  try {
-    await run();
-  } finally {
-    clearInterval(timer);
-  }
-  return Math.max(longest, performance.now() - last);
-}
 
 describe("Glob with a chain of `{**,**}` groups over a deep path", () => {
   it("holds the event loop not much longer than an ordinary pattern", async () => {

@@ -14,12 +14,11 @@ import path from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { coreTools, createPolicyEngine, createToolHooks, createToolRegistry, denyingApprovalHandler } from "../../src/agent/tools/index.js";
-import type { ToolCallResult, ToolContext } from "../../src/agent/tools/tool.js";
-import { silentLogger } from "../../src/logging/logger.js";
+import type { ToolCallResult } from "../../src/agent/tools/tool.js";
 import { loadRepoExtensions } from "../../src/worker/load-repo-extensions.js";
 import { createRepoCache, type RepoCache, type Workspace } from "../../src/workspace/index.js";
 import { git, isRoot, makeRemote, removeDir, tempDir } from "../integration/workspace/helpers.js";
-import { createFakeIssuePort, createFakePullsPort } from "../unit/tools/helpers.js";
+import { workspaceContext } from "../unit/tools/helpers.js";
 
 const DENY_RM = "#!/bin/bash\nif grep -q 'rm -rf'; then echo 'default branch hook: no rm -rf' >&2; exit 2; fi\nexit 0\n";
 const SKILL_MD = [
@@ -53,18 +52,7 @@ describe("without a sandbox, commands that own the extracted agents, skills and 
       hooksDir: path.join(dir, ".tackle/hooks"),
     });
     const registry = createToolRegistry(coreTools(), { policy: createPolicyEngine(), approval: denyingApprovalHandler, hooks });
-    const context: ToolContext = {
-      fs: workspace.fs,
-      exec: workspace.exec,
-      search: workspace.search,
-      git: workspace.git,
-      issue: createFakeIssuePort(),
-      pulls: createFakePullsPort(),
-      state: { todos: [], notes: [] },
-      baseBranch: "main",
-      signal: new AbortController().signal,
-      logger: silentLogger,
-    };
+    const context = workspaceContext(workspace);
     const [result] = await registry.runCalls([{ id: "c1", name: "Bash", input: { command } }], context);
     if (result === undefined) throw new Error("no result");
     return result;

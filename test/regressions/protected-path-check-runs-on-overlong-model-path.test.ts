@@ -14,6 +14,7 @@
 // 16.4 s here; a linear-cost check takes milliseconds), a generous bound on a two-core machine shared with CI.
 // Fixed: a path over 4,096 characters or with a name over 255 is protected without testing a pattern (create-path-matcher.ts isRealPath).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { longestStall } from "./longest-stall.js";
 import { createPolicyEngine } from "../../src/agent/policy/index.js";
 import { canonicalAction, coreTools, type Tool } from "../../src/agent/tools/index.js";
 import { createHarness, type Harness } from "../unit/tools/helpers.js";
@@ -28,22 +29,6 @@ afterEach(async () => {
 
 const write = coreTools().find((tool) => tool.name === "Write") as Tool;
 const bash = coreTools().find((tool) => tool.name === "Bash") as Tool;
-
-async function longestStall(run: () => Promise<unknown>): Promise<number> {
-  let last = performance.now();
-  let longest = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 10);
-  try {
-    await run();
-  } finally {
-    clearInterval(timer);
-  }
-  return Math.max(longest, performance.now() - last);
-}
 
 describe("a protected path glob on an over-long model path", () => {
   it("does not hold the event loop for a Write whose name no file system accepts", async () => {

@@ -8,10 +8,9 @@ import path from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { coreTools, createPolicyEngine, createToolHooks, createToolRegistry, denyingApprovalHandler } from "../../../src/agent/tools/index.js";
-import type { ToolCallResult, ToolContext } from "../../../src/agent/tools/tool.js";
-import { silentLogger } from "../../../src/logging/logger.js";
+import type { ToolCallResult } from "../../../src/agent/tools/tool.js";
 import { createRepoCache, detectSandbox, type RepoCache, type SandboxMode, type Workspace } from "../../../src/workspace/index.js";
-import { createFakeIssuePort, createFakePullsPort } from "../../unit/tools/helpers.js";
+import { workspaceContext } from "../../unit/tools/helpers.js";
 import { git, isRoot, makeRemote, removeDir, tempDir } from "./helpers.js";
 
 const support = await detectSandbox();
@@ -45,21 +44,6 @@ async function commitTree(work: string, branch: string, files: Record<string, st
   await git(work, ["push", "--quiet", "--force", "origin", `${branch}:${branch}`]);
 }
 
-function contextOf(workspace: Workspace): ToolContext {
-  return {
-    fs: workspace.fs,
-    exec: workspace.exec,
-    search: workspace.search,
-    git: workspace.git,
-    issue: createFakeIssuePort(),
-    pulls: createFakePullsPort(),
-    state: { todos: [], notes: [] },
-    baseBranch: "main",
-    signal: new AbortController().signal,
-    logger: silentLogger,
-  };
-}
-
 describe.each(modes)("repository hooks in a real sandbox (%s)", (mode) => {
   let base: string;
   let cache: RepoCache;
@@ -70,7 +54,7 @@ describe.each(modes)("repository hooks in a real sandbox (%s)", (mode) => {
     const hooksDir = path.join(workspace.extensionFiles?.dir ?? "/nonexistent", ".tackle/hooks");
     const hooks = createToolHooks({ PreToolUse: [{ matcher: "Bash", command: HOOK_COMMAND }], PostToolUse: [], hooksDir });
     const registry = createToolRegistry(coreTools(), { policy: createPolicyEngine(), approval: denyingApprovalHandler, hooks });
-    const [result] = await registry.runCalls([{ id: "c1", name: "Bash", input: { command } }], contextOf(workspace));
+    const [result] = await registry.runCalls([{ id: "c1", name: "Bash", input: { command } }], workspaceContext(workspace));
     if (result === undefined) throw new Error("no result");
     return result;
   };
