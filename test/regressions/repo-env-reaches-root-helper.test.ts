@@ -13,9 +13,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseRepoConfig } from "../../src/config/repo-config.js";
 import { createSandboxExec, detectSandbox, type Sandbox, type SandboxMode } from "../../src/workspace/index.js";
 import { removeDir, tempDir } from "../integration/workspace/helpers.js";
+import { mcpServerEnvConfig } from "../unit/config/helpers.js";
 
 const support = await detectSandbox();
 const modes: SandboxMode[] = support.available ? ["bwrap", "off"] : ["off"];
@@ -115,17 +115,7 @@ describe.each(modes)("a command's environment never reaches the helpers that sta
 });
 
 describe("a repository's env for its MCP servers", () => {
-  const config = (env: Record<string, string>) =>
-    parseRepoConfig(
-      [
-        "mcp_servers:",
-        "  tool:",
-        "    command: [node, server.js]",
-        "    env:",
-        ...Object.entries(env).map(([key, value]) => `      ${key}: ${JSON.stringify(value)}`),
-        "",
-      ].join("\n"),
-    );
+  const config = mcpServerEnvConfig;
 
   it.each([
     "LD_PRELOAD",
