@@ -13,16 +13,25 @@ export interface PathMatcher {
    * directory for a pattern without a slash such as `*.lock`). "" is the repository root.
    */
   matchesOrContains(relativeDir: string): boolean;
+  /** `matchesOrContains` counting only patterns with a slash below the directory (see ProtectedPaths.removedWith). */
+  matchesOrContainsAnchored(relativeDir: string): boolean;
 }
 
 export type PathMatcherResult = { ok: true; matcher: PathMatcher } | { ok: false; problems: string[] };
 
 /**
- * What a whole list may weigh (each pattern's `weight`): every pattern is tested on every path the
- * model writes or publishes, so a list of 200 patterns each within its own bound could still take a
- * minute on one path. 200 plain `*.lock` entries weigh 12,800 (64 each, with the `**\/` they start with).
+ * What a whole list's machines may hold together (states plus edges): every entry is run over every
+ * path the model writes or publishes, so one character of a path costs at most this. 200 entries of
+ * 30 characters hold about 12,000.
  */
-const MAX_LIST_WEIGHT = 32_768;
+const MAX_LIST_SIZE = 60_000;
+
+/**
+ * What testing one path against the whole list may spend (states visited and edges tried), on the
+ * Tackle process's event loop: about 10 ms here. Ordinary lists spend a few thousand on an ordinary
+ * path; a path that would cost more is protected without an answer (fail closed).
+ */
+export const MAX_STEPS_PER_PATH = 2_000_000;
 
 /** Linux's bounds: a path of at most 4,096 bytes, each name at most 255 (counted in UTF-16 units here, which only makes a long name longer). */
 const MAX_PATH_CHARS = 4_096;
@@ -48,26 +57,38 @@ export function createPathMatcher(globs: readonly string[]): PathMatcherResult {
     else problems.push(compiled.problem);
   }
   if (problems.length > 0) return { ok: false, problems };
-  const weight = patterns.reduce((sum, pattern) => sum + pattern.weight, 0);
-  if (weight > MAX_LIST_WEIGHT) {
+  const size = patterns.reduce((sum, pattern) => sum + pattern.size, 0);
+  if (size > MAX_LIST_SIZE) {
     return {
       ok: false,
       problems: [
-        `the patterns together weigh ${weight}, more than ${MAX_LIST_WEIGHT} (each weighs its ways to match one place times 8 per wildcard), which can take a long time to test on each path; merge them or use fewer wildcards`,
+        `the patterns together build machines of ${size} states and edges, more than ${MAX_LIST_SIZE}, each tested on every path; merge them or use fewer alternatives and ranges`,
       ],
     };
   }
-  // A path no file system holds is protected, untested: the patterns' cost is bounded for real paths
-  // only, and the model's text reaches here before any file system refuses it (`d/*a*a*x` on a Write
-  // of 6,000 characters held the event loop 16 s).
-  const matches = (relativePath: string) => !isRealPath(relativePath) || patterns.some((pattern) => pattern.test(relativePath));
+  /**
+   * Runs the list over one path within MAX_STEPS_PER_PATH: which entry matches, and which could
+   * match below it. A path no file system holds, or one that would cost more, is protected untested.
+   */
+  const scan = (relativePath: string, below: (pattern: PathPattern) => boolean): boolean => {
+    if (!isRealPath(relativePath)) return true;
+    let left = MAX_STEPS_PER_PATH;
+    for (const pattern of patterns) {
+      const run = pattern.run(relativePath, left);
+      if (run.exhausted) return true;
+      if (run.matched || (run.matchesBelow && below(pattern))) return true;
+      left -= run.steps;
+    }
+    return false;
+  };
   return {
     ok: true,
     matcher: {
       globs,
       patterns,
-      matches,
-      matchesOrContains: (relativeDir) => matches(relativeDir) || patterns.some((pattern) => pattern.couldMatchBelow(relativeDir)),
+      matches: (relativePath) => scan(relativePath, () => false),
+      matchesOrContains: (relativeDir) => scan(relativeDir, () => true),
+      matchesOrContainsAnchored: (relativeDir) => scan(relativeDir, (pattern) => pattern.anchored),
     },
   };
 }

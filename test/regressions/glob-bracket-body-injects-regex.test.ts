@@ -19,7 +19,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { longestStall } from "./longest-stall.js";
-import { matchesGlob } from "../../src/util/glob-to-regexp.js";
+import { matchesGlob } from "../../src/util/glob-machine.js";
 import { callTool, createHarness, type Harness } from "../unit/tools/helpers.js";
 
 let h: Harness;

@@ -12,7 +12,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { matchesGlob } from "../../src/util/glob-to-regexp.js";
+import { matchesGlob } from "../../src/util/glob-machine.js";
 import { callTool, createHarness, type Harness } from "../unit/tools/helpers.js";
 
 let h: Harness;

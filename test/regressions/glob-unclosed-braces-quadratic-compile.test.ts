@@ -16,7 +16,7 @@
  * Fixed: compileGlob finds each `{`'s `}` and each next `]` in one pass, refuses patterns over GLOB_MAX_CHARS (1,000; the tool's input schema too) and braces nested past 32.
  */
 import { describe, expect, it } from "vitest";
-import { compileGlob } from "../../src/util/glob-to-regexp.js";
+import { compileGlob } from "../../src/util/glob-machine.js";
 
 function timeCompile(pattern: string): number {
   const start = performance.now();

@@ -164,7 +164,7 @@ function destinationKey(destination: SymlinkDestination): string {
 function linkProblem(linkPath: string, target: string | null, destination: SymlinkDestination, rules: ProtectedPaths, unchanged: boolean): string | null {
   // Directories are judged by the anchored patterns (`.github/workflows/**`): one without a slash
   // (`*.lock`) could match below any directory, and would refuse every symlink.
-  const holdsProtected = (dir: string) => rules.patterns.some((pattern) => pattern.anchored && pattern.couldMatchBelow(dir));
+  const holdsProtected = (dir: string) => rules.removedWith(dir);
   const shown = target === null ? "not read" : JSON.stringify(target.length > 200 ? `${target.slice(0, 200)}…` : target);
   const link = `the symlink ${linkPath}${unchanged ? " (unchanged, but led elsewhere by the change's symlinks)" : ""}`;
   const through = destination.kind !== "unclear" && destination.via.length > 0 ? ` (through the symlink ${destination.via.join(", then ")})` : "";

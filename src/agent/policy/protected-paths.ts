@@ -21,7 +21,7 @@ export function normalizeRepoPath(filePath: string, root: string): string | unde
 }
 
 /**
- * The repository's protected paths (picomatch, see `compilePathPattern`), for real
+ * The repository's protected paths (the host's glob machine, see `compilePathPattern`), for real
  * repository-relative paths: the file tools, the Bash pre-filter and the host's push check.
  */
 export interface ProtectedPaths extends PathMatcher {
@@ -38,8 +38,5 @@ export interface ProtectedPaths extends PathMatcher {
 export function createProtectedPaths(globs: readonly string[]): ProtectedPaths {
   const result = createPathMatcher(globs);
   if (!result.ok) throw new TackleError("config_invalid", `protected_paths: ${result.problems.join("; ")}`);
-  const matcher = result.matcher;
-  const removedWith = (relativePath: string): boolean =>
-    matcher.matches(relativePath) || matcher.patterns.some((pattern) => pattern.anchored && pattern.couldMatchBelow(relativePath));
-  return { ...matcher, removedWith };
+  return { ...result.matcher, removedWith: result.matcher.matchesOrContainsAnchored };
 }

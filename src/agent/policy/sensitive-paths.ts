@@ -1,4 +1,4 @@
-import { createGlobMatcher } from "../../util/glob-to-regexp.js";
+import { createGlobMatcher } from "../../util/glob-machine.js";
 
 /** Files that usually hold credentials; reading or writing one needs a maintainer's approval. */
 const SENSITIVE_GLOBS: readonly string[] = [

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { setImmediate as yieldEventLoop } from "node:timers/promises";
-import { compileGlob, GLOB_MAX_CHARS, GLOB_MAX_STEPS, GLOB_YIELD_STEPS, GlobBudgetError, type GlobMatcher } from "../../util/glob-to-regexp.js";
+import { compileGlob, GLOB_MAX_CHARS, GLOB_MAX_STEPS, GLOB_YIELD_STEPS, GlobBudgetError, type GlobMatcher } from "../../util/glob-machine.js";
 import { defineTool } from "./tool.js";
 
 /** @defaultValue files listed at most; the rest is counted */

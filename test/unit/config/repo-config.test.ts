@@ -217,8 +217,8 @@ memory: false
       ].join("\n"),
     );
     expect(problems).toEqual([
-      '`protected_paths[1]`: `secrets/+(prod|staging` is not a valid glob: Missing closing: ")" - use "\\\\)" to match literal characters (line 3)',
-      "`protected_paths[2]`: `[z-a].key` is not a valid glob: Range out of order in character class (line 4)",
+      "`protected_paths[1]`: `secrets/+(prod|staging` is not a valid glob: a `+(` is never closed; write `\\(` for the character (line 3)",
+      "`protected_paths[2]`: `[z-a].key` is not a valid glob: the range z-a in [z-a] is out of order (line 4)",
       "`protected_paths[3]`: `/etc/**` starts with `/`; paths are relative to the repository root, so drop it (line 5)",
       "`protected_paths[4]`: `docs/` ends with `/`; write `docs/**` to protect a directory and everything in it (line 6)",
       "`protected_paths[5]`: `env{a..5}` is not a valid glob: {a..5} is not a range of whole numbers or of single letters (line 7)",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileGlob, GLOB_MAX_CHARS, GlobBudgetError, matchesGlob } from "../../../src/util/glob-to-regexp.js";
+import { compileGlob, GLOB_MAX_CHARS, GlobBudgetError, matchesGlob } from "../../../src/util/glob-machine.js";
 import { createRedactor } from "../../../src/util/redact.js";
 
 describe("compileGlob's bounds", () => {
@@ -18,7 +18,7 @@ describe("compileGlob's bounds", () => {
     expect(compileGlob("a".repeat(GLOB_MAX_CHARS)).test("a".repeat(GLOB_MAX_CHARS))).toBe(true);
     const nested = (depth: number) => `${"{a,".repeat(depth)}x${"}".repeat(depth)}`;
     expect(compileGlob(nested(32)).test("x")).toBe(true);
-    expect(() => compileGlob(nested(33))).toThrow("a glob nesting braces more than 32 deep");
+    expect(() => compileGlob(nested(33))).toThrow("a glob nesting braces or extglobs more than 32 deep");
   });
 });
 
@@ -31,7 +31,9 @@ describe("bracket classes", () => {
     expect(matchesGlob("^", "[a^]")).toBe(true);
     expect(matchesGlob("b", "[!a]")).toBe(true);
     expect(matchesGlob("a", "[^a]")).toBe(false);
-    expect(matchesGlob("\\", "[\\]")).toBe(true);
+    // A backslash escapes inside a class too: `[\\]` is the class of `\`, `[\]` an unclosed `[`.
+    expect(matchesGlob("\\", "[\\\\]")).toBe(true);
+    expect(matchesGlob("[]", "[\\]")).toBe(true);
     expect(matchesGlob("m", "[a-z]")).toBe(true);
   });
 });

@@ -80,7 +80,7 @@ describe("Glob", () => {
   it("refuses braces nested past 32 as the tool's error, and takes unclosed braces and brackets as text", async () => {
     const deep = await callTool(h.ctx, "Glob", { pattern: `${"{a,".repeat(40)}x${"}".repeat(40)}` });
     expect(deep.is_error).toBe(true);
-    expect(deep.content).toContain("nesting braces more than 32 deep");
+    expect(deep.content).toContain("nesting braces or extglobs more than 32 deep");
     await h.repo.write("odd/{[{x", "x");
     const literal = await callTool(h.ctx, "Glob", { pattern: "odd/{[{x" });
     expect(literal.content).toBe("odd/{[{x");
