@@ -192,7 +192,11 @@ export interface PublishedChange {
   commits: number;
   /** Sum of `files`' lines. */
   lines: number;
-  /** Sum of `files`' addedBytes. */
+  /**
+   * What the pushed history adds: every version of each path a new commit holds (the bytes of its lines
+   * the start did not have), each new commit object whole (message, author, committer) and the names of
+   * added paths.
+   */
   addedBytes: number;
   /**
    * The symlinks of the trees this publish holds, so that a link's target is followed through the

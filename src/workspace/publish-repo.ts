@@ -156,8 +156,9 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
     for (const entry of commitTreesAll) if (entry.newMode === "120000") wanted.add(entry.newSha);
     // Symlinks are resolved through the links of their trees, listed only when a commit adds, changes or removes one.
     const knownBase = base !== undefined && base !== from ? base : undefined;
-    const [sizes, [fromLinks, baseLinks] = []] = await Promise.all([
+    const [sizes, commitSizes, [fromLinks, baseLinks] = []] = await Promise.all([
       objectSizes([...wanted]),
+      objectSizes(commitList),
       [...entries, ...commitTreesAll].some(isLinkEntry)
         ? Promise.all([listSymlinks(from, "the start's tree"), knownBase === undefined ? undefined : listSymlinks(knownBase, "the base branch's tree")])
         : undefined,
@@ -203,7 +204,7 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
       commitFiles: changed(perCommit),
       commits: commitList.length,
       lines: net.reduce((sum, entry) => sum + entry.lines, 0),
-      addedBytes: historyAddedBytes([...entries, ...perCommit], contents, sizes),
+      addedBytes: historyAddedBytes([...entries, ...perCommit], contents, sizes) + metadataBytes([...entries, ...perCommit], commitSizes),
       symlinks: fromLinks === undefined ? null : publishedSymlinks({ fromLinks, baseLinks, net: entries, commitEntries: commitTreesAll, contents }),
     };
   }
@@ -227,6 +228,20 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
       const unread = [...versions].filter((sha) => !contents.has(sha)).reduce((sum, sha) => sum + (sizes.get(sha) ?? 0), 0);
       total += addedBytesOver(contents.get(before) ?? Buffer.alloc(0), read) + unread;
     }
+    return total;
+  }
+
+  /**
+   * The bytes the pushed history holds besides file contents, chosen by whoever committed: each new
+   * commit object whole (its message, author and committer), and the name of each path a commit adds
+   * (its tree entry). A 200 KB commit message, or 400 empty files with 200-character names, passed a
+   * `max_diff_bytes` of 1,000 when only contents counted.
+   */
+  function metadataBytes(all: readonly RawEntry[], commitSizes: ReadonlyMap<string, number>): number {
+    const added = new Set(all.filter((entry) => /^0+$/.test(entry.oldSha)).map((entry) => entry.path));
+    let total = 0;
+    for (const size of commitSizes.values()) total += size;
+    for (const path of added) total += Buffer.byteLength(path);
     return total;
   }
 
