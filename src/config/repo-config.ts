@@ -1,6 +1,5 @@
 import { isMap, isScalar, isSeq, type Document, type LineCounter, type Pair } from "yaml";
 import { z } from "zod";
-import { compilePathPattern } from "../util/compile-path-pattern.js";
 import { createPathMatcher } from "../util/create-path-matcher.js";
 import { BLOCKED_REGEX_MAX_ENTRIES, parseBlockedCommand } from "./blocked-command-regex.js";
 import { compileHookMatcher } from "./compile-hook-matcher.js";
@@ -216,24 +215,16 @@ function fewRegexEntries(entries: readonly string[], ctx: z.RefinementCtx): void
   }
 }
 
-/** A protected path that cannot match as written would protect nothing, silently; it is a problem instead. */
-const pathPattern = z
-  .string()
-  .trim()
-  .min(1)
-  .superRefine((pattern, ctx) => {
-    if (pattern === "") return; // min(1) says so already
-    const compiled = compilePathPattern(pattern);
-    if (!compiled.ok) ctx.addIssue({ code: "custom", message: compiled.problem });
-  });
-
-/** The list as a whole is bounded too (every pattern is tested on every path): the matcher's own check, at parse time. */
-function listWithinWeight(patterns: string[], ctx: z.RefinementCtx): void {
+/**
+ * `protected_paths`, compiled once as the matcher will be: a pattern that cannot match as written
+ * would protect nothing, silently, so it is a problem on its entry; the list as a whole is bounded
+ * too (every pattern is tested on every path).
+ */
+function compilesAsPathMatcher(patterns: string[], ctx: z.RefinementCtx): void {
   const matcher = createPathMatcher(patterns);
-  // Each entry's own problem is reported on the entry; only the list's is added here.
-  if (!matcher.ok && patterns.every((pattern) => compilePathPattern(pattern).ok)) {
-    for (const problem of matcher.problems) ctx.addIssue({ code: "custom", message: problem });
-  }
+  if (matcher.ok) return;
+  for (const { index, problem } of matcher.entries) ctx.addIssue({ code: "custom", message: problem, path: [index] });
+  if (matcher.entries.length === 0) for (const problem of matcher.problems) ctx.addIssue({ code: "custom", message: problem });
 }
 
 const repoConfigSchema = z
@@ -246,7 +237,7 @@ const repoConfigSchema = z
     timeout_minutes: positiveInt(360).default(30),
     max_output_tokens: positiveInt(128_000).default(16_000),
     setup: stringList.max(20).default([]),
-    protected_paths: z.array(pathPattern).max(200).superRefine(listWithinWeight).default([]),
+    protected_paths: z.array(z.string().trim().min(1)).max(200).superRefine(compilesAsPathMatcher).default([]),
     blocked_commands: z.array(blockedCommand).max(200).superRefine(fewRegexEntries).default([]),
     max_diff_lines: positiveInt().default(2000),
     require_approval_above: positiveInt().optional(),

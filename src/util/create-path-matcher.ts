@@ -17,7 +17,8 @@ export interface PathMatcher {
   matchesOrContainsAnchored(relativeDir: string): boolean;
 }
 
-export type PathMatcherResult = { ok: true; matcher: PathMatcher } | { ok: false; problems: string[] };
+/** On failure, every problem, and those of single entries with the entry's index (none when the list as a whole is the problem). */
+export type PathMatcherResult = { ok: true; matcher: PathMatcher } | { ok: false; problems: string[]; entries: Array<{ index: number; problem: string }> };
 
 /**
  * What a whole list's machines may hold together (states plus edges): every entry is run over every
@@ -50,17 +51,18 @@ function isRealPath(relativePath: string): boolean {
 /** Compiles every pattern; any that cannot match as written is a problem, never a silent non-match. */
 export function createPathMatcher(globs: readonly string[]): PathMatcherResult {
   const patterns: PathPattern[] = [];
-  const problems: string[] = [];
-  for (const glob of globs) {
+  const entries: Array<{ index: number; problem: string }> = [];
+  for (const [index, glob] of globs.entries()) {
     const compiled = compilePathPattern(glob);
     if (compiled.ok) patterns.push(compiled.pattern);
-    else problems.push(compiled.problem);
+    else entries.push({ index, problem: compiled.problem });
   }
-  if (problems.length > 0) return { ok: false, problems };
+  if (entries.length > 0) return { ok: false, problems: entries.map((entry) => entry.problem), entries };
   const size = patterns.reduce((sum, pattern) => sum + pattern.size, 0);
   if (size > MAX_LIST_SIZE) {
     return {
       ok: false,
+      entries: [],
       problems: [
         `the patterns together build machines of ${size} states and edges, more than ${MAX_LIST_SIZE}, each tested on every path; merge them or use fewer alternatives and ranges`,
       ],

@@ -48,8 +48,12 @@ export const GLOB_MAX_CHARS = 1_000;
 const MAX_GROUP_DEPTH = 32;
 /** States plus edges one pattern may build (a range of 1,000 values is about 4,000): what a character of a path costs at most. */
 export const GLOB_MAX_SIZE = 20_000;
-/** Work one `!(…)` may spend turning what it holds into a deterministic machine (states times character classes). */
-const MAX_COMPLEMENT_WORK = 100_000;
+/**
+ * Work one pattern's `!(…)` groups may spend, together, turning what they hold into deterministic
+ * machines: edges tried, each counted with its set's search (as a match counts steps). `!(*.example)`
+ * spends a few hundred; a list of 200 entries at this bound compiles in about a second at worst.
+ */
+const MAX_COMPLEMENT_WORK = 50_000;
 /** States of that deterministic machine. */
 const MAX_COMPLEMENT_STATES = 128;
 /** Ranges longer than this are refused rather than built into a huge machine. */
@@ -145,26 +149,44 @@ export function createGlobMatcher(globs: readonly string[], options: GlobOptions
 }
 
 // ---------------------------------------------------------------------------------------------
-// Character sets: sorted, disjoint, inclusive ranges of UTF-16 code units, flat ([lo, hi, lo, hi, …]).
+// Character sets: sorted, disjoint, inclusive ranges of code points, flat ([lo, hi, lo, hi, …]).
+// Paths and patterns are read by code point: `?` is one character, an emoji included (read by UTF-16
+// unit, `?` matched half of one and `[🔑🗝]` held four surrogates, so `secrets/[🔑🗝].pem` protected nothing).
 
 type CharSet = readonly number[];
 
 const SLASH = 0x2f;
-const MAX_UNIT = 0xffff;
-const EVERY: CharSet = [0, MAX_UNIT];
-const NOT_SLASH: CharSet = [0, SLASH - 1, SLASH + 1, MAX_UNIT];
+const MAX_CODE_POINT = 0x10ffff;
+const EVERY: CharSet = [0, MAX_CODE_POINT];
+const NOT_SLASH: CharSet = [0, SLASH - 1, SLASH + 1, MAX_CODE_POINT];
 const ONLY_SLASH: CharSet = [SLASH, SLASH];
 
-function unitSet(unit: number): CharSet {
-  return [unit, unit];
+function pointSet(point: number): CharSet {
+  return [point, point];
 }
 
-function hasUnit(set: CharSet, unit: number): boolean {
-  for (let i = 0; i < set.length; i += 2) {
-    if (unit < (set[i] as number)) return false;
-    if (unit <= (set[i + 1] as number)) return true;
+/** Whether the set holds `point`: a binary search over its ranges. */
+function hasPoint(set: CharSet, point: number): boolean {
+  let low = 0;
+  let high = set.length / 2 - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (point < (set[2 * middle] as number)) high = middle - 1;
+    else if (point > (set[2 * middle + 1] as number)) low = middle + 1;
+    else return true;
   }
   return false;
+}
+
+/** What testing a set costs, in steps: one, plus the halvings of its search (a class of 1,000 ranges costs 11). */
+function searchCost(set: CharSet): number {
+  return 1 + Math.ceil(Math.log2(set.length / 2 + 1));
+}
+
+/** The code point at `i` and the index after it (a lone surrogate is a point of its own). */
+function pointAt(text: string, i: number): [number, number] {
+  const point = text.codePointAt(i) as number;
+  return [point, i + (point > 0xffff ? 2 : 1)];
 }
 
 /** The union of ranges given in any order, overlapping or not. */
@@ -186,7 +208,7 @@ function complement(set: CharSet): CharSet {
     if ((set[i] as number) > next) out.push(next, (set[i] as number) - 1);
     next = (set[i + 1] as number) + 1;
   }
-  if (next <= MAX_UNIT) out.push(next, MAX_UNIT);
+  if (next <= MAX_CODE_POINT) out.push(next, MAX_CODE_POINT);
   return out;
 }
 
@@ -233,7 +255,7 @@ function r(lo: string, hi: string): [number, number] {
 
 /** A nondeterministic automaton run by keeping the set of states it may be in (no backtracking). */
 class Machine {
-  private readonly edges: Array<Array<{ set: CharSet; to: number }>> = [];
+  private readonly edges: Array<Array<{ set: CharSet; to: number; cost: number }>> = [];
   private readonly empties: number[][] = [];
   /** States plus edges. */
   size = 0;
@@ -250,7 +272,7 @@ class Machine {
   edge(from: number, set: CharSet, to: number): void {
     if (set.length === 0) return;
     this.grow();
-    this.edges[from]!.push({ set, to });
+    this.edges[from]!.push({ set, to, cost: searchCost(set) });
   }
 
   empty(from: number, to: number): void {
@@ -263,11 +285,17 @@ class Machine {
     return this.edges.flatMap((out) => out.map((edge) => edge.set));
   }
 
-  /** The states reached from `state` on `unit`, before empty edges. */
-  step(states: readonly number[], unit: number): number[] {
+  /** The states reached from `states` on `point`, before empty edges, and what trying their edges cost. */
+  step(states: readonly number[], point: number): { next: number[]; cost: number } {
     const next: number[] = [];
-    for (const state of states) for (const { set, to } of this.edges[state]!) if (hasUnit(set, unit)) next.push(to);
-    return next;
+    let cost = 0;
+    for (const state of states) {
+      for (const { set, to, cost: search } of this.edges[state]!) {
+        cost += search;
+        if (hasPoint(set, point)) next.push(to);
+      }
+    }
+    return { next, cost: cost + states.length };
   }
 
   private grow(): void {
@@ -316,23 +344,27 @@ class Machine {
   }
 
   /**
-   * Runs the machine over `text`. Each character costs the states reached and their edges, each state
-   * visited once, so a text costs its length times the machine's size at most; `steps` counts every
-   * state visited and edge tried, and the run stops when they pass `stepLimit`.
+   * Runs the machine over `text`, by code point. Each character costs the states reached and their
+   * edges, each state visited once, so a text costs its length times the machine's size at most;
+   * `steps` counts every state visited and every edge tried with its set's search (`searchCost`), and
+   * the run stops when they pass `stepLimit`.
    */
   run(start: number, accept: number, live: Uint8Array, text: string, stepLimit: number): GlobRun {
     let current = this.closure([start]);
     let steps = current.length;
-    for (let i = 0; i < text.length && current.length > 0; i++) {
+    for (let i = 0; i < text.length && current.length > 0; ) {
       if (steps > stepLimit) return { matched: false, couldContinue: false, steps, exhausted: true };
-      const unit = text.charCodeAt(i);
+      const [point, after] = pointAt(text, i);
+      i = after;
       const next: number[] = [];
       for (const state of current) {
         // Dead states (no way on to the end) are dropped: they cannot change the answer.
         if (live[state] === 0) continue;
-        const out = this.edges[state]!;
-        steps += 1 + out.length;
-        for (const { set, to } of out) if (hasUnit(set, unit)) next.push(to);
+        steps += 1;
+        for (const { set, to, cost } of this.edges[state]!) {
+          steps += cost;
+          if (hasPoint(set, point)) next.push(to);
+        }
       }
       current = this.closure(next);
       steps += current.length;
@@ -353,6 +385,8 @@ class Builder {
   private readonly closing: Int32Array;
   /** For each `[` that opens a class, the index of its `]`; -1 when it opens none. */
   private readonly classEnd: Int32Array;
+  /** What the pattern's `!(…)` groups have spent so far (MAX_COMPLEMENT_WORK). */
+  private work = 0;
 
   constructor(
     private readonly glob: string,
@@ -489,12 +523,14 @@ class Builder {
         continue;
       }
       if (char === "\\" && i + 1 < to) {
-        step(unitSet(glob.charCodeAt(i + 1)), glob[i + 1] === "/");
-        i += 2;
+        const [point, after] = pointAt(glob, i + 1);
+        step(pointSet(point), point === SLASH);
+        i = after;
         continue;
       }
-      step(unitSet(glob.charCodeAt(i)), char === "/");
-      i += 1;
+      const [point, after] = pointAt(glob, i);
+      step(pointSet(point), point === SLASH);
+      i = after;
     }
     return current;
   }
@@ -518,7 +554,7 @@ class Builder {
           let current = start;
           for (let i = 0; i < value.length; i += 1) {
             const next = machine.node();
-            machine.edge(current, unitSet(value.charCodeAt(i)), next);
+            machine.edge(current, pointSet(value.charCodeAt(i)), next);
             current = next;
           }
           machine.empty(current, after);
@@ -528,10 +564,10 @@ class Builder {
     }
     // `{x}` without a comma or a range: the braces are characters.
     const open = machine.node();
-    machine.edge(start, unitSet(0x7b), open);
+    machine.edge(start, pointSet(0x7b), open);
     const body = this.sequence(machine, from, to, open, depth);
     const close = machine.node();
-    machine.edge(body, unitSet(0x7d), close);
+    machine.edge(body, pointSet(0x7d), close);
     return close;
   }
 
@@ -574,7 +610,7 @@ class Builder {
     const innerStart = inner.node();
     const innerAccept = this.alternatives(inner, alternatives, innerStart, depth);
     // Characters the inner machine tells apart: the intervals between the ends of its edges' sets.
-    const cuts = new Set<number>([0, SLASH, SLASH + 1, MAX_UNIT + 1]);
+    const cuts = new Set<number>([0, SLASH, SLASH + 1, MAX_CODE_POINT + 1]);
     for (const set of inner.edgeSets()) for (let i = 0; i < set.length; i += 2) cuts.add(set[i] as number).add((set[i + 1] as number) + 1);
     const bounds = [...cuts].sort((a, b) => a - b);
     const classes: Array<[number, number]> = [];
@@ -584,13 +620,13 @@ class Builder {
     const dfa: number[][] = [inner.closure([innerStart], true)];
     const index = new Map<string, number>([[keyOf(dfa[0] as number[]), 0]]);
     const moves: Array<Map<number, Array<[number, number]>>> = [];
-    let work = 0;
     for (let d = 0; d < dfa.length; d += 1) {
       const byTarget = new Map<number, Array<[number, number]>>();
       for (const range of classes) {
-        work += 1 + (dfa[d] as number[]).length;
-        if (work > MAX_COMPLEMENT_WORK) throw new GlobSyntaxError("a `!(…)` in the glob is too complex to negate; list what to match instead");
-        const next = inner.closure(inner.step(dfa[d] as number[], range[0]), true);
+        const moved = inner.step(dfa[d] as number[], range[0]);
+        this.work += moved.cost;
+        if (this.work > MAX_COMPLEMENT_WORK) throw new GlobSyntaxError("a `!(…)` in the glob is too complex to negate; list what to match instead");
+        const next = inner.closure(moved.next, true);
         const key = keyOf(next);
         let target = index.get(key);
         if (target === undefined) {
@@ -682,7 +718,8 @@ function classSet(glob: string, open: number, end: number, strict: boolean): Cha
     let hi = lo;
     if (glob[next] === "-" && next + 1 < end) {
       [hi, next] = memberAt(glob, next + 1);
-      if (hi < lo) throw new GlobSyntaxError(`the range ${String.fromCharCode(lo)}-${String.fromCharCode(hi)} in ${glob.slice(open, end + 1)} is out of order`);
+      if (hi < lo)
+        throw new GlobSyntaxError(`the range ${String.fromCodePoint(lo)}-${String.fromCodePoint(hi)} in ${glob.slice(open, end + 1)} is out of order`);
     }
     ranges.push([lo, hi]);
     i = next;
@@ -691,10 +728,9 @@ function classSet(glob: string, open: number, end: number, strict: boolean): Cha
   return withoutSlash(negated ? complement(members) : members);
 }
 
-/** One member of a class at `i` (an escaped character, or any): its code unit and where the next begins. */
+/** One member of a class at `i` (an escaped character, or any): its code point and where the next begins. */
 function memberAt(glob: string, i: number): [number, number] {
-  if (glob[i] === "\\" && i + 1 < glob.length) return [glob.charCodeAt(i + 1), i + 2];
-  return [glob.charCodeAt(i), i + 1];
+  return pointAt(glob, glob[i] === "\\" && i + 1 < glob.length ? i + 1 : i);
 }
 
 /**
