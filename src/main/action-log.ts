@@ -2,6 +2,7 @@
 // masked by the logger) is printed as one line of text, `level: message {fields}`. Annotations are
 // left to the step's own result, so a warning logged on the way does not pose as the reason it failed.
 import type { DestinationStream } from "pino";
+import { oneLogLine } from "../util/plain-text.js";
 
 const LEVELS: Record<number, string> = { 10: "trace", 20: "debug", 30: "info", 40: "warning", 50: "error", 60: "fatal" };
 /** Said once per process, or carried by the step itself. */
@@ -26,7 +27,7 @@ export function formatActionLogLine(line: string, options: ActionLogOptions = {}
       .map(([key, value]) => [key, options.stacks ? value : brief(value)]),
   );
   const rest = Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : "";
-  return `${level}: ${String(record.msg ?? "")}${rest}\n`;
+  return `${oneLogLine(`${level}: ${String(record.msg ?? "")}${rest}`)}\n`;
 }
 
 /** A serialized error as its message (and code), without the stack. */

@@ -5,6 +5,7 @@ import { errorMessage } from "../errors/index.js";
 import { code, hostUrl, inert, joinMarkdown, link, md, tableRow, type SurfaceMarkdown } from "../util/surface-markdown.js";
 import type { JobOutcome } from "../worker/index.js";
 import type { Masked } from "../util/redact.js";
+import { oneLogLine } from "../util/plain-text.js";
 
 export type StepResult =
   /** Not a trigger, refused, or a command answered: one line, nothing else, exit 0. */
@@ -19,11 +20,12 @@ const succeeded = (outcome: JobOutcome) => outcome.status === "done" || outcome.
 /** Everything GitHub shows of the step; never throws (a summary that cannot be written is a warning). */
 export async function reportStep(result: StepResult): Promise<void> {
   if (result.kind === "quiet") {
-    core.info(result.line);
+    core.info(oneLogLine(result.line));
     return;
   }
   const outcome = result.outcome;
-  if (outcome) core.info(`tackle: ${outcome.status}: ${outcome.reason}${outcome.pullRequestUrl ? ` (${outcome.pullRequestUrl})` : ""}`);
+  // The reason carries the job's text (a refused file name from the agent's commit): one line, or the runner reads `::` commands in it.
+  if (outcome) core.info(oneLogLine(`tackle: ${outcome.status}: ${outcome.reason}${outcome.pullRequestUrl ? ` (${outcome.pullRequestUrl})` : ""}`));
   // A misconfiguration fails the step even when it stopped the job (`cancelled`): the output says so too.
   core.setOutput("status", result.kind === "failed" ? "failed" : result.outcome.status);
   core.setOutput("pull_request_url", outcome?.pullRequestUrl ?? "");

@@ -26,6 +26,7 @@ import { chooseActionSandbox } from "./action-sandbox.js";
 import { modelClientFor } from "./model-client-for.js";
 import { createRedactor, type Redactor } from "../util/redact.js";
 import { inert, md, type SurfaceMarkdown } from "../util/surface-markdown.js";
+import { oneLogLine } from "../util/plain-text.js";
 
 /**
  * The user the workflow's GITHUB_TOKEN acts as: its own comments must never trigger a run. A personal
@@ -169,7 +170,7 @@ async function runTask(admission: TaskAdmission, context: TaskContext): Promise<
   const sandbox = await chooseActionSandbox({
     allowUnsandboxed: inputs.allowUnsandboxed,
     githubHosted: context.vars.RUNNER_ENVIRONMENT === "github-hosted",
-    log: { info: (line) => core.info(line), warning: (text) => core.warning(text) },
+    log: { info: (line) => core.info(oneLogLine(line)), warning: (text) => core.warning(text) },
   });
   if (sandbox.mode === null) {
     await replyToTrigger(github, trigger, sandbox.reply, admission.log);
@@ -178,7 +179,7 @@ async function runTask(admission: TaskAdmission, context: TaskContext): Promise<
   // Without ripgrep the job still runs: Grep and Glob answer the model that it is missing.
   await setUpActionRipgrep({
     githubHosted: context.vars.RUNNER_ENVIRONMENT === "github-hosted",
-    log: { info: (line) => core.info(line), warning: (text) => core.warning(text) },
+    log: { info: (line) => core.info(oneLogLine(line)), warning: (text) => core.warning(text) },
   });
   const outcome = await core.group(`Tackle: working on ${issue}`, () => runInline(admission, { ...context, sandbox: sandbox.mode }));
   const problem = access.problem();

@@ -12,6 +12,7 @@ import { openLocalWorkspace, readUserFilesAtHead } from "../workspace/index.js";
 import { checkRepoExtensions, commitLeftovers, INSTRUCTION_FILES, instructionFilesOf, webFetcherFor } from "./repo-checks.js";
 import { policyConfigOf, runAgentSession } from "./run-agent-session.js";
 import { createTracker } from "./tracker.js";
+import { terminalText } from "../util/plain-text.js";
 
 export interface LocalRunOptions {
   repoPath: string;
@@ -64,6 +65,8 @@ export function localSlug(task: string, now: number): string {
  * on the branch plus a patch file.
  */
 export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult> {
+  // Every line this run prints goes through here: the model's and the repository's text reach the terminal.
+  const print = (line: string) => options.print(terminalText(line));
   const startedAt = options.clock();
   const repoPath = path.resolve(options.repoPath);
   const slug = localSlug(options.task, startedAt);
@@ -74,7 +77,7 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
   if (!parsed.ok) {
     throw new TackleError("config_invalid", `invalid ${REPO_CONFIG_PATH}:\n${parsed.problems.map((p) => `  - ${p}`).join("\n")}`);
   }
-  for (const warning of parsed.warnings) options.print(`tackle: warning: ${REPO_CONFIG_PATH}: ${warning}`);
+  for (const warning of parsed.warnings) print(`tackle: warning: ${REPO_CONFIG_PATH}: ${warning}`);
   const instructionFiles = instructionFilesOf(INSTRUCTION_FILES.map((file) => atHead.get(file)));
 
   const workspace = await openLocalWorkspace({ repoPath, branch, home: options.home, sandbox: options.sandbox, worktrees: true });
@@ -96,7 +99,7 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
       };
     },
     async report({ prose, footer }) {
-      options.print(`\n[report] ${redact(prose)}${footer === undefined ? "" : `\n\n${redact(footer)}`}\n`);
+      print(`\n[report] ${redact(prose)}${footer === undefined ? "" : `\n\n${redact(footer)}`}\n`);
       return { url: "printed to the terminal" };
     },
   };
@@ -125,16 +128,16 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
       async write(state) {
         if (state.phase !== "working" || state.step === lastStep) return;
         lastStep = state.step;
-        options.print(`  → ${state.step}`);
+        print(`  → ${state.step}`);
       },
     },
   });
 
-  options.print(`tackle: working in ${repoPath} on branch ${branch}${workspace.sandboxed ? "" : " (no sandbox)"}`);
+  print(`tackle: working in ${repoPath} on branch ${branch}${workspace.sandboxed ? "" : " (no sandbox)"}`);
   try {
     // HEAD's agents and skills (its committed files, not the working tree), as a server job takes the default branch's.
     const extensions = await checkRepoExtensions(workspace, { model: options.modelName, allowedModels: [...(options.allowedModels ?? [])] });
-    for (const warning of extensions.warnings) options.print(`tackle: warning: ${warning}`);
+    for (const warning of extensions.warnings) print(`tackle: warning: ${warning}`);
     const { problems } = extensions;
     if (problems.length > 0) {
       return { ok: false, branch, patchPath: null, reason: `invalid agent or skill files at HEAD: ${problems.join("; ")}`, commits: 0 };
@@ -182,11 +185,11 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
       await mkdir(path.dirname(patchPath), { recursive: true });
       await writeFile(patchPath, await workspace.formatPatch());
     }
-    if (state.done?.summary) options.print(`\nSummary: ${redact(state.done.summary)}`);
+    if (state.done?.summary) print(`\nSummary: ${redact(state.done.summary)}`);
     if (dropped.length > 0) {
-      options.print(`Dropped with their worktrees (only ${branch} is handed back): ${dropped.join(", ")}`);
+      print(`Dropped with their worktrees (only ${branch} is handed back): ${dropped.join(", ")}`);
     }
-    if (hookDenials.length > 0) options.print(`Hooks denied ${hookDenials.length} tool call(s): ${[...new Set(hookDenials)].join(", ")}`);
+    if (hookDenials.length > 0) print(`Hooks denied ${hookDenials.length} tool call(s): ${[...new Set(hookDenials)].join(", ")}`);
     const ok = result.reason === "task_done";
     return { ok, branch, patchPath, reason: result.reasonText ?? result.reason, commits };
   } finally {

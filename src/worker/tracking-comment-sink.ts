@@ -12,7 +12,9 @@ export async function findTrackingComment(github: GitHubClient, repo: RepoRef, n
   try {
     const marker = trackingMarker(jobId);
     const { comments } = await github.listComments(repo, number, 100);
-    return comments.find((c) => c.body.includes(marker))?.id ?? null;
+    // Only a bot's comment: anyone may write the marker (the Action's job id is public while its runner
+    // starts), and the job would then edit a comment shown under their name, which they can edit later.
+    return comments.find((c) => c.authorType === "Bot" && c.body.includes(marker))?.id ?? null;
   } catch (error) {
     log.warn({ err: error }, "could not look for an earlier tracking comment");
     return null;
