@@ -53,7 +53,10 @@ export function compilePathPattern(source: string): CompiledPathPattern {
     if (!(error instanceof GlobSyntaxError)) throw error;
     return { ok: false, problem: `\`${source}\` is not a valid glob: ${error.message}` };
   }
-  if (!machine.matchesSomething) return { ok: false, problem: `\`${source}\` cannot match any path as written` };
+  if (!machine.matchesARealPath) {
+    const why = machine.matchesSomething ? " (what it matches has an empty, `.` or `..` segment, which no repository path has)" : "";
+    return { ok: false, problem: `\`${source}\` cannot match any path as written${why}` };
+  }
 
   return {
     ok: true,

@@ -16,6 +16,24 @@ export function splitLines(content: Buffer | string): string[] {
   return lines;
 }
 
+/**
+ * The lines of `content` with the bytes each takes, its own line break included: `\r\n` and NEL are
+ * two bytes, U+2028 and U+2029 three (700 U+2028 breaks counted as one byte each passed a 1,000-byte cap
+ * with 2,100 bytes).
+ */
+function sizedLines(content: Buffer | string): Array<{ line: string; bytes: number }> {
+  const text = (typeof content === "string" ? Buffer.from(content, "utf8") : content).toString("latin1");
+  const out: Array<{ line: string; bytes: number }> = [];
+  const breaks = new RegExp(LINE_BREAK.source, "g");
+  let start = 0;
+  for (let match = breaks.exec(text); match !== null; match = breaks.exec(text)) {
+    out.push({ line: text.slice(start, match.index), bytes: match.index + match[0].length - start });
+    start = match.index + match[0].length;
+  }
+  if (start < text.length) out.push({ line: text.slice(start), bytes: text.length - start });
+  return out;
+}
+
 /** How many lines `content` holds, by {@link splitLines}' rule. */
 export function lineCount(content: Buffer | string | undefined): number {
   return content === undefined ? 0 : splitLines(content).length;
@@ -30,12 +48,13 @@ export function lineDelta(before: Buffer | string, after: Buffer | string): { li
   for (const line of splitLines(before)) remaining.set(line, (remaining.get(line) ?? 0) + 1);
   let added = 0;
   let addedBytes = 0;
-  for (const line of splitLines(after)) {
+  for (const { line, bytes } of sizedLines(after)) {
     const count = remaining.get(line) ?? 0;
     if (count > 0) remaining.set(line, count - 1);
     else {
       added += 1;
-      addedBytes += line.length + 1;
+      // A last line without a break still counts one byte for it, as before.
+      addedBytes += Math.max(bytes, line.length + 1);
     }
   }
   let removed = 0;
@@ -53,15 +72,20 @@ export function addedBytesOver(before: Buffer | string, versions: ReadonlyArray<
   const base = new Map<string, number>();
   for (const line of splitLines(before)) base.set(line, (base.get(line) ?? 0) + 1);
   const most = new Map<string, number>();
+  /** The most bytes one copy of a line takes in any version, its break included. */
+  const size = new Map<string, number>();
   for (const version of versions) {
     const counts = new Map<string, number>();
-    for (const line of splitLines(version)) counts.set(line, (counts.get(line) ?? 0) + 1);
+    for (const { line, bytes } of sizedLines(version)) {
+      counts.set(line, (counts.get(line) ?? 0) + 1);
+      size.set(line, Math.max(size.get(line) ?? 0, bytes, line.length + 1));
+    }
     for (const [line, count] of counts) {
       const extra = count - (base.get(line) ?? 0);
       if (extra > (most.get(line) ?? 0)) most.set(line, extra);
     }
   }
   let bytes = 0;
-  for (const [line, extra] of most) bytes += extra * (line.length + 1);
+  for (const [line, extra] of most) bytes += extra * (size.get(line) ?? line.length + 1);
   return bytes;
 }

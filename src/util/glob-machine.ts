@@ -94,6 +94,11 @@ export interface GlobMachine {
   readonly size: number;
   /** Whether any text matches at all (a class of no character, `!(*)`, … match nothing). */
   readonly matchesSomething: boolean;
+  /**
+   * Whether some repository path matches: one without an empty, `.` or `..` segment and not ending
+   * in `/` (`config/[.]/keys` and `config/@(.|..)/keys` match only texts no checkout holds).
+   */
+  readonly matchesARealPath: boolean;
   run(text: string, stepLimit?: number): GlobRun;
 }
 
@@ -113,6 +118,7 @@ export function compileGlobMachine(glob: string, options: CompileOptions = {}): 
   return {
     size: machine.size,
     matchesSomething: machine.closure([start]).some((state) => live[state] === 1),
+    matchesARealPath: machine.reachesThroughRealPath(start, accept),
     run: (text, stepLimit = Number.POSITIVE_INFINITY) => machine.run(start, accept, live, text, stepLimit),
   };
 }
@@ -174,6 +180,17 @@ function hasPoint(set: CharSet, point: number): boolean {
     if (point < (set[2 * middle] as number)) high = middle - 1;
     else if (point > (set[2 * middle + 1] as number)) low = middle + 1;
     else return true;
+  }
+  return false;
+}
+
+/** Whether the set holds a point other than `a` and `b`. */
+function holdsOtherThan(set: CharSet, a: number, b: number): boolean {
+  for (let i = 0; i < set.length; i += 2) {
+    const lo = set[i] as number;
+    const hi = set[i + 1] as number;
+    const inside = (lo <= a && a <= hi ? 1 : 0) + (lo <= b && b <= hi ? 1 : 0);
+    if (hi - lo + 1 > inside) return true;
   }
   return false;
 }
@@ -322,6 +339,34 @@ class Machine {
       for (const to of this.empties[state]!) if (this.marks[to] !== this.stamp) stack.push(to);
     }
     return sorted ? reached.sort((a, b) => a - b) : reached;
+  }
+
+  /**
+   * Whether `accept` can be reached from `start` reading a real path: the machine run beside a small
+   * automaton of path shapes (0: a segment's start, 1: `.` read, 2: `..` read, 3: inside a named
+   * segment, the only accepting one), searching their pairs of states once each.
+   */
+  reachesThroughRealPath(start: number, accept: number): boolean {
+    const DOT = 0x2e;
+    const onSlash = [-1, -1, -1, 0];
+    const onDot = [1, 2, 3, 3];
+    const onOther = [3, 3, 3, 3];
+    const seen = new Set<number>();
+    const stack: Array<[number, number]> = [[start, 0]];
+    while (stack.length > 0) {
+      const [state, shape] = stack.pop() as [number, number];
+      const key = state * 4 + shape;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (state === accept && shape === 3) return true;
+      for (const to of this.empties[state]!) stack.push([to, shape]);
+      for (const { set, to } of this.edges[state]!) {
+        if (hasPoint(set, SLASH) && onSlash[shape]! !== -1) stack.push([to, onSlash[shape] as number]);
+        if (hasPoint(set, DOT)) stack.push([to, onDot[shape] as number]);
+        if (holdsOtherThan(set, SLASH, DOT)) stack.push([to, onOther[shape] as number]);
+      }
+    }
+    return false;
   }
 
   /** 1 for each state from which `accept` can be reached (by any edge), 0 for the others. */

@@ -142,22 +142,59 @@ function base64Fragments(secret: string): string[] {
   return fragments;
 }
 
+/** Characters whose encodings start with the character itself (`%` and `%25`, `\\` and `\\\\`): each doubles the ways a text can be tried. */
+const AMBIGUOUS = /[%\\]/g;
+/** A secret with more of those is matched in its exact encodings only, so no text can make its expression try many ways. */
+const MAX_AMBIGUOUS = 6;
+
+/**
+ * A secret as a regular expression source matching it as written and as the common encoders write
+ * it, character by character: percent-encoded in either hex case (whichever characters an encoder
+ * leaves alone: encodeURIComponent, Python's quote, .NET's lowercase hex), `+` for a space (forms),
+ * and JSON-escaped (`\\/`, `\\uXXXX` in either case, as PHP and Go write them). Letters and digits
+ * stand for themselves: no encoder writes them otherwise.
+ */
+function encodedForms(secret: string): string {
+  if ((secret.match(AMBIGUOUS)?.length ?? 0) > MAX_AMBIGUOUS) {
+    const exact = new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]);
+    return [...exact].map(escapeRegExp).join("|");
+  }
+  return [...secret].map(encodedChar).join("");
+}
+
+function encodedChar(char: string): string {
+  if (/^[A-Za-z0-9]$/.test(char)) return char;
+  const ways = new Set<string>([escapeRegExp(char)]);
+  ways.add([...Buffer.from(char, "utf8")].map((byte) => `%${eitherCase(byte.toString(16).toUpperCase().padStart(2, "0"))}`).join(""));
+  if (char === " ") ways.add("\\+");
+  const json = JSON.stringify(char).slice(1, -1);
+  if (json !== char) ways.add(escapeRegExp(json));
+  if (char === "/") ways.add("\\\\/");
+  const code = char.charCodeAt(0);
+  if (char.length === 1) ways.add(`\\\\u${eitherCase(code.toString(16).toUpperCase().padStart(4, "0"))}`);
+  return `(?:${[...ways].join("|")})`;
+}
+
+/** Hex digits as a pattern matching them in either case (`2F` → `2[Ff]`). */
+function eitherCase(hex: string): string {
+  return hex.replace(/[A-F]/g, (digit) => `[${digit}${digit.toLowerCase()}]`);
+}
+
 /**
  * Builds a redactor for one job. `secrets` are the values the job knows (tokens, keys); each one of
  * 8 characters or more is masked wherever it appears, also URL-encoded, JSON-escaped and inside base64.
  */
 export function createRedactor(secrets: readonly string[] = []): Redactor {
-  const values = new Set<string>();
+  // Each form as a regular expression source, with the length of the text it stands for.
+  const forms = new Map<string, number>();
   for (const secret of secrets) {
     if (secret.length < MIN_SECRET_LENGTH) continue;
-    values.add(secret);
-    values.add(encodeURIComponent(secret));
-    values.add(JSON.stringify(secret).slice(1, -1));
-    for (const fragment of base64Fragments(secret)) values.add(fragment);
+    forms.set(encodedForms(secret), secret.length);
+    for (const fragment of base64Fragments(secret)) forms.set(escapeRegExp(fragment), fragment.length);
   }
   // Longest first, so a secret that contains another is masked whole.
-  const ordered = [...values].sort((a, b) => b.length - a.length);
-  const byValue = ordered.length > 0 ? new RegExp(ordered.map(escapeRegExp).join("|"), "g") : undefined;
+  const ordered = [...forms].sort((a, b) => b[1] - a[1]).map(([source]) => source);
+  const byValue = ordered.length > 0 ? new RegExp(ordered.join("|"), "g") : undefined;
 
   return (text: string): Masked => {
     let result = byValue ? text.replace(byValue, REDACTED) : text;

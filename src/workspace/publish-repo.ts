@@ -43,6 +43,30 @@ export interface PublishRepo {
 }
 
 /** Options that keep a host command from reading anything a repository could plant. */
+/**
+ * Entries the new commits' trees may hold against the start, all commits together (each distinct tree
+ * once): each is read and checked on the Tackle process, so past this the publish is refused before
+ * reading them (a check of 500,000 held the event loop 12 s). 20 commits that each differ from the
+ * start in 1,000 files reach it.
+ */
+const MAX_HISTORY_ENTRIES = 20_000;
+
+/** `raw` (diff-tree -z output) when it holds at most MAX_HISTORY_ENTRIES entries (counted by their NULs, before any parsing); else the publish is refused. */
+function withinHistoryBound(raw: string): string {
+  let nulls = 0;
+  for (let at = raw.indexOf("\0"); at !== -1; at = raw.indexOf("\0", at + 1)) {
+    nulls += 1;
+    // A raw entry ends its header and its path with a NUL each; a name-only entry with one.
+    if (nulls > 2 * MAX_HISTORY_ENTRIES + 1) {
+      throw new TackleError(
+        "push_refused",
+        `the branch's commits change more than ${MAX_HISTORY_ENTRIES} paths in all (each commit's files against the start), more than the publish check reads; make fewer commits (squash them) or a smaller change`,
+      );
+    }
+  }
+  return raw;
+}
+
 const INSPECT_ARGS = ["-c", "core.attributesFile=/dev/null", "-c", `attr.tree=${EMPTY_TREE}`, "-c", "diff.external=", "-c", "core.quotePath=false"];
 
 export function assertSha(sha: string, what: string): string {
@@ -86,17 +110,55 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
    * from both. Root commits, merges and "evil" merges are commits like any other here, so whatever
    * state of a protected path any pushed commit holds is seen, even if a later commit undoes it.
    */
-  async function commitTrees(commits: readonly string[], from: string, base: string | undefined): Promise<{ all: RawEntry[]; counted: RawEntry[] }> {
+  async function commitTrees(all: readonly string[], from: string, base: string | undefined): Promise<{ all: RawEntry[]; counted: RawEntry[] }> {
+    const commits = await oneCommitPerTree(all);
     if (commits.length === 0) return { all: [], counted: [] };
     // A "<commit> <parent>" line makes diff-tree compare the commit with that tree-ish.
     const against = async (other: string) =>
       parseRawDiff(
-        (await run(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index"], [0], commits.map((c) => `${c} ${other}\n`).join(""))).stdout,
+        withinHistoryBound(
+          (await run(["diff-tree", "--stdin", "-r", "-z", "--raw", "--no-renames", "--full-index"], [0], commits.map((c) => `${c} ${other}\n`).join("")))
+            .stdout,
+        ),
       );
     const fromEntries = await against(from);
     if (base === undefined || base === from) return { all: fromEntries, counted: fromEntries };
     const alsoBase = new Set((await against(base)).map((entry) => `${entry.commit}\0${entry.path}`));
     return { all: fromEntries, counted: fromEntries.filter((entry) => alsoBase.has(`${entry.commit}\0${entry.path}`)) };
+  }
+
+  /**
+   * The commits, one for each distinct tree: commits sharing a tree hold the same files, so each tree
+   * is compared with the start once (500 empty commits over 1,000 files made 500,000 entries and held
+   * the event loop 12 s).
+   */
+  async function oneCommitPerTree(commits: readonly string[]): Promise<string[]> {
+    if (commits.length === 0) return [];
+    const listed = await run(["log", "--stdin", "--no-walk=unsorted", "--format=%H %T"], [0], `${commits.join("\n")}\n`);
+    const trees = new Set<string>();
+    const kept: string[] = [];
+    for (const line of listed.stdout.split("\n")) {
+      const [commit = "", tree = ""] = line.split(" ");
+      if (!SHA.test(commit) || trees.has(tree)) continue;
+      trees.add(tree);
+      kept.push(commit);
+    }
+    return kept;
+  }
+
+  /** The paths any new commit adds against the start, trees included (an empty directory's name is in the history too). */
+  async function addedNames(commits: readonly string[], from: string): Promise<Set<string>> {
+    if (commits.length === 0) return new Set();
+    const listed = await run(
+      ["diff-tree", "--stdin", "-r", "-t", "-z", "--no-commit-id", "--name-only", "--diff-filter=A", "--no-renames"],
+      [0],
+      commits.map((c) => `${c} ${from}\n`).join(""),
+    );
+    return new Set(
+      withinHistoryBound(listed.stdout)
+        .split("\0")
+        .filter((name) => name !== ""),
+    );
   }
 
   async function objectSizes(shas: readonly string[]): Promise<Map<string, number>> {
@@ -156,9 +218,10 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
     for (const entry of commitTreesAll) if (entry.newMode === "120000") wanted.add(entry.newSha);
     // Symlinks are resolved through the links of their trees, listed only when a commit adds, changes or removes one.
     const knownBase = base !== undefined && base !== from ? base : undefined;
-    const [sizes, commitSizes, [fromLinks, baseLinks] = []] = await Promise.all([
+    const [sizes, commitSizes, names, [fromLinks, baseLinks] = []] = await Promise.all([
       objectSizes([...wanted]),
       objectSizes(commitList),
+      oneCommitPerTree(commitList).then((distinct) => addedNames(distinct, from)),
       [...entries, ...commitTreesAll].some(isLinkEntry)
         ? Promise.all([listSymlinks(from, "the start's tree"), knownBase === undefined ? undefined : listSymlinks(knownBase, "the base branch's tree")])
         : undefined,
@@ -204,7 +267,7 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
       commitFiles: changed(perCommit),
       commits: commitList.length,
       lines: net.reduce((sum, entry) => sum + entry.lines, 0),
-      addedBytes: historyAddedBytes([...entries, ...perCommit], contents, sizes) + metadataBytes([...entries, ...perCommit], commitSizes),
+      addedBytes: historyAddedBytes([...entries, ...perCommit], contents, sizes) + metadataBytes(names, commitSizes),
       symlinks: fromLinks === undefined ? null : publishedSymlinks({ fromLinks, baseLinks, net: entries, commitEntries: commitTreesAll, contents }),
     };
   }
@@ -233,12 +296,11 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
 
   /**
    * The bytes the pushed history holds besides file contents, chosen by whoever committed: each new
-   * commit object whole (its message, author and committer), and the name of each path a commit adds
-   * (its tree entry). A 200 KB commit message, or 400 empty files with 200-character names, passed a
+   * commit object whole (its message, author and committer), and the name of each path a commit adds,
+   * directories included (its tree entry; an empty directory is a name and nothing else). A 200 KB commit message, or 400 empty files with 200-character names, passed a
    * `max_diff_bytes` of 1,000 when only contents counted.
    */
-  function metadataBytes(all: readonly RawEntry[], commitSizes: ReadonlyMap<string, number>): number {
-    const added = new Set(all.filter((entry) => /^0+$/.test(entry.oldSha)).map((entry) => entry.path));
+  function metadataBytes(added: ReadonlySet<string>, commitSizes: ReadonlyMap<string, number>): number {
     let total = 0;
     for (const size of commitSizes.values()) total += size;
     for (const path of added) total += Buffer.byteLength(path);

@@ -1,0 +1,67 @@
+// Broken (red team of #20, eleventh pass, publish check): metadataBytes counts each new commit object
+// and the name of each path a commit adds, as `diff-tree -r` lists them. A tree entry naming the empty
+// tree (an empty directory, made with `git mktree` + `commit-tree`, which `index-pack --strict` accepts)
+// is no path `diff-tree -r` lists, so its name is free: 400 empty directories with 200-character names
+// (a ~90 KB tree object) beside a one-line change, published under `max_diff_bytes: 1000` (the remote
+// has the branch). The same bytes as 400 empty files are refused (commit-metadata-passes-diff-byte-cap).
+// What should hold: every byte a publish writes to the remote's history that the agent chose counts
+// against max_diff_bytes, tree entries included (publish-repo.ts › inspect, metadataBytes): nothing over
+// the cap leaves the job without a refusal.
+// Fixed: the names of every path the new commits add, directories included, come from `diff-tree -t` (publish-repo.ts › addedNames) and count against max_diff_bytes.
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkPublishedChange, type PolicyConfig } from "../../src/agent/policy/index.js";
+import { createRepoCache, detectSandbox, type RepoCache, type SandboxMode, type Workspace } from "../../src/workspace/index.js";
+import { git, makeRemote, removeDir, tempDir } from "../integration/workspace/helpers.js";
+
+const support = await detectSandbox();
+const mode: SandboxMode = support.available ? "bwrap" : "off";
+
+describe("max_diff_bytes: names of empty directories", () => {
+  let base: string;
+  let remote: Awaited<ReturnType<typeof makeRemote>>;
+  let cache: RepoCache;
+  const open: Workspace[] = [];
+
+  beforeAll(async () => {
+    base = tempDir("empty-dirs-bytes");
+    remote = await makeRemote(base);
+    cache = createRepoCache({ home: path.join(base, "home") });
+  });
+  afterAll(async () => {
+    for (const workspace of open) await workspace.dispose();
+    removeDir(base);
+  });
+
+  const remoteHas = async (branch: string) => (await git(remote.remote, ["branch", "--list", branch])).trim() !== "";
+
+  it("400 empty directories with 200-character names beside a one-line change: refused, nothing pushed", async () => {
+    const branch = "tackle/issue-801";
+    const workspace = await cache.prepare({
+      jobId: "empty-dirs-1",
+      remoteUrl: remote.remote,
+      repoKey: "github.com/acme/empty-dirs",
+      branch,
+      startFrom: "base",
+      sandbox: mode,
+    });
+    open.push(workspace);
+    const script = [
+      "echo 'export const z = 5;' >> src/app.ts && git add -A && git commit -qm change",
+      "E=$(git hash-object -t tree -w /dev/null)",
+      "T=$( (git ls-tree HEAD; for i in $(seq 1 400); do printf '040000 tree %s\\t%s\\n' \"$E\" \"$(printf '%0200d' $i)\"; done) | git mktree)",
+      'C=$(git commit-tree "$T" -p HEAD -m dirs)',
+      'git reset -q "$C"',
+      'test $(git cat-file -s "$T") -gt 90000',
+    ].join(" && ");
+    const run = await workspace.exec.run(script, { timeoutMs: 120_000 });
+    expect(run.exitCode, run.output).toBe(0);
+    const policy: PolicyConfig = { maxDiffLines: 10, maxDiffBytes: 1000 };
+    const refused = await workspace.push({ verify: (change) => checkPublishedChange(policy, change), token: "t" }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect((refused as Error | null)?.message).toMatch(/max_diff_bytes/);
+    expect(await remoteHas(branch)).toBe(false);
+  });
+});
