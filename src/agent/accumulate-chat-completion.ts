@@ -3,6 +3,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { TackleError } from "../errors/tackle-error.js";
 import type { ModelContentBlock, ModelMessage, ModelToolUseBlock } from "./model-client.js";
 import { tokenCount } from "./token-count.js";
+import { parseToolInput } from "./parse-tool-input.js";
 
 /** The parts of a `chat.completion.chunk` read here; servers add more, and omit some. */
 interface ChatChunk {
@@ -133,11 +134,9 @@ function toolUseBlock(call: PendingCall): ModelToolUseBlock {
     caller: { type: "direct" },
   };
   if (call.args.trim() === "") return block;
-  try {
-    block.input = JSON.parse(call.args) as unknown;
-  } catch (error) {
-    block.invalid_input = { error: (error as Error).message, raw: call.args };
-  }
+  const parsed = parseToolInput(call.args);
+  if ("input" in parsed) block.input = parsed.input;
+  else block.invalid_input = parsed.invalid;
   return block;
 }
 

@@ -2,6 +2,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { TackleError } from "../errors/tackle-error.js";
 import type { ModelContentBlock, ModelMessage } from "./model-client.js";
 import { tokenCount } from "./token-count.js";
+import { parseToolInput } from "./parse-tool-input.js";
 
 type StreamEvent = Anthropic.Messages.RawMessageStreamEvent;
 type Usage = Anthropic.Messages.Usage;
@@ -86,11 +87,11 @@ function settleInput(block: ModelContentBlock | undefined, json: string | undefi
     block.input = {};
     return;
   }
-  try {
-    block.input = JSON.parse(json) as unknown;
-  } catch (error) {
+  const parsed = parseToolInput(json);
+  if ("input" in parsed) block.input = parsed.input;
+  else {
     block.input = {};
-    if (block.type === "tool_use") block.invalid_input = { error: (error as Error).message, raw: json };
+    if (block.type === "tool_use") block.invalid_input = parsed.invalid;
   }
 }
 

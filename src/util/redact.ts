@@ -219,15 +219,22 @@ export function redactDeep<T>(value: T, redact: Redactor): MaskedDeep<T> {
   return deep(value, redact) as MaskedDeep<T>;
 }
 
-function deep(value: unknown, redact: Redactor): unknown {
+/**
+ * Values nested deeper are replaced by a marker: a model's tool input is parsed without a depth limit
+ * by some paths, and recursing 6,000 levels overflowed the stack, so the transcript line of a call that
+ * ran was lost.
+ */
+const MAX_DEEP_NESTING = 64;
+const TOO_DEEP = `[nested more than ${MAX_DEEP_NESTING} levels deep]`;
+
+function deep(value: unknown, redact: Redactor, depth = 0): unknown {
   if (typeof value === "string") return redact(value);
-  if (Array.isArray(value)) return value.map((item) => deep(item, redact));
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[redact(key)] = deep(item, redact);
-    return out;
-  }
-  return value;
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= MAX_DEEP_NESTING) return TOO_DEEP;
+  if (Array.isArray(value)) return value.map((item) => deep(item, redact, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[redact(key)] = deep(item, redact, depth + 1);
+  return out;
 }
 
 /**

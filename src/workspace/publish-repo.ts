@@ -259,6 +259,13 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
       const numstat = lines.get(entry.path);
       return { lines: numstat === undefined ? lineCount(before) + lineCount(after) : Math.max(numstat, delta.lines), addedBytes: delta.addedBytes };
     };
+    // Paths are read as UTF-8: names that differ only in bytes that are not UTF-8 would read alike
+    // (128 such files shared one path's byte count), so such a name is refused, as a symlink's target is.
+    for (const name of [...entries.map((entry) => entry.path), ...perCommit.map((entry) => entry.path), ...names]) {
+      if (name.includes("\uFFFD")) {
+        throw new TackleError("push_refused", `the change names a path that is not valid UTF-8 (${JSON.stringify(name.slice(0, 200))}); rename it`);
+      }
+    }
     const net = changed(entries);
     return {
       from,

@@ -92,6 +92,16 @@ describe("accumulateChatCompletion", () => {
     expect(message.content[1]).toEqual({ type: "tool_use", id: "none", name: "git_status", input: {}, caller: { type: "direct" } });
   });
 
+  it("marks arguments nested deeper than 64 levels, as the Anthropic path does", async () => {
+    const deep = `{"command": ${"[".repeat(65)}${"]".repeat(65)}}`;
+    const message = await accumulateChatCompletion(
+      payloads([delta({ tool_calls: [{ index: 0, id: "deep", function: { name: "Bash", arguments: deep } }] }), delta({}, "tool_calls"), "[DONE]"]),
+      MODEL,
+    );
+    expect(message.content[0]).toMatchObject({ id: "deep", input: {}, invalid_input: { raw: deep } });
+    expect((message.content[0] as { invalid_input?: { error: string } }).invalid_input?.error).toMatch(/nests more than 64 levels deep/);
+  });
+
   it("reads whole calls sent without an index or an id (some Ollama versions), and a name repeated in every fragment once", async () => {
     const message = await accumulateChatCompletion(
       payloads([

@@ -61,6 +61,27 @@ describe("accumulateMessage", () => {
     expect(message.content[2]).not.toHaveProperty("invalid_input");
   });
 
+  it("marks a tool call whose input nests deeper than 64 levels, and takes one at 64 (brackets inside strings do not count)", async () => {
+    const deep = `{"command": "ls", "pad": ${"[".repeat(64)}1${"]".repeat(64)}}`;
+    const fine = `{"command": "ls", "pad": ${"[".repeat(63)}"[[[[]"${"]".repeat(63)}}`;
+    const message = await accumulateMessage(
+      eventsOf(
+        [
+          { type: "tool_use", id: "toolu_deep", name: "Bash", input: {} },
+          { type: "tool_use", id: "toolu_fine", name: "Bash", input: {} },
+        ],
+        new Map([
+          [0, deep],
+          [1, fine],
+        ]),
+      ),
+    );
+    const [deepBlock, fineBlock] = message.content;
+    expect(deepBlock).toMatchObject({ input: {}, invalid_input: { raw: deep, error: expect.stringContaining("nests more than 64 levels deep") as unknown } });
+    expect(fineBlock).not.toHaveProperty("invalid_input");
+    expect(fineBlock?.type === "tool_use" && (fineBlock.input as { command: string }).command).toBe("ls");
+  });
+
   it("reads a tool call without parameters (only the empty opening delta) as input {}", async () => {
     const message = await accumulateMessage(eventsOf([{ type: "tool_use", id: "toolu_1", name: "GetIssue", input: {} }], new Map([[0, ""]])));
     expect(message.content).toEqual([{ type: "tool_use", id: "toolu_1", name: "GetIssue", input: {} }]);
