@@ -46,7 +46,7 @@ describe("compileGlob's budget of states", () => {
     const before = matcher.steps;
     expect(matcher.test("src/b.js")).toBe(false);
     expect(matcher.steps).toBeGreaterThan(before);
-    expect(() => matcher.test(`${"d/".repeat(100)}x.ts`)).toThrow(GlobBudgetError);
+    expect(() => matcher.test(`${"d/".repeat(400)}x.ts`)).toThrow(GlobBudgetError);
     expect(() => compileGlob("*", { maxSteps: 1 }).test("abc")).toThrow("would visit more than 1 states");
   });
 

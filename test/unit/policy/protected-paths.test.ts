@@ -192,13 +192,25 @@ describe("what a pattern and a list may hold", () => {
   });
 
   it("protects a path whose test would spend more than MAX_STEPS_PER_PATH, untested", () => {
-    // 200 entries that keep many states alive on every character of a long name.
-    const wide = Array.from({ length: 200 }, (_, i) => `**/${"*(a|b)".repeat(8)}x${i}`);
-    const matcher = matcherOf(...wide);
-    const steps = matcher.patterns.reduce((sum, pattern) => sum + pattern.run(`d/${"a".repeat(250)}`, Number.POSITIVE_INFINITY).steps, 0);
+    // 200 entries that keep many states alive on every character, and a name of distinct characters,
+    // so no move is found in a machine's cache: each character costs the live states' edges.
+    const wide = Array.from({ length: 200 }, (_, i) => `**/${"*?".repeat(8)}x${i}`);
+    const path = `d/${Array.from({ length: 250 }, (_, i) => String.fromCodePoint(0x4e00 + i)).join("")}`;
+    const steps = matcherOf(...wide).patterns.reduce((sum, pattern) => sum + pattern.run(path, Number.POSITIVE_INFINITY).steps, 0);
     expect(steps).toBeGreaterThan(MAX_STEPS_PER_PATH);
-    expect(matcher.matches(`d/${"a".repeat(250)}`)).toBe(true);
+    const matcher = matcherOf(...wide);
+    expect(matcher.matches(path)).toBe(true);
     expect(matcher.matches("d/a")).toBe(false);
+  });
+
+  it("caches a machine's moves: a second test of the same path costs about one step per character", () => {
+    const [pattern] = matcherOf("**/*.{ts,tsx}").patterns;
+    const path = "packages/app/src/components/Button.test.js";
+    const first = pattern?.run(path, Number.POSITIVE_INFINITY).steps ?? 0;
+    const second = pattern?.run(path, Number.POSITIVE_INFINITY).steps ?? 0;
+    expect(second).toBeLessThan(first);
+    // A run reads the path and the path with a slash (what could match below it): twice its length.
+    expect(second).toBeLessThanOrEqual(2 * (path.length + 1));
   });
 });
 
