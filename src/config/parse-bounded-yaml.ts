@@ -183,6 +183,7 @@ type Walked = { kind: "refused"; problem: string; offset?: number | undefined } 
 function walk(root: unknown): Walked {
   const duplicates: number[] = [];
   const anchors = new Map<string, Node>();
+  const mappings: Array<ReadonlyArray<{ key: unknown }>> = [];
   /** The values of each anchored node whose subtree is done; one still open is an alias's own ancestor. */
   const sizes = new Map<Node, number>();
   let values = 0;
@@ -210,7 +211,8 @@ function walk(root: unknown): Walked {
     }
     if (values > MAX_YAML_VALUES) return { kind: "refused", problem: TOO_MANY_VALUES };
     if (aliases > MAX_YAML_ALIASES) return { kind: "refused", problem: TOO_MANY_ALIASES };
-    if (isMap(node)) duplicateKeys(node.items, duplicates);
+    // Checked once the walk is done: an alias key may name an anchor inside the same mapping's values.
+    if (isMap(node)) mappings.push(node.items);
     if (isMap(node) || isSeq(node)) {
       for (let index = node.items.length - 1; index >= 0; index -= 1) {
         const item: unknown = node.items[index];
@@ -219,16 +221,21 @@ function walk(root: unknown): Walked {
       }
     }
   }
-  return { kind: "walked", duplicates };
+  for (const items of mappings) duplicateKeys(items, duplicates, anchors);
+  return { kind: "walked", duplicates: duplicates.sort((a, b) => a - b) };
 }
 
-/** Adds to `offsets` where each key of `pairs` starts that repeats an earlier scalar key's value. */
-function duplicateKeys(pairs: ReadonlyArray<{ key: unknown }>, offsets: number[]): void {
+/**
+ * Adds to `offsets` where each key of `pairs` starts that repeats an earlier scalar key's value, a key
+ * written as an alias (`*k :`) read as the scalar it names: skipped, it replaced an earlier key's value in silence.
+ */
+function duplicateKeys(pairs: ReadonlyArray<{ key: unknown }>, offsets: number[], anchors: ReadonlyMap<string, unknown>): void {
   const seen = new Set<unknown>();
   for (const { key } of pairs) {
-    if (!isScalar(key)) continue;
-    if (seen.has(key.value)) offsets.push(key.range?.[0] ?? 0);
-    else seen.add(key.value);
+    const named = isAlias(key) ? anchors.get(key.source) : key;
+    if (!isScalar(named)) continue;
+    if (seen.has(named.value)) offsets.push((key as Node).range?.[0] ?? 0);
+    else seen.add(named.value);
   }
 }
 

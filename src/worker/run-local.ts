@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ModelClient } from "../agent/model-client.js";
 import type { IssuePort, PublishApproval, PullsPort } from "../agent/ports.js";
@@ -181,9 +181,13 @@ export async function runLocal(options: LocalRunOptions): Promise<LocalRunResult
         // Nothing reaches the user's repository: no branch, no patch.
         return { ok: false, branch, patchPath: null, reason: redact(errorMessage(error)), commits: 0 };
       }
+      // The user's change is the operator's to read, as transcripts are: in mode off the commands' uid
+      // reaches TACKLE_HOME, and a later job's command read every earlier run's patch.
       patchPath = path.join(options.home, "patches", `${slug}.patch`);
-      await mkdir(path.dirname(patchPath), { recursive: true });
-      await writeFile(patchPath, await workspace.formatPatch());
+      await mkdir(path.dirname(patchPath), { recursive: true, mode: 0o700 });
+      await chmod(path.dirname(patchPath), 0o700);
+      await writeFile(patchPath, await workspace.formatPatch(), { mode: 0o600 });
+      await chmod(patchPath, 0o600);
     }
     if (state.done?.summary) print(`\nSummary: ${redact(state.done.summary)}`);
     if (dropped.length > 0) {

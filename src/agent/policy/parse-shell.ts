@@ -160,6 +160,20 @@ export function splitArgs(args: readonly string[]): { flags: string[]; operands:
   return { flags, operands };
 }
 
+/** For each `(` of `text`, the index of the `)` that closes it by counting parentheses alone (-1: none), in one pass. */
+function closingParens(text: string): Int32Array {
+  const closes = new Int32Array(text.length).fill(-1);
+  const open: number[] = [];
+  for (let index = 0; index < text.length; index += 1) {
+    if (text[index] === "(") open.push(index);
+    else if (text[index] === ")") {
+      const from = open.pop();
+      if (from !== undefined) closes[from] = index;
+    }
+  }
+  return closes;
+}
+
 class Lexer {
   readonly commands: SimpleCommand[] = [];
   /** Heredoc bodies and here-strings, with the words of the command that reads them (a shell runs them). */
@@ -177,6 +191,8 @@ class Lexer {
   constructor(
     private readonly text: string,
     private readonly depth: number,
+    /** Where each `(` of the text closes, shared by the lexers of its substitutions (see `closingParens`). */
+    private closes?: Int32Array,
   ) {}
 
   run(): void {
@@ -342,7 +358,7 @@ class Lexer {
 
   /** `$(...)`, backticks, `<(...)`: the inner commands are checked as commands of their own. */
   private substitution(openLength: number, terminator: string): void {
-    const inner = new Lexer(this.text, this.depth);
+    const inner = new Lexer(this.text, this.depth, this.closes);
     inner.i = this.i + openLength;
     inner.lex(terminator);
     inner.endCommand("");
@@ -362,24 +378,23 @@ class Lexer {
     else this.substitution(2, ")");
   }
 
-  /** Where the `))` closing an arithmetic expansion starts, or -1 when the parentheses close apart. */
+  /**
+   * Where the `))` closing an arithmetic expansion starts, or -1 when the parentheses close apart: the
+   * `)` matching the `(` before `from`, looked up in a table built once per command. Scanning to it from
+   * every `$((` read the rest of the command each time (`$((()` repeated: 11.7 s on 160 KB).
+   */
   private arithmeticEnd(from: number): number {
-    let depth = 0;
-    for (let index = from; index < this.text.length; index += 1) {
-      const char = this.text[index];
-      if (char === "(") depth += 1;
-      else if (char === ")") {
-        if (depth > 0) depth -= 1;
-        else return this.text[index + 1] === ")" ? index : -1;
-      }
-    }
-    return -1;
+    this.closes ??= closingParens(this.text);
+    const close = this.closes[from - 1] ?? -1;
+    if (close === -1 || close >= this.text.length) return -1;
+    return this.text[close + 1] === ")" ? close : -1;
   }
 
   /** The expression is not a command, but the `$(…)` and backticks inside it run. */
   private arithmetic(): void {
     const end = this.arithmeticEnd(this.i + 3);
-    const inner = new Lexer(this.text.slice(0, end), this.depth);
+    // A prefix of the same text: a `(` that closes past its end reads as unclosed there.
+    const inner = new Lexer(this.text.slice(0, end), this.depth, this.closes);
     inner.i = this.i + 3;
     inner.expansions();
     this.adopt(inner);
