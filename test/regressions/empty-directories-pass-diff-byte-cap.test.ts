@@ -8,44 +8,13 @@
 // against max_diff_bytes, tree entries included (publish-repo.ts › inspect, metadataBytes): nothing over
 // the cap leaves the job without a refusal.
 // Fixed: the names of every path the new commits add, directories included, come from `diff-tree -t` (publish-repo.ts › addedNames) and count against max_diff_bytes.
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkPublishedChange, type PolicyConfig } from "../../src/agent/policy/index.js";
-import { createRepoCache, detectSandbox, type RepoCache, type SandboxMode, type Workspace } from "../../src/workspace/index.js";
-import { git, makeRemote, removeDir, tempDir } from "../integration/workspace/helpers.js";
-
-const support = await detectSandbox();
-const mode: SandboxMode = support.available ? "bwrap" : "off";
+import { describe, expect, it } from "vitest";
+import { publishFixture } from "./publish-fixture.js";
 
 describe("max_diff_bytes: names of empty directories", () => {
-  let base: string;
-  let remote: Awaited<ReturnType<typeof makeRemote>>;
-  let cache: RepoCache;
-  const open: Workspace[] = [];
-
-  beforeAll(async () => {
-    base = tempDir("empty-dirs-bytes");
-    remote = await makeRemote(base);
-    cache = createRepoCache({ home: path.join(base, "home") });
-  });
-  afterAll(async () => {
-    for (const workspace of open) await workspace.dispose();
-    removeDir(base);
-  });
-
-  const remoteHas = async (branch: string) => (await git(remote.remote, ["branch", "--list", branch])).trim() !== "";
+  const { publish, remoteHas } = publishFixture("empty-dirs-bytes");
 
   it("400 empty directories with 200-character names beside a one-line change: refused, nothing pushed", async () => {
-    const branch = "tackle/issue-801";
-    const workspace = await cache.prepare({
-      jobId: "empty-dirs-1",
-      remoteUrl: remote.remote,
-      repoKey: "github.com/acme/empty-dirs",
-      branch,
-      startFrom: "base",
-      sandbox: mode,
-    });
-    open.push(workspace);
     const script = [
       "echo 'export const z = 5;' >> src/app.ts && git add -A && git commit -qm change",
       "E=$(git hash-object -t tree -w /dev/null)",
@@ -54,13 +23,7 @@ describe("max_diff_bytes: names of empty directories", () => {
       'git reset -q "$C"',
       'test $(git cat-file -s "$T") -gt 90000',
     ].join(" && ");
-    const run = await workspace.exec.run(script, { timeoutMs: 120_000 });
-    expect(run.exitCode, run.output).toBe(0);
-    const policy: PolicyConfig = { maxDiffLines: 10, maxDiffBytes: 1000 };
-    const refused = await workspace.push({ verify: (change) => checkPublishedChange(policy, change), token: "t" }).then(
-      () => null,
-      (error: unknown) => error,
-    );
+    const { refused, branch } = await publish(script, { maxDiffLines: 10, maxDiffBytes: 1000 });
     expect((refused as Error | null)?.message).toMatch(/max_diff_bytes/);
     expect(await remoteHas(branch)).toBe(false);
   });

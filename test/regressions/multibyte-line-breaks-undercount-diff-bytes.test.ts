@@ -7,53 +7,16 @@
 // What should hold: max_diff_bytes counts the bytes a change writes, line breaks included at their real
 // size, so nothing over the cap leaves the job without a refusal (publish-repo.ts › inspect).
 // Fixed: a line's bytes include its own break's bytes (count-lines.ts › sizedLines).
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkPublishedChange, type PolicyConfig } from "../../src/agent/policy/index.js";
-import { createRepoCache, detectSandbox, type RepoCache, type SandboxMode, type Workspace } from "../../src/workspace/index.js";
-import { git, makeRemote, removeDir, tempDir } from "../integration/workspace/helpers.js";
-
-const support = await detectSandbox();
-const mode: SandboxMode = support.available ? "bwrap" : "off";
+import { describe, expect, it } from "vitest";
+import { publishFixture } from "./publish-fixture.js";
 
 describe("max_diff_bytes: multi-byte line breaks", () => {
-  let base: string;
-  let remote: Awaited<ReturnType<typeof makeRemote>>;
-  let cache: RepoCache;
-  const open: Workspace[] = [];
-
-  beforeAll(async () => {
-    base = tempDir("multibyte-breaks");
-    remote = await makeRemote(base);
-    cache = createRepoCache({ home: path.join(base, "home") });
-  });
-  afterAll(async () => {
-    for (const workspace of open) await workspace.dispose();
-    removeDir(base);
-  });
-
-  const remoteHas = async (branch: string) => (await git(remote.remote, ["branch", "--list", branch])).trim() !== "";
+  const { publish, remoteHas } = publishFixture("multibyte-breaks");
 
   it("2,100 bytes of U+2028 under max_diff_bytes 1000: refused, nothing pushed", async () => {
-    const branch = "tackle/issue-802";
-    const workspace = await cache.prepare({
-      jobId: "multibyte-breaks-1",
-      remoteUrl: remote.remote,
-      repoKey: "github.com/acme/multibyte-breaks",
-      branch,
-      startFrom: "base",
-      sandbox: mode,
-    });
-    open.push(workspace);
-    const run = await workspace.exec.run(
+    const { refused, branch } = await publish(
       "for i in $(seq 1 700); do printf '\\342\\200\\250'; done > x && test $(wc -c < x) -eq 2100 && git add x && git commit -qm x",
-      { timeoutMs: 120_000 },
-    );
-    expect(run.exitCode, run.output).toBe(0);
-    const policy: PolicyConfig = { maxDiffBytes: 1000 };
-    const refused = await workspace.push({ verify: (change) => checkPublishedChange(policy, change), token: "t" }).then(
-      () => null,
-      (error: unknown) => error,
+      { maxDiffBytes: 1000 },
     );
     expect((refused as Error | null)?.message).toMatch(/max_diff_bytes/);
     expect(await remoteHas(branch)).toBe(false);
