@@ -134,15 +134,31 @@ const OPENAI_PRICES: ReadonlyArray<readonly [prefix: string, price: ModelPrice]>
   ["gpt-4o-mini", { input: 0.15, output: 0.6, cacheRead: 0.075 }],
   ["gpt-4o", { input: 2.5, output: 10, cacheRead: 1.25 }],
   ["o4-mini", { input: 1.1, output: 4.4, cacheRead: 0.275 }],
+  ["o3-pro", { input: 20, output: 80 }],
+  ["o3-mini", { input: 1.1, output: 4.4, cacheRead: 0.55 }],
   ["o3", { input: 2, output: 8, cacheRead: 0.5 }],
+  ["gpt-5-pro", { input: 15, output: 120 }],
+  ["o1-pro", { input: 150, output: 600 }],
+  ["o1-mini", { input: 1.1, output: 4.4, cacheRead: 0.55 }],
+  ["o1", { input: 15, output: 60, cacheRead: 7.5 }],
 ];
+
+/** What may follow a listed id for the same model: a date or a moving alias (`o3-2025-04-16`, `gpt-5-chat-latest`). */
+const SAME_MODEL_SUFFIX = /^(?:-\d{4}-\d{2}-\d{2}|-\d{4}|-latest|-chat-latest)?$/;
+
+/** The dearest listed OpenAI price, for an id that extends a listed one with anything else (`o3-pro` before it was listed). */
+const DEAREST_OPENAI: ModelPrice = {
+  input: Math.max(...OPENAI_PRICES.map(([, price]) => price.input)),
+  output: Math.max(...OPENAI_PRICES.map(([, price]) => price.output)),
+};
 
 /** A self-hosted model (vLLM, Ollama) costs its operator nothing per token unless TACKLE_MODEL_PRICES says so. */
 export const FREE_PRICE: ModelPrice = { input: 0, output: 0, cacheRead: 0 };
 
 /**
  * A model's price on a provider: the operator's TACKLE_MODEL_PRICES first (longest prefix), then the
- * provider's table (priceOf, which reads Bedrock's and Vertex's ids too). On `openai` an unknown model
+ * provider's table (priceOf, which reads Bedrock's and Vertex's ids too). On `openai` a listed id counts
+ * with a date or `-latest` after it, and one extended otherwise (`o3-pro`) is priced as the dearest listed; an unknown model
  * is free (a self-hosted server bills nobody per token) and a Claude model is priced as Anthropic's (a
  * LiteLLM proxy in front of it); elsewhere an unknown
  * model is priced like the dearest family (DEFAULT_PRICE).
@@ -155,15 +171,23 @@ export function providerPrice(provider: ModelProvider, model: string, configured
   if (own !== undefined) return { input: own.input, output: own.output, ...(own.cacheRead === undefined ? {} : { cacheRead: own.cacheRead }) };
   if (provider !== "openai") return priceOf(model).price;
   const claude = priceOf(model);
-  return longestPrefix(OPENAI_PRICES, model) ?? (claude.known ? claude.price : FREE_PRICE);
+  const listed = longestPrefixEntry(OPENAI_PRICES, model);
+  if (listed === undefined) return claude.known ? claude.price : FREE_PRICE;
+  // Longest prefix alone priced `o3-pro` as `o3`, ten times below its list price: another suffix is
+  // another model, priced as the dearest listed until TACKLE_MODEL_PRICES names it.
+  return SAME_MODEL_SUFFIX.test(model.slice(listed[0].length)) ? listed[1] : DEAREST_OPENAI;
 }
 
-function longestPrefix<T>(table: ReadonlyArray<readonly [string, T]>, model: string): T | undefined {
+function longestPrefixEntry<T>(table: ReadonlyArray<readonly [string, T]>, model: string): readonly [string, T] | undefined {
   let best: readonly [string, T] | undefined;
   for (const entry of table) {
     if (model.startsWith(entry[0]) && (best === undefined || entry[0].length > best[0].length)) best = entry;
   }
-  return best?.[1];
+  return best;
+}
+
+function longestPrefix<T>(table: ReadonlyArray<readonly [string, T]>, model: string): T | undefined {
+  return longestPrefixEntry(table, model)?.[1];
 }
 
 /** USD cost of one response's usage. @param base the model's price; @defaultValue the Anthropic table's (priceOf) */

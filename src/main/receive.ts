@@ -5,6 +5,7 @@ import { errorMessage } from "../errors/index.js";
 import type { JobData } from "../jobs/index.js";
 import { createLogger } from "../logging/logger.js";
 import { createTackleApp, type Delivery, type JobEnd } from "./server.js";
+import { terminalText } from "../util/plain-text.js";
 
 export interface ReceiveOptions {
   /** X-GitHub-Event (`issues`), or with the payload's action (`issues.assigned`). */
@@ -72,7 +73,7 @@ export async function receive(processEnv: NodeJS.ProcessEnv, options: ReceiveOpt
   }
   const delivery = parseDelivery({ event: options.event, payloadText, payloadPath: options.payloadPath, deliveryId: options.deliveryId ?? randomUUID() });
   if ("problem" in delivery) {
-    console.error(`tackle receive: ${delivery.problem}`);
+    console.error(terminalText(`tackle receive: ${delivery.problem}`));
     return RECEIVE_EXIT.badInput;
   }
 
@@ -104,13 +105,14 @@ function report(ends: Array<{ data: JobData; end: JobEnd }>): number {
   for (const { data, end } of ends) {
     const where = `${data.repo.owner}/${data.repo.name}#${data.number}`;
     if ("error" in end) {
-      console.log(`tackle receive: job ${data.jobId} (${where}) failed: ${errorMessage(end.error)}`);
+      console.log(terminalText(`tackle receive: job ${data.jobId} (${where}) failed: ${errorMessage(end.error)}`));
       code = RECEIVE_EXIT.jobNotDone;
       continue;
     }
     const { status, reason, pullRequestUrl } = end.outcome;
     const pr = pullRequestUrl ? ` ${pullRequestUrl}` : "";
-    console.log(`tackle receive: job ${data.jobId} (${where}) ended ${status}${pr}${reason ? `: ${reason}` : ""}`);
+    // The reason can carry the repository's text (a config problem quoting its `model:`): plain text only.
+    console.log(terminalText(`tackle receive: job ${data.jobId} (${where}) ended ${status}${pr}${reason ? `: ${reason}` : ""}`));
     if (status !== "done" && status !== "no_changes") code = RECEIVE_EXIT.jobNotDone;
   }
   return code;

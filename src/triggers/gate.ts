@@ -20,7 +20,8 @@ export type GateResult = { allowed: true } | { allowed: false; reason: string; r
 /**
  * Decides whether the trigger's actor may make Tackle work. Users must be writers (`isWriter`, from the
  * permission endpoint, never author_association); bots are refused unless allow-listed, and an
- * allow-listed bot needs no permission check (apps are not collaborators); the bot's own events
+ * allow-listed bot needs no permission check (apps are not collaborators) but never answers a question
+ * (`approve`, `deny`); the bot's own events
  * never pass. An API error refuses: fail closed. Refusals are logged; `reply` is the one short
  * sentence the caller may post, and only humans get one.
  */
@@ -34,7 +35,13 @@ export async function gateTrigger(trigger: Trigger, deps: GateDeps): Promise<Gat
 
   if (login === deps.botLogin.toLowerCase()) return refuse("the bot's own event");
   if (isBotLogin(login, actor.type)) {
-    return isAllowedBot(login, deps.allowedBots) ? { allowed: true } : refuse(`bot ${actor.login} is not in allowed_bots`);
+    if (!isAllowedBot(login, deps.allowedBots)) return refuse(`bot ${actor.login} is not in allowed_bots`);
+    // An answer to a question is a maintainer's decision: a bot may start work (renovate), never approve
+    // or deny what a job asked, since it can repeat what anyone wrote.
+    if (trigger.kind === "command" && (trigger.command === "approve" || trigger.command === "deny")) {
+      return refuse(`bot ${actor.login} cannot answer a question; only users with write access can`);
+    }
+    return { allowed: true };
   }
 
   let access: RepoAccess;

@@ -132,7 +132,40 @@ function removeTokens(text: string, tokens: readonly Token[], name: string): str
 /** Blanks code, quotes and HTML comments, keeping every offset and line break. */
 function maskNonProse(text: string): string {
   const blank = (part: string) => part.replace(/[^\n]/g, " ");
-  return blankRanges(text, codeRanges(text))
+  const masked = blankRanges(text, codeRanges(text))
     .replace(/<!--[\s\S]*?(?:-->|$)/g, blank)
-    .replace(/^[ \t]{0,3}>.*$/gm, blank);
+    .replace(/<pre\b[\s\S]*?(?:<\/pre>|$)/gi, blank);
+  return maskQuotesAndIndentedCode(text, masked);
+}
+
+/**
+ * Blanks what GitHub shows as a block quote or as indented code, line by line: a line starting with
+ * `>` and the lines right after it (a quote's lazy continuation, until a blank line), and lines
+ * indented four spaces or a tab after a blank line (an indented code block, how a log is often
+ * pasted). A command a writer quotes or pastes there is the outsider's text, not theirs.
+ */
+function maskQuotesAndIndentedCode(original: string, masked: string): string {
+  // Shapes are read from the text as written (a code span blanked at a line's start is not indentation).
+  const written = original.split("\n");
+  let inQuote = false;
+  let inCode = false;
+  let afterBlank = true;
+  return masked
+    .split("\n")
+    .map((maskedLine, index) => {
+      const line = written[index] ?? "";
+      const isBlank = maskedLine.trim() === "";
+      let hide = false;
+      if (isBlank) inQuote = false;
+      else if (/^[ \t]{0,3}>/.test(line) || inQuote) {
+        inQuote = true;
+        hide = true;
+      } else if (/^(?: {4}|\t)/.test(line) && (afterBlank || inCode)) {
+        inCode = true;
+        hide = true;
+      } else inCode = false;
+      afterBlank = isBlank;
+      return hide ? maskedLine.replace(/[^\n]/g, " ") : maskedLine;
+    })
+    .join("\n");
 }

@@ -18,9 +18,10 @@ export interface PathPattern {
   readonly size: number;
   /**
    * Runs the pattern over `relativePath` within `stepLimit`: whether the path matches (`dir/**` also
-   * matches `dir` itself), whether some path strictly below it as a directory could, and the steps spent.
+   * matches `dir` itself), whether some path strictly below it as a directory could (asked with
+   * `asksBelow`, the default; false otherwise), and the steps spent.
    */
-  run(relativePath: string, stepLimit: number): PathRun;
+  run(relativePath: string, stepLimit: number, asksBelow?: boolean): PathRun;
 }
 
 export interface PathRun {
@@ -64,9 +65,10 @@ export function compilePathPattern(source: string): CompiledPathPattern {
       source,
       anchored,
       size: machine.size,
-      run: (relativePath, stepLimit) => {
+      run: (relativePath, stepLimit, asksBelow = true) => {
         const whole = machine.run(relativePath, stepLimit);
         if (whole.exhausted) return { matched: false, matchesBelow: false, steps: whole.steps, exhausted: true };
+        if (!asksBelow) return { matched: whole.matched, matchesBelow: false, steps: whole.steps, exhausted: false };
         // Below the root is any path; below `dir`, whatever continues `dir/`.
         const below = relativePath === "" ? whole : machine.run(`${relativePath}/`, stepLimit - whole.steps);
         return {

@@ -421,9 +421,11 @@ class Machine {
         }
       }
       const reached = this.closure(next);
-      steps += reached.length;
+      // Finding the set costs its states again, several times over: filtered, sorted, joined into its key
+      // and hashed (weighed so that a step costs about as much here as on a cached move).
+      steps += reached.length * (8 + Math.ceil(Math.log2(reached.length + 1)));
       const set = this.setOf(reached, accept, live);
-      if (this.transitions < MAX_CACHED_TRANSITIONS) {
+      if (this.transitions < MAX_CACHED_TRANSITIONS && set.cached) {
         current.next.set(point, set);
         this.transitions += 1;
       }
@@ -442,6 +444,7 @@ class Machine {
   private readonly sets = new Map<string, StateSet>();
   private startSet: StateSet | undefined;
   private transitions = 0;
+  private cachedStates = 0;
 
   /** The cached set for `reached`, keeping only its live states (a dead one cannot change an answer). */
   private setOf(reached: number[], accept: number, live: Uint8Array): StateSet {
@@ -449,8 +452,12 @@ class Machine {
     const key = states.join(",");
     const known = this.sets.get(key);
     if (known !== undefined) return known;
-    const set: StateSet = { states, matched: states.includes(accept), next: new Map() };
-    if (this.sets.size < MAX_CACHED_SETS) this.sets.set(key, set);
+    const cached = this.sets.size < MAX_CACHED_SETS && this.cachedStates + states.length <= MAX_CACHED_STATES;
+    const set: StateSet = { states, matched: states.includes(accept), next: new Map(), cached };
+    if (cached) {
+      this.sets.set(key, set);
+      this.cachedStates += states.length;
+    }
     return set;
   }
 }
@@ -460,10 +467,16 @@ interface StateSet {
   readonly states: readonly number[];
   readonly matched: boolean;
   readonly next: Map<number, StateSet>;
+  /** Kept in the cache (moves are cached only to kept sets, so what the cache holds stays bounded). */
+  readonly cached: boolean;
 }
 
-/** Bounds of one machine's cache of state sets and moves: about 150 KB at most, 30 MB for a list of 200 entries. */
+/**
+ * Bounds of one machine's cache: sets, the states they hold together, and moves (about 200 KB at
+ * most; a list of 200 entries, 40 MB). Past them a set or a move is computed each time it is met.
+ */
 const MAX_CACHED_SETS = 1_024;
+const MAX_CACHED_STATES = 16_384;
 const MAX_CACHED_TRANSITIONS = 2_048;
 
 /**

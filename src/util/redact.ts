@@ -170,8 +170,8 @@ function encodedChar(char: string): string {
   const json = JSON.stringify(char).slice(1, -1);
   if (json !== char) ways.add(escapeRegExp(json));
   if (char === "/") ways.add("\\\\/");
-  const code = char.charCodeAt(0);
-  if (char.length === 1) ways.add(`\\\\u${eitherCase(code.toString(16).toUpperCase().padStart(4, "0"))}`);
+  // JSON may escape any character as `\uXXXX`, one outside the BMP as its two surrogates (PHP, Python).
+  ways.add([...Array(char.length).keys()].map((i) => `\\\\u${eitherCase(char.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0"))}`).join(""));
   return `(?:${[...ways].join("|")})`;
 }
 
@@ -197,7 +197,7 @@ export function createRedactor(secrets: readonly string[] = []): Redactor {
   const byValue = ordered.length > 0 ? new RegExp(ordered.join("|"), "g") : undefined;
 
   return (text: string): Masked => {
-    let result = byValue ? text.replace(byValue, REDACTED) : text;
+    let result = byValue ? maskSpans(text, byValue) : text;
     if (!MAY_HOLD_TOKEN.test(result)) return result as Masked;
     for (const rule of RULES) {
       const { pattern, replace } = rule;
@@ -205,6 +205,33 @@ export function createRedactor(secrets: readonly string[] = []): Redactor {
     }
     return result as Masked;
   };
+}
+
+/**
+ * Every match of `pattern` (global), overlapping ones included, replaced by one REDACTED per run of
+ * matched text: a single replace resumes after each match, so of two secrets that overlap in the text
+ * (`abcdefgh12` and `12345678xyz` in `abcdefgh12345678xyz`) the second showed 9 of its 11 characters.
+ */
+function maskSpans(text: string, pattern: RegExp): string {
+  let out = "";
+  let copied = 0;
+  let end = -1;
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const start = match.index;
+    if (start > end) {
+      if (end !== -1) {
+        out += REDACTED;
+        copied = end;
+      }
+      out += text.slice(copied, start);
+      copied = start;
+    }
+    end = Math.max(end, start + match[0].length);
+    pattern.lastIndex = start + 1;
+  }
+  if (end === -1) return text;
+  return `${out}${REDACTED}${text.slice(end)}`;
 }
 
 /** Masks the known token formats only; for text where the job's secrets are not at hand. */
