@@ -263,7 +263,7 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
     // (128 such files shared one path's byte count), so such a name is refused, as a symlink's target is.
     for (const name of [...entries.map((entry) => entry.path), ...perCommit.map((entry) => entry.path), ...names]) {
       if (name.includes("\uFFFD")) {
-        throw new TackleError("push_refused", `the change names a path that is not valid UTF-8 (${JSON.stringify(name.slice(0, 200))}); rename it`);
+        throw new TackleError("push_refused", `the change names a path whose name is not UTF-8 (${JSON.stringify(name.slice(0, 200))}); rename it`);
       }
     }
     const net = changed(entries);
