@@ -55,8 +55,10 @@ export function compilePathPattern(source: string): CompiledPathPattern {
     return { ok: false, problem: `\`${source}\` is not a valid glob: ${error.message}` };
   }
   if (!machine.matchesARealPath) {
-    const why = machine.matchesSomething ? " (what it matches has an empty, `.` or `..` segment, which no repository path has)" : "";
-    return { ok: false, problem: `\`${source}\` cannot match any path as written${why}` };
+    return {
+      ok: false,
+      problem: `\`${source}\` cannot match any path as written (nothing it matches is a name, or a path without an empty, \`.\` or \`..\` segment)`,
+    };
   }
 
   return {

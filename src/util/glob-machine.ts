@@ -92,8 +92,6 @@ export interface GlobRun {
 export interface GlobMachine {
   /** States plus edges: the most one character of a text can cost. */
   readonly size: number;
-  /** Whether any text matches at all (a class of no character, `!(*)`, … match nothing). */
-  readonly matchesSomething: boolean;
   /**
    * Whether some repository path matches: one without an empty, `.` or `..` segment and not ending
    * in `/` (`config/[.]/keys` and `config/@(.|..)/keys` match only texts no checkout holds).
@@ -113,20 +111,17 @@ export function compileGlobMachine(glob: string, options: CompileOptions = {}): 
   const machine = new Machine(GLOB_MAX_SIZE);
   const builder = new Builder(glob, options.strict === true);
   const start = machine.node();
-  const accept = builder.sequence(machine, 0, glob.length, start, 0);
-  const live = machine.liveStates(accept);
+  machine.seal(start, builder.sequence(machine, 0, glob.length, start, 0));
   return {
     size: machine.size,
-    matchesSomething: machine.closure([start]).some((state) => live[state] === 1),
-    matchesARealPath: machine.reachesThroughRealPath(start, accept),
-    run: (text, stepLimit = Number.POSITIVE_INFINITY) => machine.run(start, accept, live, text, stepLimit),
+    matchesARealPath: machine.reachesThroughRealPath(),
+    run: (text, stepLimit = Number.POSITIVE_INFINITY) => machine.run(text, stepLimit),
   };
 }
 
 /** Compiles a glob for testing paths; `maxSteps` bounds what all the tests together may visit. */
 export function compileGlob(glob: string, options: GlobOptions = {}): GlobMatcher {
   const maxSteps = options.maxSteps ?? Number.POSITIVE_INFINITY;
-  if (glob.length > GLOB_MAX_CHARS) throw new RangeError(`a glob of ${glob.length} characters; at most ${GLOB_MAX_CHARS}`);
   let pattern = glob.startsWith("./") ? glob.slice(2) : glob;
   if (options.matchBase === true && !pattern.includes("/")) pattern = `**/${pattern}`;
   const machine = compileGlobMachine(pattern);
@@ -346,7 +341,8 @@ class Machine {
    * automaton of path shapes (0: a segment's start, 1: `.` read, 2: `..` read, 3: inside a named
    * segment, the only accepting one), searching their pairs of states once each.
    */
-  reachesThroughRealPath(start: number, accept: number): boolean {
+  reachesThroughRealPath(): boolean {
+    const { start, accept } = this;
     const DOT = 0x2e;
     const onSlash = [-1, -1, -1, 0];
     const onDot = [1, 2, 3, 3];
@@ -369,8 +365,19 @@ class Machine {
     return false;
   }
 
+  /** The machine's start and end, fixed once it is built: runs, their cache and the real-path check read them. */
+  private start = 0;
+  private accept = 0;
   /** 1 for each state from which `accept` can be reached (by any edge), 0 for the others. */
-  liveStates(accept: number): Uint8Array {
+  private live: Uint8Array = new Uint8Array(0);
+
+  seal(start: number, accept: number): void {
+    this.start = start;
+    this.accept = accept;
+    this.live = this.liveStates(accept);
+  }
+
+  private liveStates(accept: number): Uint8Array {
     const into: number[][] = this.edges.map(() => []);
     for (const [from, out] of this.edges.entries()) for (const { to } of out) into[to]!.push(from);
     for (const [from, out] of this.empties.entries()) for (const to of out) into[to]!.push(from);
@@ -394,13 +401,13 @@ class Machine {
    * `steps` counts every state visited and every edge tried with its set's search (`searchCost`), and
    * the run stops when they pass `stepLimit`.
    */
-  run(start: number, accept: number, live: Uint8Array, text: string, stepLimit: number): GlobRun {
+  run(text: string, stepLimit: number): GlobRun {
     let steps = 0;
     let current = this.startSet;
     if (current === undefined) {
-      const reached = this.closure([start]);
+      const reached = this.closure([this.start]);
       steps += reached.length;
-      current = this.startSet = this.setOf(reached, accept, live);
+      current = this.startSet = this.setOf(reached);
     }
     for (let i = 0; i < text.length && current.states.length > 0; ) {
       if (steps > stepLimit) return { matched: false, couldContinue: false, steps, exhausted: true };
@@ -412,19 +419,13 @@ class Machine {
         current = known;
         continue;
       }
-      const next: number[] = [];
-      for (const state of current.states) {
-        steps += 1;
-        for (const { set, to, cost } of this.edges[state]!) {
-          steps += cost;
-          if (hasPoint(set, point)) next.push(to);
-        }
-      }
-      const reached = this.closure(next);
+      const moved = this.step(current.states, point);
+      steps += moved.cost;
+      const reached = this.closure(moved.next);
       // Finding the set costs its states again, several times over: filtered, sorted, joined into its key
       // and hashed (weighed so that a step costs about as much here as on a cached move).
       steps += reached.length * (8 + Math.ceil(Math.log2(reached.length + 1)));
-      const set = this.setOf(reached, accept, live);
+      const set = this.setOf(reached);
       if (this.transitions < MAX_CACHED_TRANSITIONS && set.cached) {
         current.next.set(point, set);
         this.transitions += 1;
@@ -447,13 +448,14 @@ class Machine {
   private cachedStates = 0;
 
   /** The cached set for `reached`, keeping only its live states (a dead one cannot change an answer). */
-  private setOf(reached: number[], accept: number, live: Uint8Array): StateSet {
+  private setOf(reached: number[]): StateSet {
+    const live = this.live;
     const states = reached.filter((state) => live[state] === 1).sort((a, b) => a - b);
     const key = states.join(",");
     const known = this.sets.get(key);
     if (known !== undefined) return known;
     const cached = this.sets.size < MAX_CACHED_SETS && this.cachedStates + states.length <= MAX_CACHED_STATES;
-    const set: StateSet = { states, matched: states.includes(accept), next: new Map(), cached };
+    const set: StateSet = { states, matched: states.includes(this.accept), next: new Map(), cached };
     if (cached) {
       this.sets.set(key, set);
       this.cachedStates += states.length;
