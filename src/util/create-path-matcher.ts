@@ -13,8 +13,13 @@ export interface PathMatcher {
    * directory for a pattern without a slash such as `*.lock`). "" is the repository root.
    */
   matchesOrContains(relativeDir: string): boolean;
-  /** `matchesOrContains` counting only patterns with a slash below the directory (see ProtectedPaths.removedWith). */
-  matchesOrContainsAnchored(relativeDir: string): boolean;
+  /**
+   * Whether removing, moving or replacing `relativePath` (a file or a symlink where a directory
+   * was) takes a protected path with it: `.github` for `.github/workflows/**`. Unlike
+   * `matchesOrContains`, a pattern without a slash (`*.lock`) does not make every directory count:
+   * whether a lock file lies below is for a check that sees the files to decide.
+   */
+  removedWith(relativePath: string): boolean;
 }
 
 /** On failure, every problem, and those of single entries with the entry's index (none when the list as a whole is the problem). */
@@ -93,7 +98,7 @@ export function createPathMatcher(globs: readonly string[]): PathMatcherResult {
       patterns,
       matches: (relativePath) => scan(relativePath, undefined),
       matchesOrContains: (relativeDir) => scan(relativeDir, () => true),
-      matchesOrContainsAnchored: (relativeDir) => scan(relativeDir, (pattern) => pattern.anchored),
+      removedWith: (relativePath) => scan(relativePath, (pattern) => pattern.anchored),
     },
   };
 }

@@ -162,21 +162,20 @@ function destinationKey(destination: SymlinkDestination): string {
 
 /** What is wrong with the symlink at `linkPath` leading to `destination`; `unchanged` when only other links moved it. */
 function linkProblem(linkPath: string, target: string | null, destination: SymlinkDestination, rules: ProtectedPaths, unchanged: boolean): string | null {
-  // Directories are judged by the anchored patterns (`.github/workflows/**`): one without a slash
-  // (`*.lock`) could match below any directory, and would refuse every symlink.
-  const holdsProtected = (dir: string) => rules.removedWith(dir);
+  // Directories are judged by removedWith, the anchored patterns (`.github/workflows/**`): one without
+  // a slash (`*.lock`) could match below any directory, and would refuse every symlink.
   const shown = target === null ? "not read" : JSON.stringify(target.length > 200 ? `${target.slice(0, 200)}…` : target);
   const link = `the symlink ${linkPath}${unchanged ? " (unchanged, but led elsewhere by the change's symlinks)" : ""}`;
   const through = destination.kind !== "unclear" && destination.via.length > 0 ? ` (through the symlink ${destination.via.join(", then ")})` : "";
   if (destination.kind === "outside") return `${link} points out of the repository (${shown})${through}`;
-  if (!unchanged && holdsProtected(linkPath)) return `${link} stands where protected paths are`;
+  if (!unchanged && rules.removedWith(linkPath)) return `${link} stands where protected paths are`;
   switch (destination.kind) {
     case "unclear":
       return `${link} has a target (${shown}) that ${destination.why}`;
     case "inside": {
       const resolved = destination.path;
       if (resolved === "") return `${link} points at the repository root, which holds protected paths${through}`;
-      if (resolved === ".git" || resolved.startsWith(".git/") || rules.matches(resolved) || holdsProtected(resolved)) {
+      if (resolved === ".git" || resolved.startsWith(".git/") || rules.removedWith(resolved)) {
         return `${link} points at the protected path ${resolved}${through}`;
       }
       return null;

@@ -24,19 +24,11 @@ export function normalizeRepoPath(filePath: string, root: string): string | unde
  * The repository's protected paths (the host's glob machine, see `compilePathPattern`), for real
  * repository-relative paths: the file tools, the Bash pre-filter and the host's push check.
  */
-export interface ProtectedPaths extends PathMatcher {
-  /**
-   * Whether removing, moving or replacing `relativePath` (a file or a symlink where a directory
-   * was) takes a protected path with it: `.github` for `.github/workflows/**`. Unlike
-   * `matchesOrContains`, a pattern without a slash (`*.lock`) does not make every directory count:
-   * whether a lock file lies below is for a check that sees the files to decide.
-   */
-  removedWith(relativePath: string): boolean;
-}
+export type ProtectedPaths = PathMatcher;
 
 /** Throws `config_invalid` for a pattern that cannot match as written (the repo config reports those first). */
 export function createProtectedPaths(globs: readonly string[]): ProtectedPaths {
   const result = createPathMatcher(globs);
   if (!result.ok) throw new TackleError("config_invalid", `protected_paths: ${result.problems.join("; ")}`);
-  return { ...result.matcher, removedWith: result.matcher.matchesOrContainsAnchored };
+  return result.matcher;
 }
