@@ -42,7 +42,6 @@ export interface PublishRepo {
   dispose(): Promise<void>;
 }
 
-/** Options that keep a host command from reading anything a repository could plant. */
 /**
  * Entries the new commits' trees may hold against the start, all commits together (each distinct tree
  * once): each is read and checked on the Tackle process, so past this the publish is refused before
@@ -67,6 +66,7 @@ function withinHistoryBound(raw: string): string {
   return raw;
 }
 
+/** Options that keep a host command from reading anything a repository could plant. */
 const INSPECT_ARGS = ["-c", "core.attributesFile=/dev/null", "-c", `attr.tree=${EMPTY_TREE}`, "-c", "diff.external=", "-c", "core.quotePath=false"];
 
 export function assertSha(sha: string, what: string): string {
@@ -110,8 +110,7 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
    * from both. Root commits, merges and "evil" merges are commits like any other here, so whatever
    * state of a protected path any pushed commit holds is seen, even if a later commit undoes it.
    */
-  async function commitTrees(all: readonly string[], from: string, base: string | undefined): Promise<{ all: RawEntry[]; counted: RawEntry[] }> {
-    const commits = await oneCommitPerTree(all);
+  async function commitTrees(commits: readonly string[], from: string, base: string | undefined): Promise<{ all: RawEntry[]; counted: RawEntry[] }> {
     if (commits.length === 0) return { all: [], counted: [] };
     // A "<commit> <parent>" line makes diff-tree compare the commit with that tree-ish.
     const against = async (other: string) =>
@@ -200,9 +199,11 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
     // What git called binary ("-") is missing here and counted by content below.
     const lines = new Map(parseNumstat(numstat.stdout).flatMap((entry) => (entry.lines === null ? [] : [[entry.path, entry.lines] as const])));
     const commitList = commits.stdout.split("\n").filter((line) => SHA.test(line));
+    // One commit per distinct tree, for every comparison of a commit's tree with the start below.
+    const distinct = await oneCommitPerTree(commitList);
     // The tip's own tree is the net change, already in `entries`.
     const { counted: perCommit, all: commitTreesAll } = await commitTrees(
-      commitList.filter((commit) => commit !== tip),
+      distinct.filter((commit) => commit !== tip),
       from,
       base,
     );
@@ -221,11 +222,18 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
     const [sizes, commitSizes, names, [fromLinks, baseLinks] = []] = await Promise.all([
       objectSizes([...wanted]),
       objectSizes(commitList),
-      oneCommitPerTree(commitList).then((distinct) => addedNames(distinct, from)),
+      addedNames(distinct, from),
       [...entries, ...commitTreesAll].some(isLinkEntry)
         ? Promise.all([listSymlinks(from, "the start's tree"), knownBase === undefined ? undefined : listSymlinks(knownBase, "the base branch's tree")])
         : undefined,
     ]);
+    // Paths are read as UTF-8: names that differ only in bytes that are not UTF-8 would read alike
+    // (128 such files shared one path's byte count), so such a name is refused, as a symlink's is, before any content is read.
+    for (const name of [...entries.map((entry) => entry.path), ...perCommit.map((entry) => entry.path), ...names]) {
+      if (name.includes("\uFFFD")) {
+        throw new TackleError("push_refused", `the change names a path whose name is not UTF-8 (${JSON.stringify(name.slice(0, 200))}); rename it`);
+      }
+    }
     // Every side of the net change is read (up to the file cap; larger files are refused anyway):
     // lines are counted by our own rule (\r, U+2028 and U+2029 end lines too, which numstat does not
     // count), and the bytes the change adds are measured.
@@ -259,13 +267,6 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
       const numstat = lines.get(entry.path);
       return { lines: numstat === undefined ? lineCount(before) + lineCount(after) : Math.max(numstat, delta.lines), addedBytes: delta.addedBytes };
     };
-    // Paths are read as UTF-8: names that differ only in bytes that are not UTF-8 would read alike
-    // (128 such files shared one path's byte count), so such a name is refused, as a symlink's target is.
-    for (const name of [...entries.map((entry) => entry.path), ...perCommit.map((entry) => entry.path), ...names]) {
-      if (name.includes("\uFFFD")) {
-        throw new TackleError("push_refused", `the change names a path whose name is not UTF-8 (${JSON.stringify(name.slice(0, 200))}); rename it`);
-      }
-    }
     const net = changed(entries);
     return {
       from,
