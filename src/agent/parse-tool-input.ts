@@ -9,16 +9,15 @@ export const MAX_TOOL_INPUT_DEPTH = 64;
  * the transcript writer and of the next request's serialization).
  */
 export function parseToolInput(json: string): { input: unknown } | { invalid: InvalidToolInput } {
-  let input: unknown;
-  try {
-    input = JSON.parse(json) as unknown;
-  } catch (error) {
-    return { invalid: { error: (error as Error).message, raw: json } };
-  }
+  // Measured on the text first: nothing nested too deep is built at all.
   if (nestingOf(json) > MAX_TOOL_INPUT_DEPTH) {
     return { invalid: { error: `the input nests more than ${MAX_TOOL_INPUT_DEPTH} levels deep; send a flatter input`, raw: json } };
   }
-  return { input };
+  try {
+    return { input: JSON.parse(json) as unknown };
+  } catch (error) {
+    return { invalid: { error: (error as Error).message, raw: json } };
+  }
 }
 
 /** The deepest nesting of `[` and `{` in JSON text, outside strings: a scan, no recursion. */

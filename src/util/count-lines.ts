@@ -9,11 +9,7 @@ const LINE_BREAK = /\r\n|\r|\n|\xe2\x80[\xa8\xa9]|\xc2\x85/;
 
 /** The lines of `content` (bytes, or text that will be encoded as UTF-8); a last line without a break counts. */
 export function splitLines(content: Buffer | string): string[] {
-  const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
-  if (bytes.length === 0) return [];
-  const lines = bytes.toString("latin1").split(LINE_BREAK);
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
+  return sizedLines(content).map((sized) => sized.line);
 }
 
 /**

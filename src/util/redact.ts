@@ -171,7 +171,7 @@ function encodedChar(char: string): string {
   if (json !== char) ways.add(escapeRegExp(json));
   if (char === "/") ways.add("\\\\/");
   // JSON may escape any character as `\uXXXX`, one outside the BMP as its two surrogates (PHP, Python).
-  ways.add([...Array(char.length).keys()].map((i) => `\\\\u${eitherCase(char.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0"))}`).join(""));
+  ways.add(Array.from({ length: char.length }, (_, i) => `\\\\u${eitherCase(char.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0"))}`).join(""));
   return `(?:${[...ways].join("|")})`;
 }
 
