@@ -18,7 +18,7 @@ export function formatActionLogLine(line: string, options: ActionLogOptions = {}
   try {
     record = JSON.parse(line) as Record<string, unknown>;
   } catch {
-    return line.endsWith("\n") ? line : `${line}\n`;
+    return `${oneLogLine(line.endsWith("\n") ? line.slice(0, -1) : line)}\n`;
   }
   const level = LEVELS[Number(record.level)] ?? "log";
   const fields = Object.fromEntries(

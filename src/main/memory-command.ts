@@ -8,6 +8,7 @@ import { silentLogger } from "../logging/logger.js";
 import { maskUrl } from "../logging/mask-url.js";
 import { formatRepoKey } from "../workspace/index.js";
 import { formatRepoName } from "../workspace/repo-key.js";
+import { escapeControls } from "../util/plain-text.js";
 
 /** Where the command writes: stdout and stderr, or a test's buffers. */
 export interface CommandOutput {
@@ -139,12 +140,4 @@ function table(memories: MemorySummary[]): string {
   const all = [[...COLUMNS], ...rows];
   const widths = COLUMNS.map((_, column) => Math.max(...all.map((row) => row[column]?.length ?? 0)));
   return all.map((row) => row.map((cell, column) => (column === COLUMNS.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join("  ")).join("\n");
-}
-
-// Controls and invisible format characters (bidi overrides among them).
-const CONTROLS = /[\p{Cc}\p{Cf}]/gu;
-
-/** Control characters shown as `\u{1b}`, so stored text cannot move the cursor, retitle or recolour the terminal. */
-function escapeControls(text: string, options: { keepLines: boolean }): string {
-  return text.replace(CONTROLS, (char) => (options.keepLines && (char === "\n" || char === "\t") ? char : `\\u{${char.codePointAt(0)!.toString(16)}}`));
 }

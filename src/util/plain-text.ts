@@ -1,22 +1,26 @@
 /**
- * Text printed where a terminal or a log reader interprets it: a local run's output and the Action's
- * step log. The model's words (a report, a summary), file names from its commits and the repository's
- * text reach both, so control characters are dropped there: ESC starts terminal sequences (OSC 52
- * writes the user's clipboard; cursor moves rewrite earlier lines), and in the Action's log a line
- * starting with `::` is a workflow command to the runner (`::set-output`, `::add-mask::`).
+ * Text printed where a terminal or a log reader interprets it: a local run's output, `tackle memory`,
+ * `tackle receive` and the Action's step log. The model's words (a report, a summary, a memory), file
+ * names from its commits and the repository's text reach them, so control and invisible format
+ * characters (bidi overrides among them) are shown as `\u{1b}` instead: ESC starts terminal sequences
+ * (OSC 52 writes the user's clipboard; cursor moves rewrite earlier lines), and in the Action's log a
+ * line starting with `::` is a workflow command to the runner (`::set-output`, `::add-mask::`).
  */
 
-/** C0 controls but tab and line feed, DEL, and C1 controls (0x9b is a one-byte CSI to some terminals). */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-/** What a reader or the runner takes for the end of a line. */
-const LINE_BREAK = /\r\n|[\n\r\u2028\u2029\u0085]/g;
+/** Controls, invisible format characters, and the line and paragraph separators. */
+const CONTROLS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
-/** `text` for a terminal: line breaks and tabs kept, every other control character dropped (a lone `\r` becomes `\n`). */
-export function terminalText(text: string): string {
-  return text.replace(/\r\n?/g, "\n").replace(CONTROL, "");
+/** `text` with every such character shown as `\u{…}`; with `keepLines`, line feeds and tabs stay as they are. */
+export function escapeControls(text: string, options: { keepLines: boolean }): string {
+  return text.replace(CONTROLS, (char) => (options.keepLines && (char === "\n" || char === "\t") ? char : `\\u{${char.codePointAt(0)!.toString(16)}}`));
 }
 
-/** `text` as one line of a log the runner reads for workflow commands: line breaks shown as ` ⏎ `, controls dropped. */
+/** `text` for a terminal: its lines and tabs kept, every other control shown, not sent. */
+export function terminalText(text: string): string {
+  return escapeControls(text, { keepLines: true });
+}
+
+/** `text` as one line of a log the runner reads for workflow commands: no line break of any kind. */
 export function oneLogLine(text: string): string {
-  return text.replace(LINE_BREAK, " ⏎ ").replace(CONTROL, "");
+  return escapeControls(text, { keepLines: false });
 }

@@ -70,4 +70,17 @@ describe("formatActionLogLine", () => {
     expect(formatActionLogLine(`${line}\n`, { stacks: true })).toContain('"stack":"at x"');
     expect(formatActionLogLine("not json")).toBe("not json\n");
   });
+
+  it("keeps a message's line breaks and escapes on its one line, so no `::` workflow command starts a line", () => {
+    const hostile = "refused .github/workflows/x\n::set-output name=pull_request_url::https://evil.example\u2028::add-mask::tackle\u001b[2K";
+    const printed = formatActionLogLine(`${JSON.stringify({ level: 30, msg: hostile })}\n`);
+    expect(printed).toBe(
+      "info: refused .github/workflows/x\\u{a}::set-output name=pull_request_url::https://evil.example\\u{2028}::add-mask::tackle\\u{1b}[2K\n",
+    );
+    expect(
+      formatActionLogLine(`not json\n::add-mask::x\n`)
+        .split("\n")
+        .filter((line) => line.startsWith("::")),
+    ).toEqual([]);
+  });
 });
