@@ -30,9 +30,9 @@ function timed(run: () => unknown): number {
 }
 
 describe("200 protected path entries each at the per-entry bounds", () => {
-  it("are refused as a list, or test one path in a bounded time", () => {
-    // A list refused as a whole (a budget checked at parse) is what should hold too.
-    if (!parseRepoConfig(yaml(hostile)).ok) return;
+  it("are accepted, and test one path in a bounded time", () => {
+    // The list is a repository's to write: accepted, and bounded by how a path is tested, not by refusing it.
+    expect(parseRepoConfig(yaml(hostile)).ok).toBe(true);
     const path = `d/${"a".repeat(160)}`;
     const base = createProtectedPaths(ordinary);
     const wide = createProtectedPaths(hostile);
