@@ -10,14 +10,13 @@
 // characters other than line breaks and tabs, as the issue text reaching the model is sanitized.
 // Fixed: every line runLocal prints goes through src/util/plain-text.ts › terminalText (C0/C1 controls but tab and line feed dropped).
 import path from "node:path";
-import { execa } from "execa";
 import { afterEach, expect, it } from "vitest";
 import { createAnthropicClient } from "../../src/agent/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { runLocal } from "../../src/worker/run-local.js";
 import { detectSandbox } from "../../src/workspace/index.js";
 import { startFakeAnthropic, type FakeAnthropic } from "../fakes/index.js";
-import { git, removeDir, tempDir } from "../integration/workspace/helpers.js";
+import { removeDir, tempDir, makeUserRepo } from "../integration/workspace/helpers.js";
 
 const support = await detectSandbox();
 
@@ -34,11 +33,7 @@ const ERASE = "\u001b[1A\u001b[2K\u001b[1A\u001b[2Ktackle: working (sandboxed)";
 it("a local run prints no terminal control sequence the model wrote", async () => {
   base = tempDir("local-escapes");
   const repo = path.join(base, "project");
-  await execa("mkdir", ["-p", repo]);
-  await git(repo, ["init", "--quiet", "-b", "main"], base);
-  await execa("sh", ["-c", "echo hi > README.md"], { cwd: repo });
-  await git(repo, ["add", "-A"], base);
-  await git(repo, ["-c", "user.name=Dev", "-c", "user.email=dev@example.com", "commit", "--quiet", "-m", "initial"], base);
+  await makeUserRepo(repo, base);
 
   model = await startFakeAnthropic(
     [

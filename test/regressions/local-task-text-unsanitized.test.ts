@@ -2,14 +2,13 @@
 // through the sanitizer: an HTML comment, invisible characters or a hidden attribute in a task
 // pasted from an issue reached the model on the local path only.
 import path from "node:path";
-import { execa } from "execa";
 import { afterEach, expect, it } from "vitest";
 import { createAnthropicClient } from "../../src/agent/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { runLocal } from "../../src/worker/run-local.js";
 import { detectSandbox } from "../../src/workspace/index.js";
 import { startFakeAnthropic, type FakeAnthropic } from "../fakes/index.js";
-import { git, removeDir, tempDir } from "../integration/workspace/helpers.js";
+import { removeDir, tempDir, makeUserRepo } from "../integration/workspace/helpers.js";
 
 const support = await detectSandbox();
 
@@ -23,11 +22,7 @@ afterEach(async () => {
 it("a local run's task text reaches the model through the same sanitizer as issue text", async () => {
   base = tempDir("local-task");
   const repo = path.join(base, "project");
-  await execa("mkdir", ["-p", repo]);
-  await git(repo, ["init", "--quiet", "-b", "main"], base);
-  await execa("sh", ["-c", "echo hi > README.md"], { cwd: repo });
-  await git(repo, ["add", "-A"], base);
-  await git(repo, ["-c", "user.name=Dev", "-c", "user.email=dev@example.com", "commit", "--quiet", "-m", "initial"], base);
+  await makeUserRepo(repo, base);
 
   model = await startFakeAnthropic(
     [

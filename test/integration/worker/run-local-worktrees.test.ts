@@ -13,7 +13,7 @@ import { localSlug } from "../../../src/worker/run-local.js";
 import { detectSandbox } from "../../../src/workspace/index.js";
 import { startFakeAnthropic, type FakeAnthropic, type ScriptedTurn } from "../../fakes/index.js";
 import { toolResultsIn } from "../agent/helpers.js";
-import { git, isRoot, removeDir, tempDir } from "../workspace/helpers.js";
+import { git, isRoot, removeDir, tempDir, makeUserRepo } from "../workspace/helpers.js";
 
 const support = await detectSandbox();
 const TASK = "Try the parser rewrite aside";
@@ -61,11 +61,7 @@ describe("a local run with worktrees", () => {
     it(`as ${user}: the agent works in a worktree and back; only tackle/local-* reaches the user's repository, the other branch is named as dropped`, async () => {
       base = tempDir("local-worktrees");
       const repo = path.join(base, "project");
-      await execa("mkdir", ["-p", repo]);
-      await git(repo, ["init", "--quiet", "-b", "main"], base);
-      await execa("sh", ["-c", "echo hi > README.md"], { cwd: repo });
-      await git(repo, ["add", "-A"], base);
-      await git(repo, ["-c", "user.name=Dev", "-c", "user.email=dev@example.com", "commit", "--quiet", "-m", "initial"], base);
+      await makeUserRepo(repo, base);
       if (user === "unprivileged") await execa("chown", ["-R", "65534:65534", base]);
       chmodSync(base, 0o755);
       const home = path.join(base, "home");

@@ -25,6 +25,15 @@ export async function git(cwd: string, args: string[], home = cwd): Promise<stri
   return result.stdout;
 }
 
+/** A user's checkout at `repo` (made if missing): `main` with README.md in one commit, as a local run finds it. */
+export async function makeUserRepo(repo: string, home: string): Promise<void> {
+  await execa("mkdir", ["-p", repo]);
+  await git(repo, ["init", "--quiet", "-b", "main"], home);
+  await execa("sh", ["-c", "echo hi > README.md"], { cwd: repo });
+  await git(repo, ["add", "-A"], home);
+  await git(repo, ["-c", "user.name=Dev", "-c", "user.email=dev@example.com", "commit", "--quiet", "-m", "initial"], home);
+}
+
 /**
  * A bare "remote" with `main` (README.md, src/app.ts) and a stale `tackle/issue-1` branch, written
  * through a scratch clone with the test's own identity.
