@@ -4,7 +4,7 @@ import type { Logger } from "../logging/logger.js";
 import type { CheckoutPaths } from "./checkout-paths.js";
 import type { ExtensionFiles } from "./extract-repo-extensions.js";
 import { chownTree, removeTree } from "./fs-util.js";
-import type { HostGit } from "./git-host.js";
+import type { GitRepoLocation, HostGit } from "./git-host.js";
 import { createCheckoutReader } from "./git-port.js";
 import { createLocalWorktrees } from "./local-worktrees.js";
 import { createPublishRepo, verifiedTip, type PublishRepo } from "./publish-repo.js";
@@ -16,6 +16,12 @@ import { assemblePorts, type CommitAuthor, type PortsInput, type Workspace } fro
 export interface PublishTarget {
   /** Object directories the host's publish repository borrows from (the host's or the user's, never the checkout's). */
   alternates: readonly string[];
+  /**
+   * Instead of borrowing: copies what the publish repository needs into it, by someone else's git (a
+   * local run as root: the user's repository's owner reads it, so root's git never follows a path the
+   * owner controls, such as their alternates or a loose object that is a symlink).
+   */
+  copyIn?: (to: GitRepoLocation) => Promise<void>;
   /** What the change is measured from. */
   from: string;
   /** The base branch's tip when it is not `from` (a pull request's head): its content counts as known. */
@@ -125,14 +131,18 @@ export async function buildWorkspace(options: BuildWorkspaceOptions): Promise<Wo
 
     async push({ token, signal, verify, approve }) {
       target.precheck?.();
-      publish ??= await createPublishRepo(git, paths.publishDir, target.alternates, options.templateDir);
+      if (publish === undefined) {
+        const created = await createPublishRepo(git, paths.publishDir, target.alternates, options.templateDir);
+        await target.copyIn?.({ gitDir: created.gitDir });
+        publish = created;
+      }
       const { sha } = await verifiedTip({
         publish,
         reader,
         branch,
         from: target.from,
         ...(target.base !== undefined ? { base: target.base } : {}),
-        // The publish repository has these through its alternates already.
+        // The publish repository has these through its alternates (or its copy) already.
         exclude: [...new Set([target.base ?? target.from, target.from])],
         verify,
         approve,

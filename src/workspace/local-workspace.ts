@@ -173,10 +173,19 @@ async function startInSandbox(workspace: Workspace, commands: string[][]): Promi
   }
 }
 
-/** The hand-over: the checked commit into the user's repository, as one pack and one new ref. */
+/**
+ * The hand-over: the checked commit into the user's repository, as one pack and one new ref. The
+ * publish repository borrows the user's objects, except when root would read another user's: then
+ * their git copies HEAD's history in (the kernel applies their permissions to every file it reads;
+ * root's git would follow their alternates and symlinked objects to files only root may read).
+ */
 function handOver(git: HostGit, user: UserRepo, branch: string): PublishTarget {
+  const copy = isRoot() && user.owner.uid !== 0;
   return {
-    alternates: user.objectDirs.slice(0, 1),
+    alternates: copy ? [] : user.objectDirs.slice(0, 1),
+    ...(copy
+      ? { copyIn: async (to: GitRepoLocation) => void (await transferCommits(user.git, { from: user.repo, to, toGit: git, tip: user.headSha, exclude: [] })) }
+      : {}),
     from: user.headSha,
     current: null,
     async deliver({ publish, sha, previous }) {

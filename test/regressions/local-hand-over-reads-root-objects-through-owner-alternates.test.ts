@@ -7,6 +7,9 @@
 // --strict` finds the blob, the check reads it, and root's `pack-objects` copies the real root-only blob
 // into the owner's repository (and into the patch). Measured: `git cat-file -p <id>` as the owner after
 // the run, and the patch.
+// Fixed: a local run as root whose repository's owner is not root copies HEAD's history into the
+// publish repository with the owner's git (local-workspace.ts handOver, copyIn) instead of borrowing
+// the owner's object directory; root's git there reads only its own files.
 // What should hold: root reads nothing of the user's repository on their behalf (user-repo.ts): what
 // is handed over holds only objects the agent's pack carried or the owner could already read, so a
 // root-only object never reaches the owner's repository or the patch.
@@ -87,5 +90,38 @@ describe.skipIf(!isRoot)("a local run as root hands over only what the owner cou
     const afterwards = await asOwner(`git -c safe.directory='*' cat-file -p ${sha}`);
     expect(afterwards.stdout).not.toContain(SECRET);
     expect(shown.stdout + patch).not.toContain(SECRET);
+  });
+
+  it("a loose object of the owner's that is a symlink to a root-only object file, planted after the start, does not reach the owner", async () => {
+    const rootOnly = path.join(base, "root-only");
+    mkdirSync(rootOnly, { mode: 0o700 });
+    await git(rootOnly, ["init", "--quiet", "--bare", "secret.git"], base);
+    const secretObjects = path.join(rootOnly, "secret.git", "objects");
+    const sha = (await execa("git", ["--git-dir", path.dirname(secretObjects), "hash-object", "-w", "--stdin"], { input: `${SECRET}\n` })).stdout.trim();
+
+    workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-link", home: tackleHome(), sandbox: mode });
+    const dummy = [
+      `mkdir -p .git/objects/${sha.slice(0, 2)}`,
+      "d=$(echo dummy | git hash-object -w --stdin)",
+      `cp ".git/objects/$(echo $d | cut -c1-2)/$(echo $d | cut -c3-)" .git/objects/${sha.slice(0, 2)}/${sha.slice(2)}`,
+      `git update-index --add --cacheinfo 100644,${sha},stolen.txt`,
+      "git commit -qm 'add a file' && echo COMMITTED",
+    ].join(" && ");
+    const made = await workspace.exec.run(dummy, { timeoutMs: 30_000 });
+    expect(made.output).toContain("COMMITTED");
+    // The owner, once the run has started: a loose object in their own store that links to root's.
+    const planted = `${sha.slice(0, 2)}/${sha.slice(2)}`;
+    await asOwner(`mkdir -p .git/objects/${sha.slice(0, 2)} && ln -s ${secretObjects}/${planted} .git/objects/${planted}`);
+
+    const refused = await workspace.push({ verify: () => ({ action: "publish" }) }).then(
+      () => null,
+      (error: unknown) => String(error),
+    );
+    const patch = await workspace.formatPatch();
+    await asOwner(`rm -f .git/objects/${planted}`);
+    const shown = await asOwner(`git -c safe.directory='*' cat-file -p ${sha}`);
+    expect(shown.stdout + patch).not.toContain(SECRET);
+    // Nothing was handed over: the commit names an object neither its pack nor HEAD's history holds.
+    expect(refused).toMatch(/broken or incomplete/);
   });
 });
