@@ -6,7 +6,7 @@ import { TackleError } from "../errors/index.js";
 import { removeTree } from "./fs-util.js";
 import { assertTreeSymlinks, isLinkEntry, type ListedSymlink, publishedSymlinks } from "./published-symlinks.js";
 import type { GitRepoLocation, HostGit } from "./git-host.js";
-import { addedBytesOver, lineCount, lineDelta } from "../util/count-lines.js";
+import { addedBytesOver, lineBudget, lineCount, lineDelta, type LineBudget } from "../util/count-lines.js";
 import { MAX_PACK_BYTES, parseNumstat, type CheckoutReader } from "./git-port.js";
 
 /**
@@ -250,6 +250,8 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
       entry.newMode === "120000" && (sizes.get(entry.newSha) ?? Infinity) <= MAX_SYMLINK_TARGET_BYTES ? [entry.newSha] : [],
     );
     const contents = await readBlobs([...new Set([...readable, ...linkBlobs, ...linkVersions])]);
+    // What this check compares line by line on the Tackle process; past it, sizes count (upper bounds).
+    const budget = lineBudget();
 
     const changed = (list: RawEntry[]): ChangedPath[] =>
       list.map((entry) => {
@@ -262,10 +264,13 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
       const after = contents.get(entry.newSha);
       // Not read (a gitlink, or over the file cap, which is refused): its whole size counts as added.
       if (after === undefined)
-        return { lines: lines.get(entry.path) ?? lineCount(before), addedBytes: /^0+$/.test(entry.newSha) ? 0 : (sizes.get(entry.newSha) ?? 0) };
-      const delta = lineDelta(before, after);
+        return { lines: lines.get(entry.path) ?? lineCount(before, budget), addedBytes: /^0+$/.test(entry.newSha) ? 0 : (sizes.get(entry.newSha) ?? 0) };
+      const delta = lineDelta(before, after, budget);
       const numstat = lines.get(entry.path);
-      return { lines: numstat === undefined ? lineCount(before) + lineCount(after) : Math.max(numstat, delta.lines), addedBytes: delta.addedBytes };
+      return {
+        lines: numstat === undefined ? lineCount(before, budget) + lineCount(after, budget) : Math.max(numstat, delta.lines),
+        addedBytes: delta.addedBytes,
+      };
     };
     const net = changed(entries);
     return {
@@ -275,7 +280,7 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
       commitFiles: changed(perCommit),
       commits: commitList.length,
       lines: net.reduce((sum, entry) => sum + entry.lines, 0),
-      addedBytes: historyAddedBytes([...entries, ...perCommit], contents, sizes) + metadataBytes(names, commitSizes),
+      addedBytes: historyAddedBytes([...entries, ...perCommit], contents, sizes, budget) + metadataBytes(names, commitSizes),
       symlinks: fromLinks === undefined ? null : publishedSymlinks({ fromLinks, baseLinks, net: entries, commitEntries: commitTreesAll, contents }),
     };
   }
@@ -285,7 +290,7 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
    * change's and each commit's tree against the start): a file added and removed again still reached
    * the remote's history. A version not read (over the file cap, refused anyway) counts whole.
    */
-  function historyAddedBytes(all: readonly RawEntry[], contents: ReadonlyMap<string, Buffer>, sizes: ReadonlyMap<string, number>): number {
+  function historyAddedBytes(all: readonly RawEntry[], contents: ReadonlyMap<string, Buffer>, sizes: ReadonlyMap<string, number>, budget: LineBudget): number {
     const byPath = new Map<string, { before: string; versions: Set<string> }>();
     for (const entry of all) {
       if (/^0+$/.test(entry.newSha) || entry.newMode === "160000") continue;
@@ -297,7 +302,7 @@ export async function createPublishRepo(git: HostGit, dir: string, alternates: r
     for (const { before, versions } of byPath.values()) {
       const read = [...versions].flatMap((sha) => (contents.has(sha) ? [contents.get(sha) as Buffer] : []));
       const unread = [...versions].filter((sha) => !contents.has(sha)).reduce((sum, sha) => sum + (sizes.get(sha) ?? 0), 0);
-      total += addedBytesOver(contents.get(before) ?? Buffer.alloc(0), read) + unread;
+      total += addedBytesOver(contents.get(before) ?? Buffer.alloc(0), read, budget) + unread;
     }
     return total;
   }

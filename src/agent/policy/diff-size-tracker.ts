@@ -62,7 +62,9 @@ export function createDiffSizeTracker(): DiffSizeTracker {
       if (file === target) continue;
       const content = await readText(file, ctx);
       if (content === UNCOUNTABLE) return UNCOUNTABLE;
-      lines += refresh(entry, content);
+      const delta = refresh(entry, content);
+      if (delta === UNCOUNTABLE) return UNCOUNTABLE;
+      lines += delta;
     }
     return lines;
   }
@@ -81,8 +83,14 @@ export function createDiffSizeTracker(): DiffSizeTracker {
       touched.set(absolutePath, entry);
     }
     const mine = refresh(entry, current);
+    if (mine === UNCOUNTABLE) {
+      await measure(ctx);
+      return project(absolutePath, current, next, true, ctx);
+    }
     const now = (measured ?? 0) + others + mine;
-    return { lines: now - mine + lineDelta(entry.atMeasure, next).lines, now, exact };
+    const written = lineDelta(entry.atMeasure, next);
+    // Too large to compare on the host: an upper bound, which a verdict that refuses or asks measures again with git.
+    return { lines: now - mine + written.lines, now, exact: exact && written.exact };
   }
 
   return {
@@ -102,11 +110,13 @@ export function createDiffSizeTracker(): DiffSizeTracker {
   };
 }
 
-/** Updates the entry's delta when the file changed since last seen. */
-function refresh(entry: Touched, content: string): number {
+/** Updates the entry's delta when the file changed since last seen; UNCOUNTABLE when it is too large to compare on the host. */
+function refresh(entry: Touched, content: string): number | typeof UNCOUNTABLE {
   if (content !== entry.seen) {
+    const delta = lineDelta(entry.atMeasure, content);
+    if (!delta.exact) return UNCOUNTABLE;
     entry.seen = content;
-    entry.delta = lineDelta(entry.atMeasure, content).lines;
+    entry.delta = delta.lines;
   }
   return entry.delta;
 }

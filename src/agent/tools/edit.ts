@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MAX_PUBLISHED_FILE_BYTES } from "../../config/index.js";
 import { defineTool, type ToolResult } from "./tool.js";
-import { numberedExcerpt, plural } from "./format-lines.js";
+import { countChar, numberedExcerpt, plural } from "./format-lines.js";
 
 const inputSchema = z.object({
   file_path: z.string().min(1).describe("The file to edit: relative to the repository root, or absolute inside it."),
@@ -39,7 +39,7 @@ export const editTool = defineTool({
         return { content: `${shown} does not exist. To create it, use Write (or Edit with an empty old_string).`, isError: true };
       }
       await ctx.fs.writeFile(absolute, input.new_string);
-      return { content: `Created ${shown} (${plural(input.new_string.split("\n").length, "line")}).` };
+      return { content: `Created ${shown} (${plural(countChar(input.new_string, "\n") + 1, "line")}).` };
     }
 
     const original = file.bytes.toString("utf8");
@@ -65,8 +65,8 @@ export const editTool = defineTool({
     const updated = replaceMatches(original, match);
     await ctx.fs.writeFile(absolute, updated);
 
-    const startLine = original.slice(0, first).split("\n").length;
-    const endLine = startLine + match.newString.split("\n").length - 1;
+    const startLine = countChar(original, "\n", first) + 1;
+    const endLine = startLine + countChar(match.newString, "\n");
     const excerpt = numberedExcerpt(updated, startLine - EXCERPT_CONTEXT, endLine + EXCERPT_CONTEXT);
     const replaced = match.count > 1 ? ` (${match.count} occurrences; the first is shown)` : "";
     return { content: `Edited ${shown}${replaced}:\n${excerpt}` };
@@ -118,9 +118,10 @@ function noMatch(shown: string, text: string, oldString: string): ToolResult {
       .split("\n")
       .find((line) => line.trim() !== "")
       ?.trim();
-    const at = firstLine === undefined ? -1 : text.split("\n").findIndex((line) => line.includes(firstLine));
+    // firstLine holds no "\n": the line of its first occurrence is the first line that includes it.
+    const at = firstLine === undefined ? -1 : text.indexOf(firstLine);
     if (at >= 0 && oldString.includes("\n")) {
-      hint = `The first line of old_string appears at line ${at + 1}, but the following lines differ; Read around it and copy them exactly.`;
+      hint = `The first line of old_string appears at line ${countChar(text, "\n", at) + 1}, but the following lines differ; Read around it and copy them exactly.`;
     }
   }
   return { content: `old_string was not found in ${shown}. ${hint}`, isError: true };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./tool.js";
-import { formatLine } from "./format-lines.js";
+import { formatLine, linesBetween } from "./format-lines.js";
 
 /** @defaultValue lines returned when `limit` is not given */
 export const READ_DEFAULT_LIMIT = 1000;
@@ -47,9 +47,7 @@ export const readTool = defineTool({
 
     const offset = input.offset ?? 1;
     const limit = input.limit ?? READ_DEFAULT_LIMIT;
-    const all = splitReadLines(bytes.toString("utf8"));
-    const total = all.length;
-    const lines = all.slice(offset - 1, offset - 1 + limit);
+    const { lines, total } = linesBetween(bytes.toString("utf8"), offset, offset - 1 + limit, true);
     if (lines.length === 0) {
       return {
         content: `offset ${offset} is past the end of ${shown}, which has ${total} line${total === 1 ? "" : "s"}.`,
@@ -64,10 +62,3 @@ export const readTool = defineTool({
     };
   },
 });
-
-/** Lines as a terminal shows them (\n, \r\n or a lone \r ends one); a last line without an end still counts. */
-function splitReadLines(text: string): string[] {
-  const lines = text.split(/\r\n|\r|\n/);
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "./tool.js";
-import { plural } from "./format-lines.js";
+import { countChar, plural } from "./format-lines.js";
 
 const inputSchema = z.object({
   file_path: z.string().min(1).describe("The file to write: relative to the repository root, or absolute inside it."),
@@ -32,6 +32,6 @@ export const writeTool = defineTool({
 
 function countLines(text: string): number {
   if (text === "") return 0;
-  const newlines = text.split("\n").length - 1;
+  const newlines = countChar(text, "\n");
   return text.endsWith("\n") ? newlines : newlines + 1;
 }
