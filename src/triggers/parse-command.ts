@@ -132,18 +132,53 @@ function removeTokens(text: string, tokens: readonly Token[], name: string): str
 /** Blanks code, quotes and HTML comments, keeping every offset and line break. */
 function maskNonProse(text: string): string {
   const blank = (part: string) => part.replace(/[^\n]/g, " ");
-  const masked = blankRanges(text, codeRanges(text))
-    .replace(/<!--[\s\S]*?(?:-->|$)/g, blank)
-    .replace(/<pre\b[\s\S]*?(?:<\/pre>|$)/gi, blank);
+  const masked = blankHtmlQuotesAndCode(blankRanges(text, codeRanges(text)).replace(/<!--[\s\S]*?(?:-->|$)/g, blank));
   return maskQuotesAndIndentedCode(text, masked);
+}
+
+/** HTML elements GitHub shows as code or as a quote. */
+const HTML_NOT_PROSE = /<(\/?)(?:pre|code|samp|kbd|tt|blockquote|q)\b[^>]*>?/gi;
+
+/**
+ * Blanks HTML code and quote elements (`<pre>`, `<code>`, `<blockquote>`, …) from their opening tag to
+ * the tag that closes the outermost one, nested ones counted (an unclosed one runs to the end), in one
+ * pass: `<blockquote><blockquote>…</blockquote> /tackle approve </blockquote>` is all quote.
+ */
+function blankHtmlQuotesAndCode(text: string): string {
+  let out = "";
+  let depth = 0;
+  let from = 0;
+  let openedAt = 0;
+  for (const tag of text.matchAll(HTML_NOT_PROSE)) {
+    if (tag[1] === "") {
+      if (depth === 0) openedAt = tag.index;
+      depth += 1;
+    } else if (depth > 0) {
+      depth -= 1;
+      if (depth === 0) {
+        const end = tag.index + tag[0].length;
+        out += text.slice(from, openedAt) + text.slice(openedAt, end).replace(/[^\n]/g, " ");
+        from = end;
+      }
+    }
+  }
+  if (depth > 0) return out + text.slice(from, openedAt) + text.slice(openedAt).replace(/[^\n]/g, " ");
+  return out + text.slice(from);
 }
 
 /**
  * Blanks what GitHub shows as a block quote or as indented code, line by line: a line starting with
- * `>` and the lines right after it (a quote's lazy continuation, until a blank line), and lines
+ * `>` (after indentation or list markers) and the lines right after it (a quote's lazy continuation, until a blank line), and lines
  * indented four spaces or a tab after a blank line (an indented code block, how a log is often
  * pasted). A command a writer quotes or pastes there is the outsider's text, not theirs.
  */
+/**
+ * A line that opens (or goes on with) a block quote: `>` first, after any indentation and any list
+ * markers (`- > …`, `1. > …`, a quote indented under a list item). Erring wide: a line of indented
+ * code that starts with `>` is hidden either way.
+ */
+const QUOTE_START = /^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)*>/;
+
 function maskQuotesAndIndentedCode(original: string, masked: string): string {
   // Shapes are read from the text as written (a code span blanked at a line's start is not indentation).
   const written = original.split("\n");
@@ -157,7 +192,7 @@ function maskQuotesAndIndentedCode(original: string, masked: string): string {
       const isBlank = maskedLine.trim() === "";
       let hide = false;
       if (isBlank) inQuote = false;
-      else if (/^[ \t]{0,3}>/.test(line) || inQuote) {
+      else if (QUOTE_START.test(line) || inQuote) {
         inQuote = true;
         hide = true;
       } else if (/^(?: {4}|\t)/.test(line) && (afterBlank || inCode)) {
