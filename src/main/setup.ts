@@ -32,7 +32,7 @@ export interface SetupOptions {
  * "new App" page; GitHub sends the browser back with a one-time code, which is traded for the App's
  * id, key and webhook secret, written to `.env` with mode 0600. An existing `.env` is never
  * overwritten. The page answers only as `127.0.0.1:<port>`, and only a browser that opened the
- * address printed in the terminal (its key becomes a cookie) sees the state or completes the
+ * address printed in the terminal (with its key; never a cookie) sees the state or completes the
  * callback. Returns the exit code.
  */
 export async function setup(processEnv: NodeJS.ProcessEnv, options: SetupOptions): Promise<number> {
@@ -258,8 +258,7 @@ function sendHtml(res: http.ServerResponse, status: number, html: string, header
 /**
  * Answers a request that does not name this server as `127.0.0.1:<port>` and returns true. A
  * DNS-rebinding page reaches the server under its own name: it gets neither the state nor the
- * callback. `localhost` is sent to 127.0.0.1, the origin GitHub sends the browser back to, where the
- * cookie must live.
+ * callback. `localhost` is sent to 127.0.0.1, the one origin GitHub sends the browser back to.
  */
 function refuseForeignHost(req: http.IncomingMessage, res: http.ServerResponse, origin: string): boolean {
   const host = req.headers.host ?? "";
