@@ -1,6 +1,6 @@
 import { MAX_PUBLISHED_FILE_BYTES } from "../../config/index.js";
 import { isTackleError } from "../../errors/index.js";
-import { lineDelta } from "../../util/count-lines.js";
+import { type LineBudget, lineDelta, MAX_COMPARED_BYTES, MAX_COMPARED_LINES } from "../../util/count-lines.js";
 import type { ToolContext } from "../tools/tool.js";
 
 /**
@@ -42,6 +42,14 @@ interface Touched {
   delta: number;
 }
 
+/**
+ * What one estimate compares on the host (all touched files together): a quarter of a publish
+ * check's, since it runs before every write. Past it, git measures, or the write is left to the publish check.
+ */
+function estimateBudget(): LineBudget {
+  return { bytes: MAX_COMPARED_BYTES / 4, lines: MAX_COMPARED_LINES / 4 };
+}
+
 /** A remembered file the host cannot count any more: git measures instead. */
 const UNCOUNTABLE = Symbol("uncountable");
 
@@ -56,13 +64,13 @@ export function createDiffSizeTracker(): DiffSizeTracker {
   }
 
   /** Lines the writes since the measurement changed in files other than `target`, or UNCOUNTABLE. */
-  async function drift(target: string, ctx: ToolContext): Promise<number | typeof UNCOUNTABLE> {
+  async function drift(target: string, ctx: ToolContext, budget: LineBudget): Promise<number | typeof UNCOUNTABLE> {
     let lines = 0;
     for (const [file, entry] of touched) {
       if (file === target) continue;
       const content = await readText(file, ctx);
       if (content === UNCOUNTABLE) return UNCOUNTABLE;
-      const delta = refresh(entry, content);
+      const delta = refresh(entry, content, budget);
       if (delta === UNCOUNTABLE) return UNCOUNTABLE;
       lines += delta;
     }
@@ -70,7 +78,9 @@ export function createDiffSizeTracker(): DiffSizeTracker {
   }
 
   async function project(absolutePath: string, current: string, next: string, exact: boolean, ctx: ToolContext): Promise<Projection> {
-    let others = await drift(absolutePath, ctx);
+    // One budget for everything this estimate compares on the host, however many files were touched.
+    const budget = estimateBudget();
+    let others = await drift(absolutePath, ctx, budget);
     if (others === UNCOUNTABLE) {
       await measure(ctx);
       others = 0;
@@ -82,13 +92,13 @@ export function createDiffSizeTracker(): DiffSizeTracker {
       entry = { atMeasure: current, seen: current, delta: 0 };
       touched.set(absolutePath, entry);
     }
-    const mine = refresh(entry, current);
+    const mine = refresh(entry, current, budget);
     if (mine === UNCOUNTABLE) {
       await measure(ctx);
       return project(absolutePath, current, next, true, ctx);
     }
     const now = (measured ?? 0) + others + mine;
-    const written = lineDelta(entry.atMeasure, next);
+    const written = lineDelta(entry.atMeasure, next, budget);
     // Too large to compare on the host: an upper bound, which a verdict that refuses or asks measures again with git.
     return { lines: now - mine + written.lines, now, exact: exact && written.exact };
   }
@@ -111,9 +121,9 @@ export function createDiffSizeTracker(): DiffSizeTracker {
 }
 
 /** Updates the entry's delta when the file changed since last seen; UNCOUNTABLE when it is too large to compare on the host. */
-function refresh(entry: Touched, content: string): number | typeof UNCOUNTABLE {
+function refresh(entry: Touched, content: string, budget: LineBudget): number | typeof UNCOUNTABLE {
   if (content !== entry.seen) {
-    const delta = lineDelta(entry.atMeasure, content);
+    const delta = lineDelta(entry.atMeasure, content, budget);
     if (!delta.exact) return UNCOUNTABLE;
     entry.seen = content;
     entry.delta = delta.lines;

@@ -246,6 +246,25 @@ describe("diff size between writes", () => {
     expect((await editThrough(engine, edit(2))).action).toBe("allow");
   });
 
+  it("one estimate compares at most its budget on the host, over all touched files: past it, git measures", async () => {
+    const diffStat = vi.spyOn(h.ctx.git, "diffStat");
+    const rows = Array.from({ length: 300_000 }, (_, i) => `row ${i}`);
+    await h.repo.write("b.txt", `${rows.join("\n")}\n`);
+    await h.repo.git("add", "-A");
+    await h.repo.git("commit", "-q", "-m", "b");
+    await h.repo.git("branch", "-f", "main");
+    const engine = createPolicyEngine({ maxDiffLines: 1_000_000_000 });
+    // First and last lines changed: nothing shared at either end, so all 600,000 lines would be compared.
+    const changed = ["ROW 0", ...rows.slice(1, -1), "ROW LAST"].join("\n");
+    const write = { file_path: "b.txt", content: `${changed}\n` };
+    expect((await engine.check(canonicalAction(tool("Write"), write), h.ctx)).action).toBe("allow");
+    await tool("Write").execute(write, h.ctx);
+    expect(diffStat).toHaveBeenCalledTimes(1);
+    // The next write's estimate would compare b.txt again: over the estimate's 500,000 lines, git measures instead.
+    expect((await editThrough(engine, edit(0))).action).toBe("allow");
+    expect(diffStat).toHaveBeenCalledTimes(2);
+  });
+
   it("measures again after a command, which may have changed any file", async () => {
     const diffStat = vi.spyOn(h.ctx.git, "diffStat");
     const engine = createPolicyEngine({ maxDiffLines: 3 });
