@@ -1,5 +1,5 @@
-import { blankRanges, codeRanges } from "../util/markdown-code.js";
 import { code, inert, joinMarkdown, md, type SurfaceMarkdown } from "../util/surface-markdown.js";
+import { maskNonProse, normalizeLineEnds } from "./writer-prose.js";
 
 export const COMMAND_NAMES = ["stop", "retry", "approve", "deny", "help"] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
@@ -12,8 +12,8 @@ export type CommandName = (typeof COMMAND_NAMES)[number];
  *   most likely); the caller replies with the help text.
  * - `task`: any other whole-word `@<bot>` mention, or a line starting with `/<bot>`; `instructions`
  *   is the text with the invocation removed.
- * Mentions inside code, block quotes and HTML comments do not count: quoting an earlier request
- * must not start a second job.
+ * Mentions inside code, block quotes and HTML comments do not count (writer-prose.ts): quoting an
+ * earlier request must not start a second job.
  */
 export type Invocation =
   | { kind: "none" }
@@ -29,8 +29,10 @@ interface Token {
   lineStart: boolean;
 }
 
-export function parseCommand(text: string, botName: string): Invocation {
+export function parseCommand(body: string, botName: string): Invocation {
   const name = normalizeBotName(botName);
+  // Lines end where GitHub ends them (a lone `\r` too), for the prose rule and the command's line alike.
+  const text = normalizeLineEnds(body);
   const tokens = findTokens(text, maskNonProse(text), name);
   const first = tokens[0];
   if (first === undefined) return { kind: "none" };
@@ -127,80 +129,4 @@ function removeTokens(text: string, tokens: readonly Token[], name: string): str
   }
   parts.push(text.slice(position));
   return parts.join("").trim();
-}
-
-/** Blanks code, quotes and HTML comments, keeping every offset and line break. */
-function maskNonProse(text: string): string {
-  const blank = (part: string) => part.replace(/[^\n]/g, " ");
-  const masked = blankHtmlQuotesAndCode(blankRanges(text, codeRanges(text)).replace(/<!--[\s\S]*?(?:-->|$)/g, blank));
-  return maskQuotesAndIndentedCode(text, masked);
-}
-
-/** HTML elements GitHub shows as code or as a quote. */
-const HTML_NOT_PROSE = /<(\/?)(?:pre|code|samp|kbd|tt|blockquote|q)\b[^>]*>?/gi;
-
-/**
- * Blanks HTML code and quote elements (`<pre>`, `<code>`, `<blockquote>`, …) from their opening tag to
- * the tag that closes the outermost one, nested ones counted (an unclosed one runs to the end), in one
- * pass: `<blockquote><blockquote>…</blockquote> /tackle approve </blockquote>` is all quote.
- */
-function blankHtmlQuotesAndCode(text: string): string {
-  let out = "";
-  let depth = 0;
-  let from = 0;
-  let openedAt = 0;
-  for (const tag of text.matchAll(HTML_NOT_PROSE)) {
-    if (tag[1] === "") {
-      if (depth === 0) openedAt = tag.index;
-      depth += 1;
-    } else if (depth > 0) {
-      depth -= 1;
-      if (depth === 0) {
-        const end = tag.index + tag[0].length;
-        out += text.slice(from, openedAt) + text.slice(openedAt, end).replace(/[^\n]/g, " ");
-        from = end;
-      }
-    }
-  }
-  if (depth > 0) return out + text.slice(from, openedAt) + text.slice(openedAt).replace(/[^\n]/g, " ");
-  return out + text.slice(from);
-}
-
-/**
- * Blanks what GitHub shows as a block quote or as indented code, line by line: a line starting with
- * `>` (after indentation or list markers) and the lines right after it (a quote's lazy continuation, until a blank line), and lines
- * indented four spaces or a tab after a blank line (an indented code block, how a log is often
- * pasted). A command a writer quotes or pastes there is the outsider's text, not theirs.
- */
-/**
- * A line that opens (or goes on with) a block quote: `>` first, after any indentation and any list
- * markers (`- > …`, `1. > …`, a quote indented under a list item). Erring wide: a line of indented
- * code that starts with `>` is hidden either way.
- */
-const QUOTE_START = /^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)*>/;
-
-function maskQuotesAndIndentedCode(original: string, masked: string): string {
-  // Shapes are read from the text as written (a code span blanked at a line's start is not indentation).
-  const written = original.split("\n");
-  let inQuote = false;
-  let inCode = false;
-  let afterBlank = true;
-  return masked
-    .split("\n")
-    .map((maskedLine, index) => {
-      const line = written[index] ?? "";
-      const isBlank = maskedLine.trim() === "";
-      let hide = false;
-      if (isBlank) inQuote = false;
-      else if (QUOTE_START.test(line) || inQuote) {
-        inQuote = true;
-        hide = true;
-      } else if (/^(?: {4}|\t)/.test(line) && (afterBlank || inCode)) {
-        inCode = true;
-        hide = true;
-      } else inCode = false;
-      afterBlank = isBlank;
-      return hide ? maskedLine.replace(/[^\n]/g, " ") : maskedLine;
-    })
-    .join("\n");
 }
