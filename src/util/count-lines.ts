@@ -252,64 +252,71 @@ export function addedBytesOver(before: Uint8Array | string, versions: ReadonlyAr
     )
   )
     return whole();
-  /** Per line (sorted): the most copies one version adds, and the largest size of a copy. */
-  let most: Surplus = { words: new Uint32Array(0), extra: [], size: [] };
-  pairs.forEach(([old, next], v) => {
+  let lists = pairs.map(([old, next], v) => {
     const [oldLines, nextLines] = counts[v] as readonly [number, number];
-    const base = new Uint32Array(sortedKeys(old, oldLines).buffer);
-    most = mergeSurplus(most, surplusOver(base, oldLines, new Uint32Array(sortedKeys(next, nextLines).buffer), nextLines));
+    return surplusOver(new Uint32Array(sortedKeys(old, oldLines).buffer), oldLines, new Uint32Array(sortedKeys(next, nextLines).buffer), nextLines);
   });
+  // Merged in pairs, level by level: each entry is copied once per level (log2 of the versions), not once per version.
+  while (lists.length > 1) {
+    const merged: Surplus[] = [];
+    for (let k = 0; k < lists.length; k += 2)
+      merged.push(k + 1 < lists.length ? mergeSurplus(lists[k] as Surplus, lists[k + 1] as Surplus) : (lists[k] as Surplus));
+    lists = merged;
+  }
+  /** Per line (sorted): the most copies one version adds, and the largest size of a copy. */
+  const most = lists[0] as Surplus;
   let total = 0;
-  most.extra.forEach((extra, k) => {
-    total += extra * (most.size[k] as number);
-  });
+  for (let k = 0; k < most.count; k += 1) total += (most.extra[k] as number) * (most.size[k] as number);
   return total;
 }
 
 /** Lines (one key each, sorted) with how many copies more than the base a version holds, and their largest size. */
 interface Surplus {
+  count: number;
+  /** Two words per line, as in the keys. */
   words: Uint32Array;
-  extra: number[];
-  size: number[];
+  extra: Uint32Array;
+  size: Uint32Array;
 }
 
 function surplusOver(base: Uint32Array, baseCount: number, version: Uint32Array, count: number): Surplus {
-  const keys: number[] = [];
-  const extra: number[] = [];
-  const size: number[] = [];
+  const out: Surplus = { count: 0, words: new Uint32Array(2 * count), extra: new Uint32Array(count), size: new Uint32Array(count) };
   let i = 0;
   for (let j = 0; j < count; ) {
     while (i < baseCount && compareRuns(base, i, version, j) < 0) i = runEnd(base, i, baseCount);
     const iEnd = i < baseCount && compareRuns(base, i, version, j) === 0 ? runEnd(base, i, baseCount) : i;
     const jEnd = runEnd(version, j, count);
     if (jEnd - j > iEnd - i) {
-      keys.push(version[2 * j] as number, version[2 * j + 1] as number);
-      extra.push(jEnd - j - (iEnd - i));
-      size.push(copyBytes(version, jEnd - 1));
+      const k = out.count;
+      out.words[2 * k] = version[2 * j] as number;
+      out.words[2 * k + 1] = version[2 * j + 1] as number;
+      out.extra[k] = jEnd - j - (iEnd - i);
+      out.size[k] = copyBytes(version, jEnd - 1);
+      out.count += 1;
     }
     i = iEnd;
     j = jEnd;
   }
-  return { words: Uint32Array.from(keys), extra, size };
+  return out;
 }
 
 function mergeSurplus(x: Surplus, y: Surplus): Surplus {
-  const keys: number[] = [];
-  const extra: number[] = [];
-  const size: number[] = [];
-  const xn = x.extra.length;
-  const yn = y.extra.length;
+  const capacity = x.count + y.count;
+  const out: Surplus = { count: 0, words: new Uint32Array(2 * capacity), extra: new Uint32Array(capacity), size: new Uint32Array(capacity) };
   let i = 0;
   let j = 0;
-  while (i < xn || j < yn) {
-    const order = i >= xn ? 1 : j >= yn ? -1 : compareRuns(x.words, i, y.words, j);
+  while (i < x.count || j < y.count) {
+    const order = i >= x.count ? 1 : j >= y.count ? -1 : compareRuns(x.words, i, y.words, j);
     const from = order <= 0 ? x.words : y.words;
     const at = order <= 0 ? i : j;
-    keys.push(from[2 * at] as number, from[2 * at + 1] as number);
-    extra.push(Math.max(order <= 0 ? (x.extra[i] as number) : 0, order >= 0 ? (y.extra[j] as number) : 0));
-    size.push(Math.max(order <= 0 ? (x.size[i] as number) : 0, order >= 0 ? (y.size[j] as number) : 0));
+    const k = out.count;
+    out.words[2 * k] = from[2 * at] as number;
+    out.words[2 * k + 1] = from[2 * at + 1] as number;
+    out.extra[k] = Math.max(order <= 0 ? (x.extra[i] as number) : 0, order >= 0 ? (y.extra[j] as number) : 0);
+    out.size[k] = Math.max(order <= 0 ? (x.size[i] as number) : 0, order >= 0 ? (y.size[j] as number) : 0);
+    out.count += 1;
     if (order <= 0) i += 1;
     if (order >= 0) j += 1;
   }
-  return { words: Uint32Array.from(keys), extra, size };
+  return out;
 }

@@ -61,6 +61,8 @@ export const editTool = defineTool({
         isError: true,
       };
     }
+    const refused = overLimits(match, file.bytes.length, shown);
+    if (refused !== undefined) return refused;
     const first = original.indexOf(match.oldString);
     const updated = replaceMatches(original, match);
     await ctx.fs.writeFile(absolute, updated);
@@ -84,7 +86,33 @@ export function previewEdit(input: z.infer<typeof inputSchema>, current: string 
   if (current === undefined) return undefined;
   const match = findMatches(current, input.old_string, input.new_string);
   if (match.count === 0 || (match.count > 1 && input.replace_all !== true)) return undefined;
+  // Refused when it runs: nothing to estimate.
+  if (overLimits(match, Buffer.byteLength(current), "") !== undefined) return undefined;
   return replaceMatches(current, match);
+}
+
+/**
+ * Occurrences one Edit replaces at most: each becomes a string on the Tackle process (10 MiB of line
+ * breaks, replaced all at once, held it 2 s). More is a job for Bash (sed), in the sandbox.
+ */
+export const MAX_EDIT_OCCURRENCES = 100_000;
+
+/** A refusal when the edit replaces too many occurrences or would make the file larger than Edit takes. */
+function overLimits(match: { count: number; oldString: string; newString: string }, bytes: number, shown: string): ToolResult | undefined {
+  if (match.count > MAX_EDIT_OCCURRENCES) {
+    return {
+      content: `old_string occurs more than ${MAX_EDIT_OCCURRENCES} times in ${shown}, more than one Edit replaces; use Bash (sed) for a change this wide.`,
+      isError: true,
+    };
+  }
+  const after = bytes + match.count * (Buffer.byteLength(match.newString) - Buffer.byteLength(match.oldString));
+  if (after > MAX_PUBLISHED_FILE_BYTES) {
+    return {
+      content: `the edit would make ${shown} ${after} bytes, over the ${MAX_PUBLISHED_FILE_BYTES} bytes Edit (or a publish) takes.`,
+      isError: true,
+    };
+  }
+  return undefined;
 }
 
 /** One match (the only one) or all of them: either way, every occurrence. */
@@ -103,8 +131,11 @@ function findMatches(text: string, oldString: string, newString: string): { coun
   return { count: countOccurrences(text, crlfOld), oldString: crlfOld, newString: newString.replace(/\n/g, "\r\n") };
 }
 
+/** Non-overlapping occurrences, left to right (as split counts them); past MAX_EDIT_OCCURRENCES it stops at one more. */
 function countOccurrences(text: string, needle: string): number {
-  return text.split(needle).length - 1;
+  let count = 0;
+  for (let at = text.indexOf(needle); at !== -1 && count <= MAX_EDIT_OCCURRENCES; at = text.indexOf(needle, at + needle.length)) count += 1;
+  return count;
 }
 
 /** Says why there was no match when a cheap guess finds it: whitespace, or only the first line matching. */

@@ -152,6 +152,24 @@ describe("Edit", () => {
     expect(await h.repo.read("src/app.ts")).toBe("const a = 9;\nconst b = 2;\nconst c = 9;\n");
   });
 
+  it("replaces at most 100,000 occurrences at once, and refuses more without changing the file", async () => {
+    await h.repo.write("many.txt", "x\n".repeat(100_000));
+    const done = await callTool(h.ctx, "Edit", { file_path: "many.txt", old_string: "x", new_string: "y", replace_all: true });
+    expect(done.is_error).toBe(false);
+    expect(await h.repo.read("many.txt")).toBe("y\n".repeat(100_000));
+    await h.repo.write("more.txt", "x\n".repeat(100_001));
+    const refused = await callTool(h.ctx, "Edit", { file_path: "more.txt", old_string: "x", new_string: "y", replace_all: true });
+    expect(refused).toMatchObject({ is_error: true, content: expect.stringContaining("more than 100000 times in more.txt") });
+    expect(await h.repo.read("more.txt")).toBe("x\n".repeat(100_001));
+  });
+
+  it("refuses an edit that would make the file larger than Edit takes, saying the size", async () => {
+    await h.repo.write("grow.txt", "ab\n".repeat(50_000));
+    const refused = await callTool(h.ctx, "Edit", { file_path: "grow.txt", old_string: "ab", new_string: "z".repeat(300), replace_all: true });
+    expect(refused).toMatchObject({ is_error: true, content: expect.stringContaining(`grow.txt ${50_000 * 301} bytes, over the 10485760 bytes`) });
+    expect(await h.repo.read("grow.txt")).toBe("ab\n".repeat(50_000));
+  });
+
   it("explains a miss caused by whitespace", async () => {
     const result = await callTool(h.ctx, "Edit", { file_path: "src/app.ts", old_string: "const  b = 2;", new_string: "x" });
     expect(result.is_error).toBe(true);
