@@ -289,13 +289,24 @@ export function trimMasked(text: Masked): Masked {
 /**
  * An artifact's content, masked: a text file (valid UTF-8, no NUL) is masked like any text; a binary
  * one cannot be masked without breaking it, so one holding a secret (by value or by a token's shape)
- * gives null, and the caller refuses it.
+ * gives null, and the caller refuses it. A secret is looked for in every encoding the bytes may hold
+ * it in: as bytes (latin1), as UTF-8 among other bytes (a NUL or a stray byte beside it), and as
+ * UTF-16 either way round at either alignment (a UTF-16 log, as Windows tools write them).
  */
 export function maskBytes(content: Buffer, redact: Redactor): MaskedBytes | null {
   const text = content.toString("utf8");
   if (!content.includes(0) && Buffer.byteLength(text) === content.length && !text.includes("\ufffd")) {
     return Buffer.from(redact(text), "utf8") as MaskedBytes;
   }
-  const bytes = content.toString("latin1");
-  return redact(bytes) === bytes ? (content as MaskedBytes) : null;
+  return binaryViews(content).every((view) => redact(view) === view) ? (content as MaskedBytes) : null;
+}
+
+/** The texts binary `content` may be read as, for finding a secret in it. */
+function binaryViews(content: Buffer): string[] {
+  const views = [content.toString("latin1"), content.toString("utf8")];
+  for (const offset of [0, 1]) {
+    const part = content.subarray(offset, offset + ((content.length - offset) & ~1));
+    views.push(part.toString("utf16le"), Buffer.from(part).swap16().toString("utf16le"));
+  }
+  return views;
 }

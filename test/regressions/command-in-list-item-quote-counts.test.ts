@@ -37,8 +37,11 @@ describe("a command or mention inside a quote that a list item opens, or an HTML
 
   it.each([
     ["after a list item", "- first point\n\n/tackle approve\n"],
-    ["after a closed <blockquote>", "<blockquote>their words</blockquote>\n\n/tackle approve\n"],
+    ["before a <blockquote> (after one, nothing counts: where it ends is read fail-closed)", "/tackle approve\n\n<blockquote>their words</blockquote>\n"],
     ["after a quote and a blank line", "> their words\n\n/tackle approve\n"],
+    ["after a fenced code block holding HTML (code blocks are the parser's, not fail-closed)", "```html\n<pre>x</pre> <!-- y\n```\n/tackle approve\n"],
+    ["after a closed tag that is not code or a quote", "Vec<String> is right here.\n/tackle approve\n"],
+    ["after a table", "| a | b |\n| --- | --- |\n| c | d |\n\n/tackle approve\n"],
   ])("the writer's own command %s still counts", (_shape, body) => {
     const result = parseTrigger("issue_comment", issueComment(body), options);
     expect(result.kind).toBe("command");
