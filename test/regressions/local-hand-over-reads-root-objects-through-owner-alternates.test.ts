@@ -42,6 +42,30 @@ describe.skipIf(!isRoot)("a local run as root hands over only what the owner cou
       reject: false,
     });
 
+  /** A root-only repository (a mirror under root's TACKLE_HOME, another user's private project) holding SECRET. */
+  const rootOnlyBlob = async () => {
+    const rootOnly = path.join(base, "root-only");
+    mkdirSync(rootOnly, { mode: 0o700 });
+    await git(rootOnly, ["init", "--quiet", "--bare", "secret.git"], base);
+    const secretObjects = path.join(rootOnly, "secret.git", "objects");
+    const sha = (await execa("git", ["--git-dir", path.dirname(secretObjects), "hash-object", "-w", "--stdin"], { input: `${SECRET}\n` })).stdout.trim();
+    return { secretObjects, sha };
+  };
+  /** A local run whose agent, knowing only the id, commits a tree naming it (a dummy loose object under that id lets its pack go through). */
+  const agentCommitsBlobById = async (sha: string, branch: string): Promise<Workspace> => {
+    const opened = await openLocalWorkspace({ repoPath: repo, branch, home: tackleHome(), sandbox: mode });
+    const dummy = [
+      `mkdir -p .git/objects/${sha.slice(0, 2)}`,
+      "d=$(echo dummy | git hash-object -w --stdin)",
+      `cp ".git/objects/$(echo $d | cut -c1-2)/$(echo $d | cut -c3-)" .git/objects/${sha.slice(0, 2)}/${sha.slice(2)}`,
+      `git update-index --add --cacheinfo 100644,${sha},stolen.txt`,
+      "git commit -qm 'add a file' && echo COMMITTED",
+    ].join(" && ");
+    const made = await opened.exec.run(dummy, { timeoutMs: 30_000 });
+    expect(made.output).toContain("COMMITTED");
+    return opened;
+  };
+
   beforeEach(async () => {
     base = tempDir("owner-alternates");
     chmodSync(base, 0o755);
@@ -60,25 +84,9 @@ describe.skipIf(!isRoot)("a local run as root hands over only what the owner cou
   });
 
   it("a blob only root's objects hold, named by the agent's tree and reached through the owner's alternates, does not reach the owner", async () => {
-    // A root-only repository (a mirror under root's TACKLE_HOME, another user's private project).
-    const rootOnly = path.join(base, "root-only");
-    mkdirSync(rootOnly, { mode: 0o700 });
-    await git(rootOnly, ["init", "--quiet", "--bare", "secret.git"], base);
-    const secretObjects = path.join(rootOnly, "secret.git", "objects");
-    const sha = (await execa("git", ["--git-dir", path.dirname(secretObjects), "hash-object", "-w", "--stdin"], { input: `${SECRET}\n` })).stdout.trim();
+    const { secretObjects, sha } = await rootOnlyBlob();
     expect((await asOwner(`cat ${secretObjects}/${sha.slice(0, 2)}/${sha.slice(2)}`)).exitCode).not.toBe(0);
-
-    workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-alt", home: tackleHome(), sandbox: mode });
-    // The agent, knowing only the id: a dummy loose object under that id, and a tree that names it.
-    const dummy = [
-      `mkdir -p .git/objects/${sha.slice(0, 2)}`,
-      "d=$(echo dummy | git hash-object -w --stdin)",
-      `cp ".git/objects/$(echo $d | cut -c1-2)/$(echo $d | cut -c3-)" .git/objects/${sha.slice(0, 2)}/${sha.slice(2)}`,
-      `git update-index --add --cacheinfo 100644,${sha},stolen.txt`,
-      "git commit -qm 'add a file' && echo COMMITTED",
-    ].join(" && ");
-    const made = await workspace.exec.run(dummy, { timeoutMs: 30_000 });
-    expect(made.output).toContain("COMMITTED");
+    workspace = await agentCommitsBlobById(sha, "tackle/local-alt");
     // The owner, once the run has started: their own alternates name root's objects.
     await asOwner(`echo ${secretObjects} >> .git/objects/info/alternates`);
 
@@ -93,22 +101,8 @@ describe.skipIf(!isRoot)("a local run as root hands over only what the owner cou
   });
 
   it("a loose object of the owner's that is a symlink to a root-only object file, planted after the start, does not reach the owner", async () => {
-    const rootOnly = path.join(base, "root-only");
-    mkdirSync(rootOnly, { mode: 0o700 });
-    await git(rootOnly, ["init", "--quiet", "--bare", "secret.git"], base);
-    const secretObjects = path.join(rootOnly, "secret.git", "objects");
-    const sha = (await execa("git", ["--git-dir", path.dirname(secretObjects), "hash-object", "-w", "--stdin"], { input: `${SECRET}\n` })).stdout.trim();
-
-    workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-link", home: tackleHome(), sandbox: mode });
-    const dummy = [
-      `mkdir -p .git/objects/${sha.slice(0, 2)}`,
-      "d=$(echo dummy | git hash-object -w --stdin)",
-      `cp ".git/objects/$(echo $d | cut -c1-2)/$(echo $d | cut -c3-)" .git/objects/${sha.slice(0, 2)}/${sha.slice(2)}`,
-      `git update-index --add --cacheinfo 100644,${sha},stolen.txt`,
-      "git commit -qm 'add a file' && echo COMMITTED",
-    ].join(" && ");
-    const made = await workspace.exec.run(dummy, { timeoutMs: 30_000 });
-    expect(made.output).toContain("COMMITTED");
+    const { secretObjects, sha } = await rootOnlyBlob();
+    workspace = await agentCommitsBlobById(sha, "tackle/local-link");
     // The owner, once the run has started: a loose object in their own store that links to root's.
     const planted = `${sha.slice(0, 2)}/${sha.slice(2)}`;
     await asOwner(`mkdir -p .git/objects/${sha.slice(0, 2)} && ln -s ${secretObjects}/${planted} .git/objects/${planted}`);
