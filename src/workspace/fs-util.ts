@@ -2,7 +2,7 @@ import { execa } from "execa";
 import { constants, type Dirent, existsSync } from "node:fs";
 import { type FileHandle, lstat, open, readdir, rm, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
-import { TackleError } from "../errors/index.js";
+import { errorMessage, TackleError } from "../errors/index.js";
 import type { SandboxIdentity } from "./sandbox-plan.js";
 
 /** Whether anything (a dangling symlink included) is at `p`. */
@@ -43,6 +43,36 @@ export async function removeTree(target: string): Promise<void> {
 }
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/**
+ * Opens `target` (absolute) without following a link in any of its components, each reached from
+ * its directory's descriptor (/proc/self/fd/N/name): what the handle holds stays that file or
+ * directory whatever is renamed or linked on its path later. Refuses a link, or the wrong kind.
+ */
+export async function openWithoutLinks(target: string, kind: "dir" | "file"): Promise<FileHandle> {
+  const names = target.split("/").filter((name) => name !== "");
+  let current = await open("/", DIRECTORY_FLAGS);
+  try {
+    for (const [index, name] of names.entries()) {
+      const last = index === names.length - 1;
+      const flags = last && kind === "file" ? constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK : DIRECTORY_FLAGS;
+      const next = await open(`/proc/self/fd/${current.fd}/${name}`, flags);
+      await current.close();
+      current = next;
+    }
+    if (kind === "file" && !(await current.stat()).isFile()) throw new Error("not a regular file");
+    return current;
+  } catch (error) {
+    await current.close().catch(() => undefined);
+    throw new TackleError(
+      "workspace",
+      `${target} cannot be bound into the sandbox: a link or not a ${kind === "dir" ? "directory" : "regular file"} on its path (${errorMessage(error)})`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
 
 /** One directory on the way down: its name in its parent, its identity and what is left of it. */
 interface Level {

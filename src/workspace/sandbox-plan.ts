@@ -157,11 +157,17 @@ const STAGE_SCRIPT = [
   "stage=$1; shift",
   'mount -t tmpfs -o mode=0755,size=64k,nosuid,nodev tackle-stage "$stage"',
   "i=0",
+  'pairs=""',
   'while [ "$1" != "--" ]; do',
   '  if [ "$1" = d ]; then mkdir "$stage/$i"; else : > "$stage/$i"; fi',
   '  mount --bind "$2" "$stage/$i"',
+  '  pairs="$pairs $2 $stage/$i"',
   "  shift 2; i=$((i + 1))",
   "done",
+  // Each source is a descriptor the host opened without following links (/proc/<pid>/fd/N), but mount
+  // binds the path it reads there: each bound file must be that very file (device and inode), or the
+  // agent moved something on its path in between, and the command does not start.
+  '[ -z "$pairs" ] || stat -L -c %d:%i $pairs | { while read -r want && read -r got; do [ "$want" = "$got" ] || { echo "tackle: a sandbox path moved while it was bound" >&2; exit 1; }; done; }',
   "shift",
   'exec "$@"',
 ].join("\n");

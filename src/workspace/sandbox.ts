@@ -1,5 +1,5 @@
 import type { ChildProcess, StdioOptions } from "node:child_process";
-import { chmod, lstat, mkdir, mkdtemp, realpath, stat } from "node:fs/promises";
+import { chmod, type FileHandle, lstat, mkdir, mkdtemp, realpath, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -8,6 +8,7 @@ import { TackleError } from "../errors/index.js";
 import type { Logger } from "../logging/logger.js";
 import { freezeProcesses, processTree, type FreezeMemo } from "./freeze-processes.js";
 import { createOutputCollector } from "./output-collector.js";
+import { openWithoutLinks } from "./fs-util.js";
 import { dropPrivileges, niced, spawnHelper, withEnvironment } from "./launch-privileged.js";
 import { isRoot, openNetwork, readChildPid, slirpAvailable } from "./sandbox-network.js";
 import { processesInNetns, startJobNamespace, type JobNamespace } from "./start-job-namespace.js";
@@ -363,6 +364,8 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
   const rootIdentity = isRoot() ? (options.identity ?? DEFAULT_IDENTITY) : null;
   let prepared: Promise<{ launcher: Launcher; writable: Bind[]; readOnly: Bind[]; readOnlyInside: Bind[] }> | undefined;
   let offChecked: Promise<void> | undefined;
+  /** Descriptors of what root stages, held for the job (closed by dispose). */
+  const pinnedHandles: FileHandle[] = [];
 
   function prepare() {
     prepared ??= (async () => {
@@ -371,11 +374,27 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
         : { kind: "unprivileged", identity: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } };
       const root = await bindOf(options.root);
       if (root?.kind !== "dir") throw new TackleError("workspace", `sandbox root ${options.root} is not a directory`);
+      // What root stages is pinned now: a descriptor opened without following links, bound through
+      // /proc/<pid>/fd/N before every command. A path would be resolved again each time, after the
+      // agent could rename a directory on it (.git/objects/info) and plant a symlink to a root-only file.
+      const pin = async (binds: Bind[]): Promise<Bind[]> => {
+        if (launcher.kind !== "root-drop") return binds;
+        const pinned: Bind[] = [];
+        for (const bind of binds) {
+          const handle = await openWithoutLinks(bind.src, bind.kind);
+          pinnedHandles.push(handle);
+          pinned.push({ ...bind, src: `/proc/${process.pid}/fd/${handle.fd}` });
+        }
+        return pinned;
+      };
       return {
         launcher,
-        writable: [root, ...(await bindsOf(options.extraWritable))],
-        readOnly: [...(await bindsOf(options.extraReadOnly)), ...(await bindsOf(options.identityReadOnly)).map((bind) => ({ ...bind, byIdentity: true }))],
-        readOnlyInside: await bindsOf(options.readOnlyInside),
+        writable: await pin([root, ...(await bindsOf(options.extraWritable))]),
+        readOnly: [
+          ...(await pin(await bindsOf(options.extraReadOnly))),
+          ...(await bindsOf(options.identityReadOnly)).map((bind) => ({ ...bind, byIdentity: true })),
+        ],
+        readOnlyInside: await pin(await bindsOf(options.readOnlyInside)),
       };
     })();
     return prepared;
@@ -650,6 +669,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
       return supervision.closed.catch(() => undefined);
     });
     await Promise.all(stopping);
+    for (const handle of pinnedHandles.splice(0)) await handle.close().catch(() => undefined);
     // Let what waits on each ending (a background process's count) run first.
     await new Promise((resolve) => setImmediate(resolve));
     const held = await namespace.current();
