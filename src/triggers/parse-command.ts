@@ -6,8 +6,9 @@ export type CommandName = (typeof COMMAND_NAMES)[number];
 
 /**
  * What a comment asks of the bot.
- * - `command`: a line starting with `/<bot> <command>` or `@<bot> <command>`; only the five command
- *   words count, and only at the start of a line, so "can @tackle approve this?" approves nothing.
+ * - `command`: `/<bot> <command>` or `@<bot> <command>` starting the comment; only the five command
+ *   words count, and only there, so "can @tackle approve this?" approves nothing, and neither does
+ *   a command further down (it gets the help text).
  * - `unknown_command`: `/<bot> <word>` and nothing else, with a word that is not a command (a typo,
  *   most likely); the caller replies with the help text.
  * - `task`: any other whole-word `@<bot>` mention, or a line starting with `/<bot>`; `instructions`
@@ -42,6 +43,10 @@ export function parseCommand(body: string, botName: string): Invocation {
     const match = /^[ \t]*[,:]?[ \t]*([A-Za-z][\w-]*)/.exec(text.slice(leading.end, leading.end + 200));
     const word = match?.[1]?.toLowerCase();
     if (match !== null && word !== undefined && isCommandName(word)) {
+      // A command counts only where it starts the comment: nothing before it can open a quote, code
+      // or hidden HTML around it, whatever any Markdown reading gets wrong. Anywhere else it is
+      // answered with the help text (which says so), never run and never taken as a task.
+      if (!startsText(text, leading.start)) return { kind: "unknown_command", word };
       const args = text.slice(leading.end + match[0].length).trim();
       return { kind: "command", command: word, word, args };
     }
@@ -52,6 +57,11 @@ export function parseCommand(body: string, botName: string): Invocation {
     return { kind: "unknown_command", word: instructions.toLowerCase() };
   }
   return { kind: "task", instructions };
+}
+
+/** Whether only blank lines and spaces or tabs come before `at` (the start of the token). */
+function startsText(text: string, at: number): boolean {
+  return /^[ \t\n]*$/.test(text.slice(0, at)) && /^[ \t]{0,3}$/.test(text.slice(text.lastIndexOf("\n", at - 1) + 1, at));
 }
 
 /** Whether the text invokes the bot at all (mention, slash command or command). */
@@ -78,6 +88,7 @@ export function helpText(botName: string): SurfaceMarkdown {
     md`- ${slash("approve")} / ${slash("deny")}: answer the question ${name} asked before a risky step.`,
     md`- ${slash("help")}: show this message.`,
     md``,
+    md`A command counts only at the very start of a comment, so text you quote or paste never answers for you.`,
     md`Assigning the issue to the bot or adding the trigger label also starts work. Only users with write access can ask ${name} to work.`,
   ]);
 }

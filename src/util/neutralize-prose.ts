@@ -16,22 +16,31 @@ export function neutralizeProse(markdown: string): string {
   let result = "";
   let position = 0;
   for (const range of unambiguousCodeRanges(text)) {
-    result += escapeProse(text.slice(position, range.start)) + text.slice(range.start, range.end);
+    result += escapeProse(text.slice(position, range.start), atLineStart(text, position)) + text.slice(range.start, range.end);
     position = range.end;
   }
-  result += escapeProse(text.slice(position));
+  result += escapeProse(text.slice(position), atLineStart(text, position));
   const open = topLevelFences(text).find((fence) => !fence.closed);
   return open === undefined ? result : `${result}\n${open.fence}`;
 }
 
 const WORD_JOINER = "\u2060";
 
-function escapeProse(prose: string): string {
+function atLineStart(text: string, position: number): boolean {
+  return position === 0 || text.charAt(position - 1) === "\n";
+}
+
+function escapeProse(prose: string, lineStart: boolean): string {
   // Word by word: a run of backslashes never spans a space.
-  return prose
+  const escaped = prose
     .split(/(\s+)/)
     .map((word) => breakPings(escapeSyntax(word)))
     .join("");
+  // A tilde fence indented one to three spaces is a fence too (only first-column ones are kept as
+  // code): escaped, so it cannot open a block that swallows what Tackle writes after it.
+  return escaped.replace(/(^|\n)( {0,3})(?=~{3})/g, (match, newline: string, spaces: string, offset: number) =>
+    offset === 0 && newline === "" && !lineStart ? match : `${newline}${spaces}\\`,
+  );
 }
 
 /**
@@ -67,11 +76,12 @@ const ENTITY = /^&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31}
 /**
  * A mention or another repository's issue or commit reference (`owner/repo#12`, `owner/repo@a1b2c3d`),
  * as GitHub finds them in a text, broken. GitHub's word boundary before a mention is ASCII's: after a
- * non-ASCII letter (`é@name`, `日本@name`) it still pings, so only an ASCII letter, digit or `_` before
- * the `@` (an e-mail's local part) leaves it alone.
+ * non-ASCII letter (`é@name`, `日本@name`) it still pings, so only an ASCII letter or digit before
+ * the `@` (an e-mail's local part) leaves it alone. Not `_`: one that opens emphasis (`_@name_`) is
+ * not in the rendered text, which starts with `@name` and pings.
  */
 function breakPings(word: string): string {
-  return breakReferences(word.replace(/(?<![A-Za-z0-9_])@(?=[A-Za-z0-9])/g, `@${WORD_JOINER}`));
+  return breakReferences(word.replace(/(?<![A-Za-z0-9])@(?=[A-Za-z0-9])/g, `@${WORD_JOINER}`));
 }
 
 /**

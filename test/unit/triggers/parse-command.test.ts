@@ -43,7 +43,7 @@ describe("parseCommand", () => {
   it("reads the first word after a line-start invocation as the command", () => {
     expect(parseCommand("/tackle stop", "tackle")).toEqual({ kind: "command", command: "stop", word: "stop", args: "" });
     expect(parseCommand("@tackle RETRY", "tackle")).toMatchObject({ kind: "command", command: "retry" });
-    expect(parseCommand("LGTM\n/tackle approve", "tackle")).toMatchObject({ kind: "command", command: "approve" });
+    expect(parseCommand("\n  \n   /tackle approve", "tackle")).toMatchObject({ kind: "command", command: "approve" });
     expect(parseCommand("/tackle deny\nit deletes data", "tackle")).toEqual({
       kind: "command",
       command: "deny",
@@ -51,6 +51,15 @@ describe("parseCommand", () => {
       args: "it deletes data",
     });
     expect(parseCommand("@tackle: help", "tackle")).toMatchObject({ kind: "command", command: "help" });
+  });
+
+  it("takes a command only where it starts the comment; further down it gets the help text, never a run or a task", () => {
+    expect(parseCommand("LGTM\n/tackle approve", "tackle")).toEqual({ kind: "unknown_command", word: "approve" });
+    expect(parseCommand("Thanks!\n\n@tackle stop", "tackle")).toEqual({ kind: "unknown_command", word: "stop" });
+    // Four spaces make it code, not a command at all.
+    expect(parseCommand("    /tackle approve", "tackle")).toEqual({ kind: "none" });
+    // A task may still be asked anywhere in the writer's prose.
+    expect(parseCommand("Thanks!\n\n@tackle fix the typo", "tackle")).toEqual({ kind: "task", instructions: "Thanks!\n\nfix the typo" });
   });
 
   it("does not read a command out of the middle of a sentence", () => {
