@@ -10,6 +10,7 @@ import { redactKnownTokens, type Redactor } from "../util/redact.js";
 import { reactionTarget } from "../worker/index.js";
 import { renderTrackingComment } from "../worker/index.js";
 import { admitTrigger, helpText, jobIdOf, replyToTrigger, type CommandAdmission, type CommandTrigger } from "../triggers/index.js";
+import { sanitizeUntrustedText } from "../util/sanitize-untrusted-text.js";
 import { code, md } from "../util/surface-markdown.js";
 
 export interface BotIdentity {
@@ -176,6 +177,9 @@ async function handleCommand(
  * `/tackle approve` or `/tackle deny [reason]`: answers the policy question the issue's job is waiting
  * on, in whichever process it runs. The gate has already checked that the actor has write access.
  */
+/** Past this a deny reason is cut (it is a sentence for the model, not a document). */
+const MAX_DENY_REASON_CHARS = 4_000;
+
 async function answerQuestion(
   trigger: CommandTrigger,
   approved: boolean,
@@ -185,7 +189,10 @@ async function answerQuestion(
 ): Promise<void> {
   let answered = false;
   if (options.approvals) {
-    const answer = { approved, by: trigger.actor.login, ...(trigger.args === "" ? {} : { text: trigger.args }) };
+    // The reason reaches the model: what a reader of the comment does not see (comments, hidden elements,
+    // invisible characters, often in text the writer quoted) does not, as for every thread text.
+    const reason = sanitizeUntrustedText(trigger.args, { maxLength: MAX_DENY_REASON_CHARS }).trim();
+    const answer = { approved, by: trigger.actor.login, ...(reason === "" ? {} : { text: reason }) };
     try {
       answered = await options.approvals.answer(laneKey(trigger), answer);
     } catch (error) {

@@ -116,7 +116,8 @@ function escapePlain(text: string): string {
   let result = "";
   for (let index = 0; index < text.length; index++) {
     const char = text.charAt(index);
-    if (char === "_" && WORD.test(text.charAt(index - 1)) && WORD.test(text.charAt(index + 1))) result += char;
+    // Inside a word (`snake_case`, `ghp_…`) an underscore never opens emphasis; next to `-` or another `_` it may (`-_x_-`).
+    if (char === "_" && LETTER_OR_DIGIT.test(text.charAt(index - 1)) && LETTER_OR_DIGIT.test(text.charAt(index + 1))) result += char;
     else result += ESCAPED.has(char) ? `\\${char}` : char;
   }
   return result;
@@ -128,7 +129,8 @@ function escapePlain(text: string): string {
  * for anywhere in a word, not only at its start.
  */
 const LINKY = /:\/\/|www\.|@[\p{L}\p{N}]|#\p{N}|(?<![\p{L}\p{N}])gh-\p{N}/iu;
-const WORD = /^[\p{L}\p{N}_-]$/u;
+/** A letter or digit: an underscore between two never opens emphasis. */
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
 /** Characters that start inline markup anywhere in a line. */
 const ESCAPED = new Set(["\\", "*", "_", "~", "[", "]", "<", ">", "&", "$", "!"]);
 

@@ -153,7 +153,8 @@ function passwdFor(uid: number, gid: number): { passwd: string; group: string } 
 }
 
 const STAGE_SCRIPT = [
-  "set -e",
+  // No globbing: the paths checked below are split on spaces only (each is /proc/<pid>/fd/N or under the stage directory).
+  "set -ef",
   "stage=$1; shift",
   'mount -t tmpfs -o mode=0755,size=64k,nosuid,nodev tackle-stage "$stage"',
   "i=0",

@@ -236,28 +236,37 @@ function stageDir(): Promise<string> {
     await mkdir(fixed, { mode: 0o755 }).catch(() => undefined);
     const info = await lstat(fixed).catch(() => null);
     if (info?.isDirectory() && info.uid === 0 && (info.mode & 0o022) === 0) return fixed;
-    // Someone else owns the fixed name: use a private one instead.
-    const own = await mkdtemp(path.join(tmpdir(), "tackle-stage-"));
+    // Someone else owns the fixed name: use a private one instead (under /tmp, never $TMPDIR: the stage
+    // script splits its paths on spaces, and these are all it is given besides /proc/<pid>/fd/N).
+    const own = await mkdtemp("/tmp/tackle-stage-");
     await chmod(own, 0o755);
     return own;
   })();
   return stageDirPromise;
 }
 
-async function bindOf(p: string, dest = p): Promise<Bind | null> {
-  const real = await realpath(p).catch(() => null);
-  if (!real) return null;
-  const info = await stat(real);
-  return { src: real, dest, kind: info.isDirectory() ? "dir" : "file" };
+/** Each writable directory, and its path with only the part above it resolved (the host's own directories). */
+async function writableAnchors(paths: readonly string[]): Promise<Array<{ given: string; real: string }>> {
+  const anchors: Array<{ given: string; real: string }> = [];
+  for (const given of paths) {
+    const parent = await realpath(path.dirname(given)).catch(() => null);
+    if (parent !== null) anchors.push({ given, real: path.join(parent, path.basename(given)) });
+  }
+  // The deepest first, so a path is taken relative to the nearest writable directory above it.
+  return anchors.sort((a, b) => b.given.length - a.given.length);
 }
 
-async function bindsOf(paths: readonly string[] | undefined): Promise<Bind[]> {
-  const binds: Bind[] = [];
-  for (const p of paths ?? []) {
-    const bind = await bindOf(p);
-    if (bind) binds.push(bind);
-  }
-  return binds;
+/**
+ * The bind for `p` (null when it does not exist). Under a writable anchor, nothing below the anchor
+ * is resolved (a link there is the agent's, refused when pinned); elsewhere, the host's path is.
+ */
+async function resolvedBind(p: string, anchors: ReadonlyArray<{ given: string; real: string }>, dest = p): Promise<Bind | null> {
+  const anchor = anchors.find((a) => p === a.given || p.startsWith(`${a.given}/`));
+  const src = anchor === undefined ? await realpath(p).catch(() => null) : anchor.real + p.slice(anchor.given.length);
+  if (src === null) return null;
+  const info = await lstat(src).catch(() => null);
+  if (info === null) return null;
+  return { src, dest, kind: info.isDirectory() ? "dir" : "file" };
 }
 
 function limitPrefix(limits: SandboxLimits, mergeStderr: boolean): string {
@@ -362,7 +371,9 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
   const limits = options.limits ?? {};
   const logger = options.logger;
   const rootIdentity = isRoot() ? (options.identity ?? DEFAULT_IDENTITY) : null;
-  let prepared: Promise<{ launcher: Launcher; writable: Bind[]; readOnly: Bind[]; readOnlyInside: Bind[] }> | undefined;
+  let prepared:
+    | Promise<{ launcher: Launcher; homeDir: string | undefined; tmpDir: string | undefined; writable: Bind[]; readOnly: Bind[]; readOnlyInside: Bind[] }>
+    | undefined;
   let offChecked: Promise<void> | undefined;
   /** Descriptors of what root stages, held for the job (closed by dispose). */
   const pinnedHandles: FileHandle[] = [];
@@ -372,6 +383,18 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
       const launcher: Launcher = rootIdentity
         ? { kind: "root-drop", identity: rootIdentity, stageDir: await stageDir() }
         : { kind: "unprivileged", identity: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } };
+      // Paths under what the sandbox can write are never resolved through their links (the agent
+      // makes those): only the part above each writable directory is, and a link below it is refused when pinned.
+      const anchors = launcher.kind === "root-drop" ? await writableAnchors([options.root, ...(options.extraWritable ?? [])]) : [];
+      const bindOf = (p: string) => resolvedBind(p, anchors);
+      const bindsOf = async (paths: readonly string[] | undefined) => {
+        const binds: Bind[] = [];
+        for (const p of paths ?? []) {
+          const bind = await bindOf(p);
+          if (bind) binds.push(bind);
+        }
+        return binds;
+      };
       const root = await bindOf(options.root);
       if (root?.kind !== "dir") throw new TackleError("workspace", `sandbox root ${options.root} is not a directory`);
       // What root stages is pinned now: a descriptor opened without following links, bound through
@@ -387,8 +410,14 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
         }
         return pinned;
       };
+      const pinDir = async (dir: string | undefined) => {
+        const bind = dir === undefined ? null : await bindOf(dir);
+        return bind === null ? undefined : ((await pin([bind]))[0] as Bind).src;
+      };
       return {
         launcher,
+        homeDir: await pinDir(options.homeDir),
+        tmpDir: await pinDir(options.tmpDir),
         writable: await pin([root, ...(await bindsOf(options.extraWritable))]),
         readOnly: [
           ...(await pin(await bindsOf(options.extraReadOnly))),
@@ -484,8 +513,8 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     try {
       const plan = planBwrap({
         ...input,
-        ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}),
-        ...(options.tmpDir !== undefined ? { tmpDir: options.tmpDir } : {}),
+        ...(setup.homeDir !== undefined ? { homeDir: setup.homeDir } : {}),
+        ...(setup.tmpDir !== undefined ? { tmpDir: setup.tmpDir } : {}),
         ...(holderPid !== undefined ? { holderPid } : {}),
       });
       const stdio: StdioOptions = [stdinOf(spec), "pipe", "pipe", ...plan.fds.map(() => "pipe" as const)];
