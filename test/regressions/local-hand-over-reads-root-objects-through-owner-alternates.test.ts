@@ -13,16 +13,15 @@
 // What should hold: root reads nothing of the user's repository on their behalf (user-repo.ts): what
 // is handed over holds only objects the agent's pack carried or the owner could already read, so a
 // root-only object never reaches the owner's repository or the patch.
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { detectSandbox, openLocalWorkspace, type SandboxMode, type Workspace } from "../../src/workspace/index.js";
-import { git, isRoot, removeDir, tempDir } from "../integration/workspace/helpers.js";
+import { git, isRoot, removeDir, tempDir, makeOwnedRepo } from "../integration/workspace/helpers.js";
 
 const support = await detectSandbox();
 const mode: SandboxMode = support.available ? "bwrap" : "off";
-const OWNER = "1000:1000";
 const SECRET = "ROOT-ONLY-SECRET-LINE";
 
 describe.skipIf(!isRoot)("a local run as root hands over only what the owner could read", () => {
@@ -68,14 +67,7 @@ describe.skipIf(!isRoot)("a local run as root hands over only what the owner cou
 
   beforeEach(async () => {
     base = tempDir("owner-alternates");
-    chmodSync(base, 0o755);
-    repo = path.join(base, "project");
-    mkdirSync(repo);
-    await git(repo, ["init", "--quiet", "-b", "main"], base);
-    writeFileSync(path.join(repo, "README.md"), "hello\n");
-    await git(repo, ["add", "-A"], base);
-    await git(repo, ["-c", "user.name=Dev", "-c", "user.email=dev@example.com", "commit", "--quiet", "-m", "initial"], base);
-    await execa("chown", ["-R", OWNER, repo]);
+    repo = await makeOwnedRepo(base);
   });
   afterEach(async () => {
     await workspace?.dispose();

@@ -13,15 +13,14 @@
 // What should hold: the sandbox sees only what its identity could reach, plus the binds the host chose;
 // nothing the agent writes makes root open or mount another path (bind sources are pinned, or checked
 // again as real files and directories, not symlinks, before root mounts them each time).
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { detectSandbox, openLocalWorkspace, type Workspace } from "../../src/workspace/index.js";
-import { git, isRoot, removeDir, tempDir } from "../integration/workspace/helpers.js";
+import { isRoot, removeDir, tempDir, makeOwnedRepo } from "../integration/workspace/helpers.js";
 
 const support = await detectSandbox();
-const OWNER = "1000:1000";
 const SECRET = "ROOT-ONLY-DIRECTORY-SECRET";
 
 describe.skipIf(!isRoot || !support.available)("root stages only the binds it chose", () => {
@@ -31,14 +30,7 @@ describe.skipIf(!isRoot || !support.available)("root stages only the binds it ch
 
   beforeEach(async () => {
     base = tempDir("stage-link");
-    chmodSync(base, 0o755);
-    repo = path.join(base, "project");
-    mkdirSync(repo);
-    await git(repo, ["init", "--quiet", "-b", "main"], base);
-    writeFileSync(path.join(repo, "README.md"), "hello\n");
-    await git(repo, ["add", "-A"], base);
-    await git(repo, ["-c", "user.name=Dev", "-c", "user.email=dev@example.com", "commit", "--quiet", "-m", "initial"], base);
-    await execa("chown", ["-R", OWNER, repo]);
+    repo = await makeOwnedRepo(base);
   });
   afterEach(async () => {
     await workspace?.dispose();

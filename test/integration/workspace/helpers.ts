@@ -35,6 +35,18 @@ export async function makeUserRepo(repo: string, home: string): Promise<void> {
 }
 
 /**
+ * For local runs as root: `base` made world-traversable and, in it, a user's checkout (`makeUserRepo`)
+ * owned by uid and gid 1000, as the owner asking root to run Tackle on it. Returns its path.
+ */
+export async function makeOwnedRepo(base: string, name = "project"): Promise<string> {
+  await execa("chmod", ["0755", base]);
+  const repo = path.join(base, name);
+  await makeUserRepo(repo, base);
+  await execa("chown", ["-R", "1000:1000", repo]);
+  return repo;
+}
+
+/**
  * A bare "remote" with `main` (README.md, src/app.ts) and a stale `tackle/issue-1` branch, written
  * through a scratch clone with the test's own identity.
  */
