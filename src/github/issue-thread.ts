@@ -40,10 +40,10 @@ export async function freezeThread(options: {
   const thread: IssueThread = {
     frozenAt: new Date(options.now?.() ?? Date.now()).toISOString(),
     lastCommentId: Math.max(0, ...listed.comments.map((c) => c.id)),
-    title: sanitizeUntrustedText(issue.title, { maxLength: MAX_CHARS.title }),
+    title: oneLine(sanitizeUntrustedText(issue.title, { maxLength: MAX_CHARS.title })),
     body: sanitizeUntrustedText(issue.body, { maxLength: MAX_CHARS.body }),
     state: issue.state,
-    labels: issue.labels.slice(0, 100).map((label) => sanitizeUntrustedText(label, { maxLength: MAX_CHARS.label })),
+    labels: issue.labels.slice(0, 100).map((label) => oneLine(sanitizeUntrustedText(label, { maxLength: MAX_CHARS.label }))),
     isPullRequest: issue.isPullRequest,
     comments,
     omittedComments: listed.total - listed.comments.length,
@@ -55,7 +55,7 @@ export async function freezeThread(options: {
       review.slice(-THREAD_MAX_COMMENTS).map(async (c) => ({
         author: c.author,
         trusted: await isTrusted(c.author),
-        path: c.path,
+        path: oneLine(sanitizeUntrustedText(c.path, { maxLength: MAX_PATH_CHARS })),
         line: c.line,
         body: sanitizeUntrustedText(c.body, { maxLength: MAX_CHARS.reviewComment }),
       })),
@@ -106,7 +106,7 @@ export async function readThread(options: {
     for (const c of await github.listReviewComments(repo, number)) {
       if (!(await isLater(c.id, thread.lastReviewCommentId, c.author))) continue;
       const body = sanitizeUntrustedText(c.body, { maxLength: MAX_CHARS.reviewComment });
-      laterReview.push({ author: c.author, trusted: true, path: c.path, line: c.line, body });
+      laterReview.push({ author: c.author, trusted: true, path: oneLine(sanitizeUntrustedText(c.path, { maxLength: MAX_PATH_CHARS })), line: c.line, body });
     }
   }
   return toSnapshot(number, thread, later, laterReview);
@@ -131,3 +131,15 @@ function toSnapshot(
   if (thread.reviewComments !== undefined) snapshot.reviewComments = [...thread.reviewComments, ...laterReview];
   return snapshot;
 }
+
+/**
+ * A name printed in a header line the model reads (a review comment's file path, which a fork's
+ * author chooses and git lets hold line breaks; a title; a label), on one line: it cannot print a
+ * line that passes for a writer's comment.
+ */
+function oneLine(text: string): string {
+  return text.replace(/[\r\n\u2028\u2029\u0085]+/g, " ");
+}
+
+/** A review comment's file path, at most (git allows longer; a header needs no more). */
+const MAX_PATH_CHARS = 1_000;

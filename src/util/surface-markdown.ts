@@ -62,11 +62,14 @@ export function inert(text: string, options: InertOptions = {}): SurfaceMarkdown
   // A code span kept as one (`oneLineCodeSpans`: not opened by an escaped backtick, no `|`) is inert
   // already, and a text from the host quotes names that way; every other backtick is escaped, so
   // GitHub pairs only these.
+  // A code span this makes must not touch a kept one: two runs of backticks that touch are one run, and
+  // then none of them pair (``x``https://… showed a live link): a space goes between.
+  const join = (left: string, right: string) => (left.endsWith("`") && right.startsWith("`") ? `${left} ${right}` : left + right);
   for (const span of oneLineCodeSpans(flat)) {
-    escaped += escapeWords(flat.slice(position, span.start)) + flat.slice(span.start, span.end);
+    escaped = join(join(escaped, escapeWords(flat.slice(position, span.start))), flat.slice(span.start, span.end));
     position = span.end;
   }
-  return trusted(escapeLineStart(escaped + escapeWords(flat.slice(position))));
+  return trusted(escapeLineStart(join(escaped, escapeWords(flat.slice(position)))));
 }
 
 function escapeWords(text: string): string {
@@ -237,7 +240,26 @@ export function agentProse(text: string, options: AgentProseOptions = {}): Surfa
 export function maskSurface(markdown: SurfaceMarkdown, redact: (text: string) => string): SurfaceMarkdown {
   const masked = redact(markdown);
   if (masked !== markdown && masked !== markdown.replace(TOKEN_RUN, (run) => redact(run))) return trusted(asCodeBlock(masked));
+  // A secret that only the rendering joins (a backslash escape, emphasis or an invisible character
+  // inside it): found in what GitHub shows, the whole text is shown as code, masked there.
+  for (const view of renderedViews(masked)) {
+    const maskedView = redact(view);
+    if (maskedView !== view) return trusted(asCodeBlock(maskedView));
+  }
   return trusted(defuseMasks(masked));
+}
+
+/**
+ * Text close to what GitHub shows for `markdown`: backslash escapes dropped (their character kept),
+ * emphasis and strikethrough runs and invisible characters removed; once with underscores kept
+ * (a token's shape holds them) and once without (emphasis made of them).
+ */
+function renderedViews(markdown: string): string[] {
+  const shown = markdown
+    .replace(/\\([!-/:-@[-`{-~])/g, "$1")
+    .replace(/[*~]+/g, "")
+    .replace(INVISIBLE_CHARACTERS, "");
+  return [shown, shown.replace(/_+/g, "")];
 }
 
 /**

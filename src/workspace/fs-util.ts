@@ -1,5 +1,5 @@
 import { execa } from "execa";
-import { constants, type Dirent, existsSync } from "node:fs";
+import { closeSync, constants, type Dirent, existsSync, fstatSync, openSync } from "node:fs";
 import { type FileHandle, lstat, open, readdir, rm, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { errorMessage, TackleError } from "../errors/index.js";
@@ -46,24 +46,26 @@ const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O
 
 /**
  * Opens `target` (absolute) without following a link in any of its components, each reached from
- * its directory's descriptor (/proc/self/fd/N/name): what the handle holds stays that file or
- * directory whatever is renamed or linked on its path later. Refuses a link, or the wrong kind.
+ * its directory's descriptor (/proc/self/fd/N/name): what the descriptor holds stays that file or
+ * directory whatever is renamed or linked on its path later. Refuses a link, or the wrong kind. A
+ * plain descriptor (the caller closes it), never a FileHandle: one a caller forgets is not closed by
+ * the garbage collector under a sandbox still using it.
  */
-export async function openWithoutLinks(target: string, kind: "dir" | "file"): Promise<FileHandle> {
+export function openWithoutLinks(target: string, kind: "dir" | "file"): number {
   const names = target.split("/").filter((name) => name !== "");
-  let current = await open("/", DIRECTORY_FLAGS);
+  let current = openSync("/", DIRECTORY_FLAGS);
   try {
     for (const [index, name] of names.entries()) {
       const last = index === names.length - 1;
       const flags = last && kind === "file" ? constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK : DIRECTORY_FLAGS;
-      const next = await open(`/proc/self/fd/${current.fd}/${name}`, flags);
-      await current.close();
+      const next = openSync(`/proc/self/fd/${current}/${name}`, flags);
+      closeSync(current);
       current = next;
     }
-    if (kind === "file" && !(await current.stat()).isFile()) throw new Error("not a regular file");
+    if (kind === "file" && !fstatSync(current).isFile()) throw new Error("not a regular file");
     return current;
   } catch (error) {
-    await current.close().catch(() => undefined);
+    closeSync(current);
     throw new TackleError(
       "workspace",
       `${target} cannot be bound into the sandbox: a link or not a ${kind === "dir" ? "directory" : "regular file"} on its path (${errorMessage(error)})`,

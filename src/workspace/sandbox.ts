@@ -1,5 +1,6 @@
 import type { ChildProcess, StdioOptions } from "node:child_process";
-import { chmod, type FileHandle, lstat, mkdir, mkdtemp, realpath, stat } from "node:fs/promises";
+import { closeSync } from "node:fs";
+import { chmod, lstat, mkdir, mkdtemp, realpath, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -376,7 +377,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
     | undefined;
   let offChecked: Promise<void> | undefined;
   /** Descriptors of what root stages, held for the job (closed by dispose). */
-  const pinnedHandles: FileHandle[] = [];
+  const pinnedFds: number[] = [];
 
   function prepare() {
     prepared ??= (async () => {
@@ -404,9 +405,9 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
         if (launcher.kind !== "root-drop") return binds;
         const pinned: Bind[] = [];
         for (const bind of binds) {
-          const handle = await openWithoutLinks(bind.src, bind.kind);
-          pinnedHandles.push(handle);
-          pinned.push({ ...bind, src: `/proc/${process.pid}/fd/${handle.fd}` });
+          const fd = openWithoutLinks(bind.src, bind.kind);
+          pinnedFds.push(fd);
+          pinned.push({ ...bind, src: `/proc/${process.pid}/fd/${fd}` });
         }
         return pinned;
       };
@@ -698,7 +699,7 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
       return supervision.closed.catch(() => undefined);
     });
     await Promise.all(stopping);
-    for (const handle of pinnedHandles.splice(0)) await handle.close().catch(() => undefined);
+    for (const fd of pinnedFds.splice(0)) closeSync(fd);
     // Let what waits on each ending (a background process's count) run first.
     await new Promise((resolve) => setImmediate(resolve));
     const held = await namespace.current();
