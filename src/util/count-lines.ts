@@ -114,7 +114,7 @@ function sortedKeys(bytes: Uint8Array, lines: number): BigUint64Array {
   return keys.sort();
 }
 
-/** A run of equal lines in sorted keys: where it ends, and the bytes of its copy at `index` (its break at least one byte). */
+/** A run of equal lines (breaks aside) in sorted keys: where it ends. */
 function runEnd(words: Uint32Array, from: number, count: number): number {
   const high = words[2 * from + HIGH];
   const low = (words[2 * from + LOW] as number) >>> 2;
@@ -123,6 +123,7 @@ function runEnd(words: Uint32Array, from: number, count: number): number {
   return end;
 }
 
+/** The bytes of the line at `index`, its break included (at least one byte for it). */
 function copyBytes(words: Uint32Array, index: number): number {
   const low = words[2 * index + LOW] as number;
   return (low >>> 8) + Math.max(low & 3, 1);
@@ -191,19 +192,52 @@ function trimShared(old: Uint8Array, next: Uint8Array): [Uint8Array, Uint8Array]
   return [old.subarray(start, old.length - cut), next.subarray(start, next.length - cut)];
 }
 
+/** A pair's lines as sorted keys (two words each), with how many lines each side has. */
+interface KeyedPair {
+  x: Uint32Array;
+  oldLines: number;
+  y: Uint32Array;
+  nextLines: number;
+}
+
+/**
+ * Each pair's sides as sorted keys, when all of them fit in the budget (their bytes, then their
+ * lines); none (an empty list) when they do not.
+ */
+function keyedPairs(pairs: ReadonlyArray<readonly [Uint8Array, Uint8Array]>, budget: LineBudget): KeyedPair[] {
+  if (
+    !spend(
+      budget,
+      pairs.reduce((sum, [old, next]) => sum + old.length + next.length, 0),
+      0,
+    )
+  )
+    return [];
+  const counts = pairs.map(([old, next]) => [lineCount(old), lineCount(next)] as const);
+  if (
+    !spend(
+      budget,
+      0,
+      counts.reduce((sum, [old, next]) => sum + old + next, 0),
+    )
+  )
+    return [];
+  return pairs.map(([old, next], k) => {
+    const [oldLines, nextLines] = counts[k] as readonly [number, number];
+    return { x: new Uint32Array(sortedKeys(old, oldLines).buffer), oldLines, y: new Uint32Array(sortedKeys(next, nextLines).buffer), nextLines };
+  });
+}
+
 /**
  * Lines in one side and not the other, both ways (a multiset difference), and the bytes of the
  * lines only `after` has. Past the budget: every byte of both sides as a line, and all of `after`
  * (plus a break) as added.
  */
 export function lineDelta(before: Uint8Array | string, after: Uint8Array | string, budget: LineBudget = lineBudget()): LineDelta {
-  const [old, next] = trimShared(toBytes(before), toBytes(after));
-  if (!spend(budget, old.length + next.length, 0)) return { lines: old.length + next.length, addedBytes: next.length + 1, exact: false };
-  const oldLines = lineCount(old);
-  const nextLines = lineCount(next);
-  if (!spend(budget, 0, oldLines + nextLines)) return { lines: oldLines + nextLines, addedBytes: next.length + 1, exact: false };
-  const x = new Uint32Array(sortedKeys(old, oldLines).buffer);
-  const y = new Uint32Array(sortedKeys(next, nextLines).buffer);
+  const pair = trimShared(toBytes(before), toBytes(after));
+  const keyed = keyedPairs([pair], budget)[0];
+  if (keyed === undefined) return { lines: pair[0].length + pair[1].length, addedBytes: pair[1].length + 1, exact: false };
+  const { x, oldLines, y, nextLines } = keyed;
   let lines = 0;
   let addedBytes = 0;
   let i = 0;
@@ -232,30 +266,14 @@ export function lineDelta(before: Uint8Array | string, after: Uint8Array | strin
  */
 export function addedBytesOver(before: Uint8Array | string, versions: ReadonlyArray<Uint8Array | string>, budget: LineBudget = lineBudget()): number {
   if (versions.length === 1) return lineDelta(before, versions[0] as Uint8Array | string, budget).addedBytes;
-  const whole = () => versions.reduce((sum, version) => sum + toBytes(version).length + 1, 0);
+  const base = toBytes(before);
   // Each version against the base without the lines they share at both ends: its surplus is that of what is left.
-  const pairs = versions.map((version) => trimShared(toBytes(before), toBytes(version)));
-  if (
-    !spend(
-      budget,
-      pairs.reduce((sum, [old, next]) => sum + old.length + next.length, 0),
-      0,
-    )
-  )
-    return whole();
-  const counts = pairs.map(([old, next]) => [lineCount(old), lineCount(next)] as const);
-  if (
-    !spend(
-      budget,
-      0,
-      counts.reduce((sum, [old, next]) => sum + old + next, 0),
-    )
-  )
-    return whole();
-  let lists = pairs.map(([old, next], v) => {
-    const [oldLines, nextLines] = counts[v] as readonly [number, number];
-    return surplusOver(new Uint32Array(sortedKeys(old, oldLines).buffer), oldLines, new Uint32Array(sortedKeys(next, nextLines).buffer), nextLines);
-  });
+  const keyed = keyedPairs(
+    versions.map((version) => trimShared(base, toBytes(version))),
+    budget,
+  );
+  if (keyed.length === 0) return versions.reduce((sum, version) => sum + toBytes(version).length + 1, 0);
+  let lists = keyed.map(({ x, oldLines, y, nextLines }) => surplusOver(x, oldLines, y, nextLines));
   // Merged in pairs, level by level: each entry is copied once per level (log2 of the versions), not once per version.
   while (lists.length > 1) {
     const merged: Surplus[] = [];

@@ -122,6 +122,8 @@ describe("line counting on the host", () => {
     expect(addedBytesOver("", ["x\nx\n", "x\n"])).toBe(4);
     // With one version it is lineDelta's added bytes.
     expect(addedBytesOver("a\n", ["a\nb\nb"])).toBe(lineDelta("a\n", "a\nb\nb").addedBytes);
+    // No version read (all over the file cap, counted whole by the caller): nothing added here.
+    expect(addedBytesOver("a\n", [])).toBe(0);
     // A line the base already holds as often adds nothing.
     expect(addedBytesOver("a\na\n", ["a\n", "a\na\n"])).toBe(0);
   });
