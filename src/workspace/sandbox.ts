@@ -401,30 +401,26 @@ export function createSandboxExec(options: SandboxOptions): Sandbox {
       // What root stages is pinned now: a descriptor opened without following links, bound through
       // /proc/<pid>/fd/N before every command. A path would be resolved again each time, after the
       // agent could rename a directory on it (.git/objects/info) and plant a symlink to a root-only file.
-      const pin = async (binds: Bind[]): Promise<Bind[]> => {
-        if (launcher.kind !== "root-drop") return binds;
-        const pinned: Bind[] = [];
-        for (const bind of binds) {
-          const fd = openWithoutLinks(bind.src, bind.kind);
-          pinnedFds.push(fd);
-          pinned.push({ ...bind, src: `/proc/${process.pid}/fd/${fd}` });
-        }
-        return pinned;
+      const pin = (bind: Bind): Bind => {
+        if (launcher.kind !== "root-drop") return bind;
+        const fd = openWithoutLinks(bind.src, bind.kind);
+        pinnedFds.push(fd);
+        return { ...bind, src: `/proc/${process.pid}/fd/${fd}` };
       };
       const pinDir = async (dir: string | undefined) => {
         const bind = dir === undefined ? null : await bindOf(dir);
-        return bind === null ? undefined : ((await pin([bind]))[0] as Bind).src;
+        return bind === null ? undefined : pin(bind).src;
       };
       return {
         launcher,
         homeDir: await pinDir(options.homeDir),
         tmpDir: await pinDir(options.tmpDir),
-        writable: await pin([root, ...(await bindsOf(options.extraWritable))]),
+        writable: [root, ...(await bindsOf(options.extraWritable))].map(pin),
         readOnly: [
-          ...(await pin(await bindsOf(options.extraReadOnly))),
+          ...(await bindsOf(options.extraReadOnly)).map(pin),
           ...(await bindsOf(options.identityReadOnly)).map((bind) => ({ ...bind, byIdentity: true })),
         ],
-        readOnlyInside: await pin(await bindsOf(options.readOnlyInside)),
+        readOnlyInside: (await bindsOf(options.readOnlyInside)).map(pin),
       };
     })();
     return prepared;
