@@ -2,7 +2,7 @@ import type { IssueComment, IssueSnapshot } from "../agent/ports.js";
 import type { GitHubClient, RepoRef } from "./github-client.js";
 import type { TrustCheck } from "./repo-access.js";
 import { THREAD_MAX_CHARS, THREAD_MAX_COMMENTS, type IssueThread } from "../jobs/job-data.js";
-import { sanitizeUntrustedText } from "../util/sanitize-untrusted-text.js";
+import { LINE_BREAKS, sanitizeUntrustedText } from "../util/sanitize-untrusted-text.js";
 
 /** The reads a thread needs; GitHubClient fits. */
 export type ThreadSource = Pick<GitHubClient, "getIssue" | "listComments" | "listReviewComments">;
@@ -138,7 +138,7 @@ function toSnapshot(
  * line that passes for a writer's comment.
  */
 function oneLine(text: string): string {
-  return text.replace(/[\r\n\u2028\u2029\u0085]+/g, " ");
+  return text.replace(LINE_BREAKS, " ");
 }
 
 /** A review comment's file path, at most (git allows longer; a header needs no more). */

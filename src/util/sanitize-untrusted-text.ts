@@ -12,6 +12,12 @@ export interface SanitizeOptions {
 const DEFAULT_MAX_LENGTH = 65_536;
 
 /**
+ * Every line break a model reads as one: `\r\n`, a lone `\r`, `\n`, NEL, U+2028 and U+2029. What
+ * Tackle puts on one line, or quotes line by line, for the model splits on all of them.
+ */
+export const LINE_BREAKS = /\r\n|[\r\n\u0085\u2028\u2029]/g;
+
+/**
  * Every character that renders as nothing: controls (C0 but tab and line breaks, DEL, C1), format
  * characters (zero-width space and joiners, bidi marks, embeddings, overrides and isolates, word
  * joiner and invisible operators, soft hyphen, BOM, Unicode tags used for ASCII smuggling,

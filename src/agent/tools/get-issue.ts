@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { IssueComment, IssueSnapshot } from "../ports.js";
+import { LINE_BREAKS } from "../../util/sanitize-untrusted-text.js";
 import { defineTool } from "./tool.js";
 
 /** Bounds of the snapshot, so a long thread cannot crowd out the work. */
@@ -77,7 +78,7 @@ function renderComment(comment: IssueComment): string {
 /** Every line quoted, whatever ends it (a lone `\r` or U+2028 is a line to the model too). */
 function quote(text: string): string {
   return text
-    .split(/\r\n|\r|\n|\u2028|\u2029/)
+    .split(LINE_BREAKS)
     .map((line) => `> ${line}`)
     .join("\n");
 }
