@@ -243,6 +243,8 @@ export function maskSurface(markdown: SurfaceMarkdown, redact: (text: string) =>
   // A secret that only the rendering joins (a backslash escape, emphasis or an invisible character
   // inside it): found in what GitHub shows, the whole text is shown as code, masked there.
   for (const view of renderedViews(masked)) {
+    // Where rendering changes nothing, the text was masked already: no second pass over it.
+    if (view === masked) continue;
     const maskedView = redact(view);
     if (maskedView !== view) return trusted(asCodeBlock(maskedView));
   }

@@ -13,7 +13,7 @@
 // What should hold: the sandbox sees only what its identity could reach, plus the binds the host chose;
 // nothing the agent writes makes root open or mount another path (bind sources are pinned, or checked
 // again as real files and directories, not symlinks, before root mounts them each time).
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -67,4 +67,24 @@ describe.skipIf(!isRoot || !support.available)("root stages only the binds it ch
     const read = await workspace.exec.run(`cat ${secretFile}`, { timeoutMs: 30_000 });
     expect(read.output).not.toContain(SECRET);
   });
+
+  it("the descriptors pinned for the stage are held while the job runs and closed when it is disposed", async () => {
+    mkdirSync(path.join(base, "root-home"), { mode: 0o700 });
+    workspace = await openLocalWorkspace({ repoPath: repo, branch: "tackle/local-pins", home: path.join(base, "root-home", "tackle"), sandbox: "bwrap" });
+    expect((await workspace.exec.run("echo hi", { timeoutMs: 30_000 })).output).toContain("hi");
+    const root = workspace.root;
+    const pinned = () => readdirSync("/proc/self/fd").filter((fd) => (readlinkOrNull(`/proc/self/fd/${fd}`) ?? "").startsWith(root));
+    expect(pinned().length).toBeGreaterThan(0);
+    await workspace.dispose();
+    workspace = undefined;
+    expect(pinned()).toEqual([]);
+  });
 });
+
+function readlinkOrNull(link: string): string | null {
+  try {
+    return readlinkSync(link);
+  } catch {
+    return null;
+  }
+}
